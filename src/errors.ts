@@ -1,0 +1,110 @@
+/**
+ * Typed errors and the one table that maps error codes to HTTP statuses.
+ *
+ * Handlers and domain functions throw `AppError(code, detail)`; only
+ * `toProblem` (used by the HTTP error middleware) turns one into an RFC 9457
+ * problem-details body (source: ../shared/API_CONVENTIONS.md, "Errors").
+ */
+
+/** Every error code the service answers with, and its HTTP status. */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  MALFORMED_JSON: 400,
+  UNSUPPORTED_MEDIA_TYPE: 400,
+  UNSUPPORTED_API_VERSION: 400,
+  INVALID_CURSOR: 400,
+  UNAUTHORIZED: 401,
+  INVALID_CLIENT: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  BUSINESS_NOT_FOUND: 404,
+  WALLET_NOT_FOUND: 404,
+  LABEL_NOT_FOUND: 404,
+  TRANSACTION_NOT_FOUND: 404,
+  PAYOUT_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+  TRANSACTION_ALREADY_REVERSED: 409,
+  LABEL_NAME_TAKEN: 409,
+  WALLET_BALANCE_NOT_ZERO: 409,
+  INVALID_STATUS_TRANSITION: 409,
+  WALLET_LOOKUP_AMBIGUOUS: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  INSUFFICIENT_FUNDS: 422,
+  WALLET_NOT_ACTIVE: 422,
+  SAME_WALLET_TRANSFER: 422,
+  REFUND_EXCEEDS_ORIGINAL: 422,
+  TRANSACTION_NOT_REFUNDABLE: 422,
+  TRANSACTION_NOT_REVERSIBLE: 422,
+  STATEMENT_TOO_LARGE: 422,
+  BALANCE_LIMIT_EXCEEDED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** One invalid field: `pointer` is a JSON Pointer into the request (RFC 6901). */
+export interface FieldError {
+  pointer: string;
+  detail: string;
+}
+
+/** RFC 9457 problem details as this service sends them. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance?: string;
+  code: ErrorCode;
+  request_id: string;
+  errors?: FieldError[];
+}
+
+/**
+ * An expected failure with a stable code. `headers` are added to the
+ * response (e.g. `Retry-After` for 409 IDEMPOTENCY_KEY_IN_USE and 429).
+ */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors?: FieldError[];
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, detail: string, opts: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
+    super(detail);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.errors = opts.errors;
+    this.headers = opts.headers ?? {};
+  }
+}
+
+/** A 400 VALIDATION_ERROR naming one field of the request body. */
+export function invalidField(pointer: string, detail: string): AppError {
+  return new AppError('VALIDATION_ERROR', `The request has an invalid field: ${pointer} ${detail}.`, {
+    errors: [{ pointer, detail }],
+  });
+}
+
+function titleOf(code: ErrorCode): string {
+  const words = code.toLowerCase().split('_').join(' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Renders an AppError as problem details for the request `instance` path. */
+export function toProblem(err: AppError, instance: string, requestId: string): Problem {
+  return {
+    type: `https://errors.wallet.example/${err.code.toLowerCase().replaceAll('_', '-')}`,
+    title: titleOf(err.code),
+    status: err.status,
+    detail: err.message,
+    instance,
+    code: err.code,
+    request_id: requestId,
+    ...(err.errors ? { errors: err.errors } : {}),
+  };
+}

@@ -1,0 +1,24 @@
+/** Businesses: platform clients create and list; a business client reads only its own. */
+import { createBusiness, getBusiness, listBusinesses } from '../../domain/businesses.js';
+import { AppError } from '../../errors.js';
+import type { ClosedLoopMap } from './types.js';
+
+export const businessOperations = {
+  listBusinesses: {
+    access: 'platform',
+    handle: async ({ db, query }) => ({ status: 200, body: await listBusinesses(db, query) }),
+  },
+  createBusiness: {
+    access: 'platform',
+    handle: async ({ db, body }) => ({ status: 201, body: await createBusiness(db, body) }),
+  },
+  getBusiness: {
+    access: 'any',
+    async handle({ db, path, principal }) {
+      if (principal?.kind === 'BUSINESS' && principal.businessId !== path.business_id) {
+        throw new AppError('BUSINESS_NOT_FOUND', `No business ${path.business_id}.`);
+      }
+      return { status: 200, body: await getBusiness(db, path.business_id) };
+    },
+  },
+} satisfies Partial<ClosedLoopMap>;

@@ -1,0 +1,15 @@
+/** Labels: list and create. */
+import { createLabel, listLabels } from '../../domain/labels.js';
+import { businessIdOf } from '../../http/operation.js';
+import type { ClosedLoopMap } from './types.js';
+
+export const labelOperations = {
+  listLabels: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await listLabels(ctx.db, businessIdOf(ctx), ctx.query) }),
+  },
+  createLabel: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 201, body: await createLabel(ctx.db, businessIdOf(ctx), ctx.body) }),
+  },
+} satisfies Partial<ClosedLoopMap>;

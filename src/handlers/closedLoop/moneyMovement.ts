@@ -1,0 +1,52 @@
+/** Money movement: fund, payout, transfer, withdrawal, refund, reversal (all idempotent). */
+import {
+  createFund,
+  createPayout,
+  createRefund,
+  createReversal,
+  createTransfer,
+  createWithdrawal,
+} from '../../domain/movements.js';
+import { getTransaction } from '../../domain/transactions.js';
+import { businessIdOf } from '../../http/operation.js';
+import type { ClosedLoopMap } from './types.js';
+
+export const moneyMovementOperations = {
+  createFund: {
+    access: 'business',
+    idempotent: true,
+    handle: async (ctx) => ({ status: 201, body: await createFund(ctx.db, businessIdOf(ctx), ctx.body) }),
+  },
+  createPayout: {
+    access: 'business',
+    idempotent: true,
+    handle: async (ctx) => ({ status: 201, body: await createPayout(ctx.db, businessIdOf(ctx), ctx.body) }),
+  },
+  getPayout: {
+    access: 'business',
+    handle: async (ctx) => ({
+      status: 200,
+      body: await getTransaction(ctx.db, businessIdOf(ctx), ctx.path.payout_id, { type: 'PAYOUT', notFound: 'PAYOUT_NOT_FOUND' }),
+    }),
+  },
+  createReversal: {
+    access: 'business',
+    idempotent: true,
+    handle: async (ctx) => ({ status: 201, body: await createReversal(ctx.db, businessIdOf(ctx), ctx.body) }),
+  },
+  createTransfer: {
+    access: 'business',
+    idempotent: true,
+    handle: async (ctx) => ({ status: 201, body: await createTransfer(ctx.db, businessIdOf(ctx), ctx.body) }),
+  },
+  createWithdrawal: {
+    access: 'business',
+    idempotent: true,
+    handle: async (ctx) => ({ status: 201, body: await createWithdrawal(ctx.db, businessIdOf(ctx), ctx.body) }),
+  },
+  createRefund: {
+    access: 'business',
+    idempotent: true,
+    handle: async (ctx) => ({ status: 201, body: await createRefund(ctx.db, businessIdOf(ctx), ctx.body) }),
+  },
+} satisfies Partial<ClosedLoopMap>;

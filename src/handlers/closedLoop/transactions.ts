@@ -1,0 +1,23 @@
+/** Transactions: list, get, and list one wallet's. */
+import { getTransaction, listTransactions } from '../../domain/transactions.js';
+import { getWallet } from '../../domain/wallets.js';
+import { businessIdOf } from '../../http/operation.js';
+import type { ClosedLoopMap } from './types.js';
+
+export const transactionOperations = {
+  listTransactions: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await listTransactions(ctx.db, businessIdOf(ctx), ctx.query) }),
+  },
+  getTransaction: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await getTransaction(ctx.db, businessIdOf(ctx), ctx.path.transaction_id) }),
+  },
+  listWalletTransactions: {
+    access: 'business',
+    async handle(ctx) {
+      const wallet = await getWallet(ctx.db, businessIdOf(ctx), ctx.path.wallet_id);
+      return { status: 200, body: await listTransactions(ctx.db, businessIdOf(ctx), { ...ctx.query, accountId: wallet.id }) };
+    },
+  },
+} satisfies Partial<ClosedLoopMap>;

@@ -1,0 +1,18 @@
+/** Webhook endpoints (preview): register and list. */
+import { createWebhookEndpoint, listWebhookEndpoints } from '../../domain/webhooks.js';
+import { businessIdOf } from '../../http/operation.js';
+import type { ClosedLoopMap } from './types.js';
+
+export const webhookOperations = {
+  createWebhookEndpoint: {
+    access: 'business',
+    async handle(ctx) {
+      await createWebhookEndpoint(ctx.db, businessIdOf(ctx), ctx.body);
+      return { status: 200, body: {} };
+    },
+  },
+  listWebhookEndpoints: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await listWebhookEndpoints(ctx.db, businessIdOf(ctx), ctx.query) }),
+  },
+} satisfies Partial<ClosedLoopMap>;

@@ -1,0 +1,56 @@
+/** Gateway: descriptor (seed E10), health, readiness, ping and the API documents. */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { operations } from '../../../generated/types/core.js';
+import { AppError } from '../../errors.js';
+import { SUPPORTED_API_VERSIONS } from '../../http/versions.js';
+import type { OperationMap } from '../../http/operation.js';
+
+const GENERATED = path.resolve(import.meta.dirname, '../../../generated/openapi');
+
+export const gatewayOperations = {
+  getGatewayDescriptor: {
+    access: 'public',
+    handle: async () => ({
+      status: 200,
+      body: {
+        message: 'Wallet, money movement and card service',
+        version: '1.0.0',
+        timestamp: new Date().toISOString(),
+        endpoints: {
+          health: '/health',
+          ready: '/ready',
+          ping: '/ping',
+          versioning: { header: 'X-API-Version', supported: [...SUPPORTED_API_VERSIONS], default: SUPPORTED_API_VERSIONS[0] },
+        },
+      },
+    }),
+  },
+  getHealth: {
+    access: 'public',
+    handle: async () => ({ status: 200, body: { status: 'ok', timestamp: new Date().toISOString() } }),
+  },
+  getReadiness: {
+    access: 'public',
+    async handle({ db }) {
+      try {
+        await db.raw('SELECT 1');
+      } catch {
+        throw new AppError('SERVICE_UNAVAILABLE', 'The database is not reachable.');
+      }
+      return { status: 200, body: { status: 'ready', checks: { database: 'ok' }, timestamp: new Date().toISOString() } };
+    },
+  },
+  getPing: {
+    access: 'public',
+    handle: async () => ({ status: 200, body: { message: 'pong', timestamp: new Date().toISOString() } }),
+  },
+  getApiDocument: {
+    access: 'public',
+    async handle({ path: params }) {
+      const text = await readFile(path.join(GENERATED, params.document_name), 'utf8');
+      if (params.document_name.endsWith('.yaml')) return { status: 200, body: text, contentType: 'application/yaml' };
+      return { status: 200, body: JSON.parse(text) };
+    },
+  },
+} satisfies OperationMap<operations>;

@@ -1,0 +1,100 @@
+/**
+ * The Koa application: request ids, API versioning, problem-details errors,
+ * JSON body parsing, and the two API documents mounted with @koa/router
+ * (closed-loop under /cl/v1, core at the root).
+ */
+import { randomUUID } from 'node:crypto';
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import Koa from 'koa';
+import { AppError, toProblem } from '../errors.js';
+import { closedLoopOperations } from '../handlers/closedLoop/index.js';
+import { coreOperations } from '../handlers/core/index.js';
+import { loadBundledDocument, mountApi } from './openapi.js';
+import type { Services } from './operation.js';
+import { RateLimiter } from './rateLimit.js';
+import { SUPPORTED_API_VERSIONS } from './versions.js';
+
+
+function errorToResponse(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { status?: number; type?: string; expose?: boolean };
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
+    return new AppError('VALIDATION_ERROR', 'The request could not be read.');
+  }
+  return new AppError('INTERNAL_ERROR', 'An unexpected error occurred. It has been logged.');
+}
+
+/** Builds the application over `services`. */
+export async function createApp(services: Services): Promise<Koa> {
+  const app = new Koa({ proxy: false });
+  const rateLimiter = new RateLimiter(services.config.rateLimitPerMinute);
+
+  // Request id, version negotiation and problem-details errors for everything below.
+  app.use(async (ctx, next) => {
+    const incoming = ctx.get('x-request-id');
+    const requestId = /^[A-Za-z0-9._-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    ctx.set('X-API-Version', SUPPORTED_API_VERSIONS[0]);
+    try {
+      const requested = ctx.get('x-api-version') || SUPPORTED_API_VERSIONS[0];
+      if (!(SUPPORTED_API_VERSIONS as readonly string[]).includes(requested)) {
+        throw new AppError('UNSUPPORTED_API_VERSION', `X-API-Version "${requested}" is not supported; use one of ${SUPPORTED_API_VERSIONS.join(', ')}.`, {
+          errors: [{ pointer: '/header/X-API-Version', detail: `must be one of ${SUPPORTED_API_VERSIONS.join(', ')}` }],
+        });
+      }
+      ctx.set('X-API-Version', requested);
+      await next();
+    } catch (err) {
+      const appError = errorToResponse(err);
+      if (appError.status >= 500) console.error(`[${requestId}] ${ctx.method} ${ctx.path} failed:`, err);
+      ctx.status = appError.status;
+      ctx.type = 'application/problem+json';
+      ctx.body = toProblem(appError, ctx.path, requestId);
+      for (const [name, value] of Object.entries(appError.headers)) ctx.set(name, value);
+    }
+  });
+
+  // Bodies are JSON only (the seed: "All bodies are JSON").
+  app.use(async (ctx, next) => {
+    const hasBody = ['POST', 'PUT', 'PATCH'].includes(ctx.method) && ctx.request.length !== 0 && (ctx.request.length || ctx.get('transfer-encoding'));
+    if (hasBody && !ctx.is('application/json', '+json')) {
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be sent as Content-Type: application/json.');
+    }
+    await next();
+  });
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: '1mb',
+      encoding: 'utf-8',
+      onError: (err) => {
+        throw (err as { type?: string }).type === 'entity.too.large'
+          ? new AppError('VALIDATION_ERROR', 'The request body is larger than 1 MB.')
+          : new AppError('MALFORMED_JSON', 'The request body is not valid JSON.');
+      },
+    }),
+  );
+
+  const closedLoop = await mountApi({
+    document: loadBundledDocument('closed-loop'),
+    apiRoot: '/cl/v1',
+    operations: closedLoopOperations as never,
+    services,
+    rateLimiter,
+  });
+  const core = await mountApi({
+    document: loadBundledDocument('core'),
+    apiRoot: '/',
+    operations: coreOperations as never,
+    services,
+    rateLimiter,
+  });
+
+  const router = new Router();
+  router.all(['/cl/v1', '/cl/v1/{*rest}'], (ctx) => closedLoop.handle(ctx));
+  router.all(['/', '/{*rest}'], (ctx) => core.handle(ctx));
+  app.use(router.routes());
+  return app;
+}

@@ -1,0 +1,87 @@
+/**
+ * Typed operation handlers, derived from the openapi-typescript output in
+ * generated/types. A handler map must name every operationId of its document
+ * (`OperationMap<operations>`), and each handler may only return a success
+ * status and body that its document declares: both fail to compile otherwise.
+ */
+import type { Knex } from 'knex';
+import type { Context as KoaContext } from 'koa';
+import type { Config } from '../config.js';
+import { AppError } from '../errors.js';
+
+/** Who is calling, from the bearer token. */
+export interface Principal {
+  kind: 'PLATFORM' | 'BUSINESS';
+  clientId: string;
+  /** The business a BUSINESS client acts for; null for PLATFORM clients. */
+  businessId: string | null;
+}
+
+/** Long-lived dependencies of the handlers. */
+export interface Services {
+  db: Knex;
+  config: Config;
+  /** HS256 key for access tokens. */
+  jwtKey: Uint8Array;
+}
+
+type JsonOf<C> = C extends { 'application/json': infer B } ? B : never;
+type BodyOf<Op> = Op extends { requestBody: { content: infer C } }
+  ? JsonOf<C>
+  : Op extends { requestBody?: { content: infer C } }
+    ? JsonOf<C> | undefined
+    : undefined;
+type ParamsOf<Op, Where extends string> = Op extends { parameters: { [K in Where]?: infer P } }
+  ? [P] extends [never] ? Record<string, never> : NonNullable<P>
+  : Record<string, never>;
+
+type SuccessStatus = 200 | 201;
+type ContentOf<R> = R extends { content: infer C } ? C[keyof C] : undefined;
+
+/** What a handler returns: one of the operation's documented success responses. */
+export type OperationResult<Op extends { responses: object }> = {
+  [S in Extract<keyof Op['responses'], SuccessStatus>]: {
+    status: S;
+    body: ContentOf<Op['responses'][S]>;
+    /** Media type when the operation offers several (default application/json). */
+    contentType?: string;
+  };
+}[Extract<keyof Op['responses'], SuccessStatus>];
+
+/** The validated request as a handler sees it. */
+export interface OperationContext<Op> {
+  body: BodyOf<Op>;
+  path: ParamsOf<Op, 'path'>;
+  query: ParamsOf<Op, 'query'>;
+  /** Null only on operations with `security: []`. */
+  principal: Principal | null;
+  /** The database handle to use: a transaction when the call is idempotent. */
+  db: Knex;
+  services: Services;
+  koa: KoaContext;
+}
+
+/**
+ * Who may call an operation: `public` (document says `security: []`),
+ * `platform` or `business` client kinds, or `any` authenticated client.
+ */
+export type Access = 'public' | 'platform' | 'business' | 'any';
+
+export interface OperationSpec<Op extends { responses: object }> {
+  access: Access;
+  /** Money-moving POSTs: honour `Idempotency-Key` (see http/idempotency.ts). */
+  idempotent?: boolean;
+  handle(ctx: OperationContext<Op>): Promise<OperationResult<Op>>;
+}
+
+/** One spec per operationId of a document's `operations` type. */
+export type OperationMap<Ops> = {
+  [K in keyof Ops]: Ops[K] extends { responses: object } ? OperationSpec<Ops[K]> : never;
+};
+
+/** The business a BUSINESS principal acts for (access `business` guarantees one). */
+export function businessIdOf(ctx: { principal: Principal | null }): string {
+  const id = ctx.principal?.businessId;
+  if (!id) throw new AppError('FORBIDDEN', 'This operation needs a business token.');
+  return id;
+}

@@ -1,0 +1,56 @@
+/**
+ * Starts the whole service: database (DATABASE_URL, or an embedded PostgreSQL
+ * under DATA_DIR), migrations, sandbox seed, and the HTTP server.
+ * Used by `npm start` (src/main.ts) and by the tests.
+ */
+import type { Server } from 'node:http';
+import type { Knex } from 'knex';
+import type { Config } from './config.js';
+import { connectAndMigrate } from './db/knex.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
+import { seedSandbox } from './domain/sandbox.js';
+import { jwtKey } from './domain/settings.js';
+import { createApp } from './http/app.js';
+
+export interface RunningService {
+  /** Base URL, e.g. http://127.0.0.1:3000 */
+  url: string;
+  db: Knex;
+  /** Stops the HTTP server, the pool and the embedded PostgreSQL (if any). */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the service per `config`. `embedded.persistent: false` makes an
+ * embedded database that is deleted on close (tests).
+ */
+export async function startService(
+  config: Config,
+  opts: { persistent?: boolean; quiet?: boolean; host?: string; database?: string } = {},
+): Promise<RunningService> {
+  let embedded: EmbeddedDatabase | undefined;
+  let databaseUrl = opts.database ?? config.databaseUrl;
+  if (!databaseUrl) {
+    embedded = await startEmbeddedPostgres(config.dataDir, { persistent: opts.persistent ?? true, quiet: opts.quiet });
+    databaseUrl = embedded.url;
+  }
+  const db = await connectAndMigrate(databaseUrl);
+  if (config.sandbox) await seedSandbox(db);
+  const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret) });
+  const host = opts.host ?? '127.0.0.1';
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(config.port, host, () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  return {
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    db,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await db.destroy();
+      if (embedded) await embedded.stop();
+    },
+  };
+}
