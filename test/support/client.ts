@@ -1,0 +1,43 @@
+/**
+ * HTTP client for the tests: real requests to the running service; every
+ * response is checked with `assertMatchesContract` before the test sees it.
+ */
+import { assertMatchesContract } from './contract.js';
+import { baseUrl } from './service.js';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON for JSON media types, text otherwise. */
+  body: T;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as-is instead of JSON-encoding `body`. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  idempotencyKey?: string;
+}
+
+/** Sends one request and returns the contract-checked response. */
+export async function request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.idempotencyKey) headers['idempotency-key'] = opts.idempotencyKey;
+  let body: string | undefined = opts.rawBody;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${baseUrl()}${path}`, { method, headers, body });
+  const text = await res.text();
+  const type = res.headers.get('content-type') ?? '';
+  const parsed = /json/.test(type) && text ? JSON.parse(text) : text;
+  assertMatchesContract({ method, path: path.split('?')[0], status: res.status, headers: res.headers, body: parsed });
+  return { status: res.status, headers: res.headers, body: parsed as T };
+}
+
+export const get = <T = any>(path: string, opts?: RequestOptions) => request<T>('GET', path, opts);
+export const post = <T = any>(path: string, body: unknown, opts: RequestOptions = {}) => request<T>('POST', path, { ...opts, body });

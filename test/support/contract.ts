@@ -1,0 +1,92 @@
+/**
+ * Contract check for every response a test receives: the operation is found
+ * by method and path in the bundled document, the status must be documented
+ * for it (an undocumented status fails, unlike openapi-backend's own
+ * validateResponse), the media type must be one it declares, the body must
+ * validate against that media type's schema, and declared required response
+ * headers must be present and valid. Responses to unrouted requests (404/405)
+ * must be problem details.
+ */
+import { OpenAPIBackend, type Document } from 'openapi-backend';
+import { createAjv, loadBundledDocument } from '../../src/http/openapi.js';
+
+type Schema = Record<string, unknown>;
+interface MediaType { schema?: Schema }
+interface HeaderSpec { required?: boolean; schema?: Schema }
+interface ResponseSpec { content?: Record<string, MediaType>; headers?: Record<string, HeaderSpec> }
+
+const ajv = createAjv();
+const compiled = new WeakMap<Schema, ReturnType<typeof ajv.compile>>();
+function validate(schema: Schema, value: unknown): string | null {
+  let fn = compiled.get(schema);
+  if (!fn) {
+    fn = ajv.compile(schema);
+    compiled.set(schema, fn);
+  }
+  return fn(value) ? null : ajv.errorsText(fn.errors);
+}
+
+const routers: { root: string; backend: OpenAPIBackend }[] = [];
+let problemSchema: Schema;
+
+/** Loads and dereferences both bundled documents (once). */
+export async function loadContracts(): Promise<void> {
+  if (routers.length) return;
+  for (const [name, root] of [['closed-loop', '/cl/v1'], ['core', '/']] as const) {
+    const backend = new OpenAPIBackend({ definition: loadBundledDocument(name) as Document, apiRoot: root, validate: false, quick: false });
+    backend.validateDefinition = () => backend.document;
+    await backend.init();
+    routers.push({ root, backend });
+  }
+  const components = routers[0].backend.definition.components as { schemas: Record<string, Schema> };
+  problemSchema = components.schemas.Problem;
+}
+
+export interface ObservedResponse {
+  method: string;
+  path: string;
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+/** Throws an Error describing every way `res` departs from the documents. */
+export function assertMatchesContract(res: ObservedResponse): void {
+  const where = `${res.method} ${res.path} → ${res.status}`;
+  const problems: string[] = [];
+  const mediaType = (res.headers.get('content-type') ?? '').split(';')[0].trim();
+  const { root, backend } = res.path.startsWith('/cl/v1') ? routers[0] : routers[1];
+  const operation = backend.router.matchOperation({ method: res.method.toLowerCase(), path: res.path, headers: {}, query: {} }, false);
+  if (!operation) {
+    if (![404, 405].includes(res.status)) problems.push(`unrouted request answered ${res.status}`);
+    if (mediaType !== 'application/problem+json') problems.push(`unrouted request answered ${mediaType}`);
+    const err = validate(problemSchema, res.body);
+    if (err) problems.push(`problem body: ${err}`);
+  } else {
+    const spec = operation.responses?.[String(res.status)] as ResponseSpec | undefined;
+    if (!spec) {
+      problems.push(`status ${res.status} is not documented for ${operation.operationId} (documented: ${Object.keys(operation.responses ?? {}).join(', ')})`);
+    } else {
+      const content = spec.content ?? {};
+      if (Object.keys(content).length && !content[mediaType]) {
+        problems.push(`media type "${mediaType}" is not documented (documented: ${Object.keys(content).join(', ')})`);
+      } else if (content[mediaType]?.schema) {
+        const err = validate(content[mediaType].schema!, res.body);
+        if (err) problems.push(`body does not match the ${operation.operationId} ${res.status} schema: ${err}`);
+      }
+      for (const [name, header] of Object.entries(spec.headers ?? {})) {
+        const value = res.headers.get(name);
+        if (value === null) {
+          if (header.required) problems.push(`required header ${name} is missing`);
+          continue;
+        }
+        const schema = header.schema ?? {};
+        const typed = schema.type === 'integer' && /^-?\d+$/.test(value) ? Number(value) : value;
+        const err = validate(schema, typed);
+        if (err) problems.push(`header ${name}: ${err}`);
+      }
+    }
+  }
+  void root;
+  if (problems.length) throw new Error(`Response breaks the contract (${where}):\n  - ${problems.join('\n  - ')}\n  body: ${JSON.stringify(res.body)?.slice(0, 500)}`);
+}

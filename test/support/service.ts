@@ -1,0 +1,58 @@
+/**
+ * Mocha root hooks: one service for the whole run, on an ephemeral embedded
+ * PostgreSQL (deleted afterwards) or on DATABASE_URL when set. Tests isolate
+ * themselves by creating their own businesses, not by truncating tables.
+ */
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig, type Config } from '../../src/config.js';
+import { startService, type RunningService } from '../../src/server.js';
+import { loadContracts } from './contract.js';
+
+let service: RunningService | undefined;
+let dataDir: string | undefined;
+
+/** Base URL of the service under test. */
+export function baseUrl(): string {
+  if (!service) throw new Error('service not started');
+  return service.url;
+}
+
+/** The service under test (its database handle is for invariant checks only). */
+export function running(): RunningService {
+  if (!service) throw new Error('service not started');
+  return service;
+}
+
+/** Configuration of the service under test; `overrides` for extra instances. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig(), port: 0, sandbox: true, rateLimitPerMinute: 100_000, jwtSecret: 'test-secret-test-secret-test-secret', ...overrides };
+}
+
+/** Starts another server on the same database (e.g. with a low rate limit). */
+export async function startExtraService(overrides: Partial<Config>): Promise<RunningService> {
+  return startService(testConfig(overrides), { database: databaseUrl, quiet: true });
+}
+
+let databaseUrl: string | undefined;
+
+export const mochaHooks = {
+  async beforeAll(this: Mocha.Context) {
+    this.timeout(120_000);
+    await loadContracts();
+    const config = testConfig();
+    if (!config.databaseUrl) {
+      dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-test-'));
+      chmodSync(dataDir, 0o755); // PostgreSQL runs as the `postgres` user when we are root
+      config.dataDir = dataDir;
+    }
+    service = await startService(config, { persistent: false, quiet: true });
+    databaseUrl = (service.db.client.config.connection as string) ?? config.databaseUrl;
+  },
+  async afterAll(this: Mocha.Context) {
+    this.timeout(60_000);
+    await service?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  },
+};
