@@ -1,0 +1,210 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { Decimal } from 'decimal.js';
+import { get, post } from './support/client.js';
+import { credit, fundedWallet, newBusiness, newWallet, topup, type TestBusiness } from './support/fixtures.js';
+import { running } from './support/service.js';
+
+/** Ledger invariants of one business, read from the database. */
+async function assertLedgerConsistent(businessId: string): Promise<void> {
+  const db = running().db;
+  const unbalanced = await db.raw(
+    `SELECT t.id FROM transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+     WHERE t.business_id = ? GROUP BY t.id HAVING SUM(e.amount) <> 0 OR COUNT(*) <> 2`,
+    [businessId],
+  );
+  expect(unbalanced.rows, 'every transaction has two entries summing to zero').to.deep.equal([]);
+  const drift = await db.raw(
+    `SELECT a.id, a.balance, COALESCE(SUM(e.amount), 0) AS total,
+            (SELECT balance_after FROM ledger_entries l WHERE l.account_id = a.id ORDER BY l.id DESC LIMIT 1) AS last_after
+     FROM accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
+     WHERE a.business_id = ? GROUP BY a.id
+     HAVING a.balance <> COALESCE(SUM(e.amount), 0)
+         OR a.balance <> COALESCE((SELECT balance_after FROM ledger_entries l WHERE l.account_id = a.id ORDER BY l.id DESC LIMIT 1), 0)`,
+    [businessId],
+  );
+  expect(drift.rows, 'each balance equals the sum of its entries and its last balance_after').to.deep.equal([]);
+  const total = await db('accounts').where({ business_id: businessId }).sum({ s: 'balance' }).first();
+  expect(new Decimal(total?.s ?? 0).isZero(), 'all balances of the business sum to zero').to.equal(true);
+}
+
+async function balanceOf(token: string, walletId: string): Promise<string> {
+  const res = await get(`/cl/v1/wallets/${walletId}/balance`, { token });
+  expect(res.status).to.equal(200);
+  return res.body.balance;
+}
+
+async function operationalBalance(b: TestBusiness): Promise<string> {
+  return (await get(`/cl/v1/businesses/${b.id}`, { token: b.token })).body.operational_account.balance;
+}
+
+describe('ledger under concurrency', function () {
+  this.timeout(120_000);
+
+  it('parallel transfers among shared wallets conserve money and never overdraw', async () => {
+    const b = await newBusiness();
+    const wallets = [];
+    for (let i = 0; i < 4; i++) wallets.push(await fundedWallet(b.token, '100.00'));
+    const transfers = Array.from({ length: 80 }, (_, i) => {
+      const from = wallets[i % 4];
+      const to = wallets[(i + 1 + (i % 3)) % 4]; // offset 1..3: never the source
+      const amount = ['7.25', '13.00', '40.10', '55.55'][i % 4];
+      return post('/cl/v1/transfers', { source_wallet_id: from.id, destination_wallet_id: to.id, amount }, { token: b.token });
+    });
+    const results = await Promise.all(transfers);
+    const statuses = results.map((r) => r.status);
+    expect(statuses.every((s) => s === 201 || s === 422), `statuses: ${statuses}`).to.equal(true);
+    expect(statuses.filter((s) => s === 201).length).to.be.greaterThan(10);
+    for (const r of results.filter((x) => x.status === 422)) expect(r.body.code).to.equal('INSUFFICIENT_FUNDS');
+
+    const balances = await Promise.all(wallets.map((w) => balanceOf(b.token, w.id)));
+    for (const bal of balances) expect(new Decimal(bal).gte(0), `balance ${bal}`).to.equal(true);
+    const sum = balances.reduce((acc, bal) => acc.plus(bal), new Decimal(0));
+    expect(sum.toFixed(2), 'wallets still hold the 400.00 funded into them').to.equal('400.00');
+    await assertLedgerConsistent(b.id);
+  });
+
+  it('concurrent withdrawals drain a wallet exactly to 0.00 and no further', async () => {
+    const b = await newBusiness();
+    const wallet = await fundedWallet(b.token, '100.00');
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () => post('/cl/v1/withdrawals', { wallet_id: wallet.id, amount: '10.00' }, { token: b.token })),
+    );
+    expect(results.filter((r) => r.status === 201)).to.have.length(10);
+    expect(results.filter((r) => r.status === 422 && r.body.code === 'INSUFFICIENT_FUNDS')).to.have.length(20);
+    expect(await balanceOf(b.token, wallet.id)).to.equal('0.00');
+    expect(await operationalBalance(b)).to.equal('100.00');
+    await assertLedgerConsistent(b.id);
+  });
+
+  it('concurrent refunds of one payout never exceed its amount', async () => {
+    const b = await newBusiness();
+    const wallet = await newWallet(b.token);
+    await topup(b.token, '500.00');
+    const payout = await credit(b.token, wallet.id, '100.00', 'payouts');
+    await credit(b.token, wallet.id, '200.00'); // more money in the wallet than the payout
+    const results = await Promise.all(
+      Array.from({ length: 25 }, () =>
+        post('/cl/v1/refunds', { original_transaction_id: payout.id, amount: '10.00' }, { token: b.token }),
+      ),
+    );
+    const ok = results.filter((r) => r.status === 201);
+    expect(ok).to.have.length(10);
+    expect(results.filter((r) => r.status === 422 && r.body.code === 'REFUND_EXCEEDS_ORIGINAL')).to.have.length(15);
+    const totals = ok.map((r) => r.body.total_refunded_amount).sort((x, y) => Number(x) - Number(y));
+    expect(totals).to.deep.equal(['10.00', '20.00', '30.00', '40.00', '50.00', '60.00', '70.00', '80.00', '90.00', '100.00']);
+    expect((await get(`/cl/v1/payouts/${payout.id}`, { token: b.token })).body.refunded_amount).to.equal('100.00');
+    expect(await balanceOf(b.token, wallet.id)).to.equal('200.00');
+    await assertLedgerConsistent(b.id);
+  });
+
+  it('concurrent transfers and refunds on shared wallets keep every invariant', async () => {
+    const b = await newBusiness();
+    const a = await newWallet(b.token);
+    const c = await newWallet(b.token);
+    await topup(b.token, '1000.00');
+    const payout = await credit(b.token, a.id, '300.00', 'payouts');
+    await credit(b.token, c.id, '300.00');
+    const calls = Array.from({ length: 60 }, (_, i) => {
+      if (i % 3 === 0) return post('/cl/v1/refunds', { original_transaction_id: payout.id, amount: '25.00' }, { token: b.token });
+      const [from, to] = i % 2 ? [a, c] : [c, a];
+      return post('/cl/v1/transfers', { source_wallet_id: from.id, destination_wallet_id: to.id, amount: '35.00' }, { token: b.token });
+    });
+    const results = await Promise.all(calls);
+    for (const r of results) expect([201, 422], JSON.stringify(r.body)).to.include(r.status);
+    const refunded = results.filter((r, i) => i % 3 === 0 && r.status === 201).length;
+    expect(refunded * 25).to.be.at.most(300);
+    const [balA, balC, op] = [await balanceOf(b.token, a.id), await balanceOf(b.token, c.id), await operationalBalance(b)];
+    expect(new Decimal(balA).gte(0) && new Decimal(balC).gte(0)).to.equal(true);
+    expect(new Decimal(balA).plus(balC).plus(op).toFixed(2), 'wallets + operational = money topped up').to.equal('1000.00');
+    expect(new Decimal(op).toFixed(2)).to.equal(new Decimal(400).plus(refunded * 25).toFixed(2));
+    await assertLedgerConsistent(b.id);
+  });
+
+  it('fifty concurrent identical requests with one Idempotency-Key make exactly one transaction', async () => {
+    const b = await newBusiness();
+    const wallet = await newWallet(b.token);
+    await topup(b.token, '100.00');
+    const key = randomUUID();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => post('/cl/v1/funds', { wallet_id: wallet.id, amount: '10.00' }, { token: b.token, idempotencyKey: key })),
+    );
+    for (const r of results) {
+      expect([201, 409]).to.include(r.status);
+      if (r.status === 409) {
+        expect(r.body.code).to.equal('IDEMPOTENCY_KEY_IN_USE');
+        expect(r.headers.get('retry-after')).to.match(/^\d+$/);
+      }
+    }
+    const created = results.filter((r) => r.status === 201);
+    expect(new Set(created.map((r) => r.body.id)).size).to.equal(1);
+    expect(await balanceOf(b.token, wallet.id)).to.equal('10.00');
+    const list = await get(`/cl/v1/wallets/${wallet.id}/transactions`, { token: b.token });
+    expect(list.body.data).to.have.length(1);
+  });
+
+  it('answers 409 IDEMPOTENCY_KEY_IN_USE while the first request still runs, then replays it', async () => {
+    const b = await newBusiness();
+    const wallet = await newWallet(b.token);
+    await topup(b.token, '50.00');
+    const db = running().db;
+    const key = randomUUID();
+    const body = { wallet_id: wallet.id, amount: '5.00' };
+    // Hold the wallet's row lock so that the first request waits inside its transaction.
+    const trx = await db.transaction();
+    await trx('accounts').where({ id: wallet.id }).forUpdate().select('id');
+    const first = post('/cl/v1/funds', body, { token: b.token, idempotencyKey: key });
+    await new Promise((r) => setTimeout(r, 300));
+    const second = await post('/cl/v1/funds', body, { token: b.token, idempotencyKey: key });
+    expect(second.status).to.equal(409);
+    expect(second.body.code).to.equal('IDEMPOTENCY_KEY_IN_USE');
+    expect(second.headers.get('retry-after')).to.equal('1');
+    await trx.commit();
+    const done = await first;
+    expect(done.status).to.equal(201);
+    const replay = await post('/cl/v1/funds', body, { token: b.token, idempotencyKey: key });
+    expect(replay.status).to.equal(201);
+    expect(replay.headers.get('idempotent-replayed')).to.equal('true');
+    expect(replay.body).to.deep.equal(done.body);
+    expect(await balanceOf(b.token, wallet.id)).to.equal('5.00');
+  });
+});
+
+describe('ledger guards in the database', () => {
+  it('refuses to change or delete a ledger entry', async () => {
+    const b = await newBusiness();
+    await topup(b.token, '10.00');
+    const db = running().db;
+    const entry = await db('ledger_entries as e').join('accounts as a', 'a.id', 'e.account_id').where('a.business_id', b.id).first('e.id');
+    let error: unknown;
+    try {
+      await db('ledger_entries').where({ id: entry.id }).update({ amount: '99.00' });
+    } catch (err) {
+      error = err;
+    }
+    expect(String(error)).to.match(/immutable/);
+    error = undefined;
+    try {
+      await db('ledger_entries').where({ id: entry.id }).delete();
+    } catch (err) {
+      error = err;
+    }
+    expect(String(error)).to.match(/immutable/);
+  });
+
+  it('refuses to commit an unbalanced ledger transaction', async () => {
+    const b = await newBusiness();
+    const tx = await topup(b.token, '10.00');
+    const db = running().db;
+    const account = await db('accounts').where({ business_id: b.id, kind: 'OPERATIONAL' }).first('id');
+    let error: unknown;
+    try {
+      await db.transaction(async (trx) => {
+        await trx('ledger_entries').insert({ transaction_id: tx.id, account_id: account.id, amount: '1.00', balance_after: '11.00' });
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(String(error)).to.match(/unbalanced/);
+  });
+});
