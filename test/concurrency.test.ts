@@ -43,7 +43,7 @@ describe('ledger under concurrency', function () {
 
   it('parallel transfers among shared wallets conserve money and never overdraw', async () => {
     const b = await newBusiness();
-    const wallets = [];
+    const wallets: { id: string }[] = [];
     for (let i = 0; i < 4; i++) wallets.push(await fundedWallet(b.token, '100.00'));
     const transfers = Array.from({ length: 80 }, (_, i) => {
       const from = wallets[i % 4];
