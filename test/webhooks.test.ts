@@ -1,0 +1,94 @@
+import { expect } from 'chai';
+import { get, post } from './support/client.js';
+import { newBusiness, platformToken, uniq } from './support/fixtures.js';
+
+const validEndpoint = () => ({
+  url: `https://hooks.example.com/wallet-events/${uniq()}`,
+  secret: 'whsec_3f9a1c7e5b2d4f6a8c0e',
+  events: ['topup.complete', 'payout.completed'],
+});
+
+describe('webhooks: createWebhookEndpoint', () => {
+  it('answers 200 with exactly {}', async () => {
+    const business = await newBusiness();
+    const res = await post('/cl/v1/webhooks/endpoints', validEndpoint(), { token: business.token });
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({});
+  });
+
+  const invalid: [string, (body: ReturnType<typeof validEndpoint>) => Record<string, unknown>, string][] = [
+    ['an http:// url', (b) => ({ ...b, url: 'http://hooks.example.com/wallet-events' }), '/url'],
+    ['empty events', (b) => ({ ...b, events: [] }), '/events'],
+    ['an unknown event code', (b) => ({ ...b, events: ['wallet.exploded'] }), '/events/0'],
+    ['a short secret', (b) => ({ ...b, secret: 'short' }), '/secret'],
+    ['duplicate events', (b) => ({ ...b, events: ['topup.complete', 'topup.complete'] }), '/events'],
+    ['a missing url', ({ url: _url, ...rest }) => rest, '/url'],
+  ];
+  for (const [what, make, pointer] of invalid) {
+    it(`answers 400 VALIDATION_ERROR for ${what} and stores nothing`, async () => {
+      const business = await newBusiness();
+      const res = await post('/cl/v1/webhooks/endpoints', make(validEndpoint()), { token: business.token });
+      expect(res.status).to.equal(400);
+      expect(res.body.code).to.equal('VALIDATION_ERROR');
+      expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).to.include(pointer);
+      const list = await get('/cl/v1/webhooks/endpoints', { token: business.token });
+      expect(list.body.data).to.deep.equal([]);
+    });
+  }
+
+  it('answers 403 FORBIDDEN for a platform token', async () => {
+    const res = await post('/cl/v1/webhooks/endpoints', validEndpoint(), { token: await platformToken() });
+    expect(res.status).to.equal(403);
+    expect(res.body.code).to.equal('FORBIDDEN');
+  });
+});
+
+describe('webhooks: listWebhookEndpoints', () => {
+  it('shows the registration as DISABLED with its events and without the secret', async () => {
+    const business = await newBusiness();
+    const endpoint = validEndpoint();
+    expect((await post('/cl/v1/webhooks/endpoints', endpoint, { token: business.token })).status).to.equal(200);
+
+    const res = await get('/cl/v1/webhooks/endpoints', { token: business.token });
+    expect(res.status).to.equal(200);
+    expect(res.body.data).to.have.length(1);
+    const [item] = res.body.data;
+    expect(item.id).to.match(/^[0-9a-f-]{36}$/);
+    expect(item.url).to.equal(endpoint.url);
+    expect(item.events).to.deep.equal(endpoint.events);
+    expect(item.status).to.equal('DISABLED');
+    expect(item).to.not.have.property('secret');
+    expect(JSON.stringify(res.body)).to.not.include(endpoint.secret);
+    expect(res.body.has_more).to.equal(false);
+    expect(res.body.next_cursor).to.equal(null);
+  });
+
+  it('lists newest first and paginates', async () => {
+    const business = await newBusiness();
+    const urls: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const endpoint = validEndpoint();
+      urls.push(endpoint.url);
+      expect((await post('/cl/v1/webhooks/endpoints', endpoint, { token: business.token })).status).to.equal(200);
+      await new Promise((resolve) => setTimeout(resolve, 3));
+    }
+    const first = await get('/cl/v1/webhooks/endpoints?limit=2', { token: business.token });
+    expect(first.status).to.equal(200);
+    expect(first.body.data.map((e: { url: string }) => e.url)).to.deep.equal([urls[2], urls[1]]);
+    expect(first.body.has_more).to.equal(true);
+    const second = await get(`/cl/v1/webhooks/endpoints?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`, { token: business.token });
+    expect(second.status).to.equal(200);
+    expect(second.body.data.map((e: { url: string }) => e.url)).to.deep.equal([urls[0]]);
+    expect(second.body.has_more).to.equal(false);
+  });
+
+  it('does not show one business the endpoints of another', async () => {
+    const owner = await newBusiness();
+    const other = await newBusiness();
+    expect((await post('/cl/v1/webhooks/endpoints', validEndpoint(), { token: owner.token })).status).to.equal(200);
+    const res = await get('/cl/v1/webhooks/endpoints', { token: other.token });
+    expect(res.status).to.equal(200);
+    expect(res.body.data).to.deep.equal([]);
+    expect((await get('/cl/v1/webhooks/endpoints', { token: owner.token })).body.data).to.have.length(1);
+  });
+});
