@@ -19,6 +19,8 @@ export interface RequestOptions {
   rawBody?: string;
   headers?: Record<string, string>;
   idempotencyKey?: string;
+  /** Another server than the main one under test (e.g. from startExtraService). */
+  baseUrl?: string;
 }
 
 /** Sends one request and returns the contract-checked response. */
@@ -31,7 +33,7 @@ export async function request<T = any>(method: string, path: string, opts: Reque
     body = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${baseUrl()}${path}`, { method, headers, body });
+  const res = await fetch(`${opts.baseUrl ?? baseUrl()}${path}`, { method, headers, body });
   const text = await res.text();
   const type = res.headers.get('content-type') ?? '';
   const parsed = /json/.test(type) && text ? JSON.parse(text) : text;

@@ -26,7 +26,7 @@ function validate(schema: Schema, value: unknown): string | null {
   return fn(value) ? null : ajv.errorsText(fn.errors);
 }
 
-const routers: { root: string; backend: OpenAPIBackend }[] = [];
+const routers: { backend: OpenAPIBackend }[] = [];
 let problemSchema: Schema;
 
 /** Loads and dereferences both bundled documents (once). */
@@ -36,7 +36,7 @@ export async function loadContracts(): Promise<void> {
     const backend = new OpenAPIBackend({ definition: loadBundledDocument(name) as Document, apiRoot: root, validate: false, quick: false });
     backend.validateDefinition = () => backend.document;
     await backend.init();
-    routers.push({ root, backend });
+    routers.push({ backend });
   }
   const components = routers[0].backend.definition.components as { schemas: Record<string, Schema> };
   problemSchema = components.schemas.Problem;
@@ -55,7 +55,7 @@ export function assertMatchesContract(res: ObservedResponse): void {
   const where = `${res.method} ${res.path} → ${res.status}`;
   const problems: string[] = [];
   const mediaType = (res.headers.get('content-type') ?? '').split(';')[0].trim();
-  const { root, backend } = res.path.startsWith('/cl/v1') ? routers[0] : routers[1];
+  const { backend } = res.path.startsWith('/cl/v1') ? routers[0] : routers[1];
   const operation = backend.router.matchOperation({ method: res.method.toLowerCase(), path: res.path, headers: {}, query: {} }, false);
   if (!operation) {
     if (![404, 405].includes(res.status)) problems.push(`unrouted request answered ${res.status}`);
@@ -87,6 +87,5 @@ export function assertMatchesContract(res: ObservedResponse): void {
       }
     }
   }
-  void root;
   if (problems.length) throw new Error(`Response breaks the contract (${where}):\n  - ${problems.join('\n  - ')}\n  body: ${JSON.stringify(res.body)?.slice(0, 500)}`);
 }
