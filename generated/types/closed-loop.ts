@@ -1180,7 +1180,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request is well-formed but breaks a business rule; nothing was changed. Codes: `IDEMPOTENCY_KEY_REUSED`, `INSUFFICIENT_FUNDS`, `WALLET_NOT_ACTIVE`, `SAME_WALLET_TRANSFER`, `REFUND_EXCEEDS_ORIGINAL`, `TRANSACTION_NOT_REFUNDABLE`, `TRANSACTION_NOT_REVERSIBLE`, `STATEMENT_TOO_LARGE`. The set may grow. */
+        /** @description The request is well-formed but breaks a business rule; nothing was changed. Codes: `IDEMPOTENCY_KEY_REUSED`, `INSUFFICIENT_FUNDS`, `WALLET_NOT_ACTIVE`, `SAME_WALLET_TRANSFER`, `REFUND_EXCEEDS_ORIGINAL`, `TRANSACTION_NOT_REFUNDABLE`, `TRANSACTION_NOT_REVERSIBLE`, `STATEMENT_TOO_LARGE`, `BALANCE_LIMIT_EXCEEDED` (a balance would pass 10^17). The set may grow. */
         UnprocessableEntity: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];

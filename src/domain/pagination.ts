@@ -18,9 +18,11 @@ export interface Page<T> {
 }
 
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [iso, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(iso ?? '');
-  if (!id || !/^[0-9a-f-]{36}$/.test(id) || Number.isNaN(createdAt.getTime())) {
+  const [iso = '', id = ''] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(iso);
+  // Only what `paginate` issues: a 4-digit-year ISO instant that round-trips, and a UUID.
+  const issued = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(iso) && !Number.isNaN(createdAt.getTime()) && createdAt.toISOString() === iso;
+  if (!issued || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) {
     throw new AppError('INVALID_CURSOR', 'The cursor is not one this service issued.', {
       errors: [{ pointer: '/query/cursor', detail: 'is not a valid cursor' }],
     });
