@@ -5,7 +5,8 @@
  * PostgreSQL is started), DATA_DIR (embedded PostgreSQL data, default `.data`),
  * JWT_SECRET (default: generated once and kept in the database),
  * TOKEN_TTL_SECONDS (default 3600), RATE_LIMIT_PER_MINUTE (default 600 per client),
- * SANDBOX (default true: test helpers on, sandbox clients seeded).
+ * SANDBOX (default true: test helpers on, sandbox clients seeded),
+ * STATEMENT_MAX_ENTRIES (default 10000: longer periods are 422 STATEMENT_TOO_LARGE).
  */
 export interface Config {
   port: number;
@@ -15,6 +16,7 @@ export interface Config {
   tokenTtlSeconds: number;
   rateLimitPerMinute: number;
   sandbox: boolean;
+  statementMaxEntries: number;
 }
 
 function intFrom(value: string | undefined, fallback: number, name: string): number {
@@ -34,5 +36,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenTtlSeconds: intFrom(env.TOKEN_TTL_SECONDS, 3600, 'TOKEN_TTL_SECONDS'),
     rateLimitPerMinute: intFrom(env.RATE_LIMIT_PER_MINUTE, 600, 'RATE_LIMIT_PER_MINUTE'),
     sandbox: env.SANDBOX !== 'false',
+    statementMaxEntries: intFrom(env.STATEMENT_MAX_ENTRIES, 10_000, 'STATEMENT_MAX_ENTRIES'),
   };
 }

@@ -489,7 +489,7 @@ export interface paths {
         };
         /**
          * Retrieve wallet statement
-         * @description Returns the statement of a wallet over a period: opening and closing balance, totals, and every ledger entry on the wallet in the period, oldest first, with the running balance after each. `from` defaults to the wallet's creation and `to` to now; `from` after `to` is 400 `VALIDATION_ERROR`. The representation follows the `Accept` header: `application/json` (the default when absent) or `text/csv`, whose first row is the `OPENING_BALANCE` and last row the `CLOSING_BALANCE`. More than 10000 entries in the period is answered with 422 `STATEMENT_TOO_LARGE`; ask for a shorter period. An unknown wallet is 404 `WALLET_NOT_FOUND`.
+         * @description Returns the statement of a wallet over a period: opening and closing balance, totals, and every ledger entry on the wallet in the period, oldest first, with the running balance after each. `from` defaults to the wallet's creation and `to` to now; `from` after `to` is 400 `VALIDATION_ERROR`. The representation follows the `Accept` header: `application/json` (the default when absent) or `text/csv`, whose first row is the `OPENING_BALANCE` and last row the `CLOSING_BALANCE`. More than 10000 entries (`STATEMENT_MAX_ENTRIES`) in the period is answered with 422 `STATEMENT_TOO_LARGE`; ask for a shorter period. An unknown wallet is 404 `WALLET_NOT_FOUND`.
          */
         get: operations["getWalletStatement"];
         put?: never;

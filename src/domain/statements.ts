@@ -13,12 +13,10 @@ import { Decimal, formatMoney } from './money.js';
 type Schemas = components['schemas'];
 export type StatementView = Schemas['WalletStatement'];
 
-/** Most entries one statement holds; a longer period is STATEMENT_TOO_LARGE. */
-export const MAX_STATEMENT_ENTRIES = 10_000;
-
 /**
  * The statement of wallet `walletId` for [from, to); `from` defaults to the
- * wallet's creation, `to` to now. Throws WALLET_NOT_FOUND, VALIDATION_ERROR
+ * wallet's creation, `to` to now. More than `maxEntries` entries (config
+ * STATEMENT_MAX_ENTRIES) is STATEMENT_TOO_LARGE. Throws WALLET_NOT_FOUND, VALIDATION_ERROR
  * (`from` after `to`) and STATEMENT_TOO_LARGE.
  */
 export async function getWalletStatement(
@@ -26,6 +24,7 @@ export async function getWalletStatement(
   businessId: string,
   walletId: string,
   period: { from?: string; to?: string },
+  maxEntries: number,
 ): Promise<StatementView> {
   const wallet = await db('accounts').where({ id: walletId, business_id: businessId, kind: 'WALLET' }).first();
   if (!wallet) throw new AppError('WALLET_NOT_FOUND', `No wallet ${walletId} for this business.`);
@@ -40,10 +39,10 @@ export async function getWalletStatement(
     .where('e.created_at', '>=', from)
     .where('e.created_at', '<', to)
     .orderBy('e.id')
-    .limit(MAX_STATEMENT_ENTRIES + 1)
+    .limit(maxEntries + 1)
     .select('e.amount', 'e.balance_after', 'e.created_at', 't.id as transaction_id', 't.reference', 't.type');
-  if (rows.length > MAX_STATEMENT_ENTRIES) {
-    throw new AppError('STATEMENT_TOO_LARGE', `More than ${MAX_STATEMENT_ENTRIES} entries fall in the period; ask for a shorter one.`);
+  if (rows.length > maxEntries) {
+    throw new AppError('STATEMENT_TOO_LARGE', `More than ${maxEntries} entries fall in the period; ask for a shorter one.`);
   }
   const opening = new Decimal(before?.balance_after ?? 0);
   let debits = new Decimal(0);

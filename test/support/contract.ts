@@ -42,6 +42,18 @@ export async function loadContracts(): Promise<void> {
   problemSchema = components.schemas.Problem;
 }
 
+/** operationId → statuses seen by the tests (filled by assertMatchesContract). */
+export const observed = new Map<string, Set<number>>();
+
+/** Every (operationId, status) pair the documents declare, for the coverage report. */
+export function documentedPairs(): { operationId: string; status: number }[] {
+  return routers.flatMap(({ backend }) =>
+    backend.getOperations().flatMap((op) =>
+      Object.keys(op.responses ?? {}).map((status) => ({ operationId: op.operationId ?? '', status: Number(status) })),
+    ),
+  );
+}
+
 export interface ObservedResponse {
   method: string;
   path: string;
@@ -63,6 +75,8 @@ export function assertMatchesContract(res: ObservedResponse): void {
     const err = validate(problemSchema, res.body);
     if (err) problems.push(`problem body: ${err}`);
   } else {
+    const seen = observed.get(operation.operationId ?? '') ?? new Set<number>();
+    observed.set(operation.operationId ?? '', seen.add(res.status));
     const spec = operation.responses?.[String(res.status)] as ResponseSpec | undefined;
     if (!spec) {
       problems.push(`status ${res.status} is not documented for ${operation.operationId} (documented: ${Object.keys(operation.responses ?? {}).join(', ')})`);

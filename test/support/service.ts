@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startService, type RunningService } from '../../src/server.js';
-import { loadContracts } from './contract.js';
+import { documentedPairs, loadContracts, observed } from './contract.js';
 
 let service: RunningService | undefined;
 let dataDir: string | undefined;
@@ -52,6 +52,15 @@ export const mochaHooks = {
   },
   async afterAll(this: Mocha.Context) {
     this.timeout(60_000);
+    // `npm test` sets CONTRACT_COVERAGE=strict: every status every operation documents
+    // must have been received by some test (single-file runs skip this).
+    if (process.env.CONTRACT_COVERAGE === 'strict') {
+      const missing = documentedPairs().filter((p) => !observed.get(p.operationId)?.has(p.status));
+      if (missing.length) {
+        await service?.close();
+        throw new Error(`Documented responses no test received: ${missing.map((p) => `${p.operationId} ${p.status}`).join(', ')}`);
+      }
+    }
     await service?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   },

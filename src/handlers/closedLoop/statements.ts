@@ -7,7 +7,13 @@ export const statementOperations = {
   getWalletStatement: {
     access: 'business',
     async handle(ctx) {
-      const statement = await getWalletStatement(ctx.db, businessIdOf(ctx), ctx.path.wallet_id, ctx.query);
+      const statement = await getWalletStatement(
+        ctx.db,
+        businessIdOf(ctx),
+        ctx.path.wallet_id,
+        ctx.query,
+        ctx.services.config.statementMaxEntries,
+      );
       if (ctx.koa.accepts('application/json', 'text/csv') === 'text/csv') {
         return { status: 200, body: statementToCsv(statement), contentType: 'text/csv' };
       }
