@@ -65,17 +65,17 @@ async function post(
   return getTransaction(db, businessId, row.id);
 }
 
-/** Fund: operational account → wallet (a wallet load). */
-export async function createFund(db: Knex, businessId: string, req: Schemas['FundRequest']): Promise<TransactionView> {
+/** Operational account → wallet, as a FUND (a wallet load) or a PAYOUT (a disbursement; refundable). */
+async function fromOperational(db: Knex, businessId: string, type: 'FUND' | 'PAYOUT', req: Schemas['FundRequest']): Promise<TransactionView> {
   const credit = await walletAccount(db, businessId, req.wallet_id);
-  return post(db, businessId, 'FUND', { debit: await businessAccount(db, businessId, 'OPERATIONAL'), credit }, req);
+  return post(db, businessId, type, { debit: await businessAccount(db, businessId, 'OPERATIONAL'), credit }, req);
 }
 
+/** Fund: operational account → wallet (a wallet load). */
+export const createFund = (db: Knex, businessId: string, req: Schemas['FundRequest']) => fromOperational(db, businessId, 'FUND', req);
+
 /** Payout: operational account → wallet (a disbursement; refundable). */
-export async function createPayout(db: Knex, businessId: string, req: Schemas['PayoutRequest']): Promise<TransactionView> {
-  const credit = await walletAccount(db, businessId, req.wallet_id);
-  return post(db, businessId, 'PAYOUT', { debit: await businessAccount(db, businessId, 'OPERATIONAL'), credit }, req);
-}
+export const createPayout = (db: Knex, businessId: string, req: Schemas['PayoutRequest']) => fromOperational(db, businessId, 'PAYOUT', req);
 
 /** Withdrawal: wallet → operational account. */
 export async function createWithdrawal(db: Knex, businessId: string, req: Schemas['WithdrawalRequest']): Promise<TransactionView> {

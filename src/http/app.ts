@@ -58,8 +58,8 @@ export async function createApp(services: Services): Promise<Koa> {
 
   // Bodies are JSON only (the seed: "All bodies are JSON").
   app.use(async (ctx, next) => {
-    const hasBody = ['POST', 'PUT', 'PATCH'].includes(ctx.method) && ctx.request.length !== 0 && (ctx.request.length || ctx.get('transfer-encoding'));
-    if (hasBody && !ctx.is('application/json', '+json')) {
+    const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('transfer-encoding') !== '';
+    if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && hasBody && !ctx.is('application/json', '+json')) {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be sent as Content-Type: application/json.');
     }
     await next();
