@@ -4,6 +4,7 @@ import { Decimal } from 'decimal.js';
 import { get, post } from './support/client.js';
 import { credit, fundedWallet, newBusiness, newWallet, topup, type TestBusiness } from './support/fixtures.js';
 import { running } from './support/service.js';
+import { requestHash } from '../src/http/idempotency.js';
 
 /** Ledger invariants of one business, read from the database. */
 async function assertLedgerConsistent(businessId: string): Promise<void> {
@@ -206,5 +207,38 @@ describe('ledger guards in the database', () => {
       error = err;
     }
     expect(String(error)).to.match(/unbalanced/);
+  });
+});
+
+describe('idempotency keys left behind by a dead process', () => {
+  it('lets the same request take over a claim stuck IN_PROGRESS for over a minute, with one effect', async () => {
+    const b = await newBusiness();
+    const wallet = await newWallet(b.token);
+    await topup(b.token, '20.00');
+    const body = { wallet_id: wallet.id, amount: '4.00' };
+    const key = randomUUID();
+    const db = running().db;
+    const stale = {
+      id: randomUUID(),
+      scope: b.id,
+      key,
+      request_hash: requestHash('createFund', {}, body),
+      state: 'IN_PROGRESS',
+      created_at: new Date(Date.now() - 120_000),
+      expires_at: new Date(Date.now() + 3_600_000),
+    };
+    await db('idempotency_keys').insert(stale);
+    const other = await post('/cl/v1/funds', { ...body, amount: '5.00' }, { token: b.token, idempotencyKey: key });
+    expect(other.status, 'another body may not take it over').to.equal(422);
+    const res = await post('/cl/v1/funds', body, { token: b.token, idempotencyKey: key });
+    expect(res.status).to.equal(201);
+    const replay = await post('/cl/v1/funds', body, { token: b.token, idempotencyKey: key });
+    expect(replay.headers.get('idempotent-replayed')).to.equal('true');
+    expect(await balanceOf(b.token, wallet.id)).to.equal('4.00');
+
+    const fresh = { ...stale, id: randomUUID(), key: randomUUID(), created_at: new Date() };
+    await db('idempotency_keys').insert(fresh);
+    const busy = await post('/cl/v1/funds', body, { token: b.token, idempotencyKey: fresh.key });
+    expect(busy.status, 'a recent claim is still in use').to.equal(409);
   });
 });

@@ -1275,7 +1275,7 @@ export interface components {
          */
         Cursor: string;
         /**
-         * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. Header names are case-insensitive.
+         * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Header names are case-insensitive.
          * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
          */
         IdempotencyKey: string;
@@ -1544,7 +1544,7 @@ export interface operations {
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersion"];
                 /**
-                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. Header names are case-insensitive.
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Header names are case-insensitive.
                  * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1598,7 +1598,7 @@ export interface operations {
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersion"];
                 /**
-                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. Header names are case-insensitive.
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Header names are case-insensitive.
                  * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1691,7 +1691,7 @@ export interface operations {
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersion"];
                 /**
-                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. Header names are case-insensitive.
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Header names are case-insensitive.
                  * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1743,7 +1743,7 @@ export interface operations {
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersion"];
                 /**
-                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. Header names are case-insensitive.
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Header names are case-insensitive.
                  * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1798,7 +1798,7 @@ export interface operations {
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersion"];
                 /**
-                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. Header names are case-insensitive.
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Header names are case-insensitive.
                  * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1852,7 +1852,7 @@ export interface operations {
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersion"];
                 /**
-                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. Header names are case-insensitive.
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Header names are case-insensitive.
                  * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2928,7 +2928,7 @@ export interface operations {
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersion"];
                 /**
-                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. Header names are case-insensitive.
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Header names are case-insensitive.
                  * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

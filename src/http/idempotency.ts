@@ -11,6 +11,10 @@
  *    together: exactly one effect however many duplicates arrive.
  * 3. A typed failure (4xx) is stored too and replayed as it was; an unexpected
  *    failure releases the key so that a retry can run.
+ * 4. A claim left IN_PROGRESS for over STALE_SECONDS (its process died) may be
+ *    taken over by the same request; the takeover gives the row a new id, so the
+ *    original, should it still be running, fails to complete and rolls back:
+ *    never two effects.
  * Keys are scoped to the calling business (or platform client) and kept 24 hours.
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -18,6 +22,7 @@ import type { Knex } from 'knex';
 import { AppError } from '../errors.js';
 
 const KEY_TTL_HOURS = 24;
+const STALE_SECONDS = 60;
 
 /** A response as sent on the wire. */
 export interface StoredResponse {
@@ -52,6 +57,8 @@ async function claim(db: Knex, scope: string, key: string, hash: string): Promis
        SET id = EXCLUDED.id, request_hash = EXCLUDED.request_hash, state = 'IN_PROGRESS',
            response_status = NULL, response_body = NULL, created_at = now(), expires_at = EXCLUDED.expires_at
        WHERE idempotency_keys.expires_at < now()
+          OR (idempotency_keys.state = 'IN_PROGRESS' AND idempotency_keys.request_hash = EXCLUDED.request_hash
+              AND idempotency_keys.created_at < now() - interval '${STALE_SECONDS} seconds')
      RETURNING id`,
     [id, scope, key, hash],
   );
@@ -69,10 +76,12 @@ async function claim(db: Knex, scope: string, key: string, hash: string): Promis
   return { kind: 'replay', response: existing.response_body as StoredResponse };
 }
 
-async function complete(db: Knex, id: string, response: StoredResponse): Promise<void> {
-  await db('idempotency_keys')
-    .where({ id })
+/** Marks claim `id` COMPLETED with `response`; false when the claim was taken over. */
+async function complete(db: Knex, id: string, response: StoredResponse): Promise<boolean> {
+  const updated = await db('idempotency_keys')
+    .where({ id, state: 'IN_PROGRESS' })
     .update({ state: 'COMPLETED', response_status: response.status, response_body: JSON.stringify(response) });
+  return updated === 1;
 }
 
 /**
@@ -90,7 +99,7 @@ export async function withIdempotency(
   try {
     const response = await db.transaction(async (trx) => {
       const result = await run(trx);
-      await complete(trx, claimed.id, result);
+      if (!(await complete(trx, claimed.id, result))) throw new Error('idempotency claim was taken over; rolling back');
       return result;
     });
     return { response, replayed: false };
