@@ -4,6 +4,7 @@ import { get, post } from './support/client.js';
 import { assertMatchesContract } from './support/contract.js';
 import { newBusiness, platformToken, uniq } from './support/fixtures.js';
 import { startExtraService } from './support/service.js';
+import { expectProblem } from './support/assertions.js';
 
 const TEST_SECRET = 'test-secret-test-secret-test-secret';
 const ISSUER = 'wallet-service';
@@ -48,27 +49,23 @@ describe('auth: createToken', () => {
 
   it('answers 401 INVALID_CLIENT for a wrong secret', async () => {
     const res = await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: 'sandbox-platform', client_secret: 'not-the-secret' });
-    expect(res.status).to.equal(401);
-    expect(res.body.code).to.equal('INVALID_CLIENT');
+    expectProblem(res, 401, 'INVALID_CLIENT');
   });
 
   it('answers 401 INVALID_CLIENT for an unknown client', async () => {
     const res = await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: `nobody-${uniq()}`, client_secret: 'whatever-secret' });
-    expect(res.status).to.equal(401);
-    expect(res.body.code).to.equal('INVALID_CLIENT');
+    expectProblem(res, 401, 'INVALID_CLIENT');
   });
 
   it('answers 400 VALIDATION_ERROR pointing at /client_secret when it is missing', async () => {
     const res = await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: 'sandbox-platform' });
-    expect(res.status).to.equal(400);
-    expect(res.body.code).to.equal('VALIDATION_ERROR');
+    expectProblem(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).to.include('/client_secret');
   });
 
   it('answers 400 VALIDATION_ERROR for grant_type password', async () => {
     const res = await post('/cl/v1/auth/token', { grant_type: 'password', client_id: 'sandbox-platform', client_secret: 'sandbox-platform-secret' });
-    expect(res.status).to.equal(400);
-    expect(res.body.code).to.equal('VALIDATION_ERROR');
+    expectProblem(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).to.include('/grant_type');
   });
 
@@ -79,15 +76,13 @@ describe('auth: createToken', () => {
       client_secret: 'sandbox-platform-secret',
       scope: 'everything',
     });
-    expect(res.status).to.equal(400);
-    expect(res.body.code).to.equal('VALIDATION_ERROR');
+    expectProblem(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).to.include('/scope');
   });
 
   it('answers 400 MALFORMED_JSON for a body that is not valid JSON', async () => {
     const res = await post('/cl/v1/auth/token', undefined, { rawBody: '{bad', headers: { 'content-type': 'application/json' } });
-    expect(res.status).to.equal(400);
-    expect(res.body.code).to.equal('MALFORMED_JSON');
+    expectProblem(res, 400, 'MALFORMED_JSON');
   });
 
   it('answers 400 UNSUPPORTED_MEDIA_TYPE for a text/plain body', async () => {
@@ -95,28 +90,24 @@ describe('auth: createToken', () => {
       rawBody: 'grant_type=client_credentials&client_id=sandbox-platform&client_secret=sandbox-platform-secret',
       headers: { 'content-type': 'text/plain' },
     });
-    expect(res.status).to.equal(400);
-    expect(res.body.code).to.equal('UNSUPPORTED_MEDIA_TYPE');
+    expectProblem(res, 400, 'UNSUPPORTED_MEDIA_TYPE');
   });
 });
 
 describe('auth: bearer tokens on protected operations', () => {
   it('answers 401 UNAUTHORIZED without an Authorization header', async () => {
     const res = await get('/cl/v1/wallets');
-    expect(res.status).to.equal(401);
-    expect(res.body.code).to.equal('UNAUTHORIZED');
+    expectProblem(res, 401, 'UNAUTHORIZED');
   });
 
   it('answers 401 UNAUTHORIZED for a garbage token', async () => {
     const res = await get('/cl/v1/wallets', { token: 'not-a-jwt' });
-    expect(res.status).to.equal(401);
-    expect(res.body.code).to.equal('UNAUTHORIZED');
+    expectProblem(res, 401, 'UNAUTHORIZED');
   });
 
   it('answers 401 UNAUTHORIZED for a non-Bearer Authorization header', async () => {
     const res = await get('/cl/v1/wallets', { headers: { authorization: 'Basic ZGVtby1idXNpbmVzczpkZW1vLWJ1c2luZXNzLXNlY3JldA==' } });
-    expect(res.status).to.equal(401);
-    expect(res.body.code).to.equal('UNAUTHORIZED');
+    expectProblem(res, 401, 'UNAUTHORIZED');
   });
 
   it('answers 401 UNAUTHORIZED for a token signed with another secret', async () => {
@@ -127,8 +118,7 @@ describe('auth: bearer tokens on protected operations', () => {
       bid: business.id,
     });
     const res = await get('/cl/v1/wallets', { token: forged });
-    expect(res.status).to.equal(401);
-    expect(res.body.code).to.equal('UNAUTHORIZED');
+    expectProblem(res, 401, 'UNAUTHORIZED');
   });
 
   it('answers 401 UNAUTHORIZED for an expired token signed with the real secret', async () => {
@@ -139,24 +129,20 @@ describe('auth: bearer tokens on protected operations', () => {
     expect((await get('/cl/v1/wallets', { token: valid })).status).to.equal(200);
     const expired = await signToken(TEST_SECRET, nowSeconds() - 60, claims);
     const res = await get('/cl/v1/wallets', { token: expired });
-    expect(res.status).to.equal(401);
-    expect(res.body.code).to.equal('UNAUTHORIZED');
+    expectProblem(res, 401, 'UNAUTHORIZED');
   });
 
   it('answers 403 FORBIDDEN for a platform token on a business operation', async () => {
     const res = await get('/cl/v1/wallets', { token: await platformToken() });
-    expect(res.status).to.equal(403);
-    expect(res.body.code).to.equal('FORBIDDEN');
+    expectProblem(res, 403, 'FORBIDDEN');
   });
 
   it('answers 403 FORBIDDEN for a business token on listBusinesses and createBusiness', async () => {
     const business = await newBusiness();
     const list = await get('/cl/v1/businesses', { token: business.token });
-    expect(list.status).to.equal(403);
-    expect(list.body.code).to.equal('FORBIDDEN');
+    expectProblem(list, 403, 'FORBIDDEN');
     const create = await post('/cl/v1/businesses', { name: `Business ${uniq()}` }, { token: business.token });
-    expect(create.status).to.equal(403);
-    expect(create.body.code).to.equal('FORBIDDEN');
+    expectProblem(create, 403, 'FORBIDDEN');
   });
 });
 

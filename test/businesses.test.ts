@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { get, post } from './support/client.js';
 import { newBusiness, platformToken, tokenFor, uniq } from './support/fixtures.js';
+import { expectProblem } from './support/assertions.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -45,15 +46,13 @@ describe('businesses: createBusiness', () => {
 
   it('answers 400 VALIDATION_ERROR when name is missing', async () => {
     const res = await post('/cl/v1/businesses', { external_reference: `ref-${uniq()}` }, { token: await platformToken() });
-    expect(res.status).to.equal(400);
-    expect(res.body.code).to.equal('VALIDATION_ERROR');
+    expectProblem(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).to.include('/name');
   });
 
   it('answers 400 VALIDATION_ERROR when name is empty', async () => {
     const res = await post('/cl/v1/businesses', { name: '' }, { token: await platformToken() });
-    expect(res.status).to.equal(400);
-    expect(res.body.code).to.equal('VALIDATION_ERROR');
+    expectProblem(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).to.include('/name');
   });
 });
@@ -106,8 +105,7 @@ describe('businesses: listBusinesses', () => {
 
   it('answers 400 INVALID_CURSOR for a malformed cursor', async () => {
     const res = await get('/cl/v1/businesses?cursor=abc', { token: await platformToken() });
-    expect(res.status).to.equal(400);
-    expect(res.body.code).to.equal('INVALID_CURSOR');
+    expectProblem(res, 400, 'INVALID_CURSOR');
   });
 
   it('answers 400 VALIDATION_ERROR for limit=0 and limit=101', async () => {
@@ -150,20 +148,17 @@ describe('businesses: getBusiness', () => {
     const business = await newBusiness();
     const other = await newBusiness();
     const res = await get(`/cl/v1/businesses/${other.id}`, { token: business.token });
-    expect(res.status).to.equal(404);
-    expect(res.body.code).to.equal('BUSINESS_NOT_FOUND');
+    expectProblem(res, 404, 'BUSINESS_NOT_FOUND');
   });
 
   it('answers 404 BUSINESS_NOT_FOUND for an unknown id with a platform token', async () => {
     const res = await get(`/cl/v1/businesses/${randomUUID()}`, { token: await platformToken() });
-    expect(res.status).to.equal(404);
-    expect(res.body.code).to.equal('BUSINESS_NOT_FOUND');
+    expectProblem(res, 404, 'BUSINESS_NOT_FOUND');
   });
 
   it('answers 400 VALIDATION_ERROR for a non-uuid id', async () => {
     const res = await get('/cl/v1/businesses/not-a-uuid', { token: await platformToken() });
-    expect(res.status).to.equal(400);
-    expect(res.body.code).to.equal('VALIDATION_ERROR');
+    expectProblem(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).to.include('/path/business_id');
   });
 
@@ -177,7 +172,6 @@ describe('businesses: getBusiness', () => {
       client_id: res.body.credentials.client_id,
       client_secret: `${res.body.credentials.client_secret}x`,
     });
-    expect(wrong.status).to.equal(401);
-    expect(wrong.body.code).to.equal('INVALID_CLIENT');
+    expectProblem(wrong, 401, 'INVALID_CLIENT');
   });
 });

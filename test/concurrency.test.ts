@@ -5,6 +5,7 @@ import { get, post } from './support/client.js';
 import { credit, fundedWallet, newBusiness, newWallet, topup, type TestBusiness } from './support/fixtures.js';
 import { running } from './support/service.js';
 import { requestHash } from '../src/http/idempotency.js';
+import { expectProblem } from './support/assertions.js';
 
 /** Ledger invariants of one business, read from the database. */
 async function assertLedgerConsistent(businessId: string): Promise<void> {
@@ -157,8 +158,7 @@ describe('ledger under concurrency', function () {
     const first = post('/cl/v1/funds', body, { token: b.token, idempotencyKey: key });
     await new Promise((r) => setTimeout(r, 300));
     const second = await post('/cl/v1/funds', body, { token: b.token, idempotencyKey: key });
-    expect(second.status).to.equal(409);
-    expect(second.body.code).to.equal('IDEMPOTENCY_KEY_IN_USE');
+    expectProblem(second, 409, 'IDEMPOTENCY_KEY_IN_USE');
     expect(second.headers.get('retry-after')).to.equal('1');
     await trx.commit();
     const done = await first;

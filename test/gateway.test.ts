@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { get, request } from './support/client.js';
+import { expectProblem } from './support/assertions.js';
 
 describe('gateway (core API)', () => {
   it('GET / describes the gateway, version 1.0.0 and versioning', async () => {
@@ -36,8 +37,7 @@ describe('gateway (core API)', () => {
     expect((await get('/ping')).headers.get('x-api-version')).to.equal('v1');
     expect((await get('/ping', { headers: { 'X-API-Version': 'v3' } })).headers.get('x-api-version')).to.equal('v3');
     const bad = await get('/ping', { headers: { 'X-API-Version': 'v9' } });
-    expect(bad.status).to.equal(400);
-    expect(bad.body.code).to.equal('UNSUPPORTED_API_VERSION');
+    expectProblem(bad, 400, 'UNSUPPORTED_API_VERSION');
   });
 
   it('gives every response an X-Request-Id, echoing a well-formed incoming one', async () => {
@@ -48,10 +48,8 @@ describe('gateway (core API)', () => {
 
   it('answers unknown paths with 404 and wrong methods with 405, as problem details', async () => {
     const missing = await get('/nowhere');
-    expect(missing.status).to.equal(404);
-    expect(missing.body.code).to.equal('NOT_FOUND');
+    expectProblem(missing, 404, 'NOT_FOUND');
     const wrong = await request('DELETE', '/health');
-    expect(wrong.status).to.equal(405);
-    expect(wrong.body.code).to.equal('METHOD_NOT_ALLOWED');
+    expectProblem(wrong, 405, 'METHOD_NOT_ALLOWED');
   });
 });

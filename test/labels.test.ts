@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { get, post } from './support/client.js';
 import { newBusiness, platformToken, uniq } from './support/fixtures.js';
+import { expectProblem } from './support/assertions.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -32,8 +33,7 @@ describe('labels: createLabel', () => {
     const business = await newBusiness();
     await newLabel(business.token, 'Customers');
     const res = await post('/cl/v1/labels', { name: 'Customers', description: 'again' }, { token: business.token });
-    expect(res.status).to.equal(409);
-    expect(res.body.code).to.equal('LABEL_NAME_TAKEN');
+    expectProblem(res, 409, 'LABEL_NAME_TAKEN');
     const list = await get('/cl/v1/labels', { token: business.token });
     expect(list.body.data.map((l: { name: string }) => l.name)).to.deep.equal(['Customers']);
   });
@@ -50,16 +50,14 @@ describe('labels: createLabel', () => {
   it('answers 400 VALIDATION_ERROR when name is missing', async () => {
     const business = await newBusiness();
     const res = await post('/cl/v1/labels', { description: 'no name' }, { token: business.token });
-    expect(res.status).to.equal(400);
-    expect(res.body.code).to.equal('VALIDATION_ERROR');
+    expectProblem(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).to.include('/name');
   });
 
   it('answers 400 VALIDATION_ERROR for an extra field', async () => {
     const business = await newBusiness();
     const res = await post('/cl/v1/labels', { name: `Label ${uniq()}`, color: 'red' }, { token: business.token });
-    expect(res.status).to.equal(400);
-    expect(res.body.code).to.equal('VALIDATION_ERROR');
+    expectProblem(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).to.include('/color');
     const list = await get('/cl/v1/labels', { token: business.token });
     expect(list.body.data).to.deep.equal([]);
@@ -67,8 +65,7 @@ describe('labels: createLabel', () => {
 
   it('answers 403 FORBIDDEN for a platform token', async () => {
     const res = await post('/cl/v1/labels', { name: `Label ${uniq()}` }, { token: await platformToken() });
-    expect(res.status).to.equal(403);
-    expect(res.body.code).to.equal('FORBIDDEN');
+    expectProblem(res, 403, 'FORBIDDEN');
   });
 });
 
@@ -137,16 +134,13 @@ describe('labels: listLabels', () => {
   it('answers 400 INVALID_CURSOR for a malformed cursor and 400 VALIDATION_ERROR for limit=0', async () => {
     const business = await newBusiness();
     const cursor = await get('/cl/v1/labels?cursor=abc', { token: business.token });
-    expect(cursor.status).to.equal(400);
-    expect(cursor.body.code).to.equal('INVALID_CURSOR');
+    expectProblem(cursor, 400, 'INVALID_CURSOR');
     const limit = await get('/cl/v1/labels?limit=0', { token: business.token });
-    expect(limit.status).to.equal(400);
-    expect(limit.body.code).to.equal('VALIDATION_ERROR');
+    expectProblem(limit, 400, 'VALIDATION_ERROR');
   });
 
   it('answers 403 FORBIDDEN for a platform token', async () => {
     const res = await get('/cl/v1/labels', { token: await platformToken() });
-    expect(res.status).to.equal(403);
-    expect(res.body.code).to.equal('FORBIDDEN');
+    expectProblem(res, 403, 'FORBIDDEN');
   });
 });

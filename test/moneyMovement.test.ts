@@ -7,8 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Decimal } from 'decimal.js';
-import { get, post, request, type ApiResponse } from './support/client.js';
+import { get, post, request } from './support/client.js';
 import { credit, fundedWallet, newBusiness, newWallet, topup, type TestBusiness } from './support/fixtures.js';
+import { expectProblem, expectValidation } from './support/assertions.js';
 
 /** Balance of a wallet via GET /wallets/{id}/balance. */
 async function walletBalance(token: string, walletId: string): Promise<string> {
@@ -26,18 +27,6 @@ async function operationalBalance(biz: TestBusiness): Promise<string> {
 
 /** `a + b` of two money strings, with two decimals (b may be negative). */
 const plus = (a: string, b: string): string => new Decimal(a).plus(b).toFixed(2);
-
-/** Asserts a problem-details response with the given status and code. */
-function expectProblem(res: ApiResponse, status: number, code: string): void {
-  expect(res.status, JSON.stringify(res.body)).to.equal(status);
-  expect(res.body.code, JSON.stringify(res.body)).to.equal(code);
-}
-
-/** Asserts a 400 VALIDATION_ERROR naming `pointer`. */
-function expectValidation(res: ApiResponse, pointer: string): void {
-  expectProblem(res, 400, 'VALIDATION_ERROR');
-  expect(res.body.errors.map((e: { pointer: string }) => e.pointer), JSON.stringify(res.body)).to.include(pointer);
-}
 
 /** Suspends a wallet; asserts 200. */
 async function suspend(token: string, walletId: string): Promise<void> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { get, post } from './support/client.js';
 import { credit, newBusiness, newWallet, topup, type TestBusiness } from './support/fixtures.js';
+import { expectProblem } from './support/assertions.js';
 
 /** Lets the clock move on so consecutive transactions get distinct created_at milliseconds. */
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
@@ -131,25 +132,21 @@ describe('wallet statements', () => {
         `/cl/v1/wallets/${w.id}/statement?from=${encodeURIComponent(transferTx.created_at)}&to=${encodeURIComponent(fundTx.created_at)}`,
         { token: biz.token },
       );
-      expect(res.status).to.equal(400);
-      expect(res.body.code).to.equal('VALIDATION_ERROR');
+      expectProblem(res, 400, 'VALIDATION_ERROR');
       expect(res.body.errors.map((e: any) => e.pointer)).to.include('/query/from');
     });
 
     it('400 VALIDATION_ERROR for a from that is not a date-time', async () => {
       const res = await get(`/cl/v1/wallets/${w.id}/statement?from=last-week`, { token: biz.token });
-      expect(res.status).to.equal(400);
-      expect(res.body.code).to.equal('VALIDATION_ERROR');
+      expectProblem(res, 400, 'VALIDATION_ERROR');
     });
 
     it("404 WALLET_NOT_FOUND for an unknown wallet and for another business's wallet", async () => {
       const unknown = await get(`/cl/v1/wallets/${randomUUID()}/statement`, { token: biz.token });
-      expect(unknown.status).to.equal(404);
-      expect(unknown.body.code).to.equal('WALLET_NOT_FOUND');
+      expectProblem(unknown, 404, 'WALLET_NOT_FOUND');
       const other = await newBusiness();
       const foreign = await get(`/cl/v1/wallets/${w.id}/statement`, { token: other.token });
-      expect(foreign.status).to.equal(404);
-      expect(foreign.body.code).to.equal('WALLET_NOT_FOUND');
+      expectProblem(foreign, 404, 'WALLET_NOT_FOUND');
     });
   });
 

@@ -13,6 +13,7 @@ import { get, post, request, type RequestOptions } from './support/client.js';
 import { loadBundledDocument } from '../src/http/openapi.js';
 import { credit, newBusiness, newWallet, platformToken, topup, type TestBusiness } from './support/fixtures.js';
 import { running, startExtraService } from './support/service.js';
+import { expectProblem } from './support/assertions.js';
 
 interface SweepOperation {
   operationId: string;
@@ -172,8 +173,7 @@ describe('limits and dependencies', () => {
       const ok = await get(`/cl/v1/wallets/${wallet.id}/statement?to=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { token: b.token });
       expect(ok.body.entries).to.have.length(3);
       const res = await get(`/cl/v1/wallets/${wallet.id}/statement`, { token: b.token, baseUrl: small.url });
-      expect(res.status).to.equal(422);
-      expect(res.body.code).to.equal('STATEMENT_TOO_LARGE');
+      expectProblem(res, 422, 'STATEMENT_TOO_LARGE');
     } finally {
       await small.close();
     }
@@ -185,8 +185,7 @@ describe('limits and dependencies', () => {
       expect((await get('/ready', { baseUrl: extra.url })).status).to.equal(200);
       await extra.db.destroy(); // the service's pool is gone: every query fails
       const res = await get('/ready', { baseUrl: extra.url });
-      expect(res.status).to.equal(503);
-      expect(res.body.code).to.equal('SERVICE_UNAVAILABLE');
+      expectProblem(res, 503, 'SERVICE_UNAVAILABLE');
       expect((await get('/health', { baseUrl: extra.url })).status, 'liveness does not depend on the database').to.equal(200);
     } finally {
       await extra.close().catch(() => undefined);

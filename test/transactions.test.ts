@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { get, post } from './support/client.js';
 import { credit, newBusiness, newWallet, topup, type TestBusiness } from './support/fixtures.js';
+import { expectProblem } from './support/assertions.js';
 
 /** Lets the clock move on so consecutive transactions get distinct created_at milliseconds. */
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
@@ -164,20 +165,17 @@ describe('transactions', () => {
 
     it('404 TRANSACTION_NOT_FOUND for a random id', async () => {
       const res = await get(`/cl/v1/transactions/${randomUUID()}`, { token: biz.token });
-      expect(res.status).to.equal(404);
-      expect(res.body.code).to.equal('TRANSACTION_NOT_FOUND');
+      expectProblem(res, 404, 'TRANSACTION_NOT_FOUND');
     });
 
     it("404 TRANSACTION_NOT_FOUND (never 403) for another business's transaction", async () => {
       const res = await get(`/cl/v1/transactions/${fundTx.id}`, { token: other.token });
-      expect(res.status).to.equal(404);
-      expect(res.body.code).to.equal('TRANSACTION_NOT_FOUND');
+      expectProblem(res, 404, 'TRANSACTION_NOT_FOUND');
     });
 
     it('400 VALIDATION_ERROR for an id that is not a uuid', async () => {
       const res = await get('/cl/v1/transactions/TXN000000000001', { token: biz.token });
-      expect(res.status).to.equal(400);
-      expect(res.body.code).to.equal('VALIDATION_ERROR');
+      expectProblem(res, 400, 'VALIDATION_ERROR');
     });
   });
 
@@ -282,11 +280,9 @@ describe('transactions', () => {
 
     it('404 WALLET_NOT_FOUND for an unknown wallet and for another business\'s wallet', async () => {
       const unknown = await get(`/cl/v1/wallets/${randomUUID()}/transactions`, { token: biz.token });
-      expect(unknown.status).to.equal(404);
-      expect(unknown.body.code).to.equal('WALLET_NOT_FOUND');
+      expectProblem(unknown, 404, 'WALLET_NOT_FOUND');
       const foreign = await get(`/cl/v1/wallets/${w1.id}/transactions`, { token: other.token });
-      expect(foreign.status).to.equal(404);
-      expect(foreign.body.code).to.equal('WALLET_NOT_FOUND');
+      expectProblem(foreign, 404, 'WALLET_NOT_FOUND');
     });
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { get, post, request } from './support/client.js';
 import { fundedWallet, newBusiness, newWallet, topup, uniq, type TestBusiness } from './support/fixtures.js';
+import { expectProblem } from './support/assertions.js';
 
 /** True when the digit string passes the Luhn check (ISO/IEC 7812-1), check digit last. */
 function passesLuhn(digits: string): boolean {
@@ -92,8 +93,7 @@ describe('wallets', () => {
 
     it('400 VALIDATION_ERROR pointing at /name when name is missing', async () => {
       const res = await post('/cl/v1/wallets', { external_reference: `x-${uniq()}` }, { token: biz.token });
-      expect(res.status).to.equal(400);
-      expect(res.body.code).to.equal('VALIDATION_ERROR');
+      expectProblem(res, 400, 'VALIDATION_ERROR');
       expect(res.body.errors.map((e: any) => e.pointer)).to.include('/name');
     });
 
@@ -116,15 +116,13 @@ describe('wallets', () => {
 
     it("404 BUSINESS_NOT_FOUND for another business's business_id", async () => {
       const res = await post('/cl/v1/wallets', { name: `W ${uniq()}`, business_id: other.id }, { token: biz.token });
-      expect(res.status).to.equal(404);
-      expect(res.body.code).to.equal('BUSINESS_NOT_FOUND');
+      expectProblem(res, 404, 'BUSINESS_NOT_FOUND');
     });
 
     it("404 LABEL_NOT_FOUND for another business's label_id", async () => {
       const foreignLabel = await newLabel(other.token);
       const res = await post('/cl/v1/wallets', { name: `W ${uniq()}`, label_id: foreignLabel.id }, { token: biz.token });
-      expect(res.status).to.equal(404);
-      expect(res.body.code).to.equal('LABEL_NOT_FOUND');
+      expectProblem(res, 404, 'LABEL_NOT_FOUND');
     });
   });
 
@@ -145,21 +143,18 @@ describe('wallets', () => {
 
     it('404 WALLET_NOT_FOUND for a random id', async () => {
       const res = await get(`/cl/v1/wallets/${randomUUID()}`, { token: biz.token });
-      expect(res.status).to.equal(404);
-      expect(res.body.code).to.equal('WALLET_NOT_FOUND');
+      expectProblem(res, 404, 'WALLET_NOT_FOUND');
     });
 
     it("404 WALLET_NOT_FOUND (never 403) for another business's wallet", async () => {
       const foreign = await newWallet(other.token);
       const res = await get(`/cl/v1/wallets/${foreign.id}`, { token: biz.token });
-      expect(res.status).to.equal(404);
-      expect(res.body.code).to.equal('WALLET_NOT_FOUND');
+      expectProblem(res, 404, 'WALLET_NOT_FOUND');
     });
 
     it('400 VALIDATION_ERROR for an id that is not a uuid', async () => {
       const res = await get('/cl/v1/wallets/not-a-uuid', { token: biz.token });
-      expect(res.status).to.equal(400);
-      expect(res.body.code).to.equal('VALIDATION_ERROR');
+      expectProblem(res, 400, 'VALIDATION_ERROR');
     });
   });
 
@@ -228,8 +223,7 @@ describe('wallets', () => {
 
     it('400 for an unknown status filter', async () => {
       const res = await get('/cl/v1/wallets?status=FROZEN', { token: biz.token });
-      expect(res.status).to.equal(400);
-      expect(res.body.code).to.equal('VALIDATION_ERROR');
+      expectProblem(res, 400, 'VALIDATION_ERROR');
     });
   });
 
@@ -271,8 +265,7 @@ describe('wallets', () => {
 
     it('409 WALLET_LOOKUP_AMBIGUOUS when two wallets share the name; label_id narrows it to one', async () => {
       const ambiguous = await get(`/cl/v1/wallets/lookup?name=${encodeURIComponent(sharedName)}`, { token: biz.token });
-      expect(ambiguous.status).to.equal(409);
-      expect(ambiguous.body.code).to.equal('WALLET_LOOKUP_AMBIGUOUS');
+      expectProblem(ambiguous, 409, 'WALLET_LOOKUP_AMBIGUOUS');
       const a = await get(`/cl/v1/wallets/lookup?name=${encodeURIComponent(sharedName)}&label_id=${labelA.id}`, { token: biz.token });
       expect(a.status).to.equal(200);
       expect(a.body.id).to.equal(inA.id);
@@ -283,27 +276,22 @@ describe('wallets', () => {
 
     it('404 WALLET_NOT_FOUND when nothing matches (also when the criteria contradict each other)', async () => {
       const none = await get(`/cl/v1/wallets/lookup?name=${encodeURIComponent(`Nobody ${uniq()}`)}`, { token: biz.token });
-      expect(none.status).to.equal(404);
-      expect(none.body.code).to.equal('WALLET_NOT_FOUND');
+      expectProblem(none, 404, 'WALLET_NOT_FOUND');
       const contradict = await get(`/cl/v1/wallets/lookup?account_number=${inA.account_number}&label_id=${labelB.id}`, { token: biz.token });
-      expect(contradict.status).to.equal(404);
-      expect(contradict.body.code).to.equal('WALLET_NOT_FOUND');
+      expectProblem(contradict, 404, 'WALLET_NOT_FOUND');
     });
 
     it("404 for another business's account number", async () => {
       const other = await newBusiness();
       const res = await get(`/cl/v1/wallets/lookup?account_number=${inA.account_number}`, { token: other.token });
-      expect(res.status).to.equal(404);
-      expect(res.body.code).to.equal('WALLET_NOT_FOUND');
+      expectProblem(res, 404, 'WALLET_NOT_FOUND');
     });
 
     it('400 VALIDATION_ERROR without any criterion (label_id alone is not one)', async () => {
       const bare = await get('/cl/v1/wallets/lookup', { token: biz.token });
-      expect(bare.status).to.equal(400);
-      expect(bare.body.code).to.equal('VALIDATION_ERROR');
+      expectProblem(bare, 400, 'VALIDATION_ERROR');
       const labelOnly = await get(`/cl/v1/wallets/lookup?label_id=${labelA.id}`, { token: biz.token });
-      expect(labelOnly.status).to.equal(400);
-      expect(labelOnly.body.code).to.equal('VALIDATION_ERROR');
+      expectProblem(labelOnly, 400, 'VALIDATION_ERROR');
     });
   });
 
@@ -350,16 +338,14 @@ describe('wallets', () => {
       await topup(biz.token, '100.00');
       expect((await patch(`/cl/v1/wallets/${w.id}`, { status: 'SUSPENDED' }, biz.token)).status).to.equal(200);
       const res = await post('/cl/v1/funds', { wallet_id: w.id, amount: '10.00' }, { token: biz.token });
-      expect(res.status).to.equal(422);
-      expect(res.body.code).to.equal('WALLET_NOT_ACTIVE');
+      expectProblem(res, 422, 'WALLET_NOT_ACTIVE');
       expect((await get(`/cl/v1/wallets/${w.id}/balance`, { token: biz.token })).body.balance).to.equal('0.00');
     });
 
     it('409 WALLET_BALANCE_NOT_ZERO when closing a wallet that holds money', async () => {
       const w = await fundedWallet(biz.token, '25.00');
       const res = await patch(`/cl/v1/wallets/${w.id}`, { status: 'CLOSED' }, biz.token);
-      expect(res.status).to.equal(409);
-      expect(res.body.code).to.equal('WALLET_BALANCE_NOT_ZERO');
+      expectProblem(res, 409, 'WALLET_BALANCE_NOT_ZERO');
       expect((await get(`/cl/v1/wallets/${w.id}`, { token: biz.token })).body.status).to.equal('ACTIVE');
     });
 
@@ -379,14 +365,12 @@ describe('wallets', () => {
     it('400 VALIDATION_ERROR for an empty body', async () => {
       const w = await newWallet(biz.token);
       const res = await patch(`/cl/v1/wallets/${w.id}`, {}, biz.token);
-      expect(res.status).to.equal(400);
-      expect(res.body.code).to.equal('VALIDATION_ERROR');
+      expectProblem(res, 400, 'VALIDATION_ERROR');
     });
 
     it('404 WALLET_NOT_FOUND for an unknown wallet', async () => {
       const res = await patch(`/cl/v1/wallets/${randomUUID()}`, { name: 'x' }, biz.token);
-      expect(res.status).to.equal(404);
-      expect(res.body.code).to.equal('WALLET_NOT_FOUND');
+      expectProblem(res, 404, 'WALLET_NOT_FOUND');
     });
   });
 
@@ -407,8 +391,7 @@ describe('wallets', () => {
 
     it('404 WALLET_NOT_FOUND for an unknown wallet', async () => {
       const res = await get(`/cl/v1/wallets/${randomUUID()}/balance`, { token: biz.token });
-      expect(res.status).to.equal(404);
-      expect(res.body.code).to.equal('WALLET_NOT_FOUND');
+      expectProblem(res, 404, 'WALLET_NOT_FOUND');
     });
   });
 
@@ -436,12 +419,10 @@ describe('wallets', () => {
     it('assignWalletLabel: 404 LABEL_NOT_FOUND for an unknown label, 404 WALLET_NOT_FOUND for an unknown wallet', async () => {
       const w = await newWallet(biz.token, { label_id: first.id });
       const badLabel = await put(`/cl/v1/wallets/${w.id}/label`, { label_id: randomUUID() }, biz.token);
-      expect(badLabel.status).to.equal(404);
-      expect(badLabel.body.code).to.equal('LABEL_NOT_FOUND');
+      expectProblem(badLabel, 404, 'LABEL_NOT_FOUND');
       expect((await get(`/cl/v1/wallets/${w.id}`, { token: biz.token })).body.label_id).to.equal(first.id);
       const badWallet = await put(`/cl/v1/wallets/${randomUUID()}/label`, { label_id: first.id }, biz.token);
-      expect(badWallet.status).to.equal(404);
-      expect(badWallet.body.code).to.equal('WALLET_NOT_FOUND');
+      expectProblem(badWallet, 404, 'WALLET_NOT_FOUND');
     });
 
     it("assignWalletLabel: 404 LABEL_NOT_FOUND for another business's label", async () => {
@@ -449,8 +430,7 @@ describe('wallets', () => {
       const foreign = await newLabel(other.token);
       const w = await newWallet(biz.token);
       const res = await put(`/cl/v1/wallets/${w.id}/label`, { label_id: foreign.id }, biz.token);
-      expect(res.status).to.equal(404);
-      expect(res.body.code).to.equal('LABEL_NOT_FOUND');
+      expectProblem(res, 404, 'LABEL_NOT_FOUND');
     });
 
     it('removeWalletLabel clears the label (label_id null)', async () => {
@@ -466,8 +446,7 @@ describe('wallets', () => {
 
     it('removeWalletLabel: 404 WALLET_NOT_FOUND for an unknown wallet', async () => {
       const res = await del(`/cl/v1/wallets/${randomUUID()}/label`, biz.token);
-      expect(res.status).to.equal(404);
-      expect(res.body.code).to.equal('WALLET_NOT_FOUND');
+      expectProblem(res, 404, 'WALLET_NOT_FOUND');
     });
 
     it("removeSpecificWalletLabel: 200 when it is the wallet's label", async () => {
@@ -480,8 +459,7 @@ describe('wallets', () => {
     it('removeSpecificWalletLabel: 404 LABEL_NOT_FOUND when the wallet has another label, which stays', async () => {
       const w = await newWallet(biz.token, { label_id: first.id });
       const res = await del(`/cl/v1/wallets/${w.id}/labels/${second.id}`, biz.token);
-      expect(res.status).to.equal(404);
-      expect(res.body.code).to.equal('LABEL_NOT_FOUND');
+      expectProblem(res, 404, 'LABEL_NOT_FOUND');
       expect((await get(`/cl/v1/wallets/${w.id}`, { token: biz.token })).body.label_id).to.equal(first.id);
     });
   });

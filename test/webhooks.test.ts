@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { get, post } from './support/client.js';
 import { newBusiness, platformToken, uniq } from './support/fixtures.js';
+import { expectProblem } from './support/assertions.js';
 
 const validEndpoint = () => ({
   url: `https://hooks.example.com/wallet-events/${uniq()}`,
@@ -28,8 +29,7 @@ describe('webhooks: createWebhookEndpoint', () => {
     it(`answers 400 VALIDATION_ERROR for ${what} and stores nothing`, async () => {
       const business = await newBusiness();
       const res = await post('/cl/v1/webhooks/endpoints', make(validEndpoint()), { token: business.token });
-      expect(res.status).to.equal(400);
-      expect(res.body.code).to.equal('VALIDATION_ERROR');
+      expectProblem(res, 400, 'VALIDATION_ERROR');
       expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).to.include(pointer);
       const list = await get('/cl/v1/webhooks/endpoints', { token: business.token });
       expect(list.body.data).to.deep.equal([]);
@@ -38,8 +38,7 @@ describe('webhooks: createWebhookEndpoint', () => {
 
   it('answers 403 FORBIDDEN for a platform token', async () => {
     const res = await post('/cl/v1/webhooks/endpoints', validEndpoint(), { token: await platformToken() });
-    expect(res.status).to.equal(403);
-    expect(res.body.code).to.equal('FORBIDDEN');
+    expectProblem(res, 403, 'FORBIDDEN');
   });
 });
 

@@ -48,7 +48,8 @@ export async function createApp(services: Services): Promise<Koa> {
       await next();
     } catch (err) {
       const appError = errorToResponse(err);
-      if (appError.status >= 500) console.error(`[${requestId}] ${ctx.method} ${ctx.path} failed:`, err);
+      if (!(err instanceof AppError)) console.error(`[${requestId}] ${ctx.method} ${ctx.path} failed:`, err);
+      else if (appError.status >= 500) console.warn(`[${requestId}] ${ctx.method} ${ctx.path}: ${appError.code} ${appError.message}`);
       ctx.status = appError.status;
       ctx.type = 'application/problem+json';
       ctx.body = toProblem(appError, ctx.path, requestId);

@@ -1,0 +1,15 @@
+/** Assertions on problem-details responses, shared by the test files. */
+import { expect } from 'chai';
+import type { ApiResponse } from './client.js';
+
+/** Asserts a problem-details response with `status` and `code` (the body is shown on failure). */
+export function expectProblem(res: ApiResponse, status: number, code: string): void {
+  expect(res.status, JSON.stringify(res.body)).to.equal(status);
+  expect(res.body.code, JSON.stringify(res.body)).to.equal(code);
+}
+
+/** Asserts a 400 VALIDATION_ERROR naming `pointer`. */
+export function expectValidation(res: ApiResponse, pointer: string): void {
+  expectProblem(res, 400, 'VALIDATION_ERROR');
+  expect(res.body.errors.map((e: { pointer: string }) => e.pointer), JSON.stringify(res.body)).to.include(pointer);
+}
