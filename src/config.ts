@@ -6,7 +6,8 @@
  * JWT_SECRET (default: generated once and kept in the database),
  * TOKEN_TTL_SECONDS (default 3600), RATE_LIMIT_PER_MINUTE (default 600 per client),
  * SANDBOX (default true: test helpers on, sandbox clients seeded),
- * STATEMENT_MAX_ENTRIES (default 10000: longer periods are 422 STATEMENT_TOO_LARGE).
+ * STATEMENT_MAX_ENTRIES (default 10000: longer periods are 422 STATEMENT_TOO_LARGE),
+ * DB_POOL_SIZE (default 20: most database connections the service holds).
  */
 export interface Config {
   port: number;
@@ -17,7 +18,12 @@ export interface Config {
   rateLimitPerMinute: number;
   sandbox: boolean;
   statementMaxEntries: number;
+  /** Most connections in the database pool. */
+  dbPoolSize: number;
 }
+
+/** Default DB_POOL_SIZE. */
+export const DEFAULT_DB_POOL_SIZE = 20;
 
 function intFrom(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
@@ -37,5 +43,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: intFrom(env.RATE_LIMIT_PER_MINUTE, 600, 'RATE_LIMIT_PER_MINUTE'),
     sandbox: env.SANDBOX !== 'false',
     statementMaxEntries: intFrom(env.STATEMENT_MAX_ENTRIES, 10_000, 'STATEMENT_MAX_ENTRIES'),
+    dbPoolSize: Math.max(1, intFrom(env.DB_POOL_SIZE, DEFAULT_DB_POOL_SIZE, 'DB_POOL_SIZE')),
   };
 }

@@ -34,7 +34,7 @@ export async function startService(
     embedded = await startEmbeddedPostgres(config.dataDir, { persistent: opts.persistent ?? true, quiet: opts.quiet });
     databaseUrl = embedded.url;
   }
-  const db = await connectAndMigrate(databaseUrl);
+  const db = await connectAndMigrate(databaseUrl, config.dbPoolSize);
   if (config.sandbox) await seedSandbox(db);
   const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret) });
   const host = opts.host ?? '127.0.0.1';

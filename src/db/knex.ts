@@ -4,6 +4,7 @@
  */
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { DEFAULT_DB_POOL_SIZE } from '../config.js';
 import * as initial from './migrations/001_initial.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
@@ -20,19 +21,19 @@ export const migrationSource: Knex.MigrationSource<string> = {
   getMigration: async (name) => MIGRATIONS[name],
 };
 
-/** Knex configuration for a PostgreSQL connection string. */
-export function knexConfig(connectionString: string): Knex.Config {
+/** Knex configuration for a PostgreSQL connection string, with at most `poolSize` connections. */
+export function knexConfig(connectionString: string, poolSize = DEFAULT_DB_POOL_SIZE): Knex.Config {
   return {
     client: 'pg',
     connection: connectionString,
-    pool: { min: 0, max: 20 },
+    pool: { min: 0, max: poolSize },
     migrations: { migrationSource },
   };
 }
 
-/** Opens a pool to `connectionString` and applies pending migrations. */
-export async function connectAndMigrate(connectionString: string): Promise<Knex> {
-  const db = knexFactory(knexConfig(connectionString));
+/** Opens a pool of at most `poolSize` connections to `connectionString` and applies pending migrations. */
+export async function connectAndMigrate(connectionString: string, poolSize?: number): Promise<Knex> {
+  const db = knexFactory(knexConfig(connectionString, poolSize));
   await db.migrate.latest();
   return db;
 }
