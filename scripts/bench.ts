@@ -13,7 +13,8 @@
  * 5. Checks the ledger afterwards (balanced transactions, balances = entries,
  *    money conserved, no wallet below zero) and prints the table of targets.
  *
- * Environment: SECONDS (10), WARMUP (3), CONNECTIONS (50), WALLETS (2000), STARTS (3).
+ * Environment: SECONDS (10), WARMUP (3), CONNECTIONS (50), WALLETS (2000), STARTS (3),
+ * ONLY (comma-separated scenario names, e.g. `getWallet`: run only those).
  * Exits 1 when a target is missed or the ledger check fails.
  */
 import { randomUUID } from 'node:crypto';
@@ -32,6 +33,7 @@ const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const WALLETS = Number(process.env.WALLETS ?? 2000);
 const STARTS = Number(process.env.STARTS ?? 3);
 const POOL_SIZE = loadConfig().dbPoolSize;
+const ONLY = process.env.ONLY?.split(',');
 
 const TARGETS = { transfer: 0.7, fund: 0.7, getWallet: 0.5, p99: 1.5, rssMiB: 250, startSeconds: 3 };
 
@@ -74,7 +76,7 @@ try {
   };
   const json = { 'content-type': 'application/json' };
   const auth = { ...json, authorization: `Bearer ${seed.token}` };
-  const scenarios: { name: string; target: number; reference: () => LoadRequest; service: () => LoadRequest }[] = [
+  const all: { name: string; target: number; reference: () => LoadRequest; service: () => LoadRequest }[] = [
     {
       name: 'transfer (random wallets)',
       target: TARGETS.transfer,
@@ -107,6 +109,7 @@ try {
     },
   ];
 
+  const scenarios = all.filter((s) => !ONLY || ONLY.some((name) => s.name.startsWith(name)));
   const load = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP };
   const rows: { name: string; target: number; ref: LoadResult; svc: LoadResult }[] = [];
   for (const s of scenarios) {

@@ -10,6 +10,7 @@ import Koa from 'koa';
 import { AppError, toProblem } from '../errors.js';
 import { closedLoopOperations } from '../handlers/closedLoop/index.js';
 import { coreOperations } from '../handlers/core/index.js';
+import { TokenVerifier } from './auth.js';
 import { loadBundledDocument, mountApi } from './openapi.js';
 import type { Services } from './operation.js';
 import { RateLimiter } from './rateLimit.js';
@@ -78,12 +79,14 @@ export async function createApp(services: Services): Promise<Koa> {
     }),
   );
 
+  const tokens = new TokenVerifier(services.jwtKey);
   const closedLoop = await mountApi({
     document: loadBundledDocument('closed-loop'),
     apiRoot: '/cl/v1',
     operations: closedLoopOperations as never,
     services,
     rateLimiter,
+    tokens,
   });
   const core = await mountApi({
     document: loadBundledDocument('core'),
@@ -91,6 +94,7 @@ export async function createApp(services: Services): Promise<Koa> {
     operations: coreOperations as never,
     services,
     rateLimiter,
+    tokens,
   });
 
   const router = new Router();

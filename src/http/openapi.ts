@@ -1,22 +1,23 @@
 /**
- * One openapi-backend instance per bundled document (generated/openapi/*.json).
- * openapi-backend routes each request to its operationId, checks the bearer
- * token and validates the request with Ajv (JSON Schema 2020-12, formats on);
- * this module then applies access rules, rate limits and idempotency, and calls
- * the typed handler from the OperationMap.
+ * One API per bundled document (generated/openapi/*.json): openapi-backend
+ * reads the document and validates requests with Ajv (JSON Schema 2020-12,
+ * formats on); a routing table built once routes each request to its
+ * operationId; this module checks the bearer token, applies access rules,
+ * rate limits and idempotency, and calls the typed handler from the OperationMap.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { ErrorObject } from 'ajv';
 import type { Context as KoaContext } from 'koa';
-import { OpenAPIBackend, type Context as OpenApiContext, type Document } from 'openapi-backend';
-import { AppError, invalidField, toProblem, type FieldError } from '../errors.js';
-import { verifyBearer } from './auth.js';
+import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
+import { AppError, toProblem } from '../errors.js';
+import type { TokenVerifier } from './auth.js';
 import { requestHash, withIdempotency, type StoredResponse } from './idempotency.js';
-import type { OperationContext, OperationSpec, Principal, Services } from './operation.js';
+import type { Access, OperationContext, OperationSpec, Principal, Services } from './operation.js';
 import type { RateLimiter } from './rateLimit.js';
+import { RoutingTable } from './routing.js';
+import { rejectNulCharacters, validateRequest } from './validation.js';
 
 const GENERATED = path.resolve(import.meta.dirname, '../../generated/openapi');
 
@@ -33,27 +34,6 @@ export function createAjv(opts: Record<string, unknown> = {}): Ajv2020.default {
   return ajv;
 }
 
-/** JSON Pointer into the request for an Ajv error from openapi-backend's request schema. */
-function toFieldError(err: ErrorObject): FieldError {
-  const [, where = '', ...rest] = err.instancePath.split('/');
-  let pointer = rest.length ? `/${rest.join('/')}` : '';
-  const params = err.params as Record<string, unknown>;
-  if (err.keyword === 'required') pointer += `/${String(params.missingProperty)}`;
-  if (err.keyword === 'additionalProperties') pointer += `/${String(params.additionalProperty)}`;
-  const prefix = where === 'requestBody' ? '' : where === 'headers' ? '/header' : `/${where}`;
-  const detail = err.keyword === 'additionalProperties' ? 'is not allowed' : (err.message ?? 'is invalid');
-  return { pointer: `${prefix}${pointer}` || '/', detail };
-}
-
-/** Throws 400 VALIDATION_ERROR when a string anywhere in `value` holds a NUL character (PostgreSQL rejects them). */
-function rejectNulCharacters(value: unknown, pointer = ''): void {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) throw invalidField(pointer || '/', 'must not contain NUL characters');
-  } else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) rejectNulCharacters(v, `${pointer}/${k}`);
-  }
-}
-
 export interface MountedApi {
   /** Serves a Koa request whose path belongs to this document. */
   handle(koa: KoaContext): Promise<void>;
@@ -67,9 +47,26 @@ export function send(koa: KoaContext, res: StoredResponse): void {
   koa.type = res.contentType ?? 'application/json';
 }
 
+/** Who may call `operationId` per its spec; throws FORBIDDEN. Counts the call against the rate limit. */
+function admit(operationId: string, spec: { access: Access }, principal: Principal | null, koa: KoaContext, rateLimiter: RateLimiter): void {
+  if (spec.access === 'platform' && principal?.kind !== 'PLATFORM') {
+    throw new AppError('FORBIDDEN', 'This operation needs a platform token.');
+  }
+  if (spec.access === 'business' && principal?.kind !== 'BUSINESS') {
+    throw new AppError('FORBIDDEN', 'This operation needs a business token.');
+  }
+  if (spec.access !== 'public' || operationId === 'createToken') {
+    rateLimiter.hit(principal?.clientId ?? `ip:${koa.ip}`);
+  }
+}
+
 /**
- * Builds and initialises the backend for `document` (mounted at `apiRoot`)
- * with one OperationSpec per operationId.
+ * Mounts `document` at `apiRoot` with one OperationSpec per operationId.
+ * openapi-backend reads and dereferences the document and compiles each
+ * operation's request validators (on first use); requests are routed by a
+ * table built once (routing.ts). Per request, in openapi-backend's order:
+ * route (404/405), bearer token (401), validation (400), then access (403),
+ * rate limit (429), idempotency and the handler.
  */
 export async function mountApi(args: {
   document: Document;
@@ -77,118 +74,94 @@ export async function mountApi(args: {
   operations: Record<string, OperationSpec<never>>;
   services: Services;
   rateLimiter: RateLimiter;
+  tokens: TokenVerifier;
 }): Promise<MountedApi> {
-  const { document, services, rateLimiter } = args;
+  const { services, rateLimiter, tokens } = args;
   const operations = args.operations as unknown as Record<string, OperationSpec<{ responses: object }>>;
+  const ajvs = new Map<string, Ajv2020.default>();
   const backend = new OpenAPIBackend({
-    definition: document,
+    definition: args.document,
     apiRoot: args.apiRoot,
     strict: true,
+    quick: true, // no validator is compiled up front: each operation's on its first request
     validate: true,
     coerceTypes: true,
-    customizeAjv: (_ajv, ajvOpts) => createAjv(ajvOpts as Record<string, unknown>) as never,
+    // One Ajv per set of options (two in all) instead of one per validator.
+    customizeAjv: (_ajv, ajvOpts) => {
+      const key = JSON.stringify(ajvOpts);
+      if (!ajvs.has(key)) ajvs.set(key, createAjv(ajvOpts as Record<string, unknown>));
+      return ajvs.get(key) as never;
+    },
   });
   // openapi-backend checks documents against the OpenAPI 3.0 meta-schema only; our
   // documents are 3.1 and are linted by redocly and spectral in `npm test` instead.
   backend.validateDefinition = () => backend.document;
-
-  backend.registerSecurityHandler('bearerAuth', (c: OpenApiContext) =>
-    verifyBearer(c.request.headers.authorization as string | undefined, services.jwtKey),
-  );
-  backend.register({
-    notFound: (c: OpenApiContext) => {
-      throw new AppError('NOT_FOUND', `No operation at ${c.request.method.toUpperCase()} ${c.request.path}.`);
-    },
-    methodNotAllowed: (c: OpenApiContext) => {
-      throw new AppError('METHOD_NOT_ALLOWED', `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}.`);
-    },
-    unauthorizedHandler: (c: OpenApiContext) => {
-      const failure = (c.security?.bearerAuth as { error?: unknown } | undefined)?.error;
-      throw failure instanceof AppError ? failure : new AppError('UNAUTHORIZED', 'A valid bearer token is required.');
-    },
-    validationFail: (c: OpenApiContext) => {
-      const errors = (c.validation.errors ?? []).map(toFieldError);
-      throw new AppError('VALIDATION_ERROR', `The request has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`, {
-        errors,
-      });
-    },
-  });
-
-  for (const [operationId, spec] of Object.entries(operations)) {
-    backend.register(operationId, async (c: OpenApiContext, koa: KoaContext) => {
-      const principal = (c.security?.bearerAuth as Principal | undefined) ?? null;
-      if (spec.access === 'platform' && principal?.kind !== 'PLATFORM') {
-        throw new AppError('FORBIDDEN', 'This operation needs a platform token.');
-      }
-      if (spec.access === 'business' && principal?.kind !== 'BUSINESS') {
-        throw new AppError('FORBIDDEN', 'This operation needs a business token.');
-      }
-      if (spec.access !== 'public' || operationId === 'createToken') {
-        rateLimiter.hit(principal?.clientId ?? `ip:${koa.ip}`);
-      }
-      rejectNulCharacters(c.request.requestBody);
-      rejectNulCharacters(c.request.query, '/query');
-
-      const run = async (db: Services['db']): Promise<StoredResponse> => {
-        const ctx: OperationContext<never> = {
-          body: c.request.requestBody as never,
-          path: c.request.params as never,
-          query: c.request.query as never,
-          principal,
-          db,
-          services,
-          koa,
-        };
-        return (await spec.handle(ctx as never)) as StoredResponse;
-      };
-
-      const key = koa.get('idempotency-key');
-      if (!spec.idempotent || !key) {
-        send(koa, await run(services.db));
-        return;
-      }
-      const requestId = String(koa.state.requestId);
-      const { response, replayed } = await withIdempotency(
-        services.db,
-        {
-          scope: principal?.businessId ?? principal?.clientId ?? 'anonymous',
-          key,
-          hash: requestHash(operationId, c.request.params, c.request.requestBody),
-          toStored: (err) => ({
-            status: err.status,
-            body: toProblem(err, koa.path, requestId),
-            contentType: 'application/problem+json',
-          }),
-        },
-        run,
-      );
-      send(koa, response);
-      if (replayed) koa.set('Idempotent-Replayed', 'true');
-    });
-  }
-
   await backend.init();
-  for (const op of backend.getOperations()) {
+
+  const documented = backend.getOperations();
+  for (const op of documented) {
     const spec = operations[op.operationId ?? ''];
     if (!spec) throw new Error(`no handler for operation ${op.operationId}`);
-    const isPublic = Array.isArray(op.security) && op.security.length === 0;
-    if (isPublic !== (spec.access === 'public')) {
+    const security = JSON.stringify(op.security ?? []);
+    if (security !== '[]' && security !== '[{"bearerAuth":[]}]') throw new Error(`operation ${op.operationId}: unsupported security ${security}`);
+    if ((security === '[]') !== (spec.access === 'public')) {
       throw new Error(`operation ${op.operationId}: access "${spec.access}" disagrees with the document's security`);
     }
   }
+  const routes = new RoutingTable(documented, args.apiRoot);
+
+  const dispatch = async (koa: KoaContext, operation: Operation, params: Record<string, string>): Promise<void> => {
+    const operationId = operation.operationId!;
+    const spec = operations[operationId];
+    const principal = operation.security?.length ? await tokens.verify(koa.get('authorization') || undefined) : null;
+    const body = (koa.request as unknown as { body?: unknown }).body;
+    const query = validateRequest(backend, operation, {
+      path: params,
+      query: koa.query,
+      headers: koa.headers,
+      body,
+      contentType: koa.get('content-type'),
+    });
+    admit(operationId, spec, principal, koa, rateLimiter);
+    rejectNulCharacters(body);
+    rejectNulCharacters(query, '/query');
+
+    const run = async (db: Services['db']): Promise<StoredResponse> => {
+      const ctx: OperationContext<never> = { body: body as never, path: params as never, query: query as never, principal, db, services, koa };
+      return (await spec.handle(ctx as never)) as StoredResponse;
+    };
+
+    const key = koa.get('idempotency-key');
+    if (!spec.idempotent || !key) {
+      send(koa, await run(services.db));
+      return;
+    }
+    const requestId = String(koa.state.requestId);
+    const { response, replayed } = await withIdempotency(
+      services.db,
+      {
+        scope: principal?.businessId ?? principal?.clientId ?? 'anonymous',
+        key,
+        hash: requestHash(operationId, params, body),
+        toStored: (err) => ({
+          status: err.status,
+          body: toProblem(err, koa.path, requestId),
+          contentType: 'application/problem+json',
+        }),
+      },
+      run,
+    );
+    send(koa, response);
+    if (replayed) koa.set('Idempotent-Replayed', 'true');
+  };
+
   return {
     backend,
     handle: async (koa) => {
-      await backend.handleRequest(
-        {
-          method: koa.method,
-          path: koa.path,
-          query: koa.query as Record<string, string | string[]>,
-          headers: koa.headers as Record<string, string | string[]>,
-          body: (koa.request as unknown as { body?: unknown }).body,
-        },
-        koa,
-      );
+      const match = routes.match(koa.method, koa.path);
+      if (match === 404) throw new AppError('NOT_FOUND', `No operation at ${koa.method.toUpperCase()} ${koa.path}.`);
+      if (match === 405) throw new AppError('METHOD_NOT_ALLOWED', `${koa.method.toUpperCase()} is not allowed on ${koa.path}.`);
+      await dispatch(koa, match.operation, match.params);
     },
   };
 }
