@@ -1,22 +1,10 @@
 /**
  * Money values: decimal strings in the API, decimal.js in code, numeric(20,2)
  * in PostgreSQL. Never a JavaScript number (../shared/API_CONVENTIONS.md, "Values").
+ * Amounts of movements are parsed and checked (positive, two decimals, below
+ * ±1e17 as balances) by the ledger in PostgreSQL (migrations 002 and 003).
  */
 import { Decimal } from 'decimal.js';
-import { invalidField } from '../errors.js';
-
-/** Largest absolute balance an account may reach (numeric(20,2) holds 18 integer digits). */
-export const MAX_BALANCE = new Decimal('1e17');
-
-/**
- * Parses a request amount already matched against `^\d{1,15}(\.\d{1,2})?$`.
- * Throws 400 VALIDATION_ERROR at `pointer` when it is zero.
- */
-export function parsePositiveAmount(value: string, pointer = '/amount'): Decimal {
-  const amount = new Decimal(value);
-  if (amount.lte(0)) throw invalidField(pointer, 'must be greater than 0');
-  return amount;
-}
 
 /** Formats a decimal (or a numeric string from PostgreSQL) with exactly two decimals. */
 export function formatMoney(value: Decimal.Value): string {

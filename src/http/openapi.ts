@@ -13,7 +13,7 @@ import type { Context as KoaContext } from 'koa';
 import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
 import { AppError, toProblem } from '../errors.js';
 import type { TokenVerifier } from './auth.js';
-import { requestHash, withIdempotency, type StoredResponse } from './idempotency.js';
+import { requestHash, withIdempotency, type KeyClaim, type StoredResponse } from './idempotency.js';
 import type { Access, OperationContext, OperationSpec, Principal, Services } from './operation.js';
 import type { RateLimiter } from './rateLimit.js';
 import { RoutingTable } from './routing.js';
@@ -126,14 +126,23 @@ export async function mountApi(args: {
     rejectNulCharacters(body);
     rejectNulCharacters(query, '/query');
 
-    const run = async (db: Services['db']): Promise<StoredResponse> => {
-      const ctx: OperationContext<never> = { body: body as never, path: params as never, query: query as never, principal, db, services, koa };
+    const run = async (idempotency: KeyClaim | null): Promise<StoredResponse> => {
+      const ctx: OperationContext<never> = {
+        body: body as never,
+        path: params as never,
+        query: query as never,
+        principal,
+        db: services.db,
+        idempotency,
+        services,
+        koa,
+      };
       return (await spec.handle(ctx as never)) as StoredResponse;
     };
 
     const key = koa.get('idempotency-key');
     if (!spec.idempotent || !key) {
-      send(koa, await run(services.db));
+      send(koa, await run(null));
       return;
     }
     const requestId = String(koa.state.requestId);

@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
+import type { KeyClaim } from './idempotency.js';
 
 /** Who is calling, from the bearer token. */
 export interface Principal {
@@ -55,8 +56,12 @@ export interface OperationContext<Op> {
   query: ParamsOf<Op, 'query'>;
   /** Null only on operations with `security: []`. */
   principal: Principal | null;
-  /** The database handle to use: a transaction when the call is idempotent. */
   db: Knex;
+  /**
+   * The request's Idempotency-Key (idempotent operations called with one):
+   * the operation passes it to its ledger call, which claims it (http/idempotency.ts).
+   */
+  idempotency: KeyClaim | null;
   services: Services;
   koa: KoaContext;
 }

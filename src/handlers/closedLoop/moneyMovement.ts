@@ -15,12 +15,12 @@ export const moneyMovementOperations = {
   createFund: {
     access: 'business',
     idempotent: true,
-    handle: async (ctx) => ({ status: 201, body: await createFund(ctx.db, businessIdOf(ctx), ctx.body) }),
+    handle: async (ctx) => ({ status: 201, body: await createFund(ctx.db, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
   },
   createPayout: {
     access: 'business',
     idempotent: true,
-    handle: async (ctx) => ({ status: 201, body: await createPayout(ctx.db, businessIdOf(ctx), ctx.body) }),
+    handle: async (ctx) => ({ status: 201, body: await createPayout(ctx.db, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
   },
   getPayout: {
     access: 'business',
@@ -32,21 +32,21 @@ export const moneyMovementOperations = {
   createReversal: {
     access: 'business',
     idempotent: true,
-    handle: async (ctx) => ({ status: 201, body: await createReversal(ctx.db, businessIdOf(ctx), ctx.body) }),
+    handle: async (ctx) => ({ status: 201, body: await createReversal(ctx.db, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
   },
   createTransfer: {
     access: 'business',
     idempotent: true,
-    handle: async (ctx) => ({ status: 201, body: await createTransfer(ctx.db, businessIdOf(ctx), ctx.body) }),
+    handle: async (ctx) => ({ status: 201, body: await createTransfer(ctx.db, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
   },
   createWithdrawal: {
     access: 'business',
     idempotent: true,
-    handle: async (ctx) => ({ status: 201, body: await createWithdrawal(ctx.db, businessIdOf(ctx), ctx.body) }),
+    handle: async (ctx) => ({ status: 201, body: await createWithdrawal(ctx.db, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
   },
   createRefund: {
     access: 'business',
     idempotent: true,
-    handle: async (ctx) => ({ status: 201, body: await createRefund(ctx.db, businessIdOf(ctx), ctx.body) }),
+    handle: async (ctx) => ({ status: 201, body: await createRefund(ctx.db, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
   },
 } satisfies Partial<ClosedLoopMap>;

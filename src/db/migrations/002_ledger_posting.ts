@@ -1,0 +1,145 @@
+/**
+ * The ledger's posting primitive in PL/pgSQL, so that a movement of money is
+ * one database round trip (see 003_ledger_movements for the movements).
+ *
+ * `ledger_post` locks both accounts (lower id first: concurrent postings over
+ * the same accounts serialise and never deadlock), applies the balance rules,
+ * inserts the transaction and its two entries (a debit and a credit of the
+ * same amount, each with the balance after it) and updates both balances, all
+ * in the caller's transaction. The rules are the ones the TypeScript ledger
+ * applied before (src/domain/ledger.ts history):
+ *   - only ACTIVE wallets move money (debit side checked first);
+ *   - the debited balance may go below 0.00 only for the settlement account
+ *     (it mirrors money outside the closed loop) or a wallet with can_overdraft;
+ *   - no balance may reach ±1e17 (numeric(20,2) holds 18 integer digits).
+ * The database guards of 001 stay and still apply: CHECK constraints, the
+ * immutable-entries trigger and the deferred balanced-transaction trigger.
+ *
+ * A refusal is raised by `ledger_refuse` with SQLSTATE LR000 and DETAIL a JSON
+ * object {code, detail, pointer?}: `code` is the API's error code (src/errors.ts),
+ * `pointer` the request field for VALIDATION_ERROR. Raising aborts the
+ * statement, so a refused movement changes nothing.
+ *
+ * The result is a JSON "posting": the transaction row (money as strings, never
+ * JSON numbers), both sides' account numbers and kinds, and its two entries,
+ * from which the API's Transaction view is rendered without reading again.
+ */
+import type { Knex } from 'knex';
+
+export async function up(knex: Knex): Promise<void> {
+  await knex.raw(`
+    -- Refuses a movement: SQLSTATE LR000, MESSAGE the human detail, DETAIL the
+    -- structured refusal for the service. Never returns.
+    CREATE FUNCTION ledger_refuse(p_code text, p_detail text, p_pointer text DEFAULT NULL) RETURNS void
+    LANGUAGE plpgsql AS $$
+    BEGIN
+      RAISE EXCEPTION USING
+        ERRCODE = 'LR000',
+        MESSAGE = p_detail,
+        DETAIL = json_build_object('code', p_code, 'detail', p_detail, 'pointer', p_pointer)::text;
+    END $$;
+
+    -- "Wallet 900000000019" or "The operational account 100000000011", for messages.
+    CREATE FUNCTION ledger_describe(a accounts) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+      SELECT CASE WHEN a.kind = 'WALLET' THEN 'Wallet ' || a.account_number
+                  ELSE 'The ' || lower(a.kind) || ' account ' || a.account_number END
+    $$;
+
+    -- A request amount (a decimal string with at most 15 integer digits and two decimals,
+    -- as the API validates it) as numeric; refuses a missing, malformed or non-positive one.
+    CREATE FUNCTION ledger_amount(p_value text, p_pointer text DEFAULT '/amount') RETURNS numeric
+    LANGUAGE plpgsql AS $$
+    BEGIN
+      IF p_value IS NULL OR p_value !~ '^[0-9]{1,15}([.][0-9]{1,2}){0,1}$' THEN
+        PERFORM ledger_refuse('VALIDATION_ERROR', 'must be a decimal string with at most two decimals', p_pointer);
+      END IF;
+      IF p_value::numeric <= 0 THEN
+        PERFORM ledger_refuse('VALIDATION_ERROR', 'must be greater than 0', p_pointer);
+      END IF;
+      RETURN round(p_value::numeric, 2);
+    END $$;
+
+    -- The posting JSON of transaction t between accounts d (debited) and c (credited).
+    CREATE FUNCTION ledger_posting_json(t transactions, d accounts, c accounts, d_after numeric, c_after numeric) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE AS $$
+      SELECT jsonb_build_object(
+        'id', t.id, 'reference', t.reference, 'business_id', t.business_id, 'type', t.type, 'status', t.status,
+        'amount', t.amount::text, 'currency', t.currency,
+        'debit_account_id', t.debit_account_id, 'credit_account_id', t.credit_account_id,
+        'external_reference', t.external_reference, 'notes', t.notes,
+        'original_transaction_id', t.original_transaction_id, 'reversal_transaction_id', t.reversal_transaction_id,
+        'refunded_amount', t.refunded_amount::text, 'created_at', t.created_at,
+        'debit_account_number', d.account_number, 'debit_kind', d.kind,
+        'credit_account_number', c.account_number, 'credit_kind', c.kind,
+        'entries', jsonb_build_array(
+          jsonb_build_object('account_number', d.account_number, 'amount', (-t.amount)::text, 'balance_after', d_after::text),
+          jsonb_build_object('account_number', c.account_number, 'amount', t.amount::text, 'balance_after', c_after::text)))
+    $$;
+
+    -- Posts one balanced ledger transaction of p_amount (> 0, two decimals) from
+    -- account p_debit to account p_credit, both of business p_business, in the
+    -- caller's transaction. Returns the posting JSON. Refuses WALLET_NOT_ACTIVE,
+    -- INSUFFICIENT_FUNDS, BALANCE_LIMIT_EXCEEDED; raises a plain error for accounts
+    -- that are unknown, the same, or of another business (a caller's bug, not a refusal).
+    CREATE FUNCTION ledger_post(
+      p_business uuid, p_type text, p_debit uuid, p_credit uuid, p_amount numeric, p_currency text,
+      p_external_reference text DEFAULT NULL, p_notes text DEFAULT NULL, p_original uuid DEFAULT NULL
+    ) RETURNS jsonb LANGUAGE plpgsql AS $$
+    DECLARE
+      a accounts;
+      d accounts;
+      c accounts;
+      d_after numeric(20,2);
+      c_after numeric(20,2);
+      t transactions;
+    BEGIN
+      IF p_debit = p_credit THEN
+        RAISE EXCEPTION 'ledger_post: debit and credit are the same account %', p_debit;
+      END IF;
+      -- Lock both accounts, lower id first.
+      FOR a IN SELECT * FROM accounts WHERE id IN (p_debit, p_credit) ORDER BY id FOR UPDATE LOOP
+        IF a.id = p_debit THEN d := a; ELSE c := a; END IF;
+      END LOOP;
+      IF d.id IS NULL OR c.id IS NULL OR d.business_id <> p_business OR c.business_id <> p_business THEN
+        RAISE EXCEPTION 'ledger_post: accounts % and % are not both accounts of business %', p_debit, p_credit, p_business;
+      END IF;
+
+      IF d.kind = 'WALLET' AND d.status <> 'ACTIVE' THEN
+        PERFORM ledger_refuse('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(d), d.status));
+      END IF;
+      IF c.kind = 'WALLET' AND c.status <> 'ACTIVE' THEN
+        PERFORM ledger_refuse('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(c), c.status));
+      END IF;
+      IF d.balance - p_amount < 0 AND NOT (d.kind = 'SETTLEMENT' OR (d.kind = 'WALLET' AND d.can_overdraft)) THEN
+        PERFORM ledger_refuse('INSUFFICIENT_FUNDS',
+          format('%s has %s %s; %s %s was requested.', ledger_describe(d), d.balance, d.currency, p_amount, p_currency));
+      END IF;
+      IF abs(d.balance - p_amount) >= 1e17 OR abs(c.balance + p_amount) >= 1e17 THEN
+        PERFORM ledger_refuse('BALANCE_LIMIT_EXCEEDED', 'The movement would take a balance beyond 100000000000000000.');
+      END IF;
+      d_after := d.balance - p_amount;
+      c_after := c.balance + p_amount;
+
+      INSERT INTO transactions (id, reference, business_id, type, status, amount, currency,
+                                debit_account_id, credit_account_id, external_reference, notes, original_transaction_id)
+      VALUES (gen_random_uuid(), 'TXN' || lpad(nextval('transaction_reference_seq')::text, 12, '0'), p_business, p_type,
+              'SUCCESS', p_amount, p_currency, d.id, c.id, p_external_reference, p_notes, p_original)
+      RETURNING * INTO t;
+      INSERT INTO ledger_entries (transaction_id, account_id, amount, balance_after)
+      VALUES (t.id, d.id, -p_amount, d_after), (t.id, c.id, p_amount, c_after);
+      UPDATE accounts SET balance = CASE WHEN id = d.id THEN d_after ELSE c_after END, updated_at = now()
+      WHERE id IN (d.id, c.id);
+      RETURN ledger_posting_json(t, d, c, d_after, c_after);
+    END $$;
+  `);
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.raw(`
+    DROP FUNCTION IF EXISTS ledger_post(uuid, text, uuid, uuid, numeric, text, text, text, uuid);
+    DROP FUNCTION IF EXISTS ledger_posting_json(transactions, accounts, accounts, numeric, numeric);
+    DROP FUNCTION IF EXISTS ledger_amount(text, text);
+    DROP FUNCTION IF EXISTS ledger_describe(accounts);
+    DROP FUNCTION IF EXISTS ledger_refuse(text, text, text);
+  `);
+}
