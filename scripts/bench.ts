@@ -6,10 +6,13 @@
  *    migrations, sandbox seed), stops it, then starts it STARTS more times on that
  *    existing data directory, timing spawn → first 200 from /health; the last one
  *    stays up as the service under test (its own process: its peak RSS is its own).
- * 2. Seeds through the public API: a business, WALLETS wallets, each funded.
+ * 2. Seeds through the public API: a business, WALLETS wallets, each funded;
+ *    then VACUUM ANALYZE and CHECKPOINT, so that no scenario pays for the seeding.
  * 3. Starts the reference on the service's embedded PostgreSQL, same pool size.
- * 4. For each scenario, reference then service: WARMUP seconds thrown away, then
- *    SECONDS measured, CONNECTIONS connections.
+ * 4. For each scenario, both servers: WARMUP seconds thrown away, then SECONDS
+ *    measured each with CONNECTIONS connections, in turns reference, service,
+ *    service, reference (scripts/bench/load.ts), so that the ratio is fair on a
+ *    machine whose load changes.
  * 5. Checks the ledger afterwards (balanced transactions, balances = entries,
  *    money conserved, no wallet below zero) and prints the table of targets.
  *
@@ -23,9 +26,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { freePort } from '../src/db/embedded.js';
-import { measure, type LoadRequest, type LoadResult } from './bench/load.js';
+import { comparePair, type LoadRequest, type LoadResult } from './bench/load.js';
 import { peakRssMiB, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './bench/processes.js';
-import { checkLedger, seedBench } from './bench/seed.js';
+import { checkLedger, seedBench, settle } from './bench/seed.js';
 
 const SECONDS = Number(process.env.SECONDS ?? 10);
 const WARMUP = Number(process.env.WARMUP ?? 3);
@@ -63,6 +66,7 @@ try {
 
   const seed = await seedBench(service.url, WALLETS);
   const databaseUrl = `postgres://postgres:postgres@127.0.0.1:${postgresPort(path.join(dataDir, 'pg'))}/wallet`;
+  await settle(databaseUrl);
   const referencePort = await freePort();
   reference = spawnServer(process.execPath, ['--import', 'tsx', 'scripts/reference-server.ts'], { DATABASE_URL: databaseUrl, PORT: String(referencePort), DB_POOL_SIZE: String(POOL_SIZE) }, referencePort);
   await waitHealthy(reference);
@@ -113,8 +117,7 @@ try {
   const load = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP };
   const rows: { name: string; target: number; ref: LoadResult; svc: LoadResult }[] = [];
   for (const s of scenarios) {
-    const ref = await measure(reference.url, s.reference, load);
-    const svc = await measure(service.url, s.service, load);
+    const [ref, svc] = await comparePair({ url: reference.url, build: s.reference }, { url: service.url, build: s.service }, load);
     rows.push({ name: s.name, target: s.target, ref, svc });
   }
   const rss = peakRssMiB(pid);

@@ -71,7 +71,7 @@ type Body = Record<string, string>;
 const body = (ctx: Koa.Context) => ctx.request.body as Body;
 
 async function move(ctx: Koa.Context, sql: string, debit: string, credit: string, type: string): Promise<void> {
-  const { rows } = await pool.query(sql, [debit, credit, body(ctx).amount, type]);
+  const { rows } = await pool.query({ name: type, text: sql, values: [debit, credit, body(ctx).amount, type] });
   if (!rows.length) {
     ctx.status = 404;
     ctx.body = { code: 'NOT_FOUND' };
@@ -88,7 +88,7 @@ const router = new Router();
 router.post('/transfers', (ctx) => move(ctx, TRANSFER, body(ctx).source_wallet_id, body(ctx).destination_wallet_id, 'TRANSFER'));
 router.post('/funds', (ctx) => move(ctx, FUND, body(ctx).business_id, body(ctx).wallet_id, 'FUND'));
 router.get('/accounts/:id', async (ctx) => {
-  const { rows } = await pool.query(ACCOUNT, [ctx.params.id]);
+  const { rows } = await pool.query({ name: 'account', text: ACCOUNT, values: [ctx.params.id] });
   ctx.status = rows.length ? 200 : 404;
   ctx.body = rows[0] ?? { code: 'NOT_FOUND' };
 });

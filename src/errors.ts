@@ -108,3 +108,16 @@ export function toProblem(err: AppError, instance: string, requestId: string): P
     ...(err.errors ? { errors: err.errors } : {}),
   };
 }
+
+/** A refusal of the ledger (PostgreSQL `ledger_refuse`): an error code of ERROR_STATUS, its detail and, for VALIDATION_ERROR, the field. */
+export interface Refusal {
+  code: string;
+  detail: string;
+  pointer?: string | null;
+}
+
+/** The AppError a ledger refusal stands for; null when its code is not one of ERROR_STATUS. */
+export function refusalError(refusal: Refusal): AppError | null {
+  if (!(refusal.code in ERROR_STATUS)) return null;
+  return refusal.pointer ? invalidField(refusal.pointer, refusal.detail) : new AppError(refusal.code as ErrorCode, refusal.detail);
+}

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { AppError } from '../src/errors.js';
+import { AppError, ERROR_STATUS } from '../src/errors.js';
 import { move, type TransactionType } from '../src/domain/ledger.js';
 import { KeyClaim } from '../src/http/idempotency.js';
 import { get, request } from './support/client.js';
@@ -39,15 +39,29 @@ async function errorOf(p: Promise<unknown>): Promise<unknown> {
   return undefined;
 }
 
-/** Asserts that the ledger refuses `type`/`body` with `code` (and `pointer`), leaving the business unchanged. */
+/**
+ * Asserts that the ledger refuses `type`/`body` with `code` (and `pointer`) and
+ * that the business is unchanged, both without and with an Idempotency-Key
+ * (which then keeps the refusal, and nothing else).
+ */
 async function expectRefusal(b: TestBusiness, type: TransactionType, body: object, code: string, pointer?: string): Promise<AppError> {
-  const before = await snapshot(b.id);
+  const before = (await snapshot(b.id)) as Record<string, unknown>;
   const error = await errorOf(move(db(), b.id, type, body));
   expect(error, `${type} ${JSON.stringify(body)}`).to.be.instanceOf(AppError);
   const appError = error as AppError;
   expect(appError.code, appError.message).to.equal(code);
   if (pointer) expect(appError.errors?.map((e) => e.pointer)).to.deep.equal([pointer]);
   expect(await snapshot(b.id), `${code} changed nothing`).to.deep.equal(before);
+
+  const claim = new KeyClaim(b.id, randomUUID(), 'hash', { request_id: 'r', instance: '/' });
+  const keyed = await errorOf(move(db(), b.id, type, body, claim));
+  expect((keyed as AppError).code, `${code} under a key`).to.equal(code);
+  const { keys: keysAfter, ...after } = (await snapshot(b.id)) as Record<string, unknown>;
+  const { keys: keysBefore, ...rest } = before;
+  expect(after, `${code} under a key changed nothing but the key`).to.deep.equal(rest);
+  const kept = await db()('idempotency_keys').where({ scope: b.id, key: claim.key }).first();
+  expect(kept.response_body.refusal.code).to.equal(code);
+  expect((keysAfter as unknown[] | null)?.length ?? 0).to.equal(((keysBefore as unknown[] | null)?.length ?? 0) + 1);
   return appError;
 }
 
@@ -159,7 +173,12 @@ describe('ledger (PL/pgSQL): every refusal changes nothing', () => {
     const theirs = await newWallet(other.token);
     for (const [debit, creditId] of [[rich.id, theirs.id], [rich.id, randomUUID()], [rich.id, rich.id]]) {
       const before = await snapshot(b.id);
-      const error = await errorOf(db().raw(`SELECT ledger_post(?::uuid, 'TRANSFER', ?::uuid, ?::uuid, 1.00, 'SAR')`, [b.id, debit, creditId]));
+      const error = await errorOf(
+        db().raw(
+          `SELECT ledger_post(?::uuid, 'TRANSFER', (SELECT a FROM accounts a WHERE a.id = ?), (SELECT a FROM accounts a WHERE a.id = ?), 1.00, 'SAR')`,
+          [b.id, debit, creditId],
+        ),
+      );
       expect(String(error)).to.match(/ledger_post: /);
       expect((error as { code?: string }).code).to.equal('P0001');
       expect(await snapshot(b.id)).to.deep.equal(before);
@@ -194,6 +213,29 @@ describe('ledger (PL/pgSQL): what it returns is what it committed', () => {
     }
   });
 
+  it('ledger_posting_of rebuilds each posting exactly as it was returned, after later refunds and reversals too', async () => {
+    const b = await newBusiness();
+    const [w1, w2] = [await newWallet(b.token), await newWallet(b.token)];
+    const postings = [await move(db(), b.id, 'TOPUP', { amount: '900.00', external_reference: 'top' })];
+    const add = async (type: TransactionType, body: object) => {
+      const p = await move(db(), b.id, type, body);
+      postings.push(p);
+      return p;
+    };
+    const payout = await add('PAYOUT', { wallet_id: w1.id, amount: '100.00', notes: 'n' });
+    await add('FUND', { wallet_id: w2.id, amount: '50.00' });
+    const transfer = await add('TRANSFER', { source_wallet_id: w2.id, destination_wallet_id: w1.id, amount: '5.55' });
+    await add('WITHDRAWAL', { wallet_id: w1.id, amount: '1.00' });
+    await add('REFUND', { original_transaction_id: payout.id, amount: '10.00' });
+    await add('REFUND', { original_transaction_id: payout.id, wallet_id: w2.id, amount: '20.00' });
+    await add('REFUND', { wallet_id: w1.id, amount: '1.00' });
+    await add('REVERSAL', { original_transaction_id: transfer.id });
+    for (const posting of postings) {
+      const { rows } = await db().raw('SELECT ledger_posting_of(?::uuid) AS p', [posting.id]);
+      expect(rows[0].p, posting.type).to.deep.equal(posting);
+    }
+  });
+
   it('a top-up writes one topup.complete event to the outbox, in its transaction', async () => {
     const b = await newBusiness();
     const top = await topup(b.token, '12.34');
@@ -204,33 +246,69 @@ describe('ledger (PL/pgSQL): what it returns is what it committed', () => {
   });
 });
 
-describe('ledger (PL/pgSQL): ledger_move_once', () => {
-  it('claims the key, moves and completes it in one call; a second call finds it held', async () => {
+describe('ledger (PL/pgSQL): ledger_move_keyed', () => {
+  const context = { request_id: 'req-1', instance: '/cl/v1/funds' };
+
+  it('takes the key, moves and stores the posting with it in one statement; a second call finds it held', async () => {
     const b = await newBusiness();
     const w = await newWallet(b.token);
     await topup(b.token, '10.00');
-    const first = new KeyClaim(b.id, randomUUID(), 'hash-1');
+    const first = new KeyClaim(b.id, randomUUID(), 'hash-1', context);
     const posting = await move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '4.00' }, first);
     const row = await db()('idempotency_keys').where({ scope: b.id, key: first.key }).first();
-    expect(row).to.include({ id: first.id, state: 'COMPLETED', response_status: 201 });
-    expect(row.response_body).to.deep.equal({ status: 201, posting });
+    expect(row).to.include({ state: 'COMPLETED', response_status: 201, request_hash: 'hash-1' });
+    expect(row.response_body).to.deep.equal({ status: 201, transaction_id: posting.id });
 
-    const replay = new KeyClaim(b.id, first.key, 'hash-1');
+    const replay = new KeyClaim(b.id, first.key, 'hash-1', context);
     expect(await move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '4.00' }, replay)).to.deep.equal(posting);
     expect(replay.replayed).to.equal(true);
-    const other = new KeyClaim(b.id, first.key, 'hash-2');
+    const other = new KeyClaim(b.id, first.key, 'hash-2', context);
     const error = await errorOf(move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '5.00' }, other));
     expect((error as AppError).code).to.equal('IDEMPOTENCY_KEY_REUSED');
     expect((await get(`/cl/v1/wallets/${w.id}/balance`, { token: b.token })).body.balance).to.equal('4.00');
   });
 
-  it('a refusal leaves the claim IN_PROGRESS (for the service to store the 4xx) and moves nothing', async () => {
+  it('stores a refusal with the key, in the same transaction, and moves nothing', async () => {
     const b = await newBusiness();
     const w = await newWallet(b.token);
-    const claim = new KeyClaim(b.id, randomUUID(), 'hash');
+    const claim = new KeyClaim(b.id, randomUUID(), 'hash', context);
     const error = await errorOf(move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '1.00' }, claim));
     expect((error as AppError).code).to.equal('INSUFFICIENT_FUNDS');
-    expect(await db()('idempotency_keys').where({ id: claim.id }).first()).to.include({ state: 'IN_PROGRESS', response_body: null });
+    const row = await db()('idempotency_keys').where({ scope: b.id, key: claim.key }).first();
+    expect(row).to.include({ state: 'COMPLETED', response_status: 422 });
+    expect(row.response_body.refusal).to.include({ code: 'INSUFFICIENT_FUNDS', status: 422 });
+    expect(row.response_body.context).to.deep.equal(context);
     expect(await db()('transactions').where({ business_id: b.id }).count({ n: '*' }).first()).to.deep.equal({ n: '0' });
+  });
+
+  it('a key held by a request in flight (its advisory locks) is in use for the same body, reused for another', async () => {
+    const b = await newBusiness();
+    const w = await newWallet(b.token);
+    await topup(b.token, '10.00');
+    const key = randomUUID();
+    // Hold the wallet's row so that the first call waits inside its transaction, holding the key.
+    const trx = await db().transaction();
+    await trx('accounts').where({ id: w.id }).forUpdate().select('id');
+    const first = move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '1.00' }, new KeyClaim(b.id, key, 'hash-1', context));
+    await new Promise((r) => setTimeout(r, 300));
+    const same = await errorOf(move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '1.00' }, new KeyClaim(b.id, key, 'hash-1', context)));
+    const other = await errorOf(move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '2.00' }, new KeyClaim(b.id, key, 'hash-2', context)));
+    await trx.commit();
+    await first;
+    expect((same as AppError).code).to.equal('IDEMPOTENCY_KEY_IN_USE');
+    expect((other as AppError).code).to.equal('IDEMPOTENCY_KEY_REUSED');
+    expect((await get(`/cl/v1/wallets/${w.id}/balance`, { token: b.token })).body.balance).to.equal('1.00');
+  });
+
+  it('every code the ledger refuses with has the HTTP status src/errors.ts gives it', async () => {
+    const { readFileSync, readdirSync } = await import('node:fs');
+    const dir = new URL('../src/db/migrations/', import.meta.url);
+    const sql = readdirSync(dir).map((f) => readFileSync(new URL(f, dir), 'utf8')).join('\n');
+    const codes = new Set([...sql.matchAll(/ledger_refusal\('([A-Z_]+)'/g)].map((m) => m[1]));
+    expect(codes.size).to.be.greaterThan(10);
+    for (const code of codes) {
+      const { rows } = await db().raw('SELECT ledger_refusal(?, ?) AS r', [code, 'detail']);
+      expect(rows[0].r.refusal.status, code).to.equal(ERROR_STATUS[code as keyof typeof ERROR_STATUS]);
+    }
   });
 });

@@ -1,7 +1,10 @@
 /**
  * Load for the benchmark with autocannon: `connections` keep-alive connections
- * on loopback, each request built fresh by `build` (random wallets, a new
- * Idempotency-Key), a warm-up run that is thrown away, then the measured run.
+ * on loopback, each request built fresh by its `build` (random wallets, a new
+ * Idempotency-Key). Two servers are compared in one scenario by interleaving:
+ * both warm up (thrown away), then they take turns in the order A B B A, so
+ * that a change of load on the machine during the scenario weighs on both
+ * alike. Latency percentiles are exact, over every response of a server.
  */
 import autocannon from 'autocannon';
 
@@ -13,7 +16,7 @@ export interface LoadRequest {
   body?: string;
 }
 
-/** What one measured run gave. */
+/** What a server gave over its measured runs. */
 export interface LoadResult {
   requestsPerSecond: number;
   p50: number;
@@ -23,29 +26,67 @@ export interface LoadResult {
   statuses: string;
 }
 
-function run(url: string, build: () => LoadRequest, connections: number, seconds: number): Promise<autocannon.Result> {
-  return autocannon({
-    url,
-    connections,
-    duration: seconds,
-    requests: [{ setupRequest: (req: object) => ({ ...req, ...build() }) } as autocannon.Request],
-  });
+/** A server under load: its base URL and how to build each request. */
+export interface Target {
+  url: string;
+  build: () => LoadRequest;
 }
 
-/** Warms `url` up for `warmupSeconds`, then measures `seconds` of load. */
-export async function measure(
-  url: string,
-  build: () => LoadRequest,
-  opts: { connections: number; seconds: number; warmupSeconds: number },
-): Promise<LoadResult> {
-  if (opts.warmupSeconds > 0) await run(url, build, opts.connections, opts.warmupSeconds);
-  const r = await run(url, build, opts.connections, opts.seconds);
-  const statusCodes = (r as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
+interface Tally {
+  seconds: number;
+  latencies: number[];
+  failures: number;
+  statuses: Map<number, number>;
+}
+
+async function run(target: Target, connections: number, seconds: number, tally?: Tally): Promise<void> {
+  const instance = autocannon({
+    url: target.url,
+    connections,
+    duration: seconds,
+    requests: [{ setupRequest: (req: object) => ({ ...req, ...target.build() }) } as autocannon.Request],
+  }) as unknown as autocannon.Instance & Promise<autocannon.Result>; // both, when called without a callback
+  if (tally) {
+    instance.on('response', (_client: unknown, status: number, _bytes: number, responseTime: number) => {
+      tally.latencies.push(responseTime);
+      tally.statuses.set(status, (tally.statuses.get(status) ?? 0) + 1);
+      if (status < 200 || status > 299) tally.failures++;
+    });
+  }
+  const result = await instance;
+  if (tally) {
+    tally.seconds += result.duration;
+    tally.failures += result.errors + result.timeouts;
+  }
+}
+
+function summary(t: Tally): LoadResult {
+  const sorted = Float64Array.from(t.latencies).sort();
+  const pct = (p: number) => (sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]) : NaN);
   return {
-    requestsPerSecond: r.requests.total / r.duration,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    failures: r.non2xx + r.errors + r.timeouts,
-    statuses: Object.entries(statusCodes).map(([s, { count }]) => `${s}×${count}`).join(' '),
+    requestsPerSecond: t.latencies.length / t.seconds,
+    p50: pct(50),
+    p99: pct(99),
+    failures: t.failures,
+    statuses: [...t.statuses].map(([s, n]) => `${s}×${n}`).join(' '),
   };
+}
+
+/**
+ * Measures `a` and `b` for `seconds` each (in two turns, A B B A) after
+ * `warmupSeconds` of warm-up each; returns their results in that order.
+ */
+export async function comparePair(
+  a: Target,
+  b: Target,
+  opts: { connections: number; seconds: number; warmupSeconds: number },
+): Promise<[LoadResult, LoadResult]> {
+  const tallies: Tally[] = [a, b].map(() => ({ seconds: 0, latencies: [], failures: 0, statuses: new Map() }));
+  if (opts.warmupSeconds > 0) {
+    await run(a, opts.connections, opts.warmupSeconds);
+    await run(b, opts.connections, opts.warmupSeconds);
+  }
+  const turn = opts.seconds / 2;
+  for (const i of [0, 1, 1, 0]) await run([a, b][i], opts.connections, turn, tallies[i]);
+  return [summary(tallies[0]), summary(tallies[1])];
 }

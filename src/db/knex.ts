@@ -8,6 +8,7 @@ import { DEFAULT_DB_POOL_SIZE } from '../config.js';
 import * as initial from './migrations/001_initial.js';
 import * as ledgerPosting from './migrations/002_ledger_posting.js';
 import * as ledgerMovements from './migrations/003_ledger_movements.js';
+import * as idempotencyKeys from './migrations/004_idempotency_keys.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_initial': initial,
   '002_ledger_posting': ledgerPosting,
   '003_ledger_movements': ledgerMovements,
+  '004_idempotency_keys': idempotencyKeys,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

@@ -16,7 +16,7 @@
  * constraints.
  */
 import type { Knex } from 'knex';
-import { AppError, ERROR_STATUS, invalidField, type ErrorCode } from '../errors.js';
+import { refusalError, type Refusal } from '../errors.js';
 import type { KeyClaim } from '../http/idempotency.js';
 import type { AccountKind } from './accountNumbers.js';
 
@@ -74,47 +74,44 @@ export interface Posting extends Omit<TransactionRow, 'created_at'> {
   original?: { reference: string; amount: string; refunded_amount: string } | null;
 }
 
-/** SQLSTATE of the ledger's refusals (ledger_refuse); DETAIL is {code, detail, pointer}. */
-const REFUSAL = 'LR000';
+/** The ledger's answer: a posting, or a refusal (changes nothing). */
+type Result = Posting | { refusal: Refusal };
 
-/** The AppError a ledger refusal stands for, or `err` unchanged when it is something else. */
-function fromDatabase(err: unknown): unknown {
-  const e = err as { code?: string; detail?: string };
-  if (e?.code !== REFUSAL || !e.detail) return err;
-  const refusal = JSON.parse(e.detail) as { code: string; detail: string; pointer: string | null };
-  if (!(refusal.code in ERROR_STATUS)) return err;
-  return refusal.pointer ? invalidField(refusal.pointer, refusal.detail) : new AppError(refusal.code as ErrorCode, refusal.detail);
+/** The posting of `result`; throws the AppError of a refusal. */
+function posted(result: Result): Posting {
+  if ('refusal' in result) throw refusalError(result.refusal) ?? new Error(`unknown refusal ${JSON.stringify(result.refusal)}`);
+  return result;
 }
 
 /**
- * Moves money of business `businessId`: one call of `ledger_move` with the
+ * Moves money of business `businessId`: one statement, `ledger_move` with the
  * validated request body `request` (shape per `type`, see 003_ledger_movements),
- * or, with `claim`, of `ledger_move_once`, which also claims the request's
- * Idempotency-Key in the same round trip. Returns the posting as committed.
+ * or, with `claim` (the request's Idempotency-Key), `ledger_move_keyed` (004),
+ * which also takes the key and stores the outcome with it. Both are named
+ * prepared statements. Returns the posting as committed.
  *
  * Throws AppError for every refusal of the ledger (VALIDATION_ERROR,
  * WALLET_NOT_FOUND, BUSINESS_NOT_FOUND, TRANSACTION_NOT_FOUND, WALLET_NOT_ACTIVE,
  * INSUFFICIENT_FUNDS, BALANCE_LIMIT_EXCEEDED, SAME_WALLET_TRANSFER,
  * TRANSACTION_NOT_REFUNDABLE, REFUND_EXCEEDS_ORIGINAL, TRANSACTION_NOT_REVERSIBLE,
- * TRANSACTION_ALREADY_REVERSED); with a claim whose key an earlier request
- * holds, whatever `claim.resolveHeld` gives (a replayed posting) or throws.
+ * TRANSACTION_ALREADY_REVERSED); with a claim, what `claim.outcome` gives (a
+ * replayed posting) or throws (409, 422, a stored response).
  */
 export async function move(db: Knex, businessId: string, type: TransactionType, request: object, claim?: KeyClaim | null): Promise<Posting> {
-  try {
-    if (!claim) {
-      const { rows } = await db.raw('SELECT ledger_move(?::uuid, ?, ?::jsonb) AS posting', [businessId, type, JSON.stringify(request)]);
-      return rows[0].posting as Posting;
-    }
-    claim.sent = true;
-    const { rows } = await db.raw('CALL ledger_move_once(NULL::jsonb, ?::uuid, ?, ?, ?, ?::int, ?::int, ?::uuid, ?, ?::jsonb)', [
+  if (!claim) {
+    const { rows } = await db
+      .raw('SELECT ledger_move(?::uuid, ?, ?::jsonb) AS result', [businessId, type, JSON.stringify(request)])
+      .options({ name: 'ledger_move' });
+    return posted(rows[0].result as Result);
+  }
+  claim.sent = true;
+  const { rows } = await db
+    .raw('SELECT ledger_move_keyed(?, ?, ?, ?::int, ?::int, ?::jsonb, ?::uuid, ?, ?::jsonb) AS outcome', [
       ...claim.sqlArgs(),
       businessId,
       type,
       JSON.stringify(request),
-    ]);
-    const outcome = rows[0].outcome as { posting?: Posting; held?: unknown };
-    return outcome.posting ?? (claim.resolveHeld(outcome.held) as Posting);
-  } catch (err) {
-    throw fromDatabase(err);
-  }
+    ])
+    .options({ name: 'ledger_move_keyed' });
+  return claim.outcome(rows[0].outcome) as Posting;
 }

@@ -3,30 +3,32 @@
  * "Idempotency"; the design follows the IETF draft
  * "The Idempotency-Key HTTP Header Field").
  *
- * 1. claim: the key is inserted IN_PROGRESS and committed on its own, so a
- *    concurrent duplicate sees it: same body → 409 IDEMPOTENCY_KEY_IN_USE with
- *    Retry-After; different body → 422 IDEMPOTENCY_KEY_REUSED.
- * 2. run: the operation runs in one database transaction that also marks the key
- *    COMPLETED with the response, so the effect and the stored response commit
- *    together: exactly one effect however many duplicates arrive.
+ * 1. claim: a request holds its key while it runs, visibly to concurrent
+ *    duplicates: same body → 409 IDEMPOTENCY_KEY_IN_USE with Retry-After;
+ *    different body → 422 IDEMPOTENCY_KEY_REUSED.
+ * 2. run: the operation runs in one database transaction that also stores the
+ *    key COMPLETED with the response, so the effect and the stored response
+ *    commit together: exactly one effect however many duplicates arrive.
  * 3. A typed failure (4xx) is stored too and replayed as it was; an unexpected
- *    failure releases the key (unless its effect committed) so that a retry can run.
- * 4. A claim left IN_PROGRESS for over STALE_SECONDS (its process died) may be
- *    taken over by the same request; the takeover gives the row a new id, so the
- *    original, should it still be running, fails to complete and rolls back:
- *    never two effects.
+ *    failure stores nothing (its transaction rolls back), so a retry can run.
+ * 4. A claim left IN_PROGRESS for over STALE_SECONDS (by a process that died
+ *    under the earlier claim-first protocol) may be taken over by the same
+ *    request; its row is locked and replaced, so the original, should it still
+ *    be running, cannot complete: never two effects.
  * Keys are scoped to the calling business (or platform client) and kept 24 hours.
  *
- * Steps 1 and 2 are one database round trip: the operation's ledger call
- * (`ledger_move_once`, src/db/migrations/003_ledger_movements.ts) claims the
- * key, commits the claim, moves the money and completes the key. The stored
- * response of a success is the posting the ledger returned, which the
- * operation renders again on a replay (same posting, same body); a 4xx is
- * stored here as the problem sent. A replay is sent with `Idempotent-Replayed: true`.
+ * All of it is one statement: the operation's ledger call (`ledger_move_keyed`,
+ * src/db/migrations/004_idempotency_keys.ts) takes the key (transaction-scoped
+ * advisory locks are what duplicates see as "in use"), moves the money, stores
+ * the outcome with the key and commits once. The stored response of a success
+ * is the posting the ledger returned, rendered again on a replay (same posting,
+ * same body); of a refusal, the refusal and the original request id and path,
+ * rendered again as the same problem details. A replay is sent with
+ * `Idempotent-Replayed: true`.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { AppError } from '../errors.js';
+import { AppError, refusalError, toProblem, type Refusal } from '../errors.js';
 
 const KEY_TTL_HOURS = 24;
 const STALE_SECONDS = 60;
@@ -53,28 +55,40 @@ export function requestHash(operationId: string, path: unknown, body: unknown): 
   return createHash('sha256').update(canonical({ operationId, path, body })).digest('hex');
 }
 
-/** A stored response to send again as it is (a 4xx kept in step 3). */
+/** What a replay needs to render a stored refusal as it was first sent. */
+export interface ProblemContext {
+  request_id: string;
+  /** The request path (problem details' `instance`). */
+  instance: string;
+}
+
+/** A typed failure as the response sent (and stored): problem details. */
+export function problemResponse(err: AppError, context: ProblemContext): StoredResponse {
+  return { status: err.status, body: toProblem(err, context.instance, context.request_id), contentType: 'application/problem+json' };
+}
+
+/** A stored response to send again as it is. */
 class StoredReplay {
   constructor(readonly response: StoredResponse) {}
 }
 
-/** The key's row as an earlier request left it. */
+/** A response as the database keeps it with its key. */
+type KeptResponse = Partial<StoredResponse> & { posting?: unknown; refusal?: Refusal; context?: ProblemContext };
+
+/** The key as another request holds it (idempotency_begin). */
 interface HeldKey {
-  request_hash: string;
+  request_hash: string | null;
   state: 'IN_PROGRESS' | 'COMPLETED';
-  response: (Partial<StoredResponse> & { posting?: unknown }) | null;
+  response?: KeptResponse | null;
 }
 
 /**
- * One request's Idempotency-Key, for the operation's database call to claim
- * (see the module comment). `id` is the claim's row id.
+ * One request's Idempotency-Key, for the operation's database call, which
+ * takes it (see the module comment).
  */
 export class KeyClaim {
-  readonly id = randomUUID();
-  /** Set by the operation when its database call (which claims the key) is sent. */
+  /** Set by the operation when its database call (which takes the key) is sent. */
   sent = false;
-  /** Set when an earlier request holds the key. */
-  held = false;
   /** Set when the result is an earlier request's, to be sent as a replay. */
   replayed = false;
 
@@ -82,22 +96,27 @@ export class KeyClaim {
     readonly scope: string,
     readonly key: string,
     readonly hash: string,
+    readonly context: ProblemContext,
   ) {}
 
-  /** The claim's arguments of `idempotency_claim` and `ledger_move_once`: id, scope, key, hash, TTL and staleness (seconds). */
-  sqlArgs(): [string, string, string, string, number, number] {
-    return [this.id, this.scope, this.key, this.hash, KEY_TTL_HOURS * 3600, STALE_SECONDS];
+  /** The key's arguments of `ledger_move_keyed` and `idempotency_store`: scope, key, hash, TTL, staleness (seconds), context. */
+  sqlArgs(): [string, string, string, number, number, string] {
+    return [this.scope, this.key, this.hash, KEY_TTL_HOURS * 3600, STALE_SECONDS, JSON.stringify(this.context)];
   }
 
   /**
-   * What the key held by an earlier request means for this one: its stored
-   * posting, returned (a replay, to render as the first time); or throws
-   * IDEMPOTENCY_KEY_REUSED (another request body), IDEMPOTENCY_KEY_IN_USE
-   * (still running; Retry-After: 1), or a stored response to send as it is.
+   * What `ledger_move_keyed` returned, for this request: the posting (fresh,
+   * or an earlier request's: `replayed`), or throws the refusal (stored
+   * already), IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE (Retry-After: 1)
+   * or an earlier request's stored response to send as it is.
    */
-  resolveHeld(row: unknown): unknown {
-    const held = row as HeldKey;
-    this.held = true;
+  outcome(result: { held?: HeldKey } & KeptResponse): unknown {
+    if (result.held) return this.resolveHeld(result.held);
+    if (result.refusal) throw refusalError(result.refusal) ?? new Error(`unknown refusal ${JSON.stringify(result.refusal)}`);
+    return result.posting;
+  }
+
+  private resolveHeld(held: HeldKey): unknown {
     if (held.request_hash !== this.hash) {
       throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request.');
     }
@@ -107,65 +126,46 @@ export class KeyClaim {
       });
     }
     this.replayed = true;
-    if (held.response.posting !== undefined) return held.response.posting;
-    throw new StoredReplay(held.response as StoredResponse);
+    const kept = held.response;
+    if (kept.posting !== undefined) return kept.posting;
+    const refused = kept.refusal && kept.context ? refusalError(kept.refusal) : null;
+    throw new StoredReplay(refused ? problemResponse(refused, kept.context!) : (kept as StoredResponse));
   }
-}
-
-/** Marks claim `id` COMPLETED with `response` (if still IN_PROGRESS). */
-async function complete(db: Knex, id: string, response: StoredResponse): Promise<void> {
-  await db('idempotency_keys')
-    .where({ id, state: 'IN_PROGRESS' })
-    .update({ state: 'COMPLETED', response_status: response.status, response_body: JSON.stringify(response) });
 }
 
 /**
  * Runs `run` at most once per (scope, key, request): `run` passes the KeyClaim
- * to its database call, which claims the key (ledger `move`). Returns its
- * response, with `replayed: true` when it is an earlier request's. `toStored`
- * renders a typed failure as the response to keep (problem details). A typed
+ * to its database call, which takes the key (ledger `move`). Returns its
+ * response, with `replayed: true` when it is an earlier request's. A typed
  * failure before the database call (e.g. a sandbox-only operation outside the
- * sandbox) claims the key here to store it, as the request would have.
+ * sandbox) is stored here, as the database call would have stored it.
  */
 export async function withIdempotency(
   db: Knex,
-  args: { scope: string; key: string; hash: string; toStored: (err: AppError) => StoredResponse },
+  args: { scope: string; key: string; hash: string; context: ProblemContext },
   run: (claim: KeyClaim) => Promise<StoredResponse>,
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
-  const claim = new KeyClaim(args.scope, args.key, args.hash);
+  const claim = new KeyClaim(args.scope, args.key, args.hash, args.context);
   try {
     const response = await run(claim);
-    if (!claim.sent) throw new Error('idempotent operation did not claim its Idempotency-Key');
+    if (!claim.sent) throw new Error('idempotent operation did not pass its Idempotency-Key to the database');
     return { response, replayed: claim.replayed };
   } catch (err) {
     if (err instanceof StoredReplay) return { response: err.response, replayed: true };
-    if (!claim.sent && err instanceof AppError) return storeEarlyFailure(db, claim, args.toStored(err), err);
-    if (claim.sent && !claim.held) {
-      if (err instanceof AppError) await complete(db, claim.id, args.toStored(err));
-      else await db('idempotency_keys').where({ id: claim.id, state: 'IN_PROGRESS' }).delete(); // a committed effect keeps its key
-    }
+    if (!claim.sent && err instanceof AppError) return storeEarlyFailure(db, claim, err);
     throw err;
   }
 }
 
-/**
- * Claims the key for a request that failed with `err` before its database call
- * and stores `stored` (then throws `err`); or, when an earlier request holds
- * the key, answers as for any duplicate.
- */
-async function storeEarlyFailure(
-  db: Knex,
-  claim: KeyClaim,
-  stored: StoredResponse,
-  err: AppError,
-): Promise<{ response: StoredResponse; replayed: boolean }> {
-  const { rows } = await db.raw('SELECT idempotency_claim(?::uuid, ?, ?, ?, ?::int, ?::int) AS held', claim.sqlArgs());
-  if (!rows[0].held) {
-    await complete(db, claim.id, stored);
-    throw err;
-  }
+/** Stores `err` with the key of a request that failed before its database call (then throws it); or answers as the key's holder says. */
+async function storeEarlyFailure(db: Knex, claim: KeyClaim, err: AppError): Promise<{ response: StoredResponse; replayed: boolean }> {
+  const { rows } = await db.raw('SELECT idempotency_store(?, ?, ?, ?::int, ?::int, ?::jsonb) AS held', [
+    ...claim.sqlArgs().slice(0, 5),
+    JSON.stringify(problemResponse(err, claim.context)),
+  ]);
+  if (!rows[0].held) throw err;
   try {
-    claim.resolveHeld(rows[0].held);
+    claim.outcome({ held: rows[0].held });
   } catch (heldErr) {
     if (heldErr instanceof StoredReplay) return { response: heldErr.response, replayed: true };
     throw heldErr;

@@ -11,7 +11,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Context as KoaContext } from 'koa';
 import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
-import { AppError, toProblem } from '../errors.js';
+import { AppError } from '../errors.js';
 import type { TokenVerifier } from './auth.js';
 import { requestHash, withIdempotency, type KeyClaim, type StoredResponse } from './idempotency.js';
 import type { Access, OperationContext, OperationSpec, Principal, Services } from './operation.js';
@@ -145,18 +145,13 @@ export async function mountApi(args: {
       send(koa, await run(null));
       return;
     }
-    const requestId = String(koa.state.requestId);
     const { response, replayed } = await withIdempotency(
       services.db,
       {
         scope: principal?.businessId ?? principal?.clientId ?? 'anonymous',
         key,
         hash: requestHash(operationId, params, body),
-        toStored: (err) => ({
-          status: err.status,
-          body: toProblem(err, koa.path, requestId),
-          contentType: 'application/problem+json',
-        }),
+        context: { request_id: String(koa.state.requestId), instance: koa.path },
       },
       run,
     );

@@ -1,12 +1,13 @@
 /**
  * The ledger's posting primitive in PL/pgSQL, so that a movement of money is
- * one database round trip (see 003_ledger_movements for the movements).
+ * one database statement (see 003_ledger_movements for the movements).
  *
- * `ledger_post` locks both accounts (lower id first: concurrent postings over
- * the same accounts serialise and never deadlock), applies the balance rules,
- * inserts the transaction and its two entries (a debit and a credit of the
- * same amount, each with the balance after it) and updates both balances, all
- * in the caller's transaction. The rules are the ones the TypeScript ledger
+ * `ledger_post` takes both accounts already locked by its caller (with
+ * `ledger_lock_pair`: lower id first, so concurrent postings over the same
+ * accounts serialise and never deadlock), applies the balance rules, inserts
+ * the transaction and its two entries (a debit and a credit of the same
+ * amount, each with the balance after it) and updates both balances, all in
+ * the caller's transaction. The rules are the ones the TypeScript ledger
  * applied before (src/domain/ledger.ts history):
  *   - only ACTIVE wallets move money (debit side checked first);
  *   - the debited balance may go below 0.00 only for the settlement account
@@ -15,29 +16,36 @@
  * The database guards of 001 stay and still apply: CHECK constraints, the
  * immutable-entries trigger and the deferred balanced-transaction trigger.
  *
- * A refusal is raised by `ledger_refuse` with SQLSTATE LR000 and DETAIL a JSON
- * object {code, detail, pointer?}: `code` is the API's error code (src/errors.ts),
- * `pointer` the request field for VALIDATION_ERROR. Raising aborts the
- * statement, so a refused movement changes nothing.
+ * A refusal is a value, not an exception: {refusal: {code, status, detail,
+ * pointer}} (`ledger_refusal`), where `code` is the API's error code and
+ * `status` its HTTP status (src/errors.ts; a test keeps them equal) and
+ * `pointer` the request field for VALIDATION_ERROR. Every rule is checked
+ * before anything is written, so a refusal has changed nothing; a caller that
+ * gets one returns it at once. (Values rather than exceptions: catching an
+ * exception costs a subtransaction per movement, measurably slower under load.)
+ * Caller bugs (accounts missing, the same, or of another business) raise.
  *
- * The result is a JSON "posting": the transaction row (money as strings, never
- * JSON numbers), both sides' account numbers and kinds, and its two entries,
- * from which the API's Transaction view is rendered without reading again.
+ * A posting is the JSON of the transaction row (money as strings, never JSON
+ * numbers), both sides' account numbers and kinds, and its two entries, from
+ * which the API's Transaction view is rendered without reading again.
  */
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
-    -- Refuses a movement: SQLSTATE LR000, MESSAGE the human detail, DETAIL the
-    -- structured refusal for the service. Never returns.
-    CREATE FUNCTION ledger_refuse(p_code text, p_detail text, p_pointer text DEFAULT NULL) RETURNS void
-    LANGUAGE plpgsql AS $$
-    BEGIN
-      RAISE EXCEPTION USING
-        ERRCODE = 'LR000',
-        MESSAGE = p_detail,
-        DETAIL = json_build_object('code', p_code, 'detail', p_detail, 'pointer', p_pointer)::text;
-    END $$;
+    -- A refusal of code p_code (an error code of src/errors.ts) with its HTTP status.
+    CREATE FUNCTION ledger_refusal(p_code text, p_detail text, p_pointer text DEFAULT NULL) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE AS $$
+      SELECT jsonb_build_object('refusal', jsonb_build_object(
+        'code', p_code,
+        'status', CASE
+          WHEN p_code = 'VALIDATION_ERROR' THEN 400
+          WHEN p_code IN ('WALLET_NOT_FOUND', 'BUSINESS_NOT_FOUND', 'TRANSACTION_NOT_FOUND') THEN 404
+          WHEN p_code = 'TRANSACTION_ALREADY_REVERSED' THEN 409
+          ELSE 422 END,
+        'detail', p_detail,
+        'pointer', p_pointer))
+    $$;
 
     -- "Wallet 900000000019" or "The operational account 100000000011", for messages.
     CREATE FUNCTION ledger_describe(a accounts) RETURNS text LANGUAGE sql IMMUTABLE AS $$
@@ -45,18 +53,31 @@ export async function up(knex: Knex): Promise<void> {
                   ELSE 'The ' || lower(a.kind) || ' account ' || a.account_number END
     $$;
 
-    -- A request amount (a decimal string with at most 15 integer digits and two decimals,
-    -- as the API validates it) as numeric; refuses a missing, malformed or non-positive one.
-    CREATE FUNCTION ledger_amount(p_value text, p_pointer text DEFAULT '/amount') RETURNS numeric
+    -- What is wrong with a request amount (a decimal string with at most 15 integer
+    -- digits and two decimals, as the API validates it), or NULL when it is fine.
+    CREATE FUNCTION ledger_amount_problem(p_value text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+      SELECT CASE
+        WHEN p_value IS NULL OR p_value !~ '^[0-9]{1,15}([.][0-9]{1,2}){0,1}$'
+          THEN 'must be a decimal string with at most two decimals'
+        WHEN p_value::numeric <= 0 THEN 'must be greater than 0' END
+    $$;
+
+    -- p_value as a uuid, or NULL when it is not one (ids from requests).
+    CREATE FUNCTION ledger_uuid(p_value text) RETURNS uuid LANGUAGE sql IMMUTABLE AS $$
+      SELECT CASE WHEN p_value ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+                  THEN p_value::uuid END
+    $$;
+
+    -- Locks the accounts p_a and p_b of business p_business, lower id first, and returns
+    -- them; one that does not exist (or belongs to another business) is NULL.
+    CREATE FUNCTION ledger_lock_pair(p_business uuid, p_a uuid, p_b uuid, OUT a accounts, OUT b accounts)
     LANGUAGE plpgsql AS $$
+    DECLARE
+      r accounts;
     BEGIN
-      IF p_value IS NULL OR p_value !~ '^[0-9]{1,15}([.][0-9]{1,2}){0,1}$' THEN
-        PERFORM ledger_refuse('VALIDATION_ERROR', 'must be a decimal string with at most two decimals', p_pointer);
-      END IF;
-      IF p_value::numeric <= 0 THEN
-        PERFORM ledger_refuse('VALIDATION_ERROR', 'must be greater than 0', p_pointer);
-      END IF;
-      RETURN round(p_value::numeric, 2);
+      FOR r IN SELECT * FROM accounts WHERE id IN (p_a, p_b) AND business_id = p_business ORDER BY id FOR UPDATE LOOP
+        IF r.id = p_a THEN a := r; ELSE b := r; END IF;
+      END LOOP;
     END $$;
 
     -- The posting JSON of transaction t between accounts d (debited) and c (credited).
@@ -76,46 +97,34 @@ export async function up(knex: Knex): Promise<void> {
           jsonb_build_object('account_number', c.account_number, 'amount', t.amount::text, 'balance_after', c_after::text)))
     $$;
 
-    -- Posts one balanced ledger transaction of p_amount (> 0, two decimals) from
-    -- account p_debit to account p_credit, both of business p_business, in the
-    -- caller's transaction. Returns the posting JSON. Refuses WALLET_NOT_ACTIVE,
-    -- INSUFFICIENT_FUNDS, BALANCE_LIMIT_EXCEEDED; raises a plain error for accounts
-    -- that are unknown, the same, or of another business (a caller's bug, not a refusal).
+    -- Posts one balanced ledger transaction of p_amount (> 0, two decimals) from account
+    -- d to account c of business p_business, both locked by the caller, in the caller's
+    -- transaction. Returns the posting, or the refusal WALLET_NOT_ACTIVE,
+    -- INSUFFICIENT_FUNDS or BALANCE_LIMIT_EXCEEDED before writing anything.
     CREATE FUNCTION ledger_post(
-      p_business uuid, p_type text, p_debit uuid, p_credit uuid, p_amount numeric, p_currency text,
+      p_business uuid, p_type text, d accounts, c accounts, p_amount numeric, p_currency text,
       p_external_reference text DEFAULT NULL, p_notes text DEFAULT NULL, p_original uuid DEFAULT NULL
     ) RETURNS jsonb LANGUAGE plpgsql AS $$
     DECLARE
-      a accounts;
-      d accounts;
-      c accounts;
       d_after numeric(20,2);
       c_after numeric(20,2);
       t transactions;
     BEGIN
-      IF p_debit = p_credit THEN
-        RAISE EXCEPTION 'ledger_post: debit and credit are the same account %', p_debit;
+      IF d.id IS NULL OR c.id IS NULL OR d.id = c.id OR d.business_id <> p_business OR c.business_id <> p_business THEN
+        RAISE EXCEPTION 'ledger_post: accounts % and % are not two accounts of business %', d.id, c.id, p_business;
       END IF;
-      -- Lock both accounts, lower id first.
-      FOR a IN SELECT * FROM accounts WHERE id IN (p_debit, p_credit) ORDER BY id FOR UPDATE LOOP
-        IF a.id = p_debit THEN d := a; ELSE c := a; END IF;
-      END LOOP;
-      IF d.id IS NULL OR c.id IS NULL OR d.business_id <> p_business OR c.business_id <> p_business THEN
-        RAISE EXCEPTION 'ledger_post: accounts % and % are not both accounts of business %', p_debit, p_credit, p_business;
-      END IF;
-
       IF d.kind = 'WALLET' AND d.status <> 'ACTIVE' THEN
-        PERFORM ledger_refuse('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(d), d.status));
+        RETURN ledger_refusal('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(d), d.status));
       END IF;
       IF c.kind = 'WALLET' AND c.status <> 'ACTIVE' THEN
-        PERFORM ledger_refuse('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(c), c.status));
+        RETURN ledger_refusal('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(c), c.status));
       END IF;
       IF d.balance - p_amount < 0 AND NOT (d.kind = 'SETTLEMENT' OR (d.kind = 'WALLET' AND d.can_overdraft)) THEN
-        PERFORM ledger_refuse('INSUFFICIENT_FUNDS',
+        RETURN ledger_refusal('INSUFFICIENT_FUNDS',
           format('%s has %s %s; %s %s was requested.', ledger_describe(d), d.balance, d.currency, p_amount, p_currency));
       END IF;
       IF abs(d.balance - p_amount) >= 1e17 OR abs(c.balance + p_amount) >= 1e17 THEN
-        PERFORM ledger_refuse('BALANCE_LIMIT_EXCEEDED', 'The movement would take a balance beyond 100000000000000000.');
+        RETURN ledger_refusal('BALANCE_LIMIT_EXCEEDED', 'The movement would take a balance beyond 100000000000000000.');
       END IF;
       d_after := d.balance - p_amount;
       c_after := c.balance + p_amount;
@@ -136,10 +145,12 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
-    DROP FUNCTION IF EXISTS ledger_post(uuid, text, uuid, uuid, numeric, text, text, text, uuid);
+    DROP FUNCTION IF EXISTS ledger_post(uuid, text, accounts, accounts, numeric, text, text, text, uuid);
     DROP FUNCTION IF EXISTS ledger_posting_json(transactions, accounts, accounts, numeric, numeric);
-    DROP FUNCTION IF EXISTS ledger_amount(text, text);
+    DROP FUNCTION IF EXISTS ledger_lock_pair(uuid, uuid, uuid);
+    DROP FUNCTION IF EXISTS ledger_uuid(text);
+    DROP FUNCTION IF EXISTS ledger_amount_problem(text);
     DROP FUNCTION IF EXISTS ledger_describe(accounts);
-    DROP FUNCTION IF EXISTS ledger_refuse(text, text, text);
+    DROP FUNCTION IF EXISTS ledger_refusal(text, text, text);
   `);
 }
