@@ -7,7 +7,7 @@
  * TOKEN_TTL_SECONDS (default 3600), RATE_LIMIT_PER_MINUTE (default 600 per client),
  * SANDBOX (default true: test helpers on, sandbox clients seeded),
  * STATEMENT_MAX_ENTRIES (default 10000: longer periods are 422 STATEMENT_TOO_LARGE),
- * DB_POOL_SIZE (default 20: most database connections the service holds).
+ * DB_POOL_SIZE (default 40: most database connections the service holds).
  */
 export interface Config {
   port: number;
@@ -22,8 +22,14 @@ export interface Config {
   dbPoolSize: number;
 }
 
-/** Default DB_POOL_SIZE. */
-export const DEFAULT_DB_POOL_SIZE = 20;
+/**
+ * Default DB_POOL_SIZE. Money movements are bound by WAL flushes at commit
+ * (measured: backends mostly wait on WALWrite/WalSync, 2-core PostgreSQL, 50
+ * requests in flight): more connections commit together in one flush, and 40
+ * moved more per second than 8 or 20, for the service and the bare reference
+ * alike. Reads gain nothing and lose little.
+ */
+export const DEFAULT_DB_POOL_SIZE = 40;
 
 function intFrom(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;

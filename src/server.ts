@@ -11,6 +11,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { seedSandbox } from './domain/sandbox.js';
 import { jwtKey } from './domain/settings.js';
 import { createApp } from './http/app.js';
+import { PRECOMPILED_API_DIR, RUNNING_COMPILED } from './paths.js';
 
 export interface RunningService {
   /** Base URL, e.g. http://127.0.0.1:3000 */
@@ -21,12 +22,13 @@ export interface RunningService {
 }
 
 /**
- * Starts the service per `config`. `embedded.persistent: false` makes an
- * embedded database that is deleted on close (tests).
+ * Starts the service per `config`. `persistent: false` makes an embedded
+ * database that is deleted on close (tests). `apiDir`: the precompiled API
+ * documents (default: dist/api/ when running compiled, none from sources).
  */
 export async function startService(
   config: Config,
-  opts: { persistent?: boolean; quiet?: boolean; host?: string; database?: string } = {},
+  opts: { persistent?: boolean; quiet?: boolean; host?: string; database?: string; apiDir?: string } = {},
 ): Promise<RunningService> {
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = opts.database ?? config.databaseUrl;
@@ -36,7 +38,8 @@ export async function startService(
   }
   const db = await connectAndMigrate(databaseUrl, config.dbPoolSize);
   if (config.sandbox) await seedSandbox(db);
-  const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret) });
+  const apiDir = opts.apiDir ?? (RUNNING_COMPILED ? PRECOMPILED_API_DIR : undefined);
+  const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret) }, { apiDir });
   const host = opts.host ?? '127.0.0.1';
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, host, () => resolve(s));

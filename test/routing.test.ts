@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { OpenAPIBackend } from 'openapi-backend';
 import { AppError } from '../src/errors.js';
-import { loadBundledDocument } from '../src/http/openapi.js';
+import { loadBundledDocument } from '../src/http/apiBuild.js';
+import { loadApi } from '../src/http/compiledApi.js';
 import { RoutingTable } from '../src/http/routing.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head'];
@@ -20,7 +21,7 @@ describe('routing table', () => {
     it(`routes every request of the ${name} document as openapi-backend's router does`, async () => {
       const backend = new OpenAPIBackend({ definition: loadBundledDocument(name), apiRoot: root, quick: true, validate: false });
       await backend.init();
-      const table = new RoutingTable(backend.getOperations(), root);
+      const table = new RoutingTable((await loadApi(name)).operations, root);
       const prefix = root === '/' ? '' : root;
       const paths = new Set<string>(['', '/', '/nothing', '/cl/v1foo', '/wallets/lookup', '/wallets/lookup/', '/wallets//balance', '/a/b/c/d']);
       for (const op of backend.getOperations()) {
@@ -41,9 +42,7 @@ describe('routing table', () => {
   }
 
   it('extracts and percent-decodes path parameters; a malformed escape is 400 VALIDATION_ERROR', async () => {
-    const backend = new OpenAPIBackend({ definition: loadBundledDocument('closed-loop'), apiRoot: '/cl/v1', quick: true, validate: false });
-    await backend.init();
-    const table = new RoutingTable(backend.getOperations(), '/cl/v1');
+    const table = new RoutingTable((await loadApi('closed-loop')).operations, '/cl/v1');
     const match = table.match('DELETE', '/cl/v1/wallets/w%201/labels/l%2F2/');
     expect(match).to.be.an('object');
     if (typeof match === 'object') {

@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import { closedLoopOperations } from '../src/handlers/closedLoop/index.js';
 import type { RunningService } from '../src/server.js';
 import { get, post, request, type RequestOptions } from './support/client.js';
-import { loadBundledDocument } from '../src/http/openapi.js';
+import { loadBundledDocument } from '../src/http/apiBuild.js';
 import { credit, newBusiness, newWallet, platformToken, topup, type TestBusiness } from './support/fixtures.js';
 import { running, startExtraService } from './support/service.js';
 import { expectProblem } from './support/assertions.js';

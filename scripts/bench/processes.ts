@@ -59,7 +59,7 @@ function processTable(): Map<number, { ppid: number; cmdline: string }> {
 }
 
 /**
- * The pid of the node process that runs the service (src/main or dist/src/main):
+ * The pid of the node process that runs the service (scripts/start.mjs, or src/main):
  * the deepest descendant of `rootPid` whose command line names it (npm and tsx
  * put their own processes above it).
  */
@@ -73,7 +73,7 @@ export function servicePid(rootPid: number): number {
   let found = rootPid;
   let deepest = -1;
   for (const [pid, { cmdline }] of table) {
-    if (!/src\/main\.(ts|js)/.test(cmdline)) continue;
+    if (!/src\/main\.(ts|js)|scripts\/start\.mjs/.test(cmdline)) continue;
     const depth = depthBelowRoot(pid);
     if (depth > deepest) [found, deepest] = [pid, depth];
   }

@@ -8,6 +8,8 @@ import { Decimal } from 'decimal.js';
 
 /** Formats a decimal (or a numeric string from PostgreSQL) with exactly two decimals. */
 export function formatMoney(value: Decimal.Value): string {
+  // numeric(20,2) from PostgreSQL already has exactly two decimals (and never "-0.00").
+  if (typeof value === 'string' && /^-?\d+\.\d\d$/.test(value)) return value;
   return new Decimal(value).toFixed(2);
 }
 

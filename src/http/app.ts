@@ -11,7 +11,8 @@ import { AppError, toProblem } from '../errors.js';
 import { closedLoopOperations } from '../handlers/closedLoop/index.js';
 import { coreOperations } from '../handlers/core/index.js';
 import { TokenVerifier } from './auth.js';
-import { loadBundledDocument, mountApi } from './openapi.js';
+import { loadApi } from './compiledApi.js';
+import { mountApi } from './openapi.js';
 import type { Services } from './operation.js';
 import { RateLimiter } from './rateLimit.js';
 import { SUPPORTED_API_VERSIONS } from './versions.js';
@@ -26,8 +27,12 @@ function errorToResponse(err: unknown): AppError {
   return new AppError('INTERNAL_ERROR', 'An unexpected error occurred. It has been logged.');
 }
 
-/** Builds the application over `services`. */
-export async function createApp(services: Services): Promise<Koa> {
+/**
+ * Builds the application over `services`. `apiDir`: where the API documents'
+ * operations and validators were precompiled (dist/api/); without it they are
+ * built in process (compiledApi.ts).
+ */
+export async function createApp(services: Services, opts: { apiDir?: string } = {}): Promise<Koa> {
   const app = new Koa({ proxy: false });
   const rateLimiter = new RateLimiter(services.config.rateLimitPerMinute);
 
@@ -80,16 +85,16 @@ export async function createApp(services: Services): Promise<Koa> {
   );
 
   const tokens = new TokenVerifier(services.jwtKey);
-  const closedLoop = await mountApi({
-    document: loadBundledDocument('closed-loop'),
+  const closedLoop = mountApi({
+    api: await loadApi('closed-loop', opts.apiDir),
     apiRoot: '/cl/v1',
     operations: closedLoopOperations as never,
     services,
     rateLimiter,
     tokens,
   });
-  const core = await mountApi({
-    document: loadBundledDocument('core'),
+  const core = mountApi({
+    api: await loadApi('core', opts.apiDir),
     apiRoot: '/',
     operations: coreOperations as never,
     services,

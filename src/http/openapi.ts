@@ -1,43 +1,25 @@
 /**
- * One API per bundled document (generated/openapi/*.json): openapi-backend
- * reads the document and validates requests with Ajv (JSON Schema 2020-12,
- * formats on); a routing table built once routes each request to its
- * operationId; this module checks the bearer token, applies access rules,
- * rate limits and idempotency, and calls the typed handler from the OperationMap.
+ * One API per bundled document (generated/openapi/*.json): its operations and
+ * openapi-backend's request validators (compiledApi.ts: precompiled at build
+ * time, or built in process); a routing table built once routes each request
+ * to its operationId; this module checks the bearer token, validates, applies
+ * access rules, rate limits and idempotency, and calls the typed handler from
+ * the OperationMap.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import type { Context as KoaContext } from 'koa';
-import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
 import { AppError } from '../errors.js';
 import type { TokenVerifier } from './auth.js';
+import type { ApiOperation, CompiledApi } from './compiledApi.js';
 import { requestHash, withIdempotency, type KeyClaim, type StoredResponse } from './idempotency.js';
 import type { Access, OperationContext, OperationSpec, Principal, Services } from './operation.js';
 import type { RateLimiter } from './rateLimit.js';
 import { RoutingTable } from './routing.js';
 import { rejectNulCharacters, validateRequest } from './validation.js';
 
-const GENERATED = path.resolve(import.meta.dirname, '../../generated/openapi');
-
-/** Reads a bundled document by name (`closed-loop` or `core`). */
-export function loadBundledDocument(name: 'closed-loop' | 'core'): Document {
-  return JSON.parse(readFileSync(path.join(GENERATED, `${name}.json`), 'utf8')) as Document;
-}
-
-/** Ajv for OpenAPI 3.1 schemas (JSON Schema 2020-12) with string formats. */
-export function createAjv(opts: Record<string, unknown> = {}): Ajv2020.default {
-  const Ctor = (Ajv2020 as unknown as { default: typeof Ajv2020.default }).default ?? Ajv2020;
-  const ajv = new Ctor({ strict: false, allErrors: true, ...opts });
-  (addFormats as unknown as (a: unknown) => void)(ajv);
-  return ajv;
-}
 
 export interface MountedApi {
   /** Serves a Koa request whose path belongs to this document. */
   handle(koa: KoaContext): Promise<void>;
-  backend: OpenAPIBackend;
 }
 
 /** Writes a response on the Koa context. */
@@ -61,61 +43,38 @@ function admit(operationId: string, spec: { access: Access }, principal: Princip
 }
 
 /**
- * Mounts `document` at `apiRoot` with one OperationSpec per operationId.
- * openapi-backend reads and dereferences the document and compiles each
- * operation's request validators (on first use); requests are routed by a
- * table built once (routing.ts). Per request, in openapi-backend's order:
- * route (404/405), bearer token (401), validation (400), then access (403),
- * rate limit (429), idempotency and the handler.
+ * Mounts the document `api` (operations and request validators, see
+ * compiledApi.ts) at `apiRoot` with one OperationSpec per operationId.
+ * Requests are routed by a table built once (routing.ts). Per request, in
+ * openapi-backend's order: route (404/405), bearer token (401), validation
+ * (400), then access (403), rate limit (429), idempotency and the handler.
  */
-export async function mountApi(args: {
-  document: Document;
+export function mountApi(args: {
+  api: CompiledApi;
   apiRoot: string;
   operations: Record<string, OperationSpec<never>>;
   services: Services;
   rateLimiter: RateLimiter;
   tokens: TokenVerifier;
-}): Promise<MountedApi> {
-  const { services, rateLimiter, tokens } = args;
+}): MountedApi {
+  const { api, services, rateLimiter, tokens } = args;
   const operations = args.operations as unknown as Record<string, OperationSpec<{ responses: object }>>;
-  const ajvs = new Map<string, Ajv2020.default>();
-  const backend = new OpenAPIBackend({
-    definition: args.document,
-    apiRoot: args.apiRoot,
-    strict: true,
-    quick: true, // no validator is compiled up front: each operation's on its first request
-    validate: true,
-    coerceTypes: true,
-    // One Ajv per set of options (two in all) instead of one per validator.
-    customizeAjv: (_ajv, ajvOpts) => {
-      const key = JSON.stringify(ajvOpts);
-      if (!ajvs.has(key)) ajvs.set(key, createAjv(ajvOpts as Record<string, unknown>));
-      return ajvs.get(key) as never;
-    },
-  });
-  // openapi-backend checks documents against the OpenAPI 3.0 meta-schema only; our
-  // documents are 3.1 and are linted by redocly and spectral in `npm test` instead.
-  backend.validateDefinition = () => backend.document;
-  await backend.init();
-
-  const documented = backend.getOperations();
-  for (const op of documented) {
-    const spec = operations[op.operationId ?? ''];
+  for (const op of api.operations) {
+    const spec = operations[op.operationId];
     if (!spec) throw new Error(`no handler for operation ${op.operationId}`);
-    const security = JSON.stringify(op.security ?? []);
-    if (security !== '[]' && security !== '[{"bearerAuth":[]}]') throw new Error(`operation ${op.operationId}: unsupported security ${security}`);
-    if ((security === '[]') !== (spec.access === 'public')) {
+    if (op.security !== '[]' && op.security !== '[{"bearerAuth":[]}]') throw new Error(`operation ${op.operationId}: unsupported security ${op.security}`);
+    if ((op.security === '[]') !== (spec.access === 'public')) {
       throw new Error(`operation ${op.operationId}: access "${spec.access}" disagrees with the document's security`);
     }
   }
-  const routes = new RoutingTable(documented, args.apiRoot);
+  const routes = new RoutingTable(api.operations, args.apiRoot);
 
-  const dispatch = async (koa: KoaContext, operation: Operation, params: Record<string, string>): Promise<void> => {
-    const operationId = operation.operationId!;
+  const dispatch = async (koa: KoaContext, operation: ApiOperation, params: Record<string, string>): Promise<void> => {
+    const { operationId } = operation;
     const spec = operations[operationId];
-    const principal = operation.security?.length ? await tokens.verify(koa.get('authorization') || undefined) : null;
+    const principal = operation.security !== '[]' ? await tokens.verify(koa.get('authorization') || undefined) : null;
     const body = (koa.request as unknown as { body?: unknown }).body;
-    const query = validateRequest(backend, operation, {
+    const query = validateRequest(api.validators(operationId), {
       path: params,
       query: koa.query,
       headers: koa.headers,
@@ -160,7 +119,6 @@ export async function mountApi(args: {
   };
 
   return {
-    backend,
     handle: async (koa) => {
       const match = routes.match(koa.method, koa.path);
       if (match === 404) throw new AppError('NOT_FOUND', `No operation at ${koa.method.toUpperCase()} ${koa.path}.`);

@@ -14,12 +14,12 @@
  * that some operation matches but not with this method is 405, none is 404.
  * Path parameters are percent-decoded; a malformed escape is 400 VALIDATION_ERROR.
  */
-import type { Operation } from 'openapi-backend';
+import type { ApiOperation } from './compiledApi.js';
 import { invalidField } from '../errors.js';
 
 /** A request matched to its operation, with its path parameters (decoded). */
 export interface RouteMatch {
-  operation: Operation;
+  operation: ApiOperation;
   params: Record<string, string>;
 }
 
@@ -27,20 +27,20 @@ interface Template {
   pattern: RegExp;
   names: string[];
   specificity: number;
-  byMethod: Map<string, Operation>;
+  byMethod: Map<string, ApiOperation>;
 }
 
 const escape = (literal: string) => literal.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
 
 export class RoutingTable {
   /** Exact relative path → method → operation. */
-  private readonly exact = new Map<string, Map<string, Operation>>();
+  private readonly exact = new Map<string, Map<string, ApiOperation>>();
   /** Every path (with or without parameters) by specificity, longest first. */
   private readonly templates: Template[] = [];
   private readonly rootPattern: RegExp;
 
   /** `operations` as openapi-backend lists them (getOperations), mounted at `apiRoot`. */
-  constructor(operations: Operation[], private readonly apiRoot: string) {
+  constructor(operations: ApiOperation[], private readonly apiRoot: string) {
     this.rootPattern = new RegExp(`^${escape(apiRoot)}/?`);
     const byPath = new Map<string, Template>();
     for (const op of operations) {

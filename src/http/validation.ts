@@ -1,13 +1,12 @@
 /**
  * Request validation with openapi-backend's per-operation validators (Ajv,
- * JSON Schema 2020-12, formats on), called with the operation the routing
- * table already matched: one validator for the JSON body, one for the path,
+ * JSON Schema 2020-12, formats on; compiledApi.ts), for the operation the
+ * routing table matched: one validator for the JSON body, one for the path,
  * query and header parameters (coercing query and path strings to their
  * schema types). Failures become 400 VALIDATION_ERROR with one JSON Pointer
  * per invalid field (`/field` in the body, `/path/…`, `/query/…`, `/header/…`).
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { OpenAPIBackend, Operation } from 'openapi-backend';
 import { AppError, invalidField, type FieldError } from '../errors.js';
 
 /** The parts of a request that are validated. */
@@ -43,14 +42,13 @@ export function rejectNulCharacters(value: unknown, pointer = ''): void {
 }
 
 /**
- * Validates `parts` against `operation` with `backend`'s compiled validators
- * (compiled on first use). Returns the query with its values coerced to their
- * schema types; throws AppError VALIDATION_ERROR listing every invalid field.
- * Same inputs as openapi-backend's validateRequest: the body is validated
- * when it is an object or the request says it is JSON.
+ * Validates `parts` with an operation's `validators`. Returns the query with
+ * its values coerced to their schema types; throws AppError VALIDATION_ERROR
+ * listing every invalid field. Same inputs as openapi-backend's
+ * validateRequest: the body is validated when it is an object or the request
+ * says it is JSON.
  */
-export function validateRequest(backend: OpenAPIBackend, operation: Operation, parts: RequestParts): Record<string, unknown> {
-  const validators = (backend.validator.getRequestValidatorsForOperation(operation.operationId!) ?? []) as ValidateFunction[];
+export function validateRequest(validators: ValidateFunction[], parts: RequestParts): Record<string, unknown> {
   const query: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(parts.query)) query[name] = Array.isArray(value) ? [...value] : value;
   const input: Record<string, unknown> = { path: { ...parts.path }, query, header: { ...parts.headers }, cookie: {} };

@@ -2,16 +2,20 @@
  * Mocha root hooks: one service for the whole run, on an ephemeral embedded
  * PostgreSQL (deleted afterwards) or on DATABASE_URL when set. Tests isolate
  * themselves by creating their own businesses, not by truncating tables.
+ * The service runs with the API documents precompiled (into a temporary
+ * directory, as `npm run build` does into dist/api/), as `npm start` runs it.
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
+import { precompileApis } from '../../src/http/apiBuild.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { documentedPairs, loadContracts, observed } from './contract.js';
 
 let service: RunningService | undefined;
 let dataDir: string | undefined;
+let apiDir: string | undefined;
 
 /** Base URL of the service under test. */
 export function baseUrl(): string {
@@ -30,9 +34,15 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   return { ...loadConfig(), port: 0, sandbox: true, rateLimitPerMinute: 100_000, jwtSecret: 'test-secret-test-secret-test-secret', ...overrides };
 }
 
+/** Where the API documents were precompiled for this run. */
+export function precompiledApiDir(): string {
+  if (!apiDir) throw new Error('service not started');
+  return apiDir;
+}
+
 /** Starts another server on the same database (e.g. with a low rate limit). */
 export async function startExtraService(overrides: Partial<Config>): Promise<RunningService> {
-  return startService(testConfig(overrides), { database: databaseUrl, quiet: true });
+  return startService(testConfig(overrides), { database: databaseUrl, quiet: true, apiDir });
 }
 
 let databaseUrl: string | undefined;
@@ -47,7 +57,9 @@ export const mochaHooks = {
       chmodSync(dataDir, 0o755); // PostgreSQL runs as the `postgres` user when we are root
       config.dataDir = dataDir;
     }
-    service = await startService(config, { persistent: false, quiet: true });
+    apiDir = mkdtempSync(path.join(tmpdir(), 'wallet-api-'));
+    await precompileApis(apiDir);
+    service = await startService(config, { persistent: false, quiet: true, apiDir });
     databaseUrl = (service.db.client.config.connection as string) ?? config.databaseUrl;
   },
   async afterAll(this: Mocha.Context) {
@@ -63,5 +75,6 @@ export const mochaHooks = {
     }
     await service?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (apiDir) rmSync(apiDir, { recursive: true, force: true });
   },
 };

@@ -4,9 +4,9 @@ import path from 'node:path';
 import type { operations } from '../../../generated/types/core.js';
 import { AppError } from '../../errors.js';
 import { SUPPORTED_API_VERSIONS } from '../../http/versions.js';
+import { GENERATED_OPENAPI } from '../../paths.js';
 import type { OperationMap } from '../../http/operation.js';
 
-const GENERATED = path.resolve(import.meta.dirname, '../../../generated/openapi');
 
 export const gatewayOperations = {
   getGatewayDescriptor: {
@@ -48,7 +48,7 @@ export const gatewayOperations = {
   getApiDocument: {
     access: 'public',
     async handle({ path: params }) {
-      const text = await readFile(path.join(GENERATED, params.document_name), 'utf8');
+      const text = await readFile(path.join(GENERATED_OPENAPI, params.document_name), 'utf8');
       if (params.document_name.endsWith('.yaml')) return { status: 200, body: text, contentType: 'application/yaml' };
       return { status: 200, body: JSON.parse(text) };
     },
