@@ -2,15 +2,15 @@
  * Starts the whole service: database (DATABASE_URL, or an embedded PostgreSQL
  * under DATA_DIR), migrations, sandbox seed, and the HTTP server.
  * Used by `npm start` (src/main.ts) and by the tests.
+ *
+ * The embedded PostgreSQL is started first: it comes up in its own process
+ * while this one loads the HTTP stack and the database client (imported here
+ * only then, for that reason).
  */
 import type { Server } from 'node:http';
 import type { Knex } from 'knex';
 import type { Config } from './config.js';
-import { connectAndMigrate } from './db/knex.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
-import { seedSandbox } from './domain/sandbox.js';
-import { jwtKey } from './domain/settings.js';
-import { createApp } from './http/app.js';
 import { PRECOMPILED_API_DIR, RUNNING_COMPILED } from './paths.js';
 
 export interface RunningService {
@@ -30,12 +30,20 @@ export async function startService(
   config: Config,
   opts: { persistent?: boolean; quiet?: boolean; host?: string; database?: string; apiDir?: string } = {},
 ): Promise<RunningService> {
-  let embedded: EmbeddedDatabase | undefined;
-  let databaseUrl = opts.database ?? config.databaseUrl;
-  if (!databaseUrl) {
-    embedded = await startEmbeddedPostgres(config.dataDir, { persistent: opts.persistent ?? true, quiet: opts.quiet });
-    databaseUrl = embedded.url;
-  }
+  const given = opts.database ?? config.databaseUrl;
+  const starting = given ? undefined : startEmbeddedPostgres(config.dataDir, { persistent: opts.persistent ?? true, quiet: opts.quiet });
+  starting?.catch(() => undefined); // awaited below: an early failure must not go unhandled meanwhile
+  const [{ connectAndMigrate }, { seedSandbox }, { jwtKey }, { createApp }] = await Promise.all([
+    import('./db/knex.js'),
+    import('./domain/sandbox.js'),
+    import('./domain/settings.js'),
+    import('./http/app.js'),
+  ]).catch(async (err) => {
+    await starting?.then((e) => e.stop(), () => undefined);
+    throw err;
+  });
+  const embedded: EmbeddedDatabase | undefined = await starting;
+  const databaseUrl = given ?? embedded!.url;
   const db = await connectAndMigrate(databaseUrl, config.dbPoolSize);
   if (config.sandbox) await seedSandbox(db);
   const apiDir = opts.apiDir ?? (RUNNING_COMPILED ? PRECOMPILED_API_DIR : undefined);

@@ -37,9 +37,24 @@ export function knexConfig(connectionString: string, poolSize = DEFAULT_DB_POOL_
   };
 }
 
-/** Opens a pool of at most `poolSize` connections to `connectionString` and applies pending migrations. */
+/** True when the database has exactly the migrations above applied (one query). */
+async function upToDate(db: Knex): Promise<boolean> {
+  try {
+    const { rows } = await db.raw('SELECT name FROM knex_migrations');
+    const applied = new Set(rows.map((r: { name: string }) => r.name));
+    return applied.size === Object.keys(MIGRATIONS).length && Object.keys(MIGRATIONS).every((name) => applied.has(name));
+  } catch {
+    return false; // no migrations table yet
+  }
+}
+
+/**
+ * Opens a pool of at most `poolSize` connections to `connectionString` and
+ * applies pending migrations (knex's migrator, with its lock, runs only when
+ * some are pending: a restart skips it).
+ */
 export async function connectAndMigrate(connectionString: string, poolSize?: number): Promise<Knex> {
   const db = knexFactory(knexConfig(connectionString, poolSize));
-  await db.migrate.latest();
+  if (!(await upToDate(db))) await db.migrate.latest();
   return db;
 }
