@@ -6,10 +6,10 @@
  *    migrations, sandbox seed), stops it, then starts it STARTS more times on that
  *    existing data directory, timing spawn → first 200 from /health; the last one
  *    stays up as the service under test (its own process: its peak RSS is its own).
- * 2. Seeds through the public API: a business, WALLETS wallets, each funded;
- *    then VACUUM ANALYZE and CHECKPOINT, so that no scenario pays for the seeding.
+ * 2. Seeds through the public API: a business, WALLETS wallets, each funded.
  * 3. Starts the reference on the service's embedded PostgreSQL, same pool size.
- * 4. For each scenario, both servers: WARMUP seconds thrown away, then SECONDS
+ * 4. For each scenario, after VACUUM ANALYZE and CHECKPOINT (so that neither
+ *    lands in one server's turn), both servers: WARMUP seconds thrown away, then SECONDS
  *    measured each with CONNECTIONS connections, in turns reference, service,
  *    service, reference (scripts/bench/load.ts), so that the ratio is fair on a
  *    machine whose load changes.
@@ -66,7 +66,6 @@ try {
 
   const seed = await seedBench(service.url, WALLETS);
   const databaseUrl = `postgres://postgres:postgres@127.0.0.1:${postgresPort(path.join(dataDir, 'pg'))}/wallet`;
-  await settle(databaseUrl);
   const referencePort = await freePort();
   reference = spawnServer(process.execPath, ['--import', 'tsx', 'scripts/reference-server.ts'], { DATABASE_URL: databaseUrl, PORT: String(referencePort), DB_POOL_SIZE: String(POOL_SIZE) }, referencePort);
   await waitHealthy(reference);
@@ -117,6 +116,7 @@ try {
   const load = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP };
   const rows: { name: string; target: number; ref: LoadResult; svc: LoadResult }[] = [];
   for (const s of scenarios) {
+    await settle(databaseUrl); // no checkpoint or autovacuum left to land in one server's turn
     const [ref, svc] = await comparePair({ url: reference.url, build: s.reference }, { url: service.url, build: s.service }, load);
     rows.push({ name: s.name, target: s.target, ref, svc });
   }

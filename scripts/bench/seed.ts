@@ -73,7 +73,7 @@ export async function checkLedger(databaseUrl: string, businessId: string): Prom
   }
 }
 
-/** Settles the database after seeding, so that no scenario pays for it: VACUUM ANALYZE, then a CHECKPOINT. */
+/** Settles the database before a scenario: VACUUM ANALYZE, then a CHECKPOINT (the next is minutes away). */
 export async function settle(databaseUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
