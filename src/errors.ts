@@ -109,7 +109,7 @@ export function toProblem(err: AppError, instance: string, requestId: string): P
   };
 }
 
-/** A refusal of the ledger (PostgreSQL `ledger_refuse`): an error code of ERROR_STATUS, its detail and, for VALIDATION_ERROR, the field. */
+/** A refusal of the ledger (PostgreSQL `ledger_refusal`): an error code of ERROR_STATUS, its detail and, for VALIDATION_ERROR, the field. */
 export interface Refusal {
   code: string;
   detail: string;
