@@ -10,9 +10,9 @@
  * 3. Starts the reference on the service's embedded PostgreSQL, same pool size.
  * 4. For each scenario, after VACUUM ANALYZE and CHECKPOINT (so that neither
  *    lands in one server's turn), both servers: WARMUP seconds thrown away, then SECONDS
- *    measured each with CONNECTIONS connections, in turns reference, service,
- *    service, reference (scripts/bench/load.ts), so that the ratio is fair on a
- *    machine whose load changes.
+ *    measured each with CONNECTIONS connections, in eight alternating turns
+ *    (scripts/bench/load.ts), so that the ratio is fair on a machine whose load
+ *    changes.
  * 5. Checks the ledger afterwards (balanced transactions, balances = entries,
  *    money conserved, no wallet below zero) and prints the table of targets.
  *

@@ -2,9 +2,10 @@
  * Load for the benchmark with autocannon: `connections` keep-alive connections
  * on loopback, each request built fresh by its `build` (random wallets, a new
  * Idempotency-Key). Two servers are compared in one scenario by interleaving:
- * both warm up (thrown away), then they take turns in the order A B B A, so
- * that a change of load on the machine during the scenario weighs on both
- * alike. Latency percentiles are exact, over every response of a server.
+ * both warm up (thrown away), then they take eight short turns in the order
+ * A B B A B A A B, so that changes of load on the machine during the scenario
+ * (other processes, PostgreSQL's background work) weigh on both alike. Latency
+ * percentiles are exact, over every response of a server.
  */
 import autocannon from 'autocannon';
 
@@ -73,8 +74,8 @@ function summary(t: Tally): LoadResult {
 }
 
 /**
- * Measures `a` and `b` for `seconds` each (in two turns, A B B A) after
- * `warmupSeconds` of warm-up each; returns their results in that order.
+ * Measures `a` and `b` for `seconds` each (in four turns each, A B B A B A A B)
+ * after `warmupSeconds` of warm-up each; returns their results in that order.
  */
 export async function comparePair(
   a: Target,
@@ -86,7 +87,7 @@ export async function comparePair(
     await run(a, opts.connections, opts.warmupSeconds);
     await run(b, opts.connections, opts.warmupSeconds);
   }
-  const turn = opts.seconds / 2;
-  for (const i of [0, 1, 1, 0]) await run([a, b][i], opts.connections, turn, tallies[i]);
+  const turn = opts.seconds / 4;
+  for (const i of [0, 1, 1, 0, 1, 0, 0, 1]) await run([a, b][i], opts.connections, turn, tallies[i]);
   return [summary(tallies[0]), summary(tallies[1])];
 }
