@@ -6,7 +6,10 @@
  * JWT_SECRET (default: generated once and kept in the database),
  * TOKEN_TTL_SECONDS (default 3600), RATE_LIMIT_PER_MINUTE (default 600 per client),
  * SANDBOX (default true: test helpers on, sandbox clients seeded),
- * STATEMENT_MAX_ENTRIES (default 10000: longer periods are 422 STATEMENT_TOO_LARGE).
+ * STATEMENT_MAX_ENTRIES (default and most 10000: longer periods are 422 STATEMENT_TOO_LARGE),
+ * CORS_ORIGINS (default `*`; or a comma-separated list of allowed origins).
+ * The upper bounds keep every response inside the documented schemas
+ * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
 export interface Config {
   port: number;
@@ -17,13 +20,21 @@ export interface Config {
   rateLimitPerMinute: number;
   sandbox: boolean;
   statementMaxEntries: number;
+  corsOrigins: '*' | string[];
 }
 
-function intFrom(value: string | undefined, fallback: number, name: string): number {
+function intFrom(value: string | undefined, fallback: number, name: string, max = Number.MAX_SAFE_INTEGER, min = 0): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
   return n;
+}
+
+function originsFrom(value: string | undefined): '*' | string[] {
+  if (!value || value.trim() === '*') return '*';
+  const origins = value.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const o of origins) if (!/^https?:\/\/[^\s/]+$/.test(o)) throw new Error(`CORS_ORIGINS: "${o}" is not an origin like https://docs.example.com`);
+  return origins;
 }
 
 /** Reads the configuration from `env`; throws on a malformed value. */
@@ -33,9 +44,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR || '.data',
     jwtSecret: env.JWT_SECRET || undefined,
-    tokenTtlSeconds: intFrom(env.TOKEN_TTL_SECONDS, 3600, 'TOKEN_TTL_SECONDS'),
+    tokenTtlSeconds: intFrom(env.TOKEN_TTL_SECONDS, 3600, 'TOKEN_TTL_SECONDS', 86_400, 1),
     rateLimitPerMinute: intFrom(env.RATE_LIMIT_PER_MINUTE, 600, 'RATE_LIMIT_PER_MINUTE'),
     sandbox: env.SANDBOX !== 'false',
-    statementMaxEntries: intFrom(env.STATEMENT_MAX_ENTRIES, 10_000, 'STATEMENT_MAX_ENTRIES'),
+    statementMaxEntries: intFrom(env.STATEMENT_MAX_ENTRIES, 10_000, 'STATEMENT_MAX_ENTRIES', 10_000),
+    corsOrigins: originsFrom(env.CORS_ORIGINS),
   };
 }

@@ -45,6 +45,11 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** Headers every error of a code carries unless the thrower sets them (the documents require them). */
+const DEFAULT_HEADERS: Partial<Record<ErrorCode, Record<string, string>>> = {
+  SERVICE_UNAVAILABLE: { 'Retry-After': '5' },
+};
+
 /** One invalid field: `pointer` is a JSON Pointer into the request (RFC 6901). */
 export interface FieldError {
   pointer: string;
@@ -79,7 +84,7 @@ export class AppError extends Error {
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.errors = opts.errors;
-    this.headers = opts.headers ?? {};
+    this.headers = { ...DEFAULT_HEADERS[code], ...opts.headers };
   }
 }
 

@@ -15,6 +15,8 @@ import { createApp } from './http/app.js';
 export interface RunningService {
   /** Base URL, e.g. http://127.0.0.1:3000 */
   url: string;
+  /** Connection string of the database it runs on. */
+  databaseUrl: string;
   db: Knex;
   /** Stops the HTTP server, the pool and the embedded PostgreSQL (if any). */
   close(): Promise<void>;
@@ -41,10 +43,16 @@ export async function startService(
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, host, () => resolve(s));
   });
+  // Idle keep-alive sockets stay open longer than clients and load balancers keep
+  // theirs (60 s is the common default), so a client never reuses a socket that the
+  // server is closing at the same moment (ECONNRESET).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    databaseUrl,
     db,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -30,7 +30,7 @@ describe('gateway (core API)', () => {
     expect(yaml.body).to.match(/^openapi: 3\.1\.0/m);
     const unknown = await get('/openapi/other.json');
     expect(unknown.status).to.equal(400);
-    expect(unknown.body.errors[0].pointer).to.equal('/path/document_name');
+    expect(unknown.body.errors[0].pointer).to.equal('/path/document');
   });
 
   it('echoes X-API-Version, defaults to v1 and refuses unsupported versions', async () => {

@@ -81,7 +81,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/openapi/{document_name}": {
+    "/openapi/{document}.json": {
         parameters: {
             query?: never;
             header?: never;
@@ -89,10 +89,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Download an API document
-         * @description Returns the bundled, single-file OpenAPI document: the closed-loop or the core API, as JSON or YAML.
+         * Download an API document as JSON
+         * @description Returns the bundled, single-file OpenAPI 3.1 document of the closed-loop or the core API as JSON, for SDK generators, mock servers and docs tools.
          */
         get: operations["getApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/{document}.yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an API document as YAML
+         * @description Returns the bundled, single-file OpenAPI 3.1 document of the closed-loop or the core API as YAML, for SDK generators, mock servers and docs tools.
+         */
+        get: operations["getApiDocumentYaml"];
         put?: never;
         post?: never;
         delete?: never;
@@ -112,9 +132,12 @@ export interface components {
             default: components["schemas"]["ApiVersion"];
         };
         GatewayEndpoints: {
-            health: string;
-            ready: string;
-            ping: string;
+            /** @enum {string} */
+            health: "/health";
+            /** @enum {string} */
+            ready: "/ready";
+            /** @enum {string} */
+            ping: "/ping";
             versioning: components["schemas"]["GatewayVersioning"];
         };
         GatewayDescriptor: {
@@ -145,27 +168,47 @@ export interface components {
             timestamp: components["schemas"]["Timestamp"];
         };
         /**
-         * @description Which document, in which format.
+         * @description Which API document.
          * @enum {string}
          */
-        ApiDocumentName: "closed-loop.json" | "closed-loop.yaml" | "core.json" | "core.yaml";
+        ApiDocumentName: "closed-loop" | "core";
+        /** @description An OpenAPI 3.1 document in YAML. */
+        OpenApiDocumentYaml: string;
         /** @description An OpenAPI 3.1 document. */
         OpenApiDocument: {
             openapi: string;
-            info: Record<string, never>;
-            paths: Record<string, never>;
+            info: components["schemas"]["OpenApiInfo"];
+            /** @description The operations, by path (see the OpenAPI 3.1 specification). */
+            paths: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The document's `info` object (only `title` and `version` are shown here). */
+        OpenApiInfo: {
+            title: string;
+            version: string;
         };
         /**
-         * @description Supported API versions. May grow.
+         * @description Supported API versions. The list may grow.
          * @enum {string}
          */
         ApiVersion: "v1" | "v2" | "v3";
+        /**
+         * @description Request identifier (a UUID when the service makes one).
+         * @example 0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a
+         */
+        RequestId: string;
         /**
          * Format: date-time
          * @description ISO 8601 instant in UTC with milliseconds.
          * @example 2026-11-21T10:15:30.123Z
          */
         Timestamp: string;
+        /**
+         * @description Upper-snake error code, stable per problem type. Each operation's error responses list the codes they can carry; the set may grow.
+         * @example INSUFFICIENT_FUNDS
+         */
+        ErrorCode: string;
         ProblemFieldError: {
             /**
              * @description JSON Pointer into the request (`/amount`, or `/query/limit` and `/header/X-API-Version` outside the body).
@@ -178,13 +221,15 @@ export interface components {
         /** @description RFC 9457 problem details, with a stable machine-readable `code`. */
         Problem: {
             /**
-             * @description Stable URI reference identifying the problem type, one per `code`.
+             * Format: uri
+             * @description Stable URI identifying the problem type, one per `code`.
              * @example https://errors.wallet.example/insufficient-funds
              */
             type: string;
             /** @example Insufficient funds */
             title: string;
             /**
+             * Format: int32
              * @description The HTTP status code.
              * @example 422
              */
@@ -196,88 +241,138 @@ export interface components {
              * @example /cl/v1/transfers
              */
             instance?: string;
-            /**
-             * @description Upper-snake error code. The set of codes may grow.
-             * @example INSUFFICIENT_FUNDS
-             */
-            code: string;
-            /** @example 0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a */
-            request_id: string;
+            code: components["schemas"]["ErrorCode"];
+            request_id: components["schemas"]["RequestId"];
             /** @description Present on validation failures, one item per invalid field. */
             errors?: components["schemas"]["ProblemFieldError"][];
         };
+        /** @description Problem details with the codes this response can carry. */
+        UnsupportedVersionProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "UNSUPPORTED_API_VERSION";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        InternalErrorProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "INTERNAL_ERROR";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        ServiceUnavailableProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "SERVICE_UNAVAILABLE";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        InvalidParametersProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "VALIDATION_ERROR" | "UNSUPPORTED_API_VERSION";
+        };
     };
     responses: {
-        /** @description The request is malformed: invalid JSON (`MALFORMED_JSON`), a body that is not JSON (`UNSUPPORTED_MEDIA_TYPE`), a field that fails validation (`VALIDATION_ERROR`, with `errors`), an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`) or a malformed cursor (`INVALID_CURSOR`). Nothing was changed. */
-        BadRequest: {
+        /** @description An unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
+        UnsupportedVersion: {
             headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "X-API-Version": components["headers"]["ApiVersion"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "https://errors.wallet.example/validation-error",
-                 *       "title": "Validation error",
-                 *       "status": 400,
-                 *       "detail": "The request has 1 invalid field.",
-                 *       "instance": "/cl/v1/wallets",
-                 *       "code": "VALIDATION_ERROR",
-                 *       "request_id": "0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a",
-                 *       "errors": [
-                 *         {
-                 *           "pointer": "/name",
-                 *           "detail": "must have required property 'name'"
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["UnsupportedVersionProblem"];
             };
         };
-        /** @description A dependency (the database) is unavailable (`SERVICE_UNAVAILABLE`). */
-        ServiceUnavailable: {
+        /** @description An unexpected error (`INTERNAL_ERROR`). It has been logged with the `request_id`; no stack, SQL or secret is ever included. */
+        InternalError: {
             headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "X-API-Version": components["headers"]["ApiVersion"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "https://errors.wallet.example/service-unavailable",
-                 *       "title": "Service unavailable",
-                 *       "status": 503,
-                 *       "detail": "The database is not reachable.",
-                 *       "instance": "/ready",
-                 *       "code": "SERVICE_UNAVAILABLE",
-                 *       "request_id": "0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a"
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["InternalErrorProblem"];
+            };
+        };
+        /** @description A dependency (the database) is unavailable (`SERVICE_UNAVAILABLE`); retry after `Retry-After` seconds. */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+            };
+        };
+        /** @description A path, query or header parameter fails validation (`VALIDATION_ERROR`, with `errors`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
+        InvalidParameters: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["InvalidParametersProblem"];
             };
         };
     };
     parameters: {
         /**
-         * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+         * @description Which API document.
+         * @example closed-loop
+         */
+        ApiDocumentParameter: components["schemas"]["ApiDocumentName"];
+        /**
+         * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
          * @example v1
          */
-        ApiVersion: components["schemas"]["ApiVersion"];
+        ApiVersionParameter: components["schemas"]["ApiVersion"];
     };
     requestBodies: never;
     headers: {
         /**
-         * @description Identifier of this request, also given as `request_id` in problem details.
+         * @description Identifier of this request, also given as `request_id` in problem details. An incoming `X-Request-Id` of 1 to 128 characters `[A-Za-z0-9._-]` is kept.
          * @example 0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a
          */
-        RequestId: string;
+        "X-Request-Id": components["schemas"]["RequestId"];
         /**
          * @description The API version that served the request.
          * @example v1
          */
-        ApiVersion: components["schemas"]["ApiVersion"];
+        "X-API-Version": components["schemas"]["ApiVersion"];
+        /**
+         * @description CORS: present when the request carried an `Origin` header that is allowed (every origin by default; `CORS_ORIGINS` narrows it). Either `*` or the request's origin.
+         * @example *
+         */
+        "Access-Control-Allow-Origin": string;
+        /**
+         * @description Requests allowed per window for the caller (IETF draft RateLimit header fields). Present on operations counted against a rate limit: every authenticated request, counted per client, and the token request, counted per address.
+         * @example 600
+         */
+        "RateLimit-Limit": number;
+        /**
+         * @description Requests left in the current window. Present with `RateLimit-Limit`.
+         * @example 599
+         */
+        "RateLimit-Remaining": number;
+        /**
+         * @description Seconds until the current window ends. Present with `RateLimit-Limit`.
+         * @example 42
+         */
+        "RateLimit-Reset": number;
+        /**
+         * @description Seconds to wait before retrying.
+         * @example 1
+         */
+        "Retry-After": number;
     };
     pathItems: never;
 }
@@ -288,10 +383,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path?: never;
             cookie?: never;
@@ -301,8 +396,9 @@ export interface operations {
             /** @description The gateway descriptor. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -330,7 +426,8 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayDescriptor"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["UnsupportedVersion"];
+            500: components["responses"]["InternalError"];
         };
     };
     getHealth: {
@@ -338,10 +435,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path?: never;
             cookie?: never;
@@ -351,8 +448,9 @@ export interface operations {
             /** @description The process is up. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -365,7 +463,8 @@ export interface operations {
                     "application/json": components["schemas"]["HealthStatus"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["UnsupportedVersion"];
+            500: components["responses"]["InternalError"];
         };
     };
     getReadiness: {
@@ -373,10 +472,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path?: never;
             cookie?: never;
@@ -386,8 +485,9 @@ export interface operations {
             /** @description Ready to serve. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -403,7 +503,8 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessStatus"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["UnsupportedVersion"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -412,10 +513,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path?: never;
             cookie?: never;
@@ -425,8 +526,9 @@ export interface operations {
             /** @description Pong. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -439,7 +541,8 @@ export interface operations {
                     "application/json": components["schemas"]["Pong"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["UnsupportedVersion"];
+            500: components["responses"]["InternalError"];
         };
     };
     getApiDocument: {
@@ -447,17 +550,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path: {
                 /**
-                 * @description Document and format.
-                 * @example closed-loop.json
+                 * @description Which API document.
+                 * @example closed-loop
                  */
-                document_name: components["schemas"]["ApiDocumentName"];
+                document: components["parameters"]["ApiDocumentParameter"];
             };
             cookie?: never;
         };
@@ -466,8 +569,9 @@ export interface operations {
             /** @description The OpenAPI document. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -482,15 +586,52 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getApiDocumentYaml: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Which API document.
+                 * @example closed-loop
+                 */
+                document: components["parameters"]["ApiDocumentParameter"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
                     /**
                      * @example openapi: 3.1.0
                      *     info:
                      *       title: Closed-Loop Wallet API
                      */
-                    "application/yaml": string;
+                    "application/yaml": components["schemas"]["OpenApiDocumentYaml"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
+            500: components["responses"]["InternalError"];
         };
     };
 }

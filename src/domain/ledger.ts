@@ -104,7 +104,7 @@ export async function postLedgerTransaction(trx: Knex.Transaction, req: PostingR
     );
   }
   if (debitAfter.abs().gte(MAX_BALANCE) || creditAfter.abs().gte(MAX_BALANCE)) {
-    throw new AppError('BALANCE_LIMIT_EXCEEDED', `The movement would take a balance beyond ${MAX_BALANCE.toFixed(0)}.`);
+    throw new AppError('BALANCE_LIMIT_EXCEEDED', `The movement would take a balance beyond ±${MAX_BALANCE.minus(0.01).toFixed(2)}.`);
   }
 
   const { rows } = await trx.raw("SELECT 'TXN' || lpad(nextval('transaction_reference_seq')::text, 12, '0') AS reference");

@@ -5,8 +5,12 @@
 import { Decimal } from 'decimal.js';
 import { invalidField } from '../errors.js';
 
-/** Largest absolute balance an account may reach (numeric(20,2) holds 18 integer digits). */
-export const MAX_BALANCE = new Decimal('1e17');
+/**
+ * Balances stay strictly below this in absolute value: at most 999999999999999.99,
+ * the 15 integer digits of the documented `Balance` pattern `^-?\d{1,15}\.\d{2}$`
+ * (numeric(20,2) could hold more; the contract is the limit).
+ */
+export const MAX_BALANCE = new Decimal('1e15');
 
 /**
  * Parses a request amount already matched against `^\d{1,15}(\.\d{1,2})?$`.

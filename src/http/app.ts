@@ -1,7 +1,7 @@
 /**
- * The Koa application: request ids, API versioning, problem-details errors,
- * JSON body parsing, and the two API documents mounted with @koa/router
- * (closed-loop under /cl/v1, core at the root).
+ * The Koa application: CORS, request ids, API versioning, problem-details errors,
+ * body parsing (JSON; forms where an operation declares them), and the two API
+ * documents mounted with @koa/router (closed-loop under /cl/v1, core at the root).
  */
 import { randomUUID } from 'node:crypto';
 import { bodyParser } from '@koa/bodyparser';
@@ -10,6 +10,7 @@ import Koa from 'koa';
 import { AppError, toProblem } from '../errors.js';
 import { closedLoopOperations } from '../handlers/closedLoop/index.js';
 import { coreOperations } from '../handlers/core/index.js';
+import { corsMiddleware } from './cors.js';
 import { loadBundledDocument, mountApi } from './openapi.js';
 import type { Services } from './operation.js';
 import { RateLimiter } from './rateLimit.js';
@@ -29,6 +30,7 @@ function errorToResponse(err: unknown): AppError {
 export async function createApp(services: Services): Promise<Koa> {
   const app = new Koa({ proxy: false });
   const rateLimiter = new RateLimiter(services.config.rateLimitPerMinute);
+  app.use(corsMiddleware(services.config.corsOrigins));
 
   // Request id, version negotiation and problem-details errors for everything below.
   app.use(async (ctx, next) => {
@@ -57,17 +59,20 @@ export async function createApp(services: Services): Promise<Koa> {
     }
   });
 
-  // Bodies are JSON only (the seed: "All bodies are JSON").
+  // Bodies are JSON (the seed: "All bodies are JSON"), or a form where an operation
+  // declares one (the OAuth2 token request); each operation then checks its own media
+  // types (see rejectUndeclaredMediaType in ./openapi.ts).
   app.use(async (ctx, next) => {
     const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('transfer-encoding') !== '';
-    if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && hasBody && !ctx.is('application/json', '+json')) {
+    if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && hasBody && !ctx.is('application/json', '+json', 'application/x-www-form-urlencoded')) {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be sent as Content-Type: application/json.');
     }
     await next();
   });
   app.use(
     bodyParser({
-      enableTypes: ['json'],
+      enableTypes: ['json', 'form'],
+      formLimit: '16kb',
       jsonLimit: '1mb',
       encoding: 'utf-8',
       onError: (err) => {

@@ -20,13 +20,22 @@ export async function issueToken(principal: Principal, key: Uint8Array, ttlSecon
     .sign(key);
 }
 
+const REALM = 'realm="wallet-service"';
+
 /**
  * The principal of an `Authorization: Bearer <jwt>` header value.
- * Throws AppError UNAUTHORIZED when missing, malformed, expired or wrongly signed.
+ * Throws AppError UNAUTHORIZED when missing, malformed, expired or wrongly signed,
+ * with `WWW-Authenticate: Bearer` (RFC 6750 §3: `error="invalid_token"` when a
+ * token was sent, no error code when none was).
  */
 export async function verifyBearer(header: string | undefined, key: Uint8Array): Promise<Principal> {
   const match = /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(header ?? '');
-  if (!match) throw new AppError('UNAUTHORIZED', 'A bearer token is required: Authorization: Bearer <ACCESS_TOKEN>.');
+  if (!match) {
+    const sent = /^Bearer\s/i.test(header ?? '');
+    throw new AppError('UNAUTHORIZED', 'A bearer token is required: Authorization: Bearer <ACCESS_TOKEN>.', {
+      headers: { 'WWW-Authenticate': sent ? `Bearer ${REALM}, error="invalid_token"` : `Bearer ${REALM}` },
+    });
+  }
   try {
     const { payload } = await jwtVerify(match[1], key, { issuer: ISSUER, algorithms: ['HS256'] });
     const kind = payload.kind;
@@ -35,6 +44,8 @@ export async function verifyBearer(header: string | undefined, key: Uint8Array):
     if (kind === 'BUSINESS' && !businessId) throw new Error('bad claims');
     return { kind, clientId: payload.sub, businessId };
   } catch {
-    throw new AppError('UNAUTHORIZED', 'The bearer token is invalid or expired.');
+    throw new AppError('UNAUTHORIZED', 'The bearer token is invalid or expired.', {
+      headers: { 'WWW-Authenticate': `Bearer ${REALM}, error="invalid_token", error_description="The token is invalid or expired"` },
+    });
   }
 }

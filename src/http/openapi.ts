@@ -54,6 +54,20 @@ function rejectNulCharacters(value: unknown, pointer = ''): void {
   }
 }
 
+const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+/**
+ * Throws 400 UNSUPPORTED_MEDIA_TYPE when the request has a body whose media type the
+ * operation does not declare (e.g. a form body anywhere but the token request).
+ */
+function rejectUndeclaredMediaType(c: OpenApiContext, koa: KoaContext): void {
+  const declared = Object.keys((c.operation.requestBody as { content?: object } | undefined)?.content ?? {});
+  const hasBody = (koa.request.length ?? 0) > 0 || koa.get('transfer-encoding') !== '';
+  if (declared.length && hasBody && !koa.is(declared)) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `The request body must be sent as ${declared.join(' or ')}.`);
+  }
+}
+
 export interface MountedApi {
   /** Serves a Koa request whose path belongs to this document. */
   handle(koa: KoaContext): Promise<void>;
@@ -92,19 +106,37 @@ export async function mountApi(args: {
   // documents are 3.1 and are linted by redocly and spectral in `npm test` instead.
   backend.validateDefinition = () => backend.document;
 
-  backend.registerSecurityHandler('bearerAuth', (c: OpenApiContext) =>
-    verifyBearer(c.request.headers.authorization as string | undefined, services.jwtKey),
-  );
+  // Both schemes carry the same bearer token (oauth2ClientCredentials only says where
+  // it comes from): verify it once per request, whichever scheme asks first.
+  const verified = new WeakMap<object, Promise<Principal>>();
+  const principalOf = (c: OpenApiContext): Promise<Principal> => {
+    let principal = verified.get(c.request);
+    if (!principal) {
+      principal = verifyBearer(c.request.headers.authorization as string | undefined, services.jwtKey);
+      principal.catch(() => undefined); // rejections are read through the security results
+      verified.set(c.request, principal);
+    }
+    return principal;
+  };
+  backend.registerSecurityHandler('bearerAuth', principalOf);
+  backend.registerSecurityHandler('oauth2ClientCredentials', principalOf);
   backend.register({
     notFound: (c: OpenApiContext) => {
       throw new AppError('NOT_FOUND', `No operation at ${c.request.method.toUpperCase()} ${c.request.path}.`);
     },
     methodNotAllowed: (c: OpenApiContext) => {
-      throw new AppError('METHOD_NOT_ALLOWED', `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}.`);
+      const allowed = HTTP_METHODS.filter((method) =>
+        backend.router.matchOperation({ method, path: c.request.path, headers: {}, query: {} }),
+      ).map((m) => m.toUpperCase());
+      throw new AppError('METHOD_NOT_ALLOWED', `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}; use ${allowed.join(', ')}.`, {
+        headers: { Allow: allowed.join(', ') },
+      });
     },
     unauthorizedHandler: (c: OpenApiContext) => {
       const failure = (c.security?.bearerAuth as { error?: unknown } | undefined)?.error;
-      throw failure instanceof AppError ? failure : new AppError('UNAUTHORIZED', 'A valid bearer token is required.');
+      throw failure instanceof AppError
+        ? failure
+        : new AppError('UNAUTHORIZED', 'A valid bearer token is required.', { headers: { 'WWW-Authenticate': 'Bearer realm="wallet-service"' } });
     },
     validationFail: (c: OpenApiContext) => {
       const errors = (c.validation.errors ?? []).map(toFieldError);
@@ -124,8 +156,9 @@ export async function mountApi(args: {
         throw new AppError('FORBIDDEN', 'This operation needs a business token.');
       }
       if (spec.access !== 'public' || operationId === 'createToken') {
-        rateLimiter.hit(principal?.clientId ?? `ip:${koa.ip}`);
+        koa.set(rateLimiter.hit(principal?.clientId ?? `ip:${koa.ip}`));
       }
+      rejectUndeclaredMediaType(c, koa);
       rejectNulCharacters(c.request.requestBody);
       rejectNulCharacters(c.request.query, '/query');
 

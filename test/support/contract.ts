@@ -42,17 +42,42 @@ export async function loadContracts(): Promise<void> {
   problemSchema = components.schemas.Problem;
 }
 
-/** operationId → statuses seen by the tests (filled by assertMatchesContract). */
-export const observed = new Map<string, Set<number>>();
+/** operationId → `status` and `status code` keys seen by the tests (filled by assertMatchesContract). */
+export const observed = new Map<string, Set<string>>();
 
-/** Every (operationId, status) pair the documents declare, for the coverage report. */
-export function documentedPairs(): { operationId: string; status: number }[] {
+/** The `code` enum of a problem schema (directly or through allOf), or [] when codes are not listed. */
+function codesOf(schema: Schema | undefined): string[] {
+  if (!schema) return [];
+  const code = (schema.properties as Record<string, Schema> | undefined)?.code;
+  const own = Array.isArray(code?.enum) ? (code.enum as string[]) : [];
+  return [...own, ...((schema.allOf as Schema[] | undefined) ?? []).flatMap(codesOf)];
+}
+
+export interface DocumentedResponse {
+  operationId: string;
+  status: number;
+  /** The problem code, for error responses that list their codes. */
+  code?: string;
+}
+
+/**
+ * Every (operationId, status) the documents declare and, for error responses, every
+ * (operationId, status, code): the coverage gate requires a test to receive each.
+ */
+export function documentedResponses(): DocumentedResponse[] {
   return routers.flatMap(({ backend }) =>
     backend.getOperations().flatMap((op) =>
-      Object.keys(op.responses ?? {}).map((status) => ({ operationId: op.operationId ?? '', status: Number(status) })),
+      Object.entries((op.responses ?? {}) as Record<string, ResponseSpec>).flatMap(([status, spec]) => {
+        const base = { operationId: op.operationId ?? '', status: Number(status) };
+        const codes = codesOf(spec.content?.['application/problem+json']?.schema);
+        return [base, ...codes.map((code) => ({ ...base, code }))];
+      }),
     ),
   );
 }
+
+/** The key under which `observed` records a response. */
+export const coverageKey = (status: number, code?: string): string => (code ? `${status} ${code}` : String(status));
 
 export interface ObservedResponse {
   method: string;
@@ -75,8 +100,10 @@ export function assertMatchesContract(res: ObservedResponse): void {
     const err = validate(problemSchema, res.body);
     if (err) problems.push(`problem body: ${err}`);
   } else {
-    const seen = observed.get(operation.operationId ?? '') ?? new Set<number>();
-    observed.set(operation.operationId ?? '', seen.add(res.status));
+    const seen = observed.get(operation.operationId ?? '') ?? new Set<string>();
+    observed.set(operation.operationId ?? '', seen.add(coverageKey(res.status)));
+    const code = (res.body as { code?: unknown } | null)?.code;
+    if (res.status >= 400 && typeof code === 'string') seen.add(coverageKey(res.status, code));
     const spec = operation.responses?.[String(res.status)] as ResponseSpec | undefined;
     if (!spec) {
       problems.push(`status ${res.status} is not documented for ${operation.operationId} (documented: ${Object.keys(operation.responses ?? {}).join(', ')})`);

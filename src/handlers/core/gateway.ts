@@ -47,10 +47,14 @@ export const gatewayOperations = {
   },
   getApiDocument: {
     access: 'public',
-    async handle({ path: params }) {
-      const text = await readFile(path.join(GENERATED, params.document_name), 'utf8');
-      if (params.document_name.endsWith('.yaml')) return { status: 200, body: text, contentType: 'application/yaml' };
-      return { status: 200, body: JSON.parse(text) };
-    },
+    handle: async ({ path: params }) => ({ status: 200, body: JSON.parse(await readFile(path.join(GENERATED, `${params.document}.json`), 'utf8')) }),
+  },
+  getApiDocumentYaml: {
+    access: 'public',
+    handle: async ({ path: params }) => ({
+      status: 200,
+      body: await readFile(path.join(GENERATED, `${params.document}.yaml`), 'utf8'),
+      contentType: 'application/yaml',
+    }),
   },
 } satisfies OperationMap<operations>;

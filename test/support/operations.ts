@@ -1,0 +1,65 @@
+/**
+ * Every operation of both bundled documents as a callable request: its path filled
+ * from the parameters' examples and its documented request example as the body. The
+ * sweep and the fault tests call every operation through this list, so an operation
+ * added to a document is covered without touching them.
+ */
+import { randomUUID } from 'node:crypto';
+import { loadBundledDocument } from '../../src/http/openapi.js';
+import { closedLoopOperations } from '../../src/handlers/closedLoop/index.js';
+
+export interface DocumentedOperation {
+  operationId: string;
+  method: string;
+  /** Path with the API prefix, parameters filled from their examples. */
+  path: string;
+  /** Path template with the API prefix, e.g. `/cl/v1/wallets/{wallet_id}`. */
+  template: string;
+  secured: boolean;
+  statuses: string[];
+  /** The documented JSON request example, when the operation takes a body. */
+  body?: unknown;
+  pathParams: string[];
+  queryParams: string[];
+  /** Every query parameter with its documented example, as a query string (may be empty). */
+  exampleQuery: string;
+}
+
+function operationsOf(name: 'closed-loop' | 'core', prefix: string): DocumentedOperation[] {
+  const doc = loadBundledDocument(name) as any;
+  const resolve = (node: any): any => (node?.$ref ? node.$ref.split('/').slice(1).reduce((n: any, k: string) => n[k], doc) : node);
+  const out: DocumentedOperation[] = [];
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
+      const op = item[method];
+      if (!op) continue;
+      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map(resolve);
+      const filled = path.replace(/\{(\w+)\}/g, (_, p) => String(params.find((x: any) => x.name === p)?.example ?? randomUUID()));
+      const media = op.requestBody?.content?.['application/json'];
+      const body = media?.example ?? (media?.examples ? resolve(Object.values<any>(media.examples)[0]).value : undefined);
+      const security = op.security ?? doc.security ?? [];
+      out.push({
+        operationId: op.operationId,
+        method: method.toUpperCase(),
+        path: prefix + filled,
+        template: prefix + path,
+        secured: security.length > 0,
+        statuses: Object.keys(op.responses),
+        body,
+        pathParams: params.filter((p: any) => p.in === 'path').map((p: any) => p.name),
+        queryParams: params.filter((p: any) => p.in === 'query').map((p: any) => p.name),
+        exampleQuery: new URLSearchParams(
+          params.filter((p: any) => p.in === 'query' && p.example !== undefined).map((p: any) => [p.name, String(p.example)]),
+        ).toString(),
+      });
+    }
+  }
+  return out;
+}
+
+/** Every operation of both documents. */
+export const documentedOperations: DocumentedOperation[] = [...operationsOf('closed-loop', '/cl/v1'), ...operationsOf('core', '')];
+
+/** The access rule of an operation's handler (`public` for core operations without one). */
+export const accessOf = (operationId: string): string =>
+  (closedLoopOperations as Record<string, { access: string }>)[operationId]?.access ?? 'public';
