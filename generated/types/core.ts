@@ -349,7 +349,7 @@ export interface components {
          */
         "X-API-Version": components["schemas"]["ApiVersion"];
         /**
-         * @description CORS: present when the request carried an `Origin` header that is allowed (every origin by default; `CORS_ORIGINS` narrows it). Either `*` or the request's origin.
+         * @description CORS: `*` on every response while every origin is allowed (the default); with `CORS_ORIGINS` set, the request's `Origin` when it is one of those, else absent.
          * @example *
          */
         "Access-Control-Allow-Origin": string;
