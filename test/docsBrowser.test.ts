@@ -12,6 +12,7 @@ import { expect } from 'chai';
 import puppeteer, { type Browser, type HTTPResponse } from 'puppeteer-core';
 import { loadBundledDocument } from '../src/http/openapi.js';
 import { assertMatchesContract } from './support/contract.js';
+import { documentedOperations } from './support/operations.js';
 import { baseUrl } from './support/service.js';
 
 const DOCUMENTS = ['closed-loop', 'core'] as const;
@@ -25,16 +26,6 @@ function findChromium(): string | undefined {
     if (found) return found;
   }
   return undefined;
-}
-
-/** operationId and summary of every operation of a bundled document. */
-function operationsOf(name: (typeof DOCUMENTS)[number]): { operationId: string; summary: string }[] {
-  const doc = loadBundledDocument(name) as { paths: Record<string, Record<string, { operationId?: string; summary?: string }>> };
-  return Object.values(doc.paths).flatMap((item) =>
-    Object.values(item)
-      .filter((op) => op?.operationId)
-      .map((op) => ({ operationId: op.operationId!, summary: op.summary ?? '' })),
-  );
 }
 
 /** Checks a response from the service against the documents; returns the departure, if any. */
@@ -96,7 +87,7 @@ describe('API reference page in headless Chromium', function () {
         const opened = await page.goto(`${origin}/docs?api=${name}`, { waitUntil: 'networkidle0' });
         expect(opened?.status()).to.equal(200);
 
-        const operations = operationsOf(name);
+        const operations = documentedOperations(name, '');
         expect(operations.length).to.be.greaterThan(0);
         const summaries = operations.map((op) => op.summary);
         // The sidebar lists each operation by summary once the document has loaded.

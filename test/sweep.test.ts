@@ -10,41 +10,12 @@ import type { Knex } from 'knex';
 import { closedLoopOperations } from '../src/handlers/closedLoop/index.js';
 import type { RunningService } from '../src/server.js';
 import { get, post, request, type RequestOptions } from './support/client.js';
-import { loadBundledDocument } from '../src/http/openapi.js';
 import { credit, newBusiness, newWallet, platformToken, topup, type TestBusiness } from './support/fixtures.js';
 import { running, startExtraService } from './support/service.js';
 import { expectProblem } from './support/assertions.js';
+import { documentedOperations, type DocumentedOperation } from './support/operations.js';
 
-interface SweepOperation {
-  operationId: string;
-  method: string;
-  path: string;
-  secured: boolean;
-  statuses: string[];
-  body?: unknown;
-}
-
-/** Every operation with its path filled from parameter examples and its request example. */
-function operationsOf(name: 'closed-loop' | 'core', prefix: string): SweepOperation[] {
-  const doc = loadBundledDocument(name) as any;
-  const resolve = (node: any): any => (node?.$ref ? node.$ref.split('/').slice(1).reduce((n: any, k: string) => n[k], doc) : node);
-  const out: SweepOperation[] = [];
-  for (const [path, item] of Object.entries<any>(doc.paths)) {
-    for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
-      const op = item[method];
-      if (!op) continue;
-      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map(resolve);
-      const filled = path.replace(/\{(\w+)\}/g, (_, p) => String(params.find((x: any) => x.name === p)?.example ?? randomUUID()));
-      const media = op.requestBody?.content?.['application/json'];
-      const body = media?.example ?? (media?.examples ? resolve(Object.values<any>(media.examples)[0]).value : undefined);
-      const security = op.security ?? doc.security ?? [];
-      out.push({ operationId: op.operationId, method: method.toUpperCase(), path: prefix + filled, secured: security.length > 0, statuses: Object.keys(op.responses), body });
-    }
-  }
-  return out;
-}
-
-const operations = [...operationsOf('closed-loop', '/cl/v1'), ...operationsOf('core', '')];
+const operations = [...documentedOperations('closed-loop', '/cl/v1'), ...documentedOperations('core', '')];
 const accessOf = (operationId: string): string =>
   (closedLoopOperations as Record<string, { access: string }>)[operationId]?.access ?? 'public';
 
@@ -53,7 +24,7 @@ describe('every operation (document-driven sweep)', () => {
   let platform: string;
   const tokenFor = (operationId: string) => (accessOf(operationId) === 'platform' ? platform : business.token);
   const wrongTokenFor = (operationId: string) => (accessOf(operationId) === 'platform' ? business.token : platform);
-  const call = (op: SweepOperation, opts: RequestOptions) =>
+  const call = (op: DocumentedOperation, opts: RequestOptions) =>
     request(op.method, op.path, { ...opts, body: op.body, headers: { ...(opts.headers ?? {}) } });
 
   before(async () => {
