@@ -11,6 +11,7 @@ console.log(config.databaseUrl ? 'Connecting to DATABASE_URL…' : `Starting emb
 const service = await startService(config, { host: '0.0.0.0' });
 const base = service.url.replace('127.0.0.1', 'localhost');
 console.log(`Wallet service listening on ${base}`);
+console.log(`  API reference: ${base}/docs`);
 console.log(`  API documents: ${base}/openapi/closed-loop.json (also .yaml, core.json, core.yaml)`);
 if (config.sandbox) {
   console.log('  Get a business token:');

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Gateway descriptor
-         * @description Describes the gateway, its health endpoints and API versioning.
+         * @description Describes the gateway, its health endpoints, the API reference page and API versioning.
          */
         get: operations["getGatewayDescriptor"];
         put?: never;
@@ -121,6 +121,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * API reference
+         * @description An HTML page for people: the interactive reference of both API documents (closed-loop and core), rendered in the browser by Scalar from `/openapi/closed-loop.json` and `/openapi/core.json`. Everything the page loads comes from this service (`/docs/assets/{asset_name}`); its `Content-Security-Policy` allows no other origin.
+         */
+        get: operations["getApiReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/assets/{asset_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * API reference script
+         * @description A script the API reference page (`GET /docs`) loads: `api-reference.js` is the Scalar API reference bundle (with its styles), `configuration.js` mounts it on the page with both documents, no proxy, no telemetry and no web fonts.
+         */
+        get: operations["getApiReferenceAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -138,6 +178,11 @@ export interface components {
             ready: "/ready";
             /** @enum {string} */
             ping: "/ping";
+            /**
+             * @description Path of the API reference page (`GET /docs`).
+             * @enum {string}
+             */
+            docs: "/docs";
             versioning: components["schemas"]["GatewayVersioning"];
         };
         GatewayDescriptor: {
@@ -188,6 +233,23 @@ export interface components {
             title: string;
             version: string;
         };
+        /** @description An HTML page. */
+        ApiReferencePage: string;
+        /**
+         * @description A document of the API reference page.
+         * @enum {string}
+         */
+        ApiReferenceDocument: "closed-loop" | "core";
+        /**
+         * @description A script of the API reference page.
+         * @enum {string}
+         */
+        ApiReferenceAssetName: "api-reference.js" | "configuration.js";
+        /**
+         * Format: javascript
+         * @description JavaScript source.
+         */
+        ApiReferenceScript: string;
         /**
          * @description Supported API versions. The list may grow.
          * @enum {string}
@@ -411,6 +473,7 @@ export interface operations {
                      *         "health": "/health",
                      *         "ready": "/ready",
                      *         "ping": "/ping",
+                     *         "docs": "/docs",
                      *         "versioning": {
                      *           "header": "X-API-Version",
                      *           "supported": [
@@ -628,6 +691,87 @@ export interface operations {
                      *       title: Closed-Loop Wallet API
                      */
                     "application/yaml": components["schemas"]["OpenApiDocumentYaml"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getApiReference: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The document the page opens (the closed-loop one when absent). The page keeps the document on display in this parameter of its address.
+                 * @example core
+                 */
+                api?: components["schemas"]["ApiReferenceDocument"];
+            };
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The API reference page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description Scripts, data, images and fonts from this service only (`'self'`); styles also inline, as the reference injects its own.
+                     * @example default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'
+                     */
+                    "Content-Security-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Wallet API reference</title></head><body><div id="app"></div><script src="/docs/assets/api-reference.js"></script><script src="/docs/assets/configuration.js"></script></body></html> */
+                    "text/html": components["schemas"]["ApiReferencePage"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getApiReferenceAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Which script.
+                 * @example configuration.js
+                 */
+                asset_name: components["schemas"]["ApiReferenceAssetName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example Scalar.createApiReference('#app', {"sources":[{"title":"Closed-loop API","slug":"closed-loop","url":"/openapi/closed-loop.json"}]}); */
+                    "text/javascript": components["schemas"]["ApiReferenceScript"];
                 };
             };
             400: components["responses"]["InvalidParameters"];

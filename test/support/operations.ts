@@ -10,6 +10,7 @@ import { closedLoopOperations } from '../../src/handlers/closedLoop/index.js';
 
 export interface DocumentedOperation {
   operationId: string;
+  summary: string;
   method: string;
   /** Path with the API prefix, parameters filled from their examples. */
   path: string;
@@ -25,7 +26,8 @@ export interface DocumentedOperation {
   exampleQuery: string;
 }
 
-function operationsOf(name: 'closed-loop' | 'core', prefix: string): DocumentedOperation[] {
+/** The operations of document `name`, whose paths are served under `prefix`. */
+export function operationsOf(name: 'closed-loop' | 'core', prefix: string): DocumentedOperation[] {
   const doc = loadBundledDocument(name) as any;
   const resolve = (node: any): any => (node?.$ref ? node.$ref.split('/').slice(1).reduce((n: any, k: string) => n[k], doc) : node);
   const out: DocumentedOperation[] = [];
@@ -40,6 +42,7 @@ function operationsOf(name: 'closed-loop' | 'core', prefix: string): DocumentedO
       const security = op.security ?? doc.security ?? [];
       out.push({
         operationId: op.operationId,
+        summary: op.summary ?? '',
         method: method.toUpperCase(),
         path: prefix + filled,
         template: prefix + path,

@@ -22,6 +22,8 @@ const NO_FAULT_REACHES = new Set([
   'getPing',
   'getApiDocument',
   'getApiDocumentYaml',
+  'getApiReference',
+  'getApiReferenceAsset',
   'getReadiness', // turns every database failure into its documented 503
 ]);
 

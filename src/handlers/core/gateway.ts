@@ -1,4 +1,4 @@
-/** Gateway: descriptor (seed E10), health, readiness, ping and the API documents. */
+/** Gateway: descriptor (seed E10), health, readiness, ping and the API documents (the reference page is in docs.ts). */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { operations } from '../../../generated/types/core.js';
@@ -21,6 +21,7 @@ export const gatewayOperations = {
           health: '/health',
           ready: '/ready',
           ping: '/ping',
+          docs: '/docs',
           versioning: { header: 'X-API-Version', supported: [...SUPPORTED_API_VERSIONS], default: SUPPORTED_API_VERSIONS[0] },
         },
       },
@@ -57,4 +58,4 @@ export const gatewayOperations = {
       contentType: 'application/yaml',
     }),
   },
-} satisfies OperationMap<operations>;
+} satisfies OperationMap<Omit<operations, 'getApiReference' | 'getApiReferenceAsset'>>;
