@@ -7,7 +7,8 @@
  * TOKEN_TTL_SECONDS (default 3600), RATE_LIMIT_PER_MINUTE (default 600 per client),
  * SANDBOX (default true: test helpers on, sandbox clients seeded),
  * STATEMENT_MAX_ENTRIES (default and most 10000: longer periods are 422 STATEMENT_TOO_LARGE),
- * CORS_ORIGINS (default `*`; or a comma-separated list of allowed origins).
+ * CORS_ORIGINS (default `*`; or a comma-separated list of allowed origins),
+ * LOG_LEVEL (default `info`) and LOG_FILE (default: stdout), see src/log.ts.
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
@@ -21,6 +22,8 @@ export interface Config {
   sandbox: boolean;
   statementMaxEntries: number;
   corsOrigins: '*' | string[];
+  logLevel: string;
+  logFile?: string;
 }
 
 function intFrom(value: string | undefined, fallback: number, name: string, max = Number.MAX_SAFE_INTEGER, min = 0): number {
@@ -49,5 +52,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandbox: env.SANDBOX !== 'false',
     statementMaxEntries: intFrom(env.STATEMENT_MAX_ENTRIES, 10_000, 'STATEMENT_MAX_ENTRIES', 10_000),
     corsOrigins: originsFrom(env.CORS_ORIGINS),
+    logLevel: env.LOG_LEVEL || 'info',
+    logFile: env.LOG_FILE || undefined,
   };
 }

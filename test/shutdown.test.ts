@@ -33,12 +33,12 @@ async function startChild(): Promise<Child> {
   });
   const result: Child = { process: child, url: `http://127.0.0.1:${port}`, dataDir, signalledAt: 0, exited: undefined as never };
   result.exited = new Promise((resolve) => child.on('exit', (code) => resolve({ code, ms: performance.now() - result.signalledAt })));
-  for (let i = 0; i < 120; i++) {
+  for (let i = 0; i < 240; i++) {
     if (await fetch(`${result.url}/health`).then((r) => r.ok, () => false)) return result;
     await new Promise((r) => setTimeout(r, 250));
   }
   child.kill('SIGKILL');
-  throw new Error('the service did not start in 30 s');
+  throw new Error('the service did not start in 60 s');
 }
 
 function terminate(child: Child): void {
@@ -62,7 +62,7 @@ async function call(child: Child, method: string, p: string, token?: string, bod
 }
 
 describe('graceful shutdown (src/main.ts as a process)', function () {
-  this.timeout(90_000);
+  this.timeout(150_000);
   const children: Child[] = [];
   after(() => {
     for (const c of children) {

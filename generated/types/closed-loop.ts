@@ -1135,6 +1135,11 @@ export interface components {
             /** @enum {string} */
             code: "INTERNAL_ERROR";
         };
+        /** @description Problem details with the codes this response can carry. */
+        ServiceUnavailableProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "SERVICE_UNAVAILABLE";
+        };
         /**
          * @description Opaque page cursor (base64url), as issued in `next_cursor`.
          * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
@@ -1483,6 +1488,19 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["InternalErrorProblem"];
+            };
+        };
+        /** @description A dependency (the database) is unavailable (`SERVICE_UNAVAILABLE`); retry after `Retry-After` seconds. */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
             };
         };
         /** @description A query parameter fails validation (`VALIDATION_ERROR`, with `errors`), the cursor is not one this service issued (`INVALID_CURSOR`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). */
@@ -2061,6 +2079,7 @@ export interface operations {
             401: components["responses"]["InvalidClient"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listBusinesses: {
@@ -2131,6 +2150,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createBusiness: {
@@ -2199,6 +2219,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBusiness: {
@@ -2242,6 +2263,7 @@ export interface operations {
             404: components["responses"]["BusinessNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createFund: {
@@ -2301,6 +2323,7 @@ export interface operations {
             422: components["responses"]["MovementRejected"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPayout: {
@@ -2360,6 +2383,7 @@ export interface operations {
             422: components["responses"]["MovementRejected"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPayout: {
@@ -2404,6 +2428,7 @@ export interface operations {
             404: components["responses"]["PayoutNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createReversal: {
@@ -2461,6 +2486,7 @@ export interface operations {
             422: components["responses"]["ReversalRejected"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTransfer: {
@@ -2521,6 +2547,7 @@ export interface operations {
             422: components["responses"]["TransferRejected"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWithdrawal: {
@@ -2580,6 +2607,7 @@ export interface operations {
             422: components["responses"]["MovementRejected"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createRefund: {
@@ -2638,6 +2666,7 @@ export interface operations {
             422: components["responses"]["RefundRejected"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listLabels: {
@@ -2702,6 +2731,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createLabel: {
@@ -2750,6 +2780,7 @@ export interface operations {
             409: components["responses"]["LabelNameTaken"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTransactions: {
@@ -2859,6 +2890,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getTransaction: {
@@ -2903,6 +2935,7 @@ export interface operations {
             404: components["responses"]["TransactionNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWallets: {
@@ -2983,6 +3016,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWallet: {
@@ -3036,6 +3070,7 @@ export interface operations {
             404: components["responses"]["BusinessOrLabelNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     lookupWallet: {
@@ -3096,6 +3131,7 @@ export interface operations {
             409: components["responses"]["WalletLookupAmbiguous"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWallet: {
@@ -3140,6 +3176,7 @@ export interface operations {
             404: components["responses"]["WalletNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWallet: {
@@ -3210,6 +3247,7 @@ export interface operations {
             409: components["responses"]["WalletUpdateConflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWalletBalance: {
@@ -3264,6 +3302,7 @@ export interface operations {
             404: components["responses"]["WalletNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     assignWalletLabel: {
@@ -3317,6 +3356,7 @@ export interface operations {
             404: components["responses"]["WalletOrLabelNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeWalletLabel: {
@@ -3361,6 +3401,7 @@ export interface operations {
             404: components["responses"]["WalletNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeSpecificWalletLabel: {
@@ -3410,6 +3451,7 @@ export interface operations {
             404: components["responses"]["WalletOrLabelNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWalletTransactions: {
@@ -3521,6 +3563,7 @@ export interface operations {
             404: components["responses"]["WalletNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWalletStatement: {
@@ -3619,6 +3662,7 @@ export interface operations {
             422: components["responses"]["StatementTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWalletStatementCsv: {
@@ -3683,6 +3727,7 @@ export interface operations {
             422: components["responses"]["StatementTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookEndpoints: {
@@ -3749,6 +3794,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhookEndpoint: {
@@ -3801,6 +3847,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createSandboxTopup: {
@@ -3858,6 +3905,7 @@ export interface operations {
             422: components["responses"]["TopupRejected"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     onOnboardingComplete: {

@@ -48,10 +48,13 @@ async function stopPostgres(pg: EmbeddedPostgres): Promise<void> {
 /**
  * Starts a PostgreSQL cluster in `dataDir` (initialised on first use), creates
  * the `wallet` database if missing and returns its URL. `persistent: false`
- * deletes the data on stop (used by the tests).
+ * deletes the data on stop (used by the tests); `port` defaults to a free one.
  */
-export async function startEmbeddedPostgres(dataDir: string, opts: { persistent: boolean; quiet?: boolean }): Promise<EmbeddedDatabase> {
-  const port = await freePort();
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  opts: { persistent: boolean; quiet?: boolean; port?: number },
+): Promise<EmbeddedDatabase> {
+  const port = opts.port ?? (await freePort());
   const databaseDir = path.resolve(dataDir, 'pg');
   const log = opts.quiet ? () => undefined : (m: unknown) => console.log(`[postgres] ${String(m).trimEnd()}`);
   const pg = new EmbeddedPostgres({

@@ -26,6 +26,10 @@ export function knexConfig(connectionString: string): Knex.Config {
     client: 'pg',
     connection: connectionString,
     pool: { min: 0, max: 20 },
+    // knex would print each failed connection attempt to the console; every such error
+    // also fails its request, which the service logs (one line per outage, see
+    // db/unavailable.ts), so knex's own console output is switched off.
+    log: { warn() {}, error() {}, deprecate() {}, debug() {} },
     migrations: { migrationSource },
   };
 }

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
+import { isDatabaseUnavailable, OutageLog } from '../db/unavailable.js';
 import { AppError, toProblem } from '../errors.js';
 import { closedLoopOperations } from '../handlers/closedLoop/index.js';
 import { coreOperations } from '../handlers/core/index.js';
@@ -19,6 +20,7 @@ import { SUPPORTED_API_VERSIONS } from './versions.js';
 
 function errorToResponse(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  if (isDatabaseUnavailable(err)) return new AppError('SERVICE_UNAVAILABLE', 'The service cannot reach its database; retry later.');
   const e = err as { status?: number; type?: string; expose?: boolean };
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
     return new AppError('VALIDATION_ERROR', 'The request could not be read.');
@@ -30,10 +32,14 @@ function errorToResponse(err: unknown): AppError {
 export async function createApp(services: Services): Promise<Koa> {
   const app = new Koa({ proxy: false });
   const rateLimiter = new RateLimiter(services.config.rateLimitPerMinute);
+  const { log } = services;
+  const outages = new OutageLog(services.db, log);
   app.use(corsMiddleware(services.config.corsOrigins));
 
-  // Request id, version negotiation and problem-details errors for everything below.
+  // Request id, version negotiation, problem-details errors and the request log line
+  // for everything below.
   app.use(async (ctx, next) => {
+    const started = performance.now();
     const incoming = ctx.get('x-request-id');
     const requestId = /^[A-Za-z0-9._-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
@@ -50,12 +56,25 @@ export async function createApp(services: Services): Promise<Koa> {
       await next();
     } catch (err) {
       const appError = errorToResponse(err);
-      if (!(err instanceof AppError)) console.error(`[${requestId}] ${ctx.method} ${ctx.path} failed:`, err);
-      else if (appError.status >= 500) console.warn(`[${requestId}] ${ctx.method} ${ctx.path}: ${appError.code} ${appError.message}`);
+      if (appError.code === 'SERVICE_UNAVAILABLE' && !(err instanceof AppError)) outages.note(err);
+      else if (!(err instanceof AppError)) log.error({ err, req_id: requestId }, 'unexpected error');
       ctx.status = appError.status;
       ctx.type = 'application/problem+json';
       ctx.body = toProblem(appError, ctx.path, requestId);
       for (const [name, value] of Object.entries(appError.headers)) ctx.set(name, value);
+    } finally {
+      log.info(
+        {
+          req_id: requestId,
+          method: ctx.method,
+          path: ctx.path,
+          operation_id: ctx.state.operationId,
+          status: ctx.status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+          client_id: ctx.state.clientId,
+        },
+        'request',
+      );
     }
   });
 

@@ -149,6 +149,8 @@ export async function mountApi(args: {
   for (const [operationId, spec] of Object.entries(operations)) {
     backend.register(operationId, async (c: OpenApiContext, koa: KoaContext) => {
       const principal = (c.security?.bearerAuth as Principal | undefined) ?? null;
+      koa.state.operationId = operationId;
+      koa.state.clientId = principal?.clientId;
       if (spec.access === 'platform' && principal?.kind !== 'PLATFORM') {
         throw new AppError('FORBIDDEN', 'This operation needs a platform token.');
       }

@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
 import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
 import { AppError } from '../errors.js';
 
 /** Who is calling, from the bearer token. */
@@ -23,6 +24,7 @@ export interface Services {
   config: Config;
   /** HS256 key for access tokens. */
   jwtKey: Uint8Array;
+  log: Logger;
 }
 
 type JsonOf<C> = C extends { 'application/json': infer B } ? B : never;

@@ -66,3 +66,18 @@ export const documentedOperations: DocumentedOperation[] = [...operationsOf('clo
 /** The access rule of an operation's handler (`public` for core operations without one). */
 export const accessOf = (operationId: string): string =>
   (closedLoopOperations as Record<string, { access: string }>)[operationId]?.access ?? 'public';
+
+/**
+ * The operations that reach the database (every one that is not public, and the token
+ * request): the fault and outage tests call each of them, with its example request and
+ * a token of the kind it needs.
+ */
+export const databaseOperations = (): DocumentedOperation[] =>
+  documentedOperations.filter((o) => accessOf(o.operationId) !== 'public' || o.operationId === 'createToken');
+
+/** Path, with the example query, and body of `op` as the fault and outage tests send it. */
+export function exampleRequest(op: DocumentedOperation): { path: string; body: unknown } {
+  // The examples' `business_id` names the example business, refused before any query.
+  const { business_id: _, ...body } = (op.body ?? {}) as Record<string, unknown>;
+  return { path: op.exampleQuery ? `${op.path}?${op.exampleQuery}` : op.path, body: op.body === undefined ? undefined : body };
+}

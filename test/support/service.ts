@@ -3,11 +3,12 @@
  * PostgreSQL (deleted afterwards) or on DATABASE_URL when set. Tests isolate
  * themselves by creating their own businesses, not by truncating tables.
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startService, type RunningService } from '../../src/server.js';
+import { LEAKS } from './leaks.js';
 import { coverageKey, documentedResponses, loadContracts, observed } from './contract.js';
 
 /**
@@ -42,9 +43,21 @@ export function running(): RunningService {
   return service;
 }
 
+/** Every log line of the run's services (test/logs.test.ts searches it for secrets). */
+export const LOG_FILE = path.join(mkdtempSync(path.join(tmpdir(), 'wallet-logs-')), 'service.log');
+
 /** Configuration of the service under test; `overrides` for extra instances. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig(), port: 0, sandbox: true, rateLimitPerMinute: 100_000, jwtSecret: 'test-secret-test-secret-test-secret', ...overrides };
+  return {
+    ...loadConfig(),
+    port: 0,
+    sandbox: true,
+    rateLimitPerMinute: 100_000,
+    jwtSecret: 'test-secret-test-secret-test-secret',
+    logLevel: 'info',
+    logFile: LOG_FILE,
+    ...overrides,
+  };
 }
 
 /**
@@ -88,5 +101,8 @@ export const mochaHooks = {
     }
     await service?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    // Nothing the whole suite sent may have reached the logs (see test/logs.test.ts).
+    const logs = readFileSync(LOG_FILE, 'utf8');
+    for (const [what, pattern] of LEAKS) if (pattern.test(logs)) throw new Error(`The logs of the run hold ${what}: ${LOG_FILE}`);
   },
 };
