@@ -11,6 +11,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { seedSandbox } from './domain/sandbox.js';
 import { jwtKey } from './domain/settings.js';
 import { createApp } from './http/app.js';
+import { createMetrics } from './http/metrics.js';
 import { createLogger } from './log.js';
 
 /** How long requests in flight may take to finish on shutdown. */
@@ -50,7 +51,7 @@ export async function startService(
   const db = await connectAndMigrate(databaseUrl);
   if (config.sandbox) await seedSandbox(db);
   const log = createLogger({ level: config.logLevel, file: config.logFile });
-  const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret), log });
+  const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db) });
   const host = opts.host ?? '127.0.0.1';
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, host, () => resolve(s));

@@ -161,6 +161,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Metrics
+         * @description Prometheus metrics of the answering instance, in the text exposition format 0.0.4: `http_requests_total` and `http_request_duration_seconds` by `operation_id` and `status`; `ledger_transactions_total` by `type`; `db_pool_connections` by `state`; `outbox_backlog_events` and `outbox_oldest_event_age_seconds` (NaN while the database is unreachable); and the process metrics (CPU, memory, event loop, GC). Needs no token: restrict it to the scraper at the network edge.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -250,6 +270,8 @@ export interface components {
          * @description JavaScript source.
          */
         ApiReferenceScript: string;
+        /** @description Prometheus text exposition format 0.0.4. */
+        MetricsText: string;
         /**
          * @description Supported API versions. The list may grow.
          * @enum {string}
@@ -775,6 +797,42 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameters"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP http_requests_total HTTP requests answered, by operation and status.
+                     *     # TYPE http_requests_total counter
+                     *     http_requests_total{operation_id="createTransfer",status="201"} 42
+                     */
+                    "text/plain": components["schemas"]["MetricsText"];
+                };
+            };
+            400: components["responses"]["UnsupportedVersion"];
             500: components["responses"]["InternalError"];
         };
     };

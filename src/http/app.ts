@@ -63,6 +63,9 @@ export async function createApp(services: Services): Promise<Koa> {
       ctx.body = toProblem(appError, ctx.path, requestId);
       for (const [name, value] of Object.entries(appError.headers)) ctx.set(name, value);
     } finally {
+      const seconds = (performance.now() - started) / 1000;
+      const replayed = ctx.response.get('Idempotent-Replayed') === 'true';
+      services.metrics.observeRequest(ctx.state.operationId, ctx.status, seconds, replayed ? undefined : ctx.state.ledgerType);
       log.info(
         {
           req_id: requestId,
@@ -70,7 +73,7 @@ export async function createApp(services: Services): Promise<Koa> {
           path: ctx.path,
           operation_id: ctx.state.operationId,
           status: ctx.status,
-          ms: Math.round((performance.now() - started) * 10) / 10,
+          ms: Math.round(seconds * 10_000) / 10,
           client_id: ctx.state.clientId,
         },
         'request',

@@ -150,6 +150,7 @@ export async function mountApi(args: {
     backend.register(operationId, async (c: OpenApiContext, koa: KoaContext) => {
       const principal = (c.security?.bearerAuth as Principal | undefined) ?? null;
       koa.state.operationId = operationId;
+      koa.state.ledgerType = spec.ledgerType;
       koa.state.clientId = principal?.clientId;
       if (spec.access === 'platform' && principal?.kind !== 'PLATFORM') {
         throw new AppError('FORBIDDEN', 'This operation needs a platform token.');

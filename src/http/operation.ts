@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from './metrics.js';
 import { AppError } from '../errors.js';
 
 /** Who is calling, from the bearer token. */
@@ -25,6 +26,7 @@ export interface Services {
   /** HS256 key for access tokens. */
   jwtKey: Uint8Array;
   log: Logger;
+  metrics: Metrics;
 }
 
 type JsonOf<C> = C extends { 'application/json': infer B } ? B : never;
@@ -73,6 +75,8 @@ export interface OperationSpec<Op extends { responses: object }> {
   access: Access;
   /** Money-moving POSTs: honour `Idempotency-Key` (see http/idempotency.ts). */
   idempotent?: boolean;
+  /** The ledger transaction type a 201 of this operation posts (counted in the metrics). */
+  ledgerType?: string;
   handle(ctx: OperationContext<Op>): Promise<OperationResult<Op>>;
 }
 

@@ -24,6 +24,7 @@ const NO_FAULT_REACHES = new Set([
   'getApiDocument',
   'getApiDocumentYaml',
   'getApiReference',
+  'getMetrics', // serves NaN for the database's gauges rather than failing
   'getApiReferenceAsset',
   'getReadiness', // turns every database failure into its documented 503
 ]);
