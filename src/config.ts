@@ -8,6 +8,9 @@
  * SANDBOX (default true: test helpers on, sandbox clients seeded),
  * STATEMENT_MAX_ENTRIES (default and most 10000: longer periods are 422 STATEMENT_TOO_LARGE),
  * CORS_ORIGINS (default `*`; or a comma-separated list of allowed origins).
+ * OTP_HASH_KEY (key of the OTPs' keyed hash; default: generated once and kept in
+ * the database), PROVIDER_TIMEOUT_MS (default 5000: a provider call that takes
+ * longer is answered 503 SERVICE_UNAVAILABLE).
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
@@ -21,6 +24,8 @@ export interface Config {
   sandbox: boolean;
   statementMaxEntries: number;
   corsOrigins: '*' | string[];
+  otpHashKey?: string;
+  providerTimeoutMs: number;
 }
 
 function intFrom(value: string | undefined, fallback: number, name: string, max = Number.MAX_SAFE_INTEGER, min = 0): number {
@@ -49,5 +54,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandbox: env.SANDBOX !== 'false',
     statementMaxEntries: intFrom(env.STATEMENT_MAX_ENTRIES, 10_000, 'STATEMENT_MAX_ENTRIES', 10_000),
     corsOrigins: originsFrom(env.CORS_ORIGINS),
+    otpHashKey: env.OTP_HASH_KEY || undefined,
+    providerTimeoutMs: intFrom(env.PROVIDER_TIMEOUT_MS, 5000, 'PROVIDER_TIMEOUT_MS', 60_000, 1),
   };
 }

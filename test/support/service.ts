@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startService, type RunningService } from '../../src/server.js';
-import { coverageKey, documentedResponses, loadContracts, observed } from './contract.js';
+import { coverageKey, documentedResponses, loadContracts, observed, operationKey } from './contract.js';
 
 /**
  * Operations answered from memory and files alone (no database, no provider): no
@@ -44,7 +44,15 @@ export function running(): RunningService {
 
 /** Configuration of the service under test; `overrides` for extra instances. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig(), port: 0, sandbox: true, rateLimitPerMinute: 100_000, jwtSecret: 'test-secret-test-secret-test-secret', ...overrides };
+  return {
+    ...loadConfig(),
+    port: 0,
+    sandbox: true,
+    rateLimitPerMinute: 100_000,
+    jwtSecret: 'test-secret-test-secret-test-secret',
+    otpHashKey: 'test-otp-key-test-otp-key-test-otp-key',
+    ...overrides,
+  };
 }
 
 /**
@@ -79,11 +87,15 @@ export const mochaHooks = {
     // status or code the server cannot send.
     if (process.env.CONTRACT_COVERAGE === 'strict') {
       const missing = documentedResponses().filter(
-        (r) => !(r.status === 500 && NO_FAULT_REACHES.has(r.operationId)) && !observed.get(r.operationId)?.has(coverageKey(r.status, r.code)),
+        (r) =>
+          !(r.status === 500 && NO_FAULT_REACHES.has(r.operationId)) &&
+          !observed.get(operationKey(r.document, r.operationId))?.has(coverageKey(r.status, r.code)),
       );
       if (missing.length) {
         await service?.close();
-        throw new Error(`Documented responses no test received (${missing.length}):\n  ${missing.map((r) => `${r.operationId} ${coverageKey(r.status, r.code)}`).join('\n  ')}`);
+        throw new Error(
+          `Documented responses no test received (${missing.length}):\n  ${missing.map((r) => `${operationKey(r.document, r.operationId)} ${coverageKey(r.status, r.code)}`).join('\n  ')}`,
+        );
       }
     }
     await service?.close();
