@@ -8,7 +8,10 @@
  * SANDBOX (default true: test helpers on, sandbox clients seeded),
  * STATEMENT_MAX_ENTRIES (default and most 10000: longer periods are 422 STATEMENT_TOO_LARGE),
  * CORS_ORIGINS (default `*`; or a comma-separated list of allowed origins),
- * LOG_LEVEL (default `info`) and LOG_FILE (default: stdout), see src/log.ts.
+ * LOG_LEVEL (default `info`) and LOG_FILE (default: stdout), see src/log.ts,
+ * OTP_HASH_KEY (key of the OTPs' keyed hash; default: generated once and kept in
+ * the database), PROVIDER_TIMEOUT_MS (default 5000: a provider call that takes
+ * longer is answered 503 SERVICE_UNAVAILABLE).
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
@@ -24,6 +27,8 @@ export interface Config {
   corsOrigins: '*' | string[];
   logLevel: string;
   logFile?: string;
+  otpHashKey?: string;
+  providerTimeoutMs: number;
 }
 
 function intFrom(value: string | undefined, fallback: number, name: string, max = Number.MAX_SAFE_INTEGER, min = 0): number {
@@ -54,5 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: originsFrom(env.CORS_ORIGINS),
     logLevel: env.LOG_LEVEL || 'info',
     logFile: env.LOG_FILE || undefined,
+    otpHashKey: env.OTP_HASH_KEY || undefined,
+    providerTimeoutMs: intFrom(env.PROVIDER_TIMEOUT_MS, 5000, 'PROVIDER_TIMEOUT_MS', 60_000, 1),
   };
 }

@@ -13,7 +13,23 @@ import { request, post } from './support/client.js';
 import { accessOf, databaseOperations, exampleRequest } from './support/operations.js';
 import { running, startExtraService } from './support/service.js';
 
-const TABLES = ['api_clients', 'businesses', 'labels', 'accounts', 'transactions', 'ledger_entries', 'idempotency_keys', 'webhook_endpoints', 'outbox_events'];
+const TABLES = [
+  'api_clients',
+  'businesses',
+  'labels',
+  'accounts',
+  'transactions',
+  'ledger_entries',
+  'idempotency_keys',
+  'webhook_endpoints',
+  'outbox_events',
+  'sandbox_clocks',
+  'sandbox_sms_messages',
+  'sandbox_provider_outages',
+  'otp_operations',
+  'customers',
+  'onboarding_sessions',
+];
 
 describe('500 INTERNAL_ERROR on an unexpected failure (every operation that reaches the database)', () => {
   const database = `wallet_faults_${randomUUID().slice(0, 8)}`;

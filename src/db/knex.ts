@@ -5,12 +5,15 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import * as initial from './migrations/001_initial.js';
+import * as customers from './migrations/004_customers.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_initial': initial,
+  // 002 and 003 are the ledger-performance branch's.
+  '004_customers': customers,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

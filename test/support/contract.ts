@@ -26,7 +26,7 @@ function validate(schema: Schema, value: unknown): string | null {
   return fn(value) ? null : ajv.errorsText(fn.errors);
 }
 
-const routers: { backend: OpenAPIBackend }[] = [];
+const routers: { name: 'closed-loop' | 'core'; backend: OpenAPIBackend }[] = [];
 let problemSchema: Schema;
 
 /** Loads and dereferences both bundled documents (once). */
@@ -36,14 +36,20 @@ export async function loadContracts(): Promise<void> {
     const backend = new OpenAPIBackend({ definition: loadBundledDocument(name) as Document, apiRoot: root, validate: false, quick: false });
     backend.validateDefinition = () => backend.document;
     await backend.init();
-    routers.push({ backend });
+    routers.push({ name, backend });
   }
   const components = routers[0].backend.definition.components as { schemas: Record<string, Schema> };
   problemSchema = components.schemas.Problem;
 }
 
-/** operationId → `status` and `status code` keys seen by the tests (filled by assertMatchesContract). */
+/**
+ * `<document>#<operationId>` → `status` and `status code` keys seen by the tests (filled by
+ * assertMatchesContract). Keyed by document too: both documents have a `createToken`.
+ */
 export const observed = new Map<string, Set<string>>();
+
+/** The key under which `observed` records an operation. */
+export const operationKey = (document: string, operationId: string): string => `${document}#${operationId}`;
 
 /** The `code` enum of a problem schema (directly or through allOf), or [] when codes are not listed. */
 function codesOf(schema: Schema | undefined): string[] {
@@ -54,6 +60,7 @@ function codesOf(schema: Schema | undefined): string[] {
 }
 
 export interface DocumentedResponse {
+  document: 'closed-loop' | 'core';
   operationId: string;
   status: number;
   /** The problem code, for error responses that list their codes. */
@@ -65,10 +72,10 @@ export interface DocumentedResponse {
  * (operationId, status, code): the coverage gate requires a test to receive each.
  */
 export function documentedResponses(): DocumentedResponse[] {
-  return routers.flatMap(({ backend }) =>
+  return routers.flatMap(({ name, backend }) =>
     backend.getOperations().flatMap((op) =>
       Object.entries((op.responses ?? {}) as Record<string, ResponseSpec>).flatMap(([status, spec]) => {
-        const base = { operationId: op.operationId ?? '', status: Number(status) };
+        const base = { document: name, operationId: op.operationId ?? '', status: Number(status) };
         const codes = codesOf(spec.content?.['application/problem+json']?.schema);
         return [base, ...codes.map((code) => ({ ...base, code }))];
       }),
@@ -94,7 +101,7 @@ export function assertMatchesContract(res: ObservedResponse): void {
   const where = `${res.method} ${res.path} → ${res.status}`;
   const problems: string[] = [];
   const mediaType = (res.headers.get('content-type') ?? '').split(';')[0].trim();
-  const { backend } = res.path.startsWith('/cl/v1') ? routers[0] : routers[1];
+  const { name, backend } = res.path.startsWith('/cl/v1') ? routers[0] : routers[1];
   const operation = backend.router.matchOperation({ method: res.method.toLowerCase(), path: res.path, headers: {}, query: {} }, false);
   if (!operation) {
     if (![404, 405].includes(res.status)) problems.push(`unrouted request answered ${res.status}`);
@@ -103,8 +110,9 @@ export function assertMatchesContract(res: ObservedResponse): void {
     if (err) problems.push(`problem body: ${err}`);
   } else {
     if (res.coverage !== false) {
-      const seen = observed.get(operation.operationId ?? '') ?? new Set<string>();
-      observed.set(operation.operationId ?? '', seen.add(coverageKey(res.status)));
+      const key = operationKey(name, operation.operationId ?? '');
+      const seen = observed.get(key) ?? new Set<string>();
+      observed.set(key, seen.add(coverageKey(res.status)));
       const code = (res.body as { code?: unknown } | null)?.code;
       if (res.status >= 400 && typeof code === 'string') seen.add(coverageKey(res.status, code));
     }

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadBundledDocument } from '../../src/http/openapi.js';
 import { closedLoopOperations } from '../../src/handlers/closedLoop/index.js';
+import { coreOperations } from '../../src/handlers/core/index.js';
 
 export interface DocumentedOperation {
   operationId: string;
@@ -63,9 +64,13 @@ export function operationsOf(name: 'closed-loop' | 'core', prefix: string): Docu
 /** Every operation of both documents. */
 export const documentedOperations: DocumentedOperation[] = [...operationsOf('closed-loop', '/cl/v1'), ...operationsOf('core', '')];
 
-/** The access rule of an operation's handler (`public` for core operations without one). */
+/**
+ * The access rule of an operation's handler, from either document's handler map (an
+ * operationId both documents have, such as `createToken`, has the same rule in both).
+ */
 export const accessOf = (operationId: string): string =>
-  (closedLoopOperations as Record<string, { access: string }>)[operationId]?.access ?? 'public';
+  ({ ...coreOperations, ...closedLoopOperations } as Record<string, { access: string }>)[operationId]?.access ?? 'public';
+
 
 /**
  * The operations that reach the database (every one that is not public, and the token

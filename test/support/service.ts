@@ -9,7 +9,7 @@ import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { LEAKS } from './leaks.js';
-import { coverageKey, documentedResponses, loadContracts, observed } from './contract.js';
+import { coverageKey, documentedResponses, loadContracts, observed, operationKey } from './contract.js';
 
 /**
  * Operations answered from memory and files alone (no database, no provider): no
@@ -57,6 +57,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     jwtSecret: 'test-secret-test-secret-test-secret',
     logLevel: 'info',
     logFile: LOG_FILE,
+    otpHashKey: 'test-otp-key-test-otp-key-test-otp-key',
     ...overrides,
   };
 }
@@ -93,11 +94,15 @@ export const mochaHooks = {
     // status or code the server cannot send.
     if (process.env.CONTRACT_COVERAGE === 'strict') {
       const missing = documentedResponses().filter(
-        (r) => !(r.status === 500 && NO_FAULT_REACHES.has(r.operationId)) && !observed.get(r.operationId)?.has(coverageKey(r.status, r.code)),
+        (r) =>
+          !(r.status === 500 && NO_FAULT_REACHES.has(r.operationId)) &&
+          !observed.get(operationKey(r.document, r.operationId))?.has(coverageKey(r.status, r.code)),
       );
       if (missing.length) {
         await service?.close();
-        throw new Error(`Documented responses no test received (${missing.length}):\n  ${missing.map((r) => `${r.operationId} ${coverageKey(r.status, r.code)}`).join('\n  ')}`);
+        throw new Error(
+          `Documented responses no test received (${missing.length}):\n  ${missing.map((r) => `${operationKey(r.document, r.operationId)} ${coverageKey(r.status, r.code)}`).join('\n  ')}`,
+        );
       }
     }
     await service?.close();

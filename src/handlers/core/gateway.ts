@@ -58,4 +58,4 @@ export const gatewayOperations = {
       contentType: 'application/yaml',
     }),
   },
-} satisfies OperationMap<Omit<operations, 'getApiReference' | 'getApiReferenceAsset' | 'getMetrics'>>;
+} satisfies OperationMap<Pick<operations, 'getGatewayDescriptor' | 'getHealth' | 'getReadiness' | 'getPing' | 'getApiDocument' | 'getApiDocumentYaml'>>;
