@@ -10,7 +10,10 @@
  * CORS_ORIGINS (default `*`; or a comma-separated list of allowed origins).
  * OTP_HASH_KEY (key of the OTPs' keyed hash; default: generated once and kept in
  * the database), PROVIDER_TIMEOUT_MS (default 5000: a provider call that takes
- * longer is answered 503 SERVICE_UNAVAILABLE).
+ * longer is answered 503 SERVICE_UNAVAILABLE), IDENTITY_DATA_KEY (seals national ids;
+ * default generated once and kept), IDENTITY_PROVIDER_CALLBACK_SECRET and
+ * SCREENING_PROVIDER_CALLBACK_SECRET (HMAC keys of the providers' signed callbacks;
+ * default generated once and kept, which suits the sandbox providers).
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
@@ -26,6 +29,9 @@ export interface Config {
   corsOrigins: '*' | string[];
   otpHashKey?: string;
   providerTimeoutMs: number;
+  identityDataKey?: string;
+  identityProviderCallbackSecret?: string;
+  screeningProviderCallbackSecret?: string;
 }
 
 function intFrom(value: string | undefined, fallback: number, name: string, max = Number.MAX_SAFE_INTEGER, min = 0): number {
@@ -56,5 +62,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: originsFrom(env.CORS_ORIGINS),
     otpHashKey: env.OTP_HASH_KEY || undefined,
     providerTimeoutMs: intFrom(env.PROVIDER_TIMEOUT_MS, 5000, 'PROVIDER_TIMEOUT_MS', 60_000, 1),
+    identityDataKey: env.IDENTITY_DATA_KEY || undefined,
+    identityProviderCallbackSecret: env.IDENTITY_PROVIDER_CALLBACK_SECRET || undefined,
+    screeningProviderCallbackSecret: env.SCREENING_PROVIDER_CALLBACK_SECRET || undefined,
   };
 }
