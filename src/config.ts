@@ -11,7 +11,10 @@
  * LOG_LEVEL (default `info`) and LOG_FILE (default: stdout), see src/log.ts,
  * OTP_HASH_KEY (key of the OTPs' keyed hash; default: generated once and kept in
  * the database), PROVIDER_TIMEOUT_MS (default 5000: a provider call that takes
- * longer is answered 503 SERVICE_UNAVAILABLE).
+ * longer is answered 503 SERVICE_UNAVAILABLE), IDENTITY_DATA_KEY (seals national ids;
+ * default generated once and kept), IDENTITY_PROVIDER_CALLBACK_SECRET and
+ * SCREENING_PROVIDER_CALLBACK_SECRET (HMAC keys of the providers' signed callbacks;
+ * default generated once and kept, which suits the sandbox providers).
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
@@ -29,6 +32,9 @@ export interface Config {
   logFile?: string;
   otpHashKey?: string;
   providerTimeoutMs: number;
+  identityDataKey?: string;
+  identityProviderCallbackSecret?: string;
+  screeningProviderCallbackSecret?: string;
 }
 
 function intFrom(value: string | undefined, fallback: number, name: string, max = Number.MAX_SAFE_INTEGER, min = 0): number {
@@ -61,5 +67,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFile: env.LOG_FILE || undefined,
     otpHashKey: env.OTP_HASH_KEY || undefined,
     providerTimeoutMs: intFrom(env.PROVIDER_TIMEOUT_MS, 5000, 'PROVIDER_TIMEOUT_MS', 60_000, 1),
+    identityDataKey: env.IDENTITY_DATA_KEY || undefined,
+    identityProviderCallbackSecret: env.IDENTITY_PROVIDER_CALLBACK_SECRET || undefined,
+    screeningProviderCallbackSecret: env.SCREENING_PROVIDER_CALLBACK_SECRET || undefined,
   };
 }

@@ -70,8 +70,15 @@ describe('documented examples', () => {
         }
       }
     }
-    return out.map((e) => ({ ...e, schema: { ...e.schema, components: doc.components } }));
+    // One wrapper per schema, so that each schema is compiled once however many examples it has.
+    const wrapped = new Map<Node, Node>();
+    const withComponents = (schema: Node): Node => {
+      if (!wrapped.has(schema)) wrapped.set(schema, { ...schema, components: doc.components });
+      return wrapped.get(schema)!;
+    };
+    return out.map((e) => ({ ...e, schema: withComponents(e.schema) }));
   }
+  const compiled = new Map<Node, ReturnType<typeof ajv.compile>>();
 
   it('every example validates against its schema', () => {
     const failures: string[] = [];
@@ -79,7 +86,9 @@ describe('documented examples', () => {
     for (const name of ['closed-loop', 'core'] as const) {
       for (const { where, schema, example } of examplesOf(name)) {
         count += 1;
-        const fn = ajv.compile(schema); // the schema carries the document's components, so its refs resolve
+        // The schema carries the document's components, so its refs resolve.
+        if (!compiled.has(schema)) compiled.set(schema, ajv.compile(schema));
+        const fn = compiled.get(schema)!;
         if (!fn(example)) failures.push(`${where}: ${ajv.errorsText(fn.errors)}`);
       }
     }

@@ -14,7 +14,7 @@ import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/d
 import { startService, type RunningService } from '../src/server.js';
 import { expectProblem } from './support/assertions.js';
 import { get, post, request } from './support/client.js';
-import { accessOf, databaseOperations, exampleRequest } from './support/operations.js';
+import { accessOf, databaseOperations, exampleRequest, signatureHeaders } from './support/operations.js';
 import { testConfig } from './support/service.js';
 
 describe('database outage', function () {
@@ -49,7 +49,8 @@ describe('database outage', function () {
     expect(reached.length).to.be.greaterThan(25);
     for (const op of reached) {
       const { path, body } = exampleRequest(op);
-      const res = await request(op.method, path, { token: accessOf(op.operationId) === 'business' ? token : platform, body, baseUrl });
+      const headers = signatureHeaders(op, body);
+      const res = await request(op.method, path, { token: accessOf(op.operationId) === 'business' ? token : platform, body, headers, baseUrl });
       expectProblem(res, 503, 'SERVICE_UNAVAILABLE');
       expect(Number(res.headers.get('retry-after')), op.operationId).to.be.greaterThan(0);
       expect(JSON.stringify(res.body)).not.to.match(/ECONNREFUSED|at .*\.ts|select /i);

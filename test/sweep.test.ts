@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import type { RunningService } from '../src/server.js';
 import { get, post, request, type RequestOptions } from './support/client.js';
-import { accessOf, documentedOperations, type DocumentedOperation } from './support/operations.js';
+import { accessOf, documentedOperations, signatureHeaders, type DocumentedOperation } from './support/operations.js';
 import { credit, newBusiness, newWallet, platformToken, topup, type TestBusiness } from './support/fixtures.js';
 import { running, startExtraService } from './support/service.js';
 import { expectProblem } from './support/assertions.js';
@@ -23,7 +23,7 @@ describe('every operation (document-driven sweep)', () => {
   const tokenFor = (operationId: string) => (accessOf(operationId) === 'platform' ? platform : business.token);
   const wrongTokenFor = (operationId: string) => (accessOf(operationId) === 'platform' ? business.token : platform);
   const call = (op: SweepOperation, opts: RequestOptions) =>
-    request(op.method, op.path, { ...opts, body: op.body, headers: { ...(opts.headers ?? {}) } });
+    request(op.method, op.path, { ...opts, body: op.body, headers: { ...signatureHeaders(op, op.body), ...(opts.headers ?? {}) } });
 
   before(async () => {
     business = await newBusiness();
@@ -44,11 +44,12 @@ describe('every operation (document-driven sweep)', () => {
     }
   });
 
-  it('401 UNAUTHORIZED without a token, on every secured operation', async () => {
+  it('401 UNAUTHORIZED without a token (INVALID_SIGNATURE without a signature), on every secured operation', async () => {
     for (const op of operations.filter((o) => o.secured)) {
-      const res = await call(op, {});
+      const res = await request(op.method, op.path, { body: op.body });
       expect(res.status, op.operationId).to.equal(401);
-      expect(res.body.code).to.equal('UNAUTHORIZED');
+      expect(res.body.code, op.operationId).to.equal(op.signedBy ? 'INVALID_SIGNATURE' : 'UNAUTHORIZED');
+      expect(res.headers.get('www-authenticate'), op.operationId).to.match(op.signedBy ? /^Signature / : /^Bearer /);
     }
   });
 
@@ -81,7 +82,8 @@ describe('every operation (document-driven sweep)', () => {
       let res;
       let pointer: string;
       if (op.body !== undefined) {
-        res = await request(op.method, op.path, { token, body: { ...(op.body as object), unexpected_field: 'x' } });
+        const body = { ...(op.body as object), unexpected_field: 'x' };
+        res = await request(op.method, op.path, { token, body, headers: signatureHeaders(op, body) });
         pointer = '/unexpected_field';
       } else if (op.pathParams.length) {
         res = await request(op.method, op.template.replace(/\{\w+\}/g, 'not-valid'), { token });

@@ -1998,7 +1998,7 @@ export interface components {
          */
         "RateLimit-Reset": number;
         /**
-         * @description The authentication scheme to use (RFC 9110 §11.6.1): `Bearer` with an RFC 6750 `error` for bearer-protected operations, `Basic` on the token operation.
+         * @description The authentication scheme to use (RFC 9110 §11.6.1): `Bearer` with an RFC 6750 `error` for bearer-protected operations, `Basic` on the token operation, `Signature` (naming the signature header) on the provider callbacks.
          * @example Bearer realm="wallet-service", error="invalid_token"
          */
         "WWW-Authenticate": string;

@@ -52,7 +52,7 @@ export interface paths {
         put?: never;
         /**
          * Start onboarding
-         * @description Starts onboarding a customer of the business: creates the customer (status `PENDING`) and a session in `PENDING_OTP_VERIFICATION`, and sends a 6-digit code by SMS to `mobile_number` (in the sandbox, read it with `GET /testhelpers/sms-messages`). A live session for the same mobile number is replaced (it becomes `CANCELLED`, reason `SUPERSEDED`). The session expires 24 hours after the start. When the SMS provider is down the answer is 503 `SERVICE_UNAVAILABLE` and nothing is created.
+         * @description Starts onboarding a customer of the business: creates the customer (status `PENDING`) and a session in `PENDING_OTP_VERIFICATION`, and sends a 6-digit code by SMS to `mobile_number` (in the sandbox, read it with `GET /testhelpers/sms-messages`). A live session for the same mobile number is replaced (it becomes `CANCELLED`, reason `SUPERSEDED`). A mobile number that an `ACTIVE` customer of the business holds is 409 `MOBILE_NUMBER_TAKEN`. The session expires 24 hours after the start. When the SMS provider is down the answer is 503 `SERVICE_UNAVAILABLE` and nothing is created.
          */
         post: operations["startOnboarding"];
         delete?: never;
@@ -159,6 +159,182 @@ export interface paths {
          * @description Cancels a live session (`CANCELLED`, with `reason` as its `status_reason`); its customer becomes `INACTIVE`. A session that has already ended is 409 `ONBOARDING_STATE_<state>`.
          */
         post: operations["cancelOnboardingSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/onboarding/sessions/{session_id}/identity-verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Session id, as returned when the session started.
+                 * @example 8c0e3f5a-2b7d-4c19-9e4a-6d1f2a3b4c5d
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Initiate identity verification
+         * @description Sends the customer's national id and date of birth to the identity verification provider and moves the session to `IDENTITY_VERIFICATION_IN_PROGRESS` (from `OTP_VERIFIED` only; else 409 `ONBOARDING_STATE_<state>`). The provider answers through `POST /callbacks/identity-verification`; an approval then requests the screening, whose result arrives through `POST /callbacks/screening`. The answer is the session as it is when the answer is sent: in the sandbox both results have already arrived (see the Onboarding tag for the test national ids). A national id that an `ACTIVE` customer of the business already has is 409 `NATIONAL_ID_TAKEN`. When the provider is down or does not answer in time the answer is 503 `SERVICE_UNAVAILABLE` and nothing changes. The national id is stored sealed and is never returned or logged.
+         */
+        post: operations["initiateIdentityVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/onboarding/complete-customer-information": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete customer info
+         * @description The last onboarding step (seed E8): the customer's professional, financial and
+         *     compliance (KYC) information. Allowed when the customer's onboarding session is
+         *     `SCREENING_PASSED` (else 409 `ONBOARDING_STATE_<state>`). On success, in one database
+         *     transaction, the customer becomes `ACTIVE` with a wallet under the business (account
+         *     number prefix `9`, `ACTIVE`, balance `0.00`), the session `COMPLETED`, and the event
+         *     `onboarding.complete` is recorded (`customer_id`, `mobile_number`, `status` `active`,
+         *     `completed_at`, `external_reference` or null). The profile is rated by the screening
+         *     provider (`risk_rating` of the customer); when it is down the answer is 503
+         *     `SERVICE_UNAVAILABLE` and nothing changes.
+         *
+         *     The information is checked against these rules; each failure is 400
+         *     `VALIDATION_ERROR` naming the field in `errors[].pointer`, all failures at once:
+         *
+         *     | rule | field named |
+         *     |---|---|
+         *     | `politically_exposed` `true` needs `pep_relation` | `/pep_relation` |
+         *     | `politically_exposed` `false` allows no `pep_relation` (absent or null) | `/pep_relation` |
+         *     | an employed `occupation_class` (`WORKER`, `GOVERNMENT_EMPLOYEE`, `MILITARY`) needs `employer_name` | `/employer_name` |
+         *     | a working class (the employed ones, `SELF_EMPLOYED`, `BUSINESS_OWNER`) needs `occupation` | `/occupation` |
+         *     | a class without work (`STUDENT`, `RETIRED`, `HOMEMAKER`, `UNEMPLOYED`) allows no `employer_name` and no `occupation` | `/employer_name`, `/occupation` |
+         *     | `income_source` `SALARY` needs an employed class | `/income_source` |
+         *     | `income_source` `BUSINESS_INCOME` needs `SELF_EMPLOYED` or `BUSINESS_OWNER` | `/income_source` |
+         *
+         *     Another business's customer is 404 `CUSTOMER_NOT_FOUND`; a national id that another
+         *     `ACTIVE` customer of the business got meanwhile is 409 `NATIONAL_ID_TAKEN`.
+         */
+        post: operations["completeCustomerInformation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List customers
+         * @description The business's customers, newest first, optionally by `status` or `mobile_number`.
+         */
+        get: operations["listCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Customer id.
+                 * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get customer
+         * @description One customer of the business, with its wallet once onboarding completed. Another business's customer is 404 `CUSTOMER_NOT_FOUND`.
+         */
+        get: operations["getCustomer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/callbacks/identity-verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Identity verification result
+         * @description The identity verification provider's result for a verification requested by `initiateIdentityVerification` (`reference` is the id the service gave the request). `APPROVED` moves the onboarding session to `IDENTITY_VERIFIED`, records the verified `full_name` and requests the screening (503 `SERVICE_UNAVAILABLE` when the screening provider is down: nothing is recorded, and the same callback may be sent again); `REJECTED` moves it to `FAILED`. Signed with the identity provider's secret (see the tag). An unknown `reference` is 404 `CALLBACK_REFERENCE_NOT_FOUND`.
+         */
+        post: operations["receiveIdentityVerificationResult"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/callbacks/screening": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Screening result
+         * @description The screening provider's AML, sanctions and PEP result for a customer whose identity was approved. `CLEAR` moves the onboarding session to `SCREENING_PASSED`; `MATCH` to `FAILED`. Signed with the screening provider's secret (see the tag). An unknown `reference` is 404 `CALLBACK_REFERENCE_NOT_FOUND`.
+         */
+        post: operations["receiveScreeningResult"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/testhelpers/outbox-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List recorded events
+         * @description Sandbox only. The events recorded for the calling business (the transactional outbox from which webhook deliveries will be made once webhook endpoints leave their preview), newest first, optionally of one `code`; each with the `data` a delivery carries. 404 `NOT_FOUND` when `SANDBOX=false`.
+         */
+        get: operations["listSandboxOutboxEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -441,15 +617,15 @@ export interface components {
             reason: "CUSTOMER_REQUEST" | "BUSINESS_DECISION";
         };
         /**
-         * @description State of an onboarding session (the table is in the Onboarding tag's description): `PENDING_OTP_VERIFICATION` → `OTP_VERIFIED`; `CANCELLED` and `EXPIRED` are final. The list may grow.
+         * @description State of an onboarding session (the table is in the Onboarding tag's description): `PENDING_OTP_VERIFICATION` → `OTP_VERIFIED` → `IDENTITY_VERIFICATION_IN_PROGRESS` → `IDENTITY_VERIFIED` → `SCREENING_PASSED` → `COMPLETED`; `COMPLETED`, `CANCELLED`, `EXPIRED` and `FAILED` are final. The list may grow.
          * @enum {string}
          */
-        OnboardingStatus: "PENDING_OTP_VERIFICATION" | "OTP_VERIFIED" | "CANCELLED" | "EXPIRED";
+        OnboardingStatus: "PENDING_OTP_VERIFICATION" | "OTP_VERIFIED" | "IDENTITY_VERIFICATION_IN_PROGRESS" | "IDENTITY_VERIFIED" | "SCREENING_PASSED" | "COMPLETED" | "CANCELLED" | "EXPIRED" | "FAILED";
         /**
-         * @description Why a `CANCELLED` session is so: `CUSTOMER_REQUEST` or `BUSINESS_DECISION` (from the cancellation), `SUPERSEDED` (a newer session started for the same mobile number); null otherwise. The list may grow.
+         * @description Why a session ended as it did: `CUSTOMER_REQUEST` or `BUSINESS_DECISION` (cancelled by the business), `SUPERSEDED` (cancelled: a newer session started for the same mobile number), `IDENTITY_REJECTED` or `SCREENING_MATCH` (`FAILED`); null otherwise. The list may grow.
          * @enum {string|null}
          */
-        OnboardingStatusReason: "CUSTOMER_REQUEST" | "BUSINESS_DECISION" | "SUPERSEDED" | null;
+        OnboardingStatusReason: "CUSTOMER_REQUEST" | "BUSINESS_DECISION" | "SUPERSEDED" | "IDENTITY_REJECTED" | "SCREENING_MATCH" | null;
         OnboardingSession: {
             session_id: components["schemas"]["Uuid"];
             /** @description The customer this session onboards (status `PENDING` until onboarding completes). */
@@ -508,7 +684,7 @@ export interface components {
          * @description A provider the sandbox can make fail. The list may grow.
          * @enum {string}
          */
-        SandboxProvider: "SMS";
+        SandboxProvider: "SMS" | "IDENTITY_VERIFICATION" | "SCREENING";
         SandboxProviderOutageRequest: {
             provider: components["schemas"]["SandboxProvider"];
             /**
@@ -521,6 +697,174 @@ export interface components {
             provider: components["schemas"]["SandboxProvider"];
             /** Format: int32 */
             failures_remaining: number;
+        };
+        /**
+         * @description National id (citizens, starting with 1) or residence id (residents, starting with 2): 10 digits. Kept sealed; never returned or logged.
+         * @example 1234567890
+         */
+        NationalId: string;
+        IdentityVerificationRequest: {
+            national_id: components["schemas"]["NationalId"];
+            /**
+             * Format: date
+             * @description Gregorian date of birth, `YYYY-MM-DD`, before today.
+             */
+            date_of_birth: string;
+        };
+        /**
+         * @description Kind of occupation. Employed: `WORKER` (private sector), `GOVERNMENT_EMPLOYEE`, `MILITARY`; self-employed: `SELF_EMPLOYED`, `BUSINESS_OWNER`; without work: `STUDENT`, `RETIRED`, `HOMEMAKER`, `UNEMPLOYED`. The list may grow.
+         * @enum {string}
+         */
+        OccupationClass: "WORKER" | "GOVERNMENT_EMPLOYEE" | "MILITARY" | "SELF_EMPLOYED" | "BUSINESS_OWNER" | "STUDENT" | "RETIRED" | "HOMEMAKER" | "UNEMPLOYED";
+        /**
+         * @description The customer's occupation. The list may grow.
+         * @enum {string}
+         */
+        Occupation: "ENGINEER" | "DOCTOR" | "NURSE" | "TEACHER" | "ACCOUNTANT" | "LAWYER" | "IT_SPECIALIST" | "SALES" | "ADMINISTRATIVE" | "TECHNICIAN" | "DRIVER" | "CONSTRUCTION_WORKER" | "SECURITY_GUARD" | "HOSPITALITY" | "MILITARY_PERSONNEL" | "CIVIL_SERVANT" | "MERCHANT" | "OTHER";
+        /**
+         * @description Main source of the customer's income. The list may grow.
+         * @enum {string}
+         */
+        IncomeSource: "SALARY" | "BUSINESS_INCOME" | "PENSION" | "INVESTMENTS" | "FAMILY_SUPPORT" | "SCHOLARSHIP" | "SOCIAL_SECURITY" | "OTHER";
+        /**
+         * @description Monthly income, in SAR. The list may grow.
+         * @enum {string}
+         */
+        MonthlyIncomeRange: "RANGE_0_TO_4999" | "RANGE_5000_TO_9999" | "RANGE_10000_TO_19999" | "RANGE_20000_TO_49999" | "RANGE_50000_AND_ABOVE";
+        /** @description The seed's customer information (E8); the rules between the fields are in the operation's description. */
+        CustomerInformationRequest: {
+            customer_id: components["schemas"]["Uuid"];
+            occupation_class: components["schemas"]["OccupationClass"];
+            occupation?: components["schemas"]["Occupation"];
+            /** @description Employer (employed classes) or the customer's own business (self-employed classes). */
+            employer_name?: string;
+            income_source: components["schemas"]["IncomeSource"];
+            monthly_income_range: components["schemas"]["MonthlyIncomeRange"];
+            /** @description Whether the customer is a politically exposed person (PEP), or a family member or close associate of one. */
+            politically_exposed: boolean;
+            /**
+             * @description How the customer is politically exposed, only with `politically_exposed` true: `MYSELF` (holds or held a prominent public function), `FAMILY_MEMBER` or `CLOSE_ASSOCIATE` of such a person. The list may grow.
+             * @enum {string|null}
+             */
+            pep_relation?: "MYSELF" | "FAMILY_MEMBER" | "CLOSE_ASSOCIATE" | null;
+        };
+        CustomerInformationCompleted: {
+            customer_id: components["schemas"]["Uuid"];
+        };
+        /**
+         * @description `PENDING` while onboarding runs, `ACTIVE` once it completed (the customer holds a wallet), `INACTIVE` when its onboarding ended without completing. The list may grow.
+         * @enum {string}
+         */
+        CustomerStatus: "PENDING" | "ACTIVE" | "INACTIVE";
+        /** @description A customer of the business. Identity and KYC fields are null until the step that sets them (identity verification sets `full_name`; E8 the KYC fields, the wallet and the rating). The national id and date of birth are never returned. */
+        Customer: {
+            id: components["schemas"]["Uuid"];
+            status: components["schemas"]["CustomerStatus"];
+            mobile_number: components["schemas"]["MobileNumber"];
+            /** @description The name the identity verification provider verified. */
+            full_name: string | null;
+            locale: components["schemas"]["Locale"];
+            /** @description The business's reference for the customer, or null. */
+            external_reference: string | null;
+            /**
+             * Format: uuid
+             * @description The customer's wallet (closed-loop `GET /cl/v1/wallets/{wallet_id}`), once onboarding completed.
+             */
+            wallet_id: string | null;
+            /** @description The wallet's account number (prefix `9`), once onboarding completed. */
+            wallet_account_number: string | null;
+            /** @enum {string|null} */
+            occupation_class: "WORKER" | "GOVERNMENT_EMPLOYEE" | "MILITARY" | "SELF_EMPLOYED" | "BUSINESS_OWNER" | "STUDENT" | "RETIRED" | "HOMEMAKER" | "UNEMPLOYED" | null;
+            /** @enum {string|null} */
+            occupation: "ENGINEER" | "DOCTOR" | "NURSE" | "TEACHER" | "ACCOUNTANT" | "LAWYER" | "IT_SPECIALIST" | "SALES" | "ADMINISTRATIVE" | "TECHNICIAN" | "DRIVER" | "CONSTRUCTION_WORKER" | "SECURITY_GUARD" | "HOSPITALITY" | "MILITARY_PERSONNEL" | "CIVIL_SERVANT" | "MERCHANT" | "OTHER" | null;
+            employer_name: string | null;
+            /** @enum {string|null} */
+            income_source: "SALARY" | "BUSINESS_INCOME" | "PENSION" | "INVESTMENTS" | "FAMILY_SUPPORT" | "SCHOLARSHIP" | "SOCIAL_SECURITY" | "OTHER" | null;
+            /** @enum {string|null} */
+            monthly_income_range: "RANGE_0_TO_4999" | "RANGE_5000_TO_9999" | "RANGE_10000_TO_19999" | "RANGE_20000_TO_49999" | "RANGE_50000_AND_ABOVE" | null;
+            politically_exposed: boolean | null;
+            /** @enum {string|null} */
+            pep_relation: "MYSELF" | "FAMILY_MEMBER" | "CLOSE_ASSOCIATE" | null;
+            /**
+             * @description The screening provider's rating of the completed KYC profile (`HIGH` calls for enhanced due diligence), once onboarding completed. The list may grow.
+             * @enum {string|null}
+             */
+            risk_rating: "LOW" | "MEDIUM" | "HIGH" | null;
+            /**
+             * Format: date-time
+             * @description When onboarding completed (business clock), or null.
+             */
+            activated_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        CustomerList: components["schemas"]["Page"] & {
+            data: components["schemas"]["Customer"][];
+        };
+        /**
+         * @description The provider's unique id of this result; a second delivery of the same id is refused.
+         * @example evt_6f1c2d3e4b5a69788796a5b4c3d2e1f0
+         */
+        ProviderEventId: string;
+        IdentityVerificationResult: {
+            event_id: components["schemas"]["ProviderEventId"];
+            /** @description The id the service gave the request. */
+            reference: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            outcome: "APPROVED" | "REJECTED";
+            /** @description The verified name (`APPROVED`); null when rejected. */
+            full_name: string | null;
+            /**
+             * @description Why the identity was rejected (`REJECTED`); null when approved. The list may grow.
+             * @enum {string|null}
+             */
+            rejection_reason: "DATA_MISMATCH" | "DOCUMENT_INVALID" | "DECEASED" | "OTHER" | null;
+            occurred_at: components["schemas"]["Timestamp"];
+        };
+        ScreeningResult: {
+            event_id: components["schemas"]["ProviderEventId"];
+            /** @description The id the service gave the request. */
+            reference: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            outcome: "CLEAR" | "MATCH";
+            /** @description The lists matched (`MATCH`); empty when clear. */
+            match_types: ("PEP" | "SANCTIONS" | "ADVERSE_MEDIA")[];
+            occurred_at: components["schemas"]["Timestamp"];
+        };
+        CallbackAcknowledgement: {
+            event_id: components["schemas"]["ProviderEventId"];
+            /**
+             * @description `APPLIED`: the result moved its session; `IGNORED`: nothing waited for it any more (a session that ended, or a request that already had its result).
+             * @enum {string}
+             */
+            result: "APPLIED" | "IGNORED";
+        };
+        /** @description An `onboarding.complete` event as recorded. */
+        OutboxOnboardingCompleteEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "onboarding.complete";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["OnboardingCompleteData"];
+        };
+        /** @description A `topup.complete` event as recorded. */
+        OutboxTopupCompleteEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "topup.complete";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["TopupCompleteData"];
+        };
+        /** @description A recorded event, told apart by `code`. */
+        OutboxEvent: components["schemas"]["OutboxOnboardingCompleteEvent"] | components["schemas"]["OutboxTopupCompleteEvent"];
+        OutboxEventList: components["schemas"]["Page"] & {
+            data: components["schemas"]["OutboxEvent"][];
         };
         GatewayVersioning: {
             /** @enum {string} */
@@ -795,6 +1139,11 @@ export interface components {
          */
         Uuid: string;
         /** @description Problem details with the codes this response can carry. */
+        MobileNumberTakenProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "MOBILE_NUMBER_TAKEN";
+        };
+        /** @description Problem details with the codes this response can carry. */
         InvalidParametersProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "VALIDATION_ERROR" | "UNSUPPORTED_API_VERSION";
@@ -812,7 +1161,7 @@ export interface components {
         /** @description Problem details with the codes this response can carry. */
         OnboardingEndedProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
-            code: "ONBOARDING_STATE_CANCELLED" | "ONBOARDING_STATE_EXPIRED";
+            code: "ONBOARDING_STATE_COMPLETED" | "ONBOARDING_STATE_CANCELLED" | "ONBOARDING_STATE_EXPIRED" | "ONBOARDING_STATE_FAILED";
         };
         /** @description Problem details with the codes this response can carry. */
         OtpOperationWrongStatusProblem: components["schemas"]["Problem"] & {
@@ -822,7 +1171,7 @@ export interface components {
         /** @description Problem details with the codes this response can carry. */
         OnboardingResendRefusedProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
-            code: "ONBOARDING_STATE_OTP_VERIFIED" | "ONBOARDING_STATE_CANCELLED" | "ONBOARDING_STATE_EXPIRED";
+            code: "ONBOARDING_STATE_OTP_VERIFIED" | "ONBOARDING_STATE_IDENTITY_VERIFICATION_IN_PROGRESS" | "ONBOARDING_STATE_IDENTITY_VERIFIED" | "ONBOARDING_STATE_SCREENING_PASSED" | "ONBOARDING_STATE_COMPLETED" | "ONBOARDING_STATE_CANCELLED" | "ONBOARDING_STATE_EXPIRED" | "ONBOARDING_STATE_FAILED";
         };
         /** @description Problem details with the codes this response can carry. */
         OtpResendLimitReachedProblem: components["schemas"]["Problem"] & {
@@ -833,6 +1182,21 @@ export interface components {
         OtpResendTooSoonProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "RATE_LIMITED" | "OTP_RESEND_TOO_SOON";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        IdentityVerificationRefusedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "ONBOARDING_STATE_PENDING_OTP_VERIFICATION" | "ONBOARDING_STATE_IDENTITY_VERIFICATION_IN_PROGRESS" | "ONBOARDING_STATE_IDENTITY_VERIFIED" | "ONBOARDING_STATE_SCREENING_PASSED" | "ONBOARDING_STATE_COMPLETED" | "ONBOARDING_STATE_CANCELLED" | "ONBOARDING_STATE_EXPIRED" | "ONBOARDING_STATE_FAILED" | "NATIONAL_ID_TAKEN";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        CustomerNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "CUSTOMER_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        CustomerInformationRefusedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "ONBOARDING_STATE_PENDING_OTP_VERIFICATION" | "ONBOARDING_STATE_OTP_VERIFIED" | "ONBOARDING_STATE_IDENTITY_VERIFICATION_IN_PROGRESS" | "ONBOARDING_STATE_IDENTITY_VERIFIED" | "ONBOARDING_STATE_COMPLETED" | "ONBOARDING_STATE_CANCELLED" | "ONBOARDING_STATE_EXPIRED" | "ONBOARDING_STATE_FAILED" | "NATIONAL_ID_TAKEN";
         };
         /**
          * @description Opaque page cursor (base64url), as issued in `next_cursor`.
@@ -850,6 +1214,52 @@ export interface components {
         InvalidListParametersProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "VALIDATION_ERROR" | "INVALID_CURSOR" | "UNSUPPORTED_API_VERSION";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        InvalidSignatureProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "INVALID_SIGNATURE" | "SIGNATURE_EXPIRED";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        CallbackReferenceNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "CALLBACK_REFERENCE_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        CallbackReplayedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "CALLBACK_REPLAYED";
+        };
+        /**
+         * @description Event codes that can be subscribed to. The list may grow.
+         * @enum {string}
+         */
+        WebhookEventCode: "onboarding.complete" | "topup.complete" | "payout.pending" | "payout.processing" | "payout.failed" | "payout.completed";
+        /** @description `data` of `onboarding.complete`: a customer's onboarding completed. */
+        OnboardingCompleteData: {
+            customer_id: components["schemas"]["Uuid"];
+            mobile_number: components["schemas"]["MobileNumber"];
+            /**
+             * @description The customer's status; always `active` in this event.
+             * @enum {string}
+             */
+            status: "active";
+            completed_at: components["schemas"]["Timestamp"];
+            /** @description The business's reference for the customer, or null. */
+            external_reference: string | null;
+        };
+        /**
+         * @description Non-negative decimal amount in major units with exactly two decimals, never a JSON number.
+         * @example 125.50
+         */
+        Amount: string;
+        /** @description `data` of `topup.complete`: money arrived on the business's operational account. */
+        TopupCompleteData: {
+            transaction_id: components["schemas"]["Uuid"];
+            business_id: components["schemas"]["Uuid"];
+            amount: components["schemas"]["Amount"];
+            currency: components["schemas"]["Currency"];
+            completed_at: components["schemas"]["Timestamp"];
         };
         /** @description Problem details with the codes this response can carry. */
         SandboxDisabledProblem: components["schemas"]["Problem"] & {
@@ -966,6 +1376,21 @@ export interface components {
                 "application/problem+json": components["schemas"]["ForbiddenProblem"];
             };
         };
+        /** @description An `ACTIVE` customer of the business holds this mobile number (`MOBILE_NUMBER_TAKEN`): nothing changed. */
+        MobileNumberTaken: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["MobileNumberTakenProblem"];
+            };
+        };
         /** @description A path, query or header parameter fails validation (`VALIDATION_ERROR`, with `errors`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
         InvalidParameters: {
             headers: {
@@ -1011,7 +1436,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["OtpRejectedProblem"];
             };
         };
-        /** @description The session has ended, and the code names its state (`ONBOARDING_STATE_CANCELLED`, `ONBOARDING_STATE_EXPIRED`): nothing changed. */
+        /** @description The session has ended, and the code names its state (`ONBOARDING_STATE_COMPLETED`, `ONBOARDING_STATE_CANCELLED`, `ONBOARDING_STATE_EXPIRED`, `ONBOARDING_STATE_FAILED`): nothing changed. */
         OnboardingEnded: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1041,7 +1466,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["OtpOperationWrongStatusProblem"];
             };
         };
-        /** @description The session no longer waits for a code, and the code names its state (`ONBOARDING_STATE_OTP_VERIFIED`, `ONBOARDING_STATE_CANCELLED`, `ONBOARDING_STATE_EXPIRED`): nothing changed. */
+        /** @description The session no longer waits for a code, and the code names its state (`ONBOARDING_STATE_<state>`): nothing changed. */
         OnboardingResendRefused: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1087,6 +1512,51 @@ export interface components {
                 "application/problem+json": components["schemas"]["OtpResendTooSoonProblem"];
             };
         };
+        /** @description The session is not `OTP_VERIFIED`, and the code names its state (`ONBOARDING_STATE_<state>`), or an `ACTIVE` customer of the business has this national id (`NATIONAL_ID_TAKEN`): nothing changed. */
+        IdentityVerificationRefused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["IdentityVerificationRefusedProblem"];
+            };
+        };
+        /** @description No such customer for this business (`CUSTOMER_NOT_FOUND`); another business's customer is a 404 too. */
+        CustomerNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CustomerNotFoundProblem"];
+            };
+        };
+        /** @description The customer's onboarding session is not `SCREENING_PASSED`, and the code names its state (`ONBOARDING_STATE_<state>`), or another `ACTIVE` customer of the business got this national id meanwhile (`NATIONAL_ID_TAKEN`): nothing changed. */
+        CustomerInformationRefused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CustomerInformationRefusedProblem"];
+            };
+        };
         /** @description A query parameter fails validation (`VALIDATION_ERROR`, with `errors`), the cursor is not one this service issued (`INVALID_CURSOR`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). */
         InvalidListParameters: {
             headers: {
@@ -1100,6 +1570,52 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["InvalidListParametersProblem"];
+            };
+        };
+        /** @description The provider signature is missing, malformed or does not match the body (`INVALID_SIGNATURE`), or its timestamp is more than 5 minutes from the service's clock (`SIGNATURE_EXPIRED`): nothing changed. */
+        InvalidSignature: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["InvalidSignatureProblem"];
+            };
+        };
+        /** @description No request of this provider has this `reference` (`CALLBACK_REFERENCE_NOT_FOUND`): nothing changed. */
+        CallbackReferenceNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CallbackReferenceNotFoundProblem"];
+            };
+        };
+        /** @description This `event_id` was already processed (`CALLBACK_REPLAYED`): nothing changed; do not send it again. */
+        CallbackReplayed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CallbackReplayedProblem"];
             };
         };
         /** @description Test helpers are answered only in the sandbox (`NOT_FOUND` when `SANDBOX=false`). */
@@ -1150,6 +1666,26 @@ export interface components {
          */
         MobileNumberFilter: components["schemas"]["MobileNumber"];
         /**
+         * @description Customer id.
+         * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+         */
+        CustomerId: string;
+        /**
+         * @description Only customers in this status.
+         * @example ACTIVE
+         */
+        CustomerStatusFilter: components["schemas"]["CustomerStatus"];
+        /**
+         * @description Only customers with this mobile number (digits with country code, no plus sign).
+         * @example 966501234567
+         */
+        CustomerMobileNumberFilter: components["schemas"]["MobileNumber"];
+        /**
+         * @description Only events of this code.
+         * @example onboarding.complete
+         */
+        EventCodeFilter: components["schemas"]["WebhookEventCode"];
+        /**
          * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
          * @example v1
          */
@@ -1198,7 +1734,7 @@ export interface components {
          */
         "RateLimit-Reset": number;
         /**
-         * @description The authentication scheme to use (RFC 9110 §11.6.1): `Bearer` with an RFC 6750 `error` for bearer-protected operations, `Basic` on the token operation.
+         * @description The authentication scheme to use (RFC 9110 §11.6.1): `Bearer` with an RFC 6750 `error` for bearer-protected operations, `Basic` on the token operation, `Signature` (naming the signature header) on the provider callbacks.
          * @example Bearer realm="wallet-service", error="invalid_token"
          */
         "WWW-Authenticate": string;
@@ -1390,6 +1926,7 @@ export interface operations {
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["MobileNumberTaken"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1602,6 +2139,419 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["OnboardingSessionNotFound"];
             409: components["responses"]["OnboardingEnded"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    initiateIdentityVerification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Session id, as returned when the session started.
+                 * @example 8c0e3f5a-2b7d-4c19-9e4a-6d1f2a3b4c5d
+                 */
+                session_id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "national_id": "1234567890",
+                 *       "date_of_birth": "1990-04-15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdentityVerificationRequest"];
+            };
+        };
+        responses: {
+            /** @description The session; verification requested (and, in the sandbox, its results applied). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnboardingSession"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["OnboardingSessionNotFound"];
+            409: components["responses"]["IdentityVerificationRefused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeCustomerInformation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "customer_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *       "occupation_class": "WORKER",
+                 *       "occupation": "ENGINEER",
+                 *       "employer_name": "Example Engineering Co.",
+                 *       "income_source": "SALARY",
+                 *       "monthly_income_range": "RANGE_0_TO_4999",
+                 *       "politically_exposed": true,
+                 *       "pep_relation": "MYSELF"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomerInformationRequest"];
+            };
+        };
+        responses: {
+            /** @description Onboarding is complete; the customer is `ACTIVE` with a wallet. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "customer_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerInformationCompleted"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CustomerNotFound"];
+            409: components["responses"]["CustomerInformationRefused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCustomers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only customers in this status.
+                 * @example ACTIVE
+                 */
+                status?: components["parameters"]["CustomerStatusFilter"];
+                /**
+                 * @description Only customers with this mobile number (digits with country code, no plus sign).
+                 * @example 966501234567
+                 */
+                mobile_number?: components["parameters"]["CustomerMobileNumberFilter"];
+                /**
+                 * @description Page size, 1 to 100; 20 when absent.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["LimitParameter"];
+                /**
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+                 */
+                cursor?: components["parameters"]["CursorParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of customers. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerList"];
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCustomer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Customer id.
+                 * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+                 */
+                customer_id: components["parameters"]["CustomerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customer. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CustomerNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    receiveIdentityVerificationResult: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "evt_6f1c2d3e4b5a69788796a5b4c3d2e1f0",
+                 *       "reference": "2d4f6a8c-1b3e-4d5f-8a7c-9e0b1c2d3e4f",
+                 *       "outcome": "APPROVED",
+                 *       "full_name": "Sandbox Customer 7890",
+                 *       "rejection_reason": null,
+                 *       "occurred_at": "2026-11-21T10:17:05.321Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdentityVerificationResult"];
+            };
+        };
+        responses: {
+            /** @description The result was received (applied, or ignored when nothing waits for it). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "event_id": "evt_6f1c2d3e4b5a69788796a5b4c3d2e1f0",
+                     *       "result": "APPLIED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CallbackAcknowledgement"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["InvalidSignature"];
+            404: components["responses"]["CallbackReferenceNotFound"];
+            409: components["responses"]["CallbackReplayed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    receiveScreeningResult: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "evt_0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+                 *       "reference": "3e5a7c9b-2d4f-4e6a-9b8c-0d1e2f3a4b5c",
+                 *       "outcome": "CLEAR",
+                 *       "match_types": [],
+                 *       "occurred_at": "2026-11-21T10:17:06.654Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScreeningResult"];
+            };
+        };
+        responses: {
+            /** @description The result was received (applied, or ignored when nothing waits for it). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "event_id": "evt_0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+                     *       "result": "APPLIED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CallbackAcknowledgement"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["InvalidSignature"];
+            404: components["responses"]["CallbackReferenceNotFound"];
+            409: components["responses"]["CallbackReplayed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSandboxOutboxEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only events of this code.
+                 * @example onboarding.complete
+                 */
+                code?: components["parameters"]["EventCodeFilter"];
+                /**
+                 * @description Page size, 1 to 100; 20 when absent.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["LimitParameter"];
+                /**
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+                 */
+                cursor?: components["parameters"]["CursorParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recorded events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e",
+                     *           "code": "onboarding.complete",
+                     *           "created_at": "2026-11-21T10:18:00.456Z",
+                     *           "data": {
+                     *             "customer_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *             "mobile_number": "966501234567",
+                     *             "status": "active",
+                     *             "completed_at": "2026-11-21T10:18:00.456Z",
+                     *             "external_reference": "customer-0042"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OutboxEventList"];
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SandboxDisabled"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -6,6 +6,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import * as initial from './migrations/001_initial.js';
 import * as customers from './migrations/004_customers.js';
+import * as identity from './migrations/005_identity.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_initial': initial,
   // 002 and 003 are the ledger-performance branch's.
   '004_customers': customers,
+  '005_identity': identity,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

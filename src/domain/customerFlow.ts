@@ -1,20 +1,45 @@
 /**
- * What the customer flows (onboarding, mobile number change) work with: the
- * caller's database handle and business, the providers, and the OTP key. Also
- * the OTP policy of these flows and the SMS delivery of their codes.
+ * What the customer flows (onboarding, mobile number change, provider
+ * callbacks) work with: the caller's database handle and business, the
+ * providers, the keys, and the work to do once the caller's transaction has
+ * committed (the sandbox providers' deliveries). Also the OTP policy of these
+ * flows and the SMS delivery of their codes.
  */
 import type { Knex } from 'knex';
 import { callProvider } from '../providers/call.js';
+import type { Acceptance } from '../providers/identity.js';
 import type { Providers } from '../providers/index.js';
+import type { IdentityKeys } from './identityData.js';
 import { otpMessage, type Locale } from './messages.js';
 import type { OtpPolicy } from './otp.js';
 
-export interface FlowEnv {
+/** The environment of a request, before it is known which business it acts for (callbacks). */
+export interface ServiceEnv {
   db: Knex;
-  businessId: string;
   providers: Providers;
   /** Key of the OTPs' keyed hash. */
   otpKey: Buffer;
+  /** Keys of the national ids at rest. */
+  identityKeys: IdentityKeys;
+  /** The service's own base URL, where the sandbox providers deliver their callbacks. */
+  selfUrl: string;
+  /** Run by `settle` once the request's transaction has committed. */
+  afterCommit: (() => Promise<void>)[];
+}
+
+export interface FlowEnv extends ServiceEnv {
+  businessId: string;
+}
+
+/** Arranges for a provider's sandbox result to be delivered once the caller has committed. */
+export function schedule(env: ServiceEnv, acceptance: Acceptance): void {
+  const deliver = acceptance.deliver;
+  if (deliver) env.afterCommit.push(() => deliver(env.selfUrl));
+}
+
+/** Runs the work scheduled for after the commit, in order (deliveries never throw). */
+export async function settle(env: ServiceEnv): Promise<void> {
+  for (const task of env.afterCommit.splice(0)) await task();
 }
 
 /**

@@ -14,6 +14,7 @@ import { businessNow } from './clock.js';
 import { CUSTOMER_OTP_POLICY, smsDelivery, type FlowEnv } from './customerFlow.js';
 import type { Locale } from './messages.js';
 import {
+  endsUnsuccessfully,
   FINAL_ONBOARDING_STATES,
   onboardingMachine,
   type OnboardingEvent,
@@ -47,7 +48,7 @@ const LIVE_STATES = onboardingMachine.moves.EXPIRE.from;
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
 /** The session as the API shows it, with its current code's timing. */
-async function toView(db: Knex, row: SessionRow): Promise<OnboardingSessionView> {
+export async function toView(db: Knex, row: SessionRow): Promise<OnboardingSessionView> {
   const otp = await db('otp_operations').where({ id: row.otp_operation_id }).first('expires_at', 'sent_at', 'resend_count');
   const waiting = row.status === 'PENDING_OTP_VERIFICATION';
   const policy = CUSTOMER_OTP_POLICY;
@@ -71,7 +72,7 @@ async function toView(db: Knex, row: SessionRow): Promise<OnboardingSessionView>
  * Records the expiry of a live session whose `expires_at` has passed, on its
  * own (so that it stays recorded whatever the caller then refuses).
  */
-async function expireIfDue(db: Knex, businessId: string, sessionId: string, now: Date): Promise<void> {
+export async function expireIfDue(db: Knex, businessId: string, sessionId: string, now: Date): Promise<void> {
   await db.transaction(async (trx) => {
     const row: SessionRow | undefined = await trx('onboarding_sessions')
       .where({ id: sessionId, business_id: businessId })
@@ -84,7 +85,7 @@ async function expireIfDue(db: Knex, businessId: string, sessionId: string, now:
 }
 
 /** The session, locked when `lock`; 404 ONBOARDING_SESSION_NOT_FOUND (also another business's). */
-async function sessionRow(db: Knex, businessId: string, id: string, lock: boolean): Promise<SessionRow> {
+export async function sessionRow(db: Knex, businessId: string, id: string, lock: boolean): Promise<SessionRow> {
   const query = db('onboarding_sessions').where({ id, business_id: businessId });
   if (lock) query.forUpdate();
   const row = await query.first();
@@ -107,21 +108,32 @@ export async function moveSession(
     .where({ id: row.id })
     .update({ ...changes, status, updated_at: trx.fn.now(3) })
     .returning('*');
-  if (status === 'CANCELLED' || status === 'EXPIRED') {
+  if (endsUnsuccessfully(status)) {
     await trx('customers').where({ id: row.customer_id, status: 'PENDING' }).update({ status: 'INACTIVE', updated_at: trx.fn.now(3) });
   }
   return updated;
 }
 
+/** Throws 409 MOBILE_NUMBER_TAKEN when an ACTIVE customer of the business (other than `exceptCustomerId`) holds `mobileNumber`. */
+export async function assertMobileNumberFree(db: Knex, businessId: string, mobileNumber: string, exceptCustomerId?: string): Promise<void> {
+  const query = db('customers').where({ business_id: businessId, mobile_number: mobileNumber, status: 'ACTIVE' });
+  if (exceptCustomerId) query.whereNot({ id: exceptCustomerId });
+  if (await query.first('id')) {
+    throw new AppError('MOBILE_NUMBER_TAKEN', `An active customer of the business holds mobile number ${mobileNumber}.`);
+  }
+}
+
 /**
  * Starts onboarding `mobile_number`: replaces a live session of the same
  * number, creates the PENDING customer and the session, and sends the code.
- * 503 SERVICE_UNAVAILABLE (nothing written) when the SMS provider fails.
+ * 409 MOBILE_NUMBER_TAKEN when an ACTIVE customer holds the number; 503
+ * SERVICE_UNAVAILABLE (nothing written) when the SMS provider fails.
  */
 export async function startOnboarding(env: FlowEnv, req: Schemas['StartOnboardingRequest']): Promise<OnboardingSessionView> {
   const now = await businessNow(env.db, env.businessId);
   const locale = req.locale ?? 'ar';
   return env.db.transaction(async (trx) => {
+    await assertMobileNumberFree(trx, env.businessId, req.mobile_number);
     const live: SessionRow[] = await trx('onboarding_sessions')
       .where({ business_id: env.businessId, mobile_number: req.mobile_number })
       .whereIn('status', LIVE_STATES)

@@ -57,7 +57,7 @@ export interface OperationContext<Op> {
   body: BodyOf<Op>;
   path: ParamsOf<Op, 'path'>;
   query: ParamsOf<Op, 'query'>;
-  /** Null only on operations with `security: []`. */
+  /** Null only on operations with `security: []` and on `signature` operations. */
   principal: Principal | null;
   /** The database handle to use: a transaction when the call is idempotent. */
   db: Knex;
@@ -67,9 +67,11 @@ export interface OperationContext<Op> {
 
 /**
  * Who may call an operation: `public` (document says `security: []`),
- * `platform` or `business` client kinds, or `any` authenticated client.
+ * `platform` or `business` client kinds, `any` authenticated client, or
+ * `signature`: a provider whose HMAC signature the document's signature scheme
+ * verifies (no principal; see ./signatures.ts).
  */
-export type Access = 'public' | 'platform' | 'business' | 'any';
+export type Access = 'public' | 'platform' | 'business' | 'any' | 'signature';
 
 export interface OperationSpec<Op extends { responses: object }> {
   access: Access;

@@ -5,10 +5,18 @@
  * interfaces.
  */
 import type { Services } from '../http/operation.js';
+import {
+  SandboxIdentityVerificationProvider,
+  UnconfiguredIdentityVerificationProvider,
+  type IdentityVerificationProvider,
+} from './identity.js';
+import { SandboxScreeningProvider, UnconfiguredScreeningProvider, type ScreeningProvider } from './screening.js';
 import { SandboxSmsSender, UnconfiguredSmsSender, type SmsSender } from './sms.js';
 
 export interface Providers {
   sms: SmsSender;
+  identity: IdentityVerificationProvider;
+  screening: ScreeningProvider;
   /** Time limit of one provider call, milliseconds. */
   timeoutMs: number;
 }
@@ -22,6 +30,8 @@ export function providersOf(services: Services): Providers {
     const sandbox = services.config.sandbox;
     providers = {
       sms: sandbox ? new SandboxSmsSender(services.db) : new UnconfiguredSmsSender(),
+      identity: sandbox ? new SandboxIdentityVerificationProvider(services) : new UnconfiguredIdentityVerificationProvider(),
+      screening: sandbox ? new SandboxScreeningProvider(services) : new UnconfiguredScreeningProvider(),
       timeoutMs: services.config.providerTimeoutMs,
     };
     cache.set(services, providers);

@@ -8,6 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { loadBundledDocument } from '../../src/http/openapi.js';
 import { closedLoopOperations } from '../../src/handlers/closedLoop/index.js';
 import { coreOperations } from '../../src/handlers/core/index.js';
+import { SIGNATURE_SCHEMES } from '../../src/http/signatures.js';
+import { signCallback } from '../../src/providers/signatures.js';
+import { TEST_CALLBACK_SECRETS } from './service.js';
 
 export interface DocumentedOperation {
   operationId: string;
@@ -18,6 +21,8 @@ export interface DocumentedOperation {
   /** Path template with the API prefix, e.g. `/cl/v1/wallets/{wallet_id}`. */
   template: string;
   secured: boolean;
+  /** The provider whose signature the operation requires instead of a token (provider callbacks). */
+  signedBy?: (typeof SIGNATURE_SCHEMES)[string];
   statuses: string[];
   /** The documented JSON request example, when the operation takes a body. */
   body?: unknown;
@@ -48,6 +53,7 @@ export function operationsOf(name: 'closed-loop' | 'core', prefix: string): Docu
         path: prefix + filled,
         template: prefix + path,
         secured: security.length > 0,
+        signedBy: SIGNATURE_SCHEMES[Object.keys(security[0] ?? {})[0]],
         statuses: Object.keys(op.responses),
         body,
         pathParams: params.filter((p: any) => p.in === 'path').map((p: any) => p.name),
@@ -59,6 +65,15 @@ export function operationsOf(name: 'closed-loop' | 'core', prefix: string): Docu
     }
   }
   return out;
+}
+
+/**
+ * The headers that authenticate a call of `op` with `body` besides a token: a valid
+ * provider signature (as of `timestamp`, unix seconds) for a signed operation, else none.
+ */
+export function signatureHeaders(op: Pick<DocumentedOperation, 'signedBy'>, body: unknown, timestamp?: number): Record<string, string> {
+  if (!op.signedBy) return {};
+  return { 'X-Provider-Signature': signCallback(Buffer.from(TEST_CALLBACK_SECRETS[op.signedBy]), JSON.stringify(body), timestamp) };
 }
 
 /** Every operation of both documents. */

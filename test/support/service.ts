@@ -29,6 +29,12 @@ const NO_FAULT_REACHES = new Set([
   'getReadiness', // turns every database failure into its documented 503
 ]);
 
+/** The providers' callback secrets of every service the tests start (tests sign callbacks with them). */
+export const TEST_CALLBACK_SECRETS = {
+  IDENTITY_VERIFICATION: 'test-identity-provider-callback-secret',
+  SCREENING: 'test-screening-provider-callback-secret',
+} as const;
+
 let service: RunningService | undefined;
 let dataDir: string | undefined;
 
@@ -58,6 +64,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logLevel: 'info',
     logFile: LOG_FILE,
     otpHashKey: 'test-otp-key-test-otp-key-test-otp-key',
+    identityDataKey: 'test-identity-data-key-test-identity-data-key',
+    identityProviderCallbackSecret: TEST_CALLBACK_SECRETS.IDENTITY_VERIFICATION,
+    screeningProviderCallbackSecret: TEST_CALLBACK_SECRETS.SCREENING,
     ...overrides,
   };
 }

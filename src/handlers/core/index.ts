@@ -3,6 +3,7 @@ import type { operations } from '../../../generated/types/core.js';
 import type { OperationMap } from '../../http/operation.js';
 import { authOperations } from '../closedLoop/auth.js';
 import { businessOperations } from '../closedLoop/businesses.js';
+import { customerOperations } from './customers.js';
 import { docsOperations } from './docs.js';
 import { gatewayOperations } from './gateway.js';
 import { metricsOperations } from './metrics.js';
@@ -14,6 +15,7 @@ export const coreOperations: OperationMap<operations> = {
   createToken: authOperations.createToken,
   createBusiness: businessOperations.createBusiness,
   ...onboardingOperations,
+  ...customerOperations,
   ...coreTestHelperOperations,
   ...gatewayOperations,
   ...docsOperations,

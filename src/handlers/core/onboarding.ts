@@ -1,4 +1,4 @@
-/** Onboarding: start, verify and resend the code, read and cancel a session. */
+/** Onboarding: start, verify and resend the code, read and cancel a session, verify identity, complete (E8). */
 import type { operations } from '../../../generated/types/core.js';
 import {
   cancelOnboardingSession,
@@ -7,12 +7,21 @@ import {
   startOnboarding,
   verifyOnboardingOtp,
 } from '../../domain/onboarding.js';
+import { completeCustomerInformation } from '../../domain/customerInformation.js';
+import { settle } from '../../domain/customerFlow.js';
+import { initiateIdentityVerification } from '../../domain/identityVerification.js';
 import type { OperationMap } from '../../http/operation.js';
 import { flowEnv } from './flowEnv.js';
 
 type OnboardingOperations = Pick<
   operations,
-  'startOnboarding' | 'getOnboardingSession' | 'verifyOnboardingOtp' | 'resendOnboardingOtp' | 'cancelOnboardingSession'
+  | 'startOnboarding'
+  | 'getOnboardingSession'
+  | 'verifyOnboardingOtp'
+  | 'resendOnboardingOtp'
+  | 'cancelOnboardingSession'
+  | 'initiateIdentityVerification'
+  | 'completeCustomerInformation'
 >;
 
 export const onboardingOperations = {
@@ -35,5 +44,18 @@ export const onboardingOperations = {
   cancelOnboardingSession: {
     access: 'business',
     handle: async (ctx) => ({ status: 200, body: await cancelOnboardingSession(await flowEnv(ctx), ctx.path.session_id, ctx.body) }),
+  },
+  initiateIdentityVerification: {
+    access: 'business',
+    async handle(ctx) {
+      const env = await flowEnv(ctx);
+      await initiateIdentityVerification(env, ctx.path.session_id, ctx.body);
+      await settle(env); // the sandbox providers' results, delivered now that the request committed
+      return { status: 200, body: await getOnboardingSession(env, ctx.path.session_id) };
+    },
+  },
+  completeCustomerInformation: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await completeCustomerInformation(await flowEnv(ctx), ctx.body) }),
   },
 } satisfies OperationMap<OnboardingOperations>;
