@@ -6,6 +6,7 @@ import { businessOperations } from '../closedLoop/businesses.js';
 import { customerOperations } from './customers.js';
 import { docsOperations } from './docs.js';
 import { gatewayOperations } from './gateway.js';
+import { mobileNumberChangeOperations } from './mobileNumberChange.js';
 import { onboardingOperations } from './onboarding.js';
 import { coreTestHelperOperations } from './testHelpers.js';
 
@@ -15,6 +16,7 @@ export const coreOperations: OperationMap<operations> = {
   createBusiness: businessOperations.createBusiness,
   ...onboardingOperations,
   ...customerOperations,
+  ...mobileNumberChangeOperations,
   ...coreTestHelperOperations,
   ...gatewayOperations,
   ...docsOperations,
