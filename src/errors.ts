@@ -32,6 +32,7 @@ export const ERROR_STATUS = {
   ONBOARDING_SESSION_NOT_FOUND: 404,
   CUSTOMER_NOT_FOUND: 404,
   CALLBACK_REFERENCE_NOT_FOUND: 404,
+  MOBILE_NUMBER_CHANGE_SESSION_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   IDEMPOTENCY_KEY_IN_USE: 409,
   TRANSACTION_ALREADY_REVERSED: 409,
@@ -52,6 +53,16 @@ export const ERROR_STATUS = {
   MOBILE_NUMBER_TAKEN: 409,
   NATIONAL_ID_TAKEN: 409,
   CALLBACK_REPLAYED: 409,
+  CUSTOMER_NOT_ACTIVE: 409,
+  // A refused mobile number change move names the session's current state (src/domain/mobileNumberChangeStates.ts).
+  MOBILE_CHANGE_STATE_PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION: 409,
+  MOBILE_CHANGE_STATE_PENDING_IDENTITY_VERIFICATION: 409,
+  MOBILE_CHANGE_STATE_IDENTITY_VERIFICATION_IN_PROGRESS: 409,
+  MOBILE_CHANGE_STATE_AWAITING_OWNERSHIP_CHECK: 409,
+  MOBILE_CHANGE_STATE_COMPLETED: 409,
+  MOBILE_CHANGE_STATE_FAILED: 409,
+  MOBILE_CHANGE_STATE_EXPIRED: 409,
+  MOBILE_CHANGE_STATE_CANCELLED: 409,
   OTP_OPERATION_WRONG_STATUS: 412,
   IDEMPOTENCY_KEY_REUSED: 422,
   INSUFFICIENT_FUNDS: 422,
@@ -63,8 +74,10 @@ export const ERROR_STATUS = {
   STATEMENT_TOO_LARGE: 422,
   BALANCE_LIMIT_EXCEEDED: 422,
   OTP_RESEND_LIMIT_REACHED: 422,
+  NATIONAL_ID_MISMATCH: 422,
   RATE_LIMITED: 429,
   OTP_RESEND_TOO_SOON: 429,
+  MOBILE_NUMBER_CHANGE_TOO_SOON: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
 } as const;
@@ -92,25 +105,34 @@ export interface Problem {
   code: ErrorCode;
   request_id: string;
   errors?: FieldError[];
+  /** Further members a code's problem type defines (RFC 9457 §3.2), e.g. `next_change_allowed_at`. */
+  [extension: string]: unknown;
 }
 
 /**
  * An expected failure with a stable code. `headers` are added to the
- * response (e.g. `Retry-After` for 409 IDEMPOTENCY_KEY_IN_USE and 429).
+ * response (e.g. `Retry-After` for 409 IDEMPOTENCY_KEY_IN_USE and 429);
+ * `extensions` are further members of the problem, as its document declares.
  */
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly errors?: FieldError[];
   readonly headers: Record<string, string>;
+  readonly extensions: Record<string, unknown>;
 
-  constructor(code: ErrorCode, detail: string, opts: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    opts: { errors?: FieldError[]; headers?: Record<string, string>; extensions?: Record<string, unknown> } = {},
+  ) {
     super(detail);
     this.name = 'AppError';
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.errors = opts.errors;
     this.headers = { ...DEFAULT_HEADERS[code], ...opts.headers };
+    this.extensions = opts.extensions ?? {};
   }
 }
 
@@ -137,5 +159,6 @@ export function toProblem(err: AppError, instance: string, requestId: string): P
     code: err.code,
     request_id: requestId,
     ...(err.errors ? { errors: err.errors } : {}),
+    ...err.extensions,
   };
 }

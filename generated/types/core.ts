@@ -281,6 +281,219 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/profile/change-mobile-number": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change mobile number
+         * @description Seed E7, from the profile settings of a logged-in customer. Steps: the customer must
+         *     exist (404 `CUSTOMER_NOT_FOUND`) and be `ACTIVE` (409 `CUSTOMER_NOT_ACTIVE`); the new
+         *     number's ownership is checked through the identity verification provider (its result
+         *     arrives by `POST /callbacks/mobile-ownership`); a 6-digit code is sent to the new number;
+         *     a session starts in `PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION`, replacing a live
+         *     change of the customer. Next: `verifyMobileNumberChangeOtp`, and
+         *     `getMobileNumberChangeStatus` to follow it.
+         *
+         *     Refused, with nothing changed: the customer's current number (400 `VALIDATION_ERROR`
+         *     naming `new_mobile_number`); a second change within 24 hours of the last completed one
+         *     (429 `MOBILE_NUMBER_CHANGE_TOO_SOON`, with `Retry-After` and `next_change_allowed_at`);
+         *     a number another `ACTIVE` customer of the business holds (409 `MOBILE_NUMBER_TAKEN`);
+         *     an identity verification or SMS provider that is down (503 `SERVICE_UNAVAILABLE`).
+         */
+        post: operations["changeMobileNumber"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/profile/change-mobile-number/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Mobile number change session id, as returned when the change started.
+                 * @example 5e7a9c1b-3d5f-4b7a-9c1e-2f4a6b8c0d1e
+                 */
+                session_id: components["parameters"]["ChangeSessionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get mobile change status
+         * @description The change session started from the profile settings, with its state. A live session whose `expires_at` has passed is answered, and kept, as `EXPIRED`. A session of another business, or started from the login screen, is 404 `MOBILE_NUMBER_CHANGE_SESSION_NOT_FOUND`.
+         */
+        get: operations["getMobileNumberChangeStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/profile/change-mobile-number/{session_id}/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Mobile number change session id, as returned when the change started.
+                 * @example 5e7a9c1b-3d5f-4b7a-9c1e-2f4a6b8c0d1e
+                 */
+                session_id: components["parameters"]["ChangeSessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify mobile number change OTP
+         * @description Checks the code sent to the new number. When the ownership check has confirmed the number the change completes at once (`COMPLETED`: the customer's number changes and the previous number is told by SMS; 503 `SERVICE_UNAVAILABLE` with nothing changed when the SMS provider is down); otherwise the session awaits the check (`AWAITING_OWNERSHIP_CHECK`). If another `ACTIVE` customer got the number meanwhile the answer is the session `FAILED` (`MOBILE_NUMBER_TAKEN`). A wrong code is 400 `OTP_INCORRECT`; the fifth wrong one 400 `OTP_MAX_ATTEMPTS_REACHED` and the session `FAILED`; an expired code 400 `OTP_EXPIRED` (start a new change). An ended session is 409 `MOBILE_CHANGE_STATE_<state>`; a code sent again after it was verified 412 `OTP_OPERATION_WRONG_STATUS`.
+         */
+        post: operations["verifyMobileNumberChangeOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/login/change-mobile-number": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change mobile number (login screen)
+         * @description Starts a change of the mobile number for a customer who cannot log in because they lost
+         *     it: the customer is found by `national_id` among the business's `ACTIVE` customers (404
+         *     `CUSTOMER_NOT_FOUND` otherwise). Then as `changeMobileNumber`: the ownership check is
+         *     requested, a code is sent to the new number, and a session starts in
+         *     `PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION`. After the code, the customer's identity
+         *     is verified again (`initiateLoginIdentityVerification`) before the change can complete.
+         *
+         *     Refused, with nothing changed: the customer's current number (400 `VALIDATION_ERROR`);
+         *     a second change within 24 hours of the last completed one (429
+         *     `MOBILE_NUMBER_CHANGE_TOO_SOON`, with `Retry-After` and `next_change_allowed_at`); a
+         *     number another `ACTIVE` customer of the business holds (409 `MOBILE_NUMBER_TAKEN`); a
+         *     provider that is down (503 `SERVICE_UNAVAILABLE`).
+         */
+        post: operations["changeMobileNumberFromLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/login/change-mobile-number/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Mobile number change session id, as returned when the change started.
+                 * @example 5e7a9c1b-3d5f-4b7a-9c1e-2f4a6b8c0d1e
+                 */
+                session_id: components["parameters"]["ChangeSessionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get mobile number change status (login screen)
+         * @description The change session started from the login screen, with its state. A live session whose `expires_at` has passed is answered, and kept, as `EXPIRED`. A session of another business, or started from the profile settings, is 404 `MOBILE_NUMBER_CHANGE_SESSION_NOT_FOUND`.
+         */
+        get: operations["getLoginMobileNumberChangeStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/login/change-mobile-number/{session_id}/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Mobile number change session id, as returned when the change started.
+                 * @example 5e7a9c1b-3d5f-4b7a-9c1e-2f4a6b8c0d1e
+                 */
+                session_id: components["parameters"]["ChangeSessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify mobile number change OTP (login screen)
+         * @description Checks the code sent to the new number; a correct one moves the session to `PENDING_IDENTITY_VERIFICATION`. The OTP rules are those of `verifyMobileNumberChangeOtp` (the fifth wrong code `FAILS` the session); an ended session is 409 `MOBILE_CHANGE_STATE_<state>`, a code sent again after it was verified 412 `OTP_OPERATION_WRONG_STATUS`.
+         */
+        post: operations["verifyLoginMobileNumberChangeOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/login/change-mobile-number/{session_id}/identity-verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Mobile number change session id, as returned when the change started.
+                 * @example 5e7a9c1b-3d5f-4b7a-9c1e-2f4a6b8c0d1e
+                 */
+                session_id: components["parameters"]["ChangeSessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Initiate identity verification (login screen)
+         * @description Verifies the identity of the customer changing their number from the login screen (from `PENDING_IDENTITY_VERIFICATION` only, else 409 `MOBILE_CHANGE_STATE_<state>`): the national id must be the customer's (422 `NATIONAL_ID_MISMATCH`), and is sent with the date of birth to the identity verification provider, whose result arrives by `POST /callbacks/identity-verification`. Approval completes the change when the ownership check has confirmed the number (the old number is told by SMS), else the session awaits the check; rejection `FAILS` it. The answer is the session as it is when the answer is sent: in the sandbox the result has already arrived. 503 `SERVICE_UNAVAILABLE` with nothing changed when the provider is down.
+         */
+        post: operations["initiateLoginIdentityVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/callbacks/mobile-ownership": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mobile number ownership result
+         * @description The identity verification provider's answer to a mobile number change's ownership check: whether the new number is registered to the customer's national id. `CONFIRMED` completes a session that awaits it (the old number is told by SMS; 503 `SERVICE_UNAVAILABLE` with nothing recorded when the SMS provider is down, so the same callback may be sent again) and is otherwise recorded; `REJECTED` moves the session to `FAILED`. Signed with the identity provider's secret (see the tag). An unknown `reference` is 404 `CALLBACK_REFERENCE_NOT_FOUND`.
+         */
+        post: operations["receiveMobileOwnershipResult"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/callbacks/identity-verification": {
         parameters: {
             query?: never;
@@ -792,6 +1005,11 @@ export interface components {
             risk_rating: "LOW" | "MEDIUM" | "HIGH" | null;
             /**
              * Format: date-time
+             * @description When the customer's last mobile number change completed (business clock), or null.
+             */
+            mobile_number_changed_at: string | null;
+            /**
+             * Format: date-time
              * @description When onboarding completed (business clock), or null.
              */
             activated_at: string | null;
@@ -829,6 +1047,75 @@ export interface components {
             outcome: "CLEAR" | "MATCH";
             /** @description The lists matched (`MATCH`); empty when clear. */
             match_types: ("PEP" | "SANCTIONS" | "ADVERSE_MEDIA")[];
+            occurred_at: components["schemas"]["Timestamp"];
+        };
+        /** @description The seed's E7 request. */
+        ChangeMobileNumberRequest: {
+            customer_id: components["schemas"]["Uuid"];
+            new_mobile_number: components["schemas"]["MobileNumber"];
+            /** @description Language of the messages of the change; the customer's when absent. */
+            locale?: components["schemas"]["Locale"];
+        };
+        LoginChangeMobileNumberRequest: {
+            national_id: components["schemas"]["NationalId"];
+            new_mobile_number: components["schemas"]["MobileNumber"];
+            /** @description Language of the messages of the change; the customer's when absent. */
+            locale?: components["schemas"]["Locale"];
+        };
+        /** @description The seed's E7 answer. */
+        MobileNumberChangeStarted: {
+            session_id: components["schemas"]["Uuid"];
+            customer_id: components["schemas"]["Uuid"];
+            /**
+             * @description The state a change starts in.
+             * @enum {string}
+             */
+            status: "PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION";
+        };
+        /**
+         * @description State of a mobile number change (the table is in the Wallet tag's description); `COMPLETED`, `FAILED`, `EXPIRED` and `CANCELLED` are final. The list may grow.
+         * @enum {string}
+         */
+        MobileNumberChangeStatus: "PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION" | "PENDING_IDENTITY_VERIFICATION" | "IDENTITY_VERIFICATION_IN_PROGRESS" | "AWAITING_OWNERSHIP_CHECK" | "COMPLETED" | "FAILED" | "EXPIRED" | "CANCELLED";
+        MobileNumberChangeSession: {
+            session_id: components["schemas"]["Uuid"];
+            customer_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["MobileNumberChangeStatus"];
+            /**
+             * @description Why a session ended as it did: `FAILED` by `OWNERSHIP_REJECTED`, `IDENTITY_REJECTED`, `OTP_MAX_ATTEMPTS_REACHED` or `MOBILE_NUMBER_TAKEN`; `CANCELLED` by `SUPERSEDED`; null otherwise. The list may grow.
+             * @enum {string|null}
+             */
+            status_reason: "OWNERSHIP_REJECTED" | "IDENTITY_REJECTED" | "OTP_MAX_ATTEMPTS_REACHED" | "MOBILE_NUMBER_TAKEN" | "SUPERSEDED" | null;
+            new_mobile_number: components["schemas"]["MobileNumber"];
+            /**
+             * @description The identity provider's answer on whether the new number is registered to the customer's national id.
+             * @enum {string}
+             */
+            ownership_check: "PENDING" | "CONFIRMED" | "REJECTED";
+            /**
+             * Format: date-time
+             * @description When the code sent to the new number expires, while the session waits for it; null otherwise.
+             */
+            otp_expires_at: string | null;
+            /** @description When a session that has not completed expires (30 minutes after its start, business clock). */
+            expires_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When the number changed (business clock), or null.
+             */
+            completed_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        MobileOwnershipResult: {
+            event_id: components["schemas"]["ProviderEventId"];
+            /** @description The id the service gave the request. */
+            reference: components["schemas"]["Uuid"];
+            /**
+             * @description Whether the number is registered to the national id.
+             * @enum {string}
+             */
+            outcome: "CONFIRMED" | "REJECTED";
             occurred_at: components["schemas"]["Timestamp"];
         };
         CallbackAcknowledgement: {
@@ -1196,7 +1483,7 @@ export interface components {
         /** @description Problem details with the codes this response can carry. */
         CustomerInformationRefusedProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
-            code: "ONBOARDING_STATE_PENDING_OTP_VERIFICATION" | "ONBOARDING_STATE_OTP_VERIFIED" | "ONBOARDING_STATE_IDENTITY_VERIFICATION_IN_PROGRESS" | "ONBOARDING_STATE_IDENTITY_VERIFIED" | "ONBOARDING_STATE_COMPLETED" | "ONBOARDING_STATE_CANCELLED" | "ONBOARDING_STATE_EXPIRED" | "ONBOARDING_STATE_FAILED" | "NATIONAL_ID_TAKEN";
+            code: "ONBOARDING_STATE_PENDING_OTP_VERIFICATION" | "ONBOARDING_STATE_OTP_VERIFIED" | "ONBOARDING_STATE_IDENTITY_VERIFICATION_IN_PROGRESS" | "ONBOARDING_STATE_IDENTITY_VERIFIED" | "ONBOARDING_STATE_COMPLETED" | "ONBOARDING_STATE_CANCELLED" | "ONBOARDING_STATE_EXPIRED" | "ONBOARDING_STATE_FAILED" | "NATIONAL_ID_TAKEN" | "MOBILE_NUMBER_TAKEN";
         };
         /**
          * @description Opaque page cursor (base64url), as issued in `next_cursor`.
@@ -1214,6 +1501,38 @@ export interface components {
         InvalidListParametersProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "VALIDATION_ERROR" | "INVALID_CURSOR" | "UNSUPPORTED_API_VERSION";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        MobileNumberChangeRefusedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "CUSTOMER_NOT_ACTIVE" | "MOBILE_NUMBER_TAKEN";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        MobileNumberChangeTooSoonProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "RATE_LIMITED" | "MOBILE_NUMBER_CHANGE_TOO_SOON";
+            /** @description With `MOBILE_NUMBER_CHANGE_TOO_SOON`, when the customer's next change is allowed. */
+            next_change_allowed_at?: components["schemas"]["Timestamp"];
+        };
+        /** @description Problem details with the codes this response can carry. */
+        MobileNumberChangeSessionNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "MOBILE_NUMBER_CHANGE_SESSION_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        MobileNumberChangeEndedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "MOBILE_CHANGE_STATE_COMPLETED" | "MOBILE_CHANGE_STATE_FAILED" | "MOBILE_CHANGE_STATE_EXPIRED" | "MOBILE_CHANGE_STATE_CANCELLED";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        LoginIdentityVerificationRefusedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "MOBILE_CHANGE_STATE_PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION" | "MOBILE_CHANGE_STATE_IDENTITY_VERIFICATION_IN_PROGRESS" | "MOBILE_CHANGE_STATE_AWAITING_OWNERSHIP_CHECK" | "MOBILE_CHANGE_STATE_COMPLETED" | "MOBILE_CHANGE_STATE_FAILED" | "MOBILE_CHANGE_STATE_EXPIRED" | "MOBILE_CHANGE_STATE_CANCELLED";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        NationalIdMismatchProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "NATIONAL_ID_MISMATCH";
         };
         /** @description Problem details with the codes this response can carry. */
         InvalidSignatureProblem: components["schemas"]["Problem"] & {
@@ -1542,7 +1861,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["CustomerNotFoundProblem"];
             };
         };
-        /** @description The customer's onboarding session is not `SCREENING_PASSED`, and the code names its state (`ONBOARDING_STATE_<state>`), or another `ACTIVE` customer of the business got this national id meanwhile (`NATIONAL_ID_TAKEN`): nothing changed. */
+        /** @description The customer's onboarding session is not `SCREENING_PASSED`, and the code names its state (`ONBOARDING_STATE_<state>`), or another `ACTIVE` customer of the business got this national id (`NATIONAL_ID_TAKEN`) or mobile number (`MOBILE_NUMBER_TAKEN`) meanwhile: nothing changed. */
         CustomerInformationRefused: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1570,6 +1889,97 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["InvalidListParametersProblem"];
+            };
+        };
+        /** @description The customer is not `ACTIVE` (`CUSTOMER_NOT_ACTIVE`), or another `ACTIVE` customer of the business holds the new number (`MOBILE_NUMBER_TAKEN`): nothing changed. */
+        MobileNumberChangeRefused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["MobileNumberChangeRefusedProblem"];
+            };
+        };
+        /** @description Too many requests from this client in the current minute (`RATE_LIMITED`), or the customer's last mobile number change completed less than 24 hours ago (`MOBILE_NUMBER_CHANGE_TOO_SOON`, with `next_change_allowed_at`): retry after `Retry-After` seconds. Nothing changed. */
+        MobileNumberChangeTooSoon: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["MobileNumberChangeTooSoonProblem"];
+            };
+        };
+        /** @description No such mobile number change for this business and channel (`MOBILE_NUMBER_CHANGE_SESSION_NOT_FOUND`); another business's session is a 404 too. */
+        MobileNumberChangeSessionNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["MobileNumberChangeSessionNotFoundProblem"];
+            };
+        };
+        /** @description The change session has ended, and the code names its state (`MOBILE_CHANGE_STATE_<state>`): nothing changed. */
+        MobileNumberChangeEnded: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["MobileNumberChangeEndedProblem"];
+            };
+        };
+        /** @description The change session is not `PENDING_IDENTITY_VERIFICATION`, and the code names its state (`MOBILE_CHANGE_STATE_<state>`): nothing changed. */
+        LoginIdentityVerificationRefused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["LoginIdentityVerificationRefusedProblem"];
+            };
+        };
+        /** @description The national id is not the customer's (`NATIONAL_ID_MISMATCH`): nothing changed. */
+        NationalIdMismatch: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["NationalIdMismatchProblem"];
             };
         };
         /** @description The provider signature is missing, malformed or does not match the body (`INVALID_SIGNATURE`), or its timestamp is more than 5 minutes from the service's clock (`SIGNATURE_EXPIRED`): nothing changed. */
@@ -1665,6 +2075,11 @@ export interface components {
          * @example 966501234567
          */
         MobileNumberFilter: components["schemas"]["MobileNumber"];
+        /**
+         * @description Mobile number change session id, as returned when the change started.
+         * @example 5e7a9c1b-3d5f-4b7a-9c1e-2f4a6b8c0d1e
+         */
+        ChangeSessionId: string;
         /**
          * @description Customer id.
          * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
@@ -2360,6 +2775,435 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["CustomerNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    changeMobileNumber: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "customer_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *       "new_mobile_number": "966559876543",
+                 *       "locale": "en"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangeMobileNumberRequest"];
+            };
+        };
+        responses: {
+            /** @description The change session started; a code is on its way to the new number. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "5e7a9c1b-3d5f-4b7a-9c1e-2f4a6b8c0d1e",
+                     *       "customer_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "status": "PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MobileNumberChangeStarted"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CustomerNotFound"];
+            409: components["responses"]["MobileNumberChangeRefused"];
+            429: components["responses"]["MobileNumberChangeTooSoon"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMobileNumberChangeStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Mobile number change session id, as returned when the change started.
+                 * @example 5e7a9c1b-3d5f-4b7a-9c1e-2f4a6b8c0d1e
+                 */
+                session_id: components["parameters"]["ChangeSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The change session. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MobileNumberChangeSession"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["MobileNumberChangeSessionNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    verifyMobileNumberChangeOtp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Mobile number change session id, as returned when the change started.
+                 * @example 5e7a9c1b-3d5f-4b7a-9c1e-2f4a6b8c0d1e
+                 */
+                session_id: components["parameters"]["ChangeSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp": "482913"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VerifyOtpRequest"];
+            };
+        };
+        responses: {
+            /** @description The code is correct; the session as it now is. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MobileNumberChangeSession"];
+                };
+            };
+            400: components["responses"]["OtpRejected"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["MobileNumberChangeSessionNotFound"];
+            409: components["responses"]["MobileNumberChangeEnded"];
+            412: components["responses"]["OtpOperationWrongStatus"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    changeMobileNumberFromLogin: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "national_id": "1234567890",
+                 *       "new_mobile_number": "966559876543",
+                 *       "locale": "ar"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LoginChangeMobileNumberRequest"];
+            };
+        };
+        responses: {
+            /** @description The change session started; a code is on its way to the new number. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "5e7a9c1b-3d5f-4b7a-9c1e-2f4a6b8c0d1e",
+                     *       "customer_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "status": "PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MobileNumberChangeStarted"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CustomerNotFound"];
+            409: components["responses"]["MobileNumberTaken"];
+            429: components["responses"]["MobileNumberChangeTooSoon"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLoginMobileNumberChangeStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Mobile number change session id, as returned when the change started.
+                 * @example 5e7a9c1b-3d5f-4b7a-9c1e-2f4a6b8c0d1e
+                 */
+                session_id: components["parameters"]["ChangeSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The change session. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MobileNumberChangeSession"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["MobileNumberChangeSessionNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    verifyLoginMobileNumberChangeOtp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Mobile number change session id, as returned when the change started.
+                 * @example 5e7a9c1b-3d5f-4b7a-9c1e-2f4a6b8c0d1e
+                 */
+                session_id: components["parameters"]["ChangeSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp": "482913"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VerifyOtpRequest"];
+            };
+        };
+        responses: {
+            /** @description The code is correct; identity verification comes next. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MobileNumberChangeSession"];
+                };
+            };
+            400: components["responses"]["OtpRejected"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["MobileNumberChangeSessionNotFound"];
+            409: components["responses"]["MobileNumberChangeEnded"];
+            412: components["responses"]["OtpOperationWrongStatus"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    initiateLoginIdentityVerification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Mobile number change session id, as returned when the change started.
+                 * @example 5e7a9c1b-3d5f-4b7a-9c1e-2f4a6b8c0d1e
+                 */
+                session_id: components["parameters"]["ChangeSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "national_id": "1234567890",
+                 *       "date_of_birth": "1990-04-15"
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdentityVerificationRequest"];
+            };
+        };
+        responses: {
+            /** @description The session; verification requested (and, in the sandbox, its result applied). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MobileNumberChangeSession"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["MobileNumberChangeSessionNotFound"];
+            409: components["responses"]["LoginIdentityVerificationRefused"];
+            422: components["responses"]["NationalIdMismatch"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    receiveMobileOwnershipResult: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_id": "evt_9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+                 *       "reference": "6c8e0a2b-4d6f-4a8c-9e0b-1d3f5a7c9e0b",
+                 *       "outcome": "CONFIRMED",
+                 *       "occurred_at": "2026-11-21T12:00:01.234Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MobileOwnershipResult"];
+            };
+        };
+        responses: {
+            /** @description The result was received (applied, or ignored when nothing waits for it). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "event_id": "evt_9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+                     *       "result": "APPLIED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CallbackAcknowledgement"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["InvalidSignature"];
+            404: components["responses"]["CallbackReferenceNotFound"];
+            409: components["responses"]["CallbackReplayed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -7,6 +7,7 @@ import pg from 'pg';
 import * as initial from './migrations/001_initial.js';
 import * as customers from './migrations/004_customers.js';
 import * as identity from './migrations/005_identity.js';
+import * as mobileNumberChange from './migrations/006_mobile_number_change.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   // 002 and 003 are the ledger-performance branch's.
   '004_customers': customers,
   '005_identity': identity,
+  '006_mobile_number_change': mobileNumberChange,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

@@ -13,7 +13,7 @@ import { callProvider } from '../providers/call.js';
 import { businessNow } from './clock.js';
 import type { FlowEnv } from './customerFlow.js';
 import { assertNationalIdFree } from './identityVerification.js';
-import { expireIfDue, moveSession, type SessionRow } from './onboarding.js';
+import { assertMobileNumberFree, expireIfDue, moveSession, type SessionRow } from './onboarding.js';
 import { onboardingMachine } from './onboardingStates.js';
 import { createWallet } from './wallets.js';
 
@@ -48,7 +48,7 @@ export function customerInformationErrors(info: Info): FieldError[] {
  * Completes the onboarding of customer `info.customer_id`. 400
  * VALIDATION_ERROR (every broken rule), 404 CUSTOMER_NOT_FOUND, 409
  * ONBOARDING_STATE_<state> unless its latest session is SCREENING_PASSED, 409
- * NATIONAL_ID_TAKEN, 503 when the screening provider cannot rate the profile.
+ * NATIONAL_ID_TAKEN or MOBILE_NUMBER_TAKEN (another customer got it meanwhile), 503 when the screening provider cannot rate the profile.
  */
 export async function completeCustomerInformation(env: FlowEnv, info: Info): Promise<Schemas['CustomerInformationCompleted']> {
   const errors = customerInformationErrors(info);
@@ -62,6 +62,7 @@ export async function completeCustomerInformation(env: FlowEnv, info: Info): Pro
     const session: SessionRow = await trx('onboarding_sessions').where({ id: latest.id }).forUpdate().first();
     onboardingMachine.next(session.status, 'COMPLETE_CUSTOMER_INFORMATION');
     await assertNationalIdFree(trx, env.businessId, customer.national_id_hash, customer.id);
+    await assertMobileNumberFree(trx, env.businessId, customer.mobile_number, customer.id);
     const riskRating = await callProvider('SCREENING', env.providers.timeoutMs, () =>
       env.providers.screening.assessRisk({
         businessId: env.businessId,

@@ -29,6 +29,7 @@ interface CustomerRow {
   politically_exposed: boolean | null;
   pep_relation: CustomerView['pep_relation'];
   risk_rating: CustomerView['risk_rating'];
+  mobile_number_changed_at: Date | null;
   activated_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -51,6 +52,7 @@ const COLUMNS = [
   'c.politically_exposed',
   'c.pep_relation',
   'c.risk_rating',
+  'c.mobile_number_changed_at',
   'c.activated_at',
   'c.created_at',
   'c.updated_at',
@@ -61,7 +63,12 @@ function customers(db: Knex, businessId: string): Knex.QueryBuilder {
 }
 
 function toView(row: CustomerRow): CustomerView {
-  return { ...row, activated_at: row.activated_at?.toISOString() ?? null, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
+  return {
+    ...row,
+    mobile_number_changed_at: row.mobile_number_changed_at?.toISOString() ?? null,
+    activated_at: row.activated_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
+  };
 }
 
 /** The customer `id` of the business; 404 CUSTOMER_NOT_FOUND (also for another business's). */

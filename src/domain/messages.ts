@@ -19,3 +19,11 @@ export function otpMessage(locale: Locale, code: string, minutes: number): strin
 export function maskMobileNumber(mobileNumber: string): string {
   return `${'*'.repeat(Math.max(0, mobileNumber.length - 4))}${mobileNumber.slice(-4)}`;
 }
+
+/** The notice to a customer's previous mobile number that the wallet's number changed to `newNumber` on `date` (YYYY-MM-DD). */
+export function mobileNumberChangedMessage(locale: Locale, newNumber: string, date: string): string {
+  const masked = maskMobileNumber(newNumber);
+  return locale === 'ar'
+    ? `تم تغيير رقم الجوال المرتبط بمحفظتك إلى ${masked} بتاريخ ${date}. إذا لم تطلب ذلك فتواصل معنا فوراً.`
+    : `The mobile number of your wallet was changed to ${masked} on ${date}. If you did not ask for this, contact us at once.`;
+}

@@ -22,6 +22,7 @@ import {
   type OnboardingStatusReason,
 } from './onboardingStates.js';
 import { assertOtpFormat, issueOtp, otpFailure, resendOtp, verifyOtp } from './otp.js';
+import { expireRowIfDue, moveRow } from './stateMachine.js';
 
 type Schemas = components['schemas'];
 export type OnboardingSessionView = Schemas['OnboardingSession'];
@@ -68,20 +69,9 @@ export async function toView(db: Knex, row: SessionRow): Promise<OnboardingSessi
   };
 }
 
-/**
- * Records the expiry of a live session whose `expires_at` has passed, on its
- * own (so that it stays recorded whatever the caller then refuses).
- */
+/** Records the expiry of a live session past its `expires_at`, on its own (it stays recorded whatever the caller then refuses). */
 export async function expireIfDue(db: Knex, businessId: string, sessionId: string, now: Date): Promise<void> {
-  await db.transaction(async (trx) => {
-    const row: SessionRow | undefined = await trx('onboarding_sessions')
-      .where({ id: sessionId, business_id: businessId })
-      .whereIn('status', LIVE_STATES)
-      .andWhere('expires_at', '<=', now)
-      .forUpdate()
-      .first();
-    if (row) await moveSession(trx, row, 'EXPIRE');
-  });
+  await expireRowIfDue<SessionRow>(db, 'onboarding_sessions', { id: sessionId, business_id: businessId, live: LIVE_STATES, now }, (trx, row) => moveSession(trx, row, 'EXPIRE'));
 }
 
 /** The session, locked when `lock`; 404 ONBOARDING_SESSION_NOT_FOUND (also another business's). */
@@ -103,12 +93,8 @@ export async function moveSession(
   event: OnboardingEvent,
   changes: Partial<Pick<SessionRow, 'status_reason' | 'otp_operation_id' | 'locale'>> = {},
 ): Promise<SessionRow> {
-  const status = onboardingMachine.next(row.status, event);
-  const [updated] = await trx('onboarding_sessions')
-    .where({ id: row.id })
-    .update({ ...changes, status, updated_at: trx.fn.now(3) })
-    .returning('*');
-  if (endsUnsuccessfully(status)) {
+  const updated = await moveRow<SessionRow, OnboardingEvent>(trx, 'onboarding_sessions', onboardingMachine, row, event, changes);
+  if (endsUnsuccessfully(updated.status)) {
     await trx('customers').where({ id: row.customer_id, status: 'PENDING' }).update({ status: 'INACTIVE', updated_at: trx.fn.now(3) });
   }
   return updated;

@@ -45,7 +45,7 @@ export type OnboardingStatusReason = 'CUSTOMER_REQUEST' | 'BUSINESS_DECISION' | 
 export const onboardingMachine = stateMachine<OnboardingState, OnboardingEvent>(
   {
     VERIFY_OTP: { from: ['PENDING_OTP_VERIFICATION'], to: 'OTP_VERIFIED' },
-    RESEND_OTP: { from: ['PENDING_OTP_VERIFICATION'], to: 'PENDING_OTP_VERIFICATION' },
+    RESEND_OTP: { from: ['PENDING_OTP_VERIFICATION'] },
     INITIATE_IDENTITY_VERIFICATION: { from: ['OTP_VERIFIED'], to: 'IDENTITY_VERIFICATION_IN_PROGRESS' },
     // The identity provider's signed callback; approval also requests the screening.
     IDENTITY_APPROVED: { from: ['IDENTITY_VERIFICATION_IN_PROGRESS'], to: 'IDENTITY_VERIFIED' },

@@ -1,6 +1,7 @@
 /**
  * Applying the providers' signed callbacks (the signature was checked before,
- * see src/http/signatures.ts). Each runs in one transaction: claim the event id
+ * see src/http/signatures.ts); those of mobile number changes are applied in
+ * ./mobileNumberChangeCompletion.ts. Each runs in one transaction: claim the event id
  * (409 on replay) and the request (404 for an unknown reference), then move the
  * waiting session by its state machine. A result nothing waits for any more (a
  * second result, or a session that ended or expired) is acknowledged IGNORED.
@@ -13,6 +14,7 @@ import type { FlowEnv, ServiceEnv } from './customerFlow.js';
 import { requestScreening } from './identityVerification.js';
 import { moveSession, type SessionRow } from './onboarding.js';
 import { onboardingMachine, type OnboardingEvent } from './onboardingStates.js';
+import { applyIdentityToChange, applyOwnershipResult } from './mobileNumberChangeCompletion.js';
 import { claimCallback, type ProviderKind, type ProviderRequestRow } from './providerRequests.js';
 
 type Schemas = components['schemas'];
@@ -46,10 +48,11 @@ async function receive(
   });
 }
 
-/** The identity verification result of an onboarding session (mobile number changes: ./mobileNumberChangeCallbacks.ts). */
+/** The identity verification result of an onboarding session, or of a mobile number change from the login screen. */
 export async function receiveIdentityVerificationResult(base: ServiceEnv, result: Schemas['IdentityVerificationResult']): Promise<CallbackAcknowledgement> {
   if (result.outcome === 'APPROVED' && !result.full_name) throw invalidField('/full_name', 'is required when outcome is APPROVED');
   return receive(base, 'IDENTITY', result, async (env, trx, request) => {
+    if (request.subject_type === 'MOBILE_NUMBER_CHANGE') return applyIdentityToChange(env, request, result);
     const approved = result.outcome === 'APPROVED';
     const session = await waitingSession(env, trx, request, approved ? 'IDENTITY_APPROVED' : 'IDENTITY_REJECTED');
     if (!session) return 'IGNORED';
@@ -72,4 +75,9 @@ export function receiveScreeningResult(base: ServiceEnv, result: Schemas['Screen
     await moveSession(trx, session, clear ? 'SCREENING_CLEAR' : 'SCREENING_MATCH', clear ? {} : { status_reason: 'SCREENING_MATCH' });
     return 'APPLIED';
   });
+}
+
+/** The mobile number ownership check of a mobile number change. */
+export function receiveMobileOwnershipResult(base: ServiceEnv, result: Schemas['MobileOwnershipResult']): Promise<CallbackAcknowledgement> {
+  return receive(base, 'MOBILE_OWNERSHIP', result, (env, _trx, request) => applyOwnershipResult(env, request, result));
 }

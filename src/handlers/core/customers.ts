@@ -9,7 +9,7 @@ import { serviceEnv } from './flowEnv.js';
 type CustomerOperations = Pick<operations, 'listCustomers' | 'getCustomer' | 'receiveIdentityVerificationResult' | 'receiveScreeningResult'>;
 
 /** A provider callback operation: apply the result, then run what the sandbox delivers after the commit. */
-function callback<Body>(receive: (env: ServiceEnv, body: Body) => Promise<CallbackAcknowledgement>) {
+export function callback<Body>(receive: (env: ServiceEnv, body: Body) => Promise<CallbackAcknowledgement>) {
   return {
     access: 'signature' as const,
     async handle(ctx: Parameters<typeof serviceEnv>[0] & { body: Body }) {

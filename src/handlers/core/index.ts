@@ -7,6 +7,7 @@ import { customerOperations } from './customers.js';
 import { docsOperations } from './docs.js';
 import { gatewayOperations } from './gateway.js';
 import { metricsOperations } from './metrics.js';
+import { mobileNumberChangeOperations } from './mobileNumberChange.js';
 import { onboardingOperations } from './onboarding.js';
 import { coreTestHelperOperations } from './testHelpers.js';
 
@@ -16,6 +17,7 @@ export const coreOperations: OperationMap<operations> = {
   createBusiness: businessOperations.createBusiness,
   ...onboardingOperations,
   ...customerOperations,
+  ...mobileNumberChangeOperations,
   ...coreTestHelperOperations,
   ...gatewayOperations,
   ...docsOperations,
