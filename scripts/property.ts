@@ -36,8 +36,10 @@ const seed = seedFrom(process.env.SEED);
 let database: Database | undefined;
 let db: Knex | undefined;
 const services: ServiceProcess[] = [];
+let stopping = false;
 
 async function cleanUp(): Promise<void> {
+  stopping = true;
   await Promise.all(services.map((s) => killServiceProcess(s)));
   await db?.destroy();
   await database?.stop();
@@ -60,6 +62,15 @@ try {
   services.push(await startServiceProcess(database.url));
   const instances = new Instances(services.map((s) => s.url));
   const progress = new Progress();
+  for (const s of services) {
+    // An instance that dies on its own ends the run: report how, rather than thousands of refused connections.
+    void s.exited.then(({ code, signal }) => {
+      if (stopping) return;
+      const why = `service ${s.url} (pid ${s.child.pid}) exited during the load: code ${code}, signal ${signal}; its output:\n${s.output()}`;
+      console.error(why);
+      progress.stop(why);
+    });
+  }
   const started = performance.now();
   const ticker = setInterval(() => {
     const s = (performance.now() - started) / 1000;
@@ -76,6 +87,7 @@ try {
     deadlineMs: TIME_LIMIT_SECONDS * 1000,
   }, progress);
   clearInterval(ticker);
+  if (progress.stopped) throw new Error(progress.stopped);
   console.log('checking…');
   const report = await checkProperty(db, log, instances.list(), CONCURRENCY);
   console.log(formatReport(report, 50));
@@ -85,7 +97,7 @@ try {
   exitCode = violations.length || log.moneyOps < OPERATIONS ? 1 : 0;
 } catch (err) {
   console.error(err);
-  for (const s of services) if (s.stderr()) console.error(`service ${s.url} stderr:\n${s.stderr()}`);
+  for (const s of services) console.error(`service ${s.url} output:\n${s.output()}`);
 } finally {
   await cleanUp();
 }

@@ -57,6 +57,7 @@ describe('an instance killed with SIGKILL in the middle of the load', function (
     let loadError: unknown;
     const load = runProperty(instances, { seed, operations: OPERATIONS, concurrency: CONCURRENCY, businesses: 3, walletsPerBusiness: 6, overdraftWallets: 2, deadlineMs: 600_000 }, progress);
     load.catch((err) => (loadError = err ?? new Error('load failed')));
+    void survivor.exited.then(({ code, signal }) => progress.stop(`the survivor exited (code ${code}, signal ${signal}): ${survivor.output()}`));
 
     // Kill once a third of the load has started, while requests to the victim are in flight.
     await waitFor(() => progress.started >= OPERATIONS / 3 && instances.inFlight(victim.url) >= 3, 600_000, 'the kill point', () => loadError);
@@ -73,6 +74,7 @@ describe('an instance killed with SIGKILL in the middle of the load', function (
     }
     const restartedAt = progress.started;
     const log = await load;
+    expect(progress.stopped, 'the load ran to its end').to.equal(undefined);
 
     const report = await checkProperty(db!, log, instances.list(), CONCURRENCY);
     console.log(`      killed at operation ${killedAt}, restarted at ${restartedAt}`);

@@ -23,7 +23,8 @@ async function rows(db: Knex, sql: string, businessIds: string[]): Promise<unkno
  * Every invariant over the businesses `businessIds`:
  * - balanced transactions: exactly two entries, the debit account's −amount and the credit account's +amount;
  * - balances match entries: each account's balance is the sum of its entries and its last `balance_after`;
- * - running balances: each entry's `balance_after` is the sum of the account's entries up to it;
+ * - running balances: each entry's `balance_after` is the sum of the account's entries up to it (in id order:
+ *   entries of one account are inserted under its row lock);
  * - businesses sum to zero: all balances of a business (settlement account included);
  * - no forbidden overdraft: no `balance_after` below 0.00 on an operational account or a wallet without `can_overdraft`;
  * - refund caps: refunds link only to payouts, sum to at most the payout and to its `refunded_amount`;

@@ -46,6 +46,14 @@ export class Progress {
     this.holdAt = Infinity;
     this.resume();
   }
+
+  /** Why the load was stopped early (no operation starts after stop()). */
+  stopped?: string;
+
+  stop(reason: string): void {
+    this.stopped ??= reason;
+    this.release();
+  }
 }
 
 /** Chooses the instances of a group: a random live one, the others to a different one when there is one. */
@@ -68,6 +76,7 @@ function learn(biz: BusinessModel, op: LoggedOp, a: Attempt): void {
   }
   if (a.status !== 201 || !a.id || a.replayed) return;
   if (op.kind === 'topup' || op.kind === 'refund') biz.irreversible.push(a.id);
+  if (op.kind === 'refund' && a.body.original_transaction_id) biz.refundedPayouts.push(a.body.original_transaction_id as string);
   if (op.kind === 'reversal') {
     biz.irreversible.push(a.id);
     biz.reversed.push(a.body.original_transaction_id as string);
@@ -93,7 +102,7 @@ export async function runLoad(opts: LoadOptions, progress = new Progress()): Pro
   const until = Date.now() + opts.deadlineMs;
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < opts.operations && Date.now() < until) {
+    while (next < opts.operations && Date.now() < until && !progress.stopped) {
       if (next >= progress.holdAt) {
         await progress.held;
         continue;
@@ -103,7 +112,7 @@ export async function runLoad(opts: LoadOptions, progress = new Progress()): Pro
       const rng = Random.forItem(opts.seed, n);
       const biz = rng.pick(opts.businesses);
       const ctx = { rng, biz, n, seed: opts.seed };
-      if (rng.chance(opts.statusChangeRate ?? 0.015)) await perform(opts, { ...statusChange(ctx) }, rng);
+      if (rng.chance(opts.statusChangeRate ?? 0.015)) await perform(opts, statusChange(ctx), rng);
       await perform(opts, moneyOperation(ctx), rng);
       progress.finished++;
     }

@@ -29,8 +29,6 @@ export interface Attempt {
   key?: string;
   /** Outcome keys this attempt may get on its own (`201`, `422 INSUFFICIENT_FUNDS`, …). */
   allowed: string[];
-  /** Set while the instance it went to may be killed: a dropped connection is then tolerated. */
-  mayDrop?: boolean;
   /** HTTP status; undefined when unacknowledged (the connection dropped) or on a client error. */
   status?: number;
   code?: string;
@@ -40,7 +38,10 @@ export interface Attempt {
   type?: string;
   amount?: string;
   digest?: string;
-  /** The connection dropped before a response (the request may or may not have committed). */
+  /**
+   * The connection dropped before a response, because the instance was killed while the
+   * request was in flight: it may or may not have committed.
+   */
   unacknowledged?: boolean;
   /** The contract check or the client failed (a finding). */
   error?: string;
@@ -78,6 +79,8 @@ export interface BusinessModel {
   reversible: { id: string; amount: string }[];
   /** Transactions an acknowledged reversal has reversed. */
   reversed: string[];
+  /** Payouts with an acknowledged refund (never reversible). */
+  refundedPayouts: string[];
   /** Acknowledged top-ups, refunds and reversals (never reversible). */
   irreversible: string[];
 }

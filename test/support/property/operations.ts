@@ -136,20 +136,22 @@ function refund(ctx: Context): Plan {
 
 /**
  * Reversals: of a recent reversible transaction, of one twice at once (`twin`), of one
- * already reversed (`double`: 409 TRANSACTION_ALREADY_REVERSED), or of a top-up, refund
- * or reversal (`refused`: 422 TRANSACTION_NOT_REVERSIBLE).
+ * already reversed (`double`: 409 TRANSACTION_ALREADY_REVERSED), of a top-up, refund or
+ * reversal (`refused`) or of a refunded payout (`refundedPayout`), both 422
+ * TRANSACTION_NOT_REVERSIBLE.
  */
 function reversal(ctx: Context): Plan | null {
   const { rng, biz } = ctx;
-  const variant = rng.weighted({ fresh: 55, twin: 15, double: 15, refused: 15 });
+  const variant = rng.weighted({ fresh: 47, twin: 15, double: 14, refused: 12, refundedPayout: 12 });
   const path = '/cl/v1/reversals';
   const body = (id: string, suffix = ''): Record<string, unknown> => ({ original_transaction_id: id, external_reference: `${ref(ctx)}${suffix}` });
   if (variant === 'double' && biz.reversed.length) {
     const id = recent(rng, biz.reversed)!;
     return plan(ctx, 'reversal', variant, 'REVERSAL', undefined, keyedGroups(ctx, path, body(id), ['409 TRANSACTION_ALREADY_REVERSED']));
   }
-  if (variant === 'refused' && biz.irreversible.length) {
-    const id = recent(rng, biz.irreversible)!;
+  const refused = variant === 'refused' ? biz.irreversible : variant === 'refundedPayout' ? biz.refundedPayouts : [];
+  if (refused.length) {
+    const id = recent(rng, refused)!;
     return plan(ctx, 'reversal', variant, 'REVERSAL', undefined, keyedGroups(ctx, path, body(id), ['422 TRANSACTION_NOT_REVERSIBLE']));
   }
   const target = recent(rng, biz.reversible);

@@ -98,6 +98,7 @@ export function scenarioGaps(log: RunLog): string[] {
   for (const op of log.ops) {
     for (const a of op.attempts) {
       seen.add(`${op.kind} ${outcomeOf(a)}`);
+      seen.add(`${op.kind}/${op.variant} ${outcomeOf(a)}`);
       seen.add(outcomeOf(a));
       if (a.replayed) seen.add('replayed 201');
       if (a.role === 'duplicate' && a.instance !== op.attempts[0].instance) seen.add('duplicate key on both instances');
@@ -109,10 +110,12 @@ export function scenarioGaps(log: RunLog): string[] {
     'status 200',
     '422 INSUFFICIENT_FUNDS',
     '422 WALLET_NOT_ACTIVE',
-    'refund 422 REFUND_EXCEEDS_ORIGINAL',
-    'reversal 409 TRANSACTION_ALREADY_REVERSED',
-    'reversal 422 TRANSACTION_NOT_REVERSIBLE',
-    'transfer 422 SAME_WALLET_TRANSFER',
+    'refund/pastCap 422 REFUND_EXCEEDS_ORIGINAL',
+    'refund 422 TRANSACTION_NOT_REFUNDABLE',
+    'reversal/double 409 TRANSACTION_ALREADY_REVERSED',
+    'reversal/refused 422 TRANSACTION_NOT_REVERSIBLE',
+    'reversal/refundedPayout 422 TRANSACTION_NOT_REVERSIBLE',
+    'transfer/sameWallet 422 SAME_WALLET_TRANSFER',
     REUSED,
     'replayed 201',
     'duplicate key on both instances',

@@ -44,8 +44,8 @@ export interface ServiceProcess {
   child: ChildProcess;
   /** Resolves when the process has exited, with its exit code or signal. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** The last lines it wrote to stderr (for failure messages). */
-  stderr(): string;
+  /** The last lines it wrote to stdout and stderr (for failure messages). */
+  output(): string;
 }
 
 /**
@@ -57,14 +57,16 @@ export async function startServiceProcess(databaseUrl: string, timeoutMs = 90_00
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), RATE_LIMIT_PER_MINUTE: '0', TOKEN_TTL_SECONDS: '86400', SANDBOX: 'true' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
+  const keep = (chunk: Buffer) => {
     tail = (tail + chunk.toString()).slice(-4000);
-  });
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const service: ServiceProcess = { url: `http://127.0.0.1:${port}`, child, exited, stderr: () => tail };
+  const service: ServiceProcess = { url: `http://127.0.0.1:${port}`, child, exited, output: () => tail };
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
     if (await fetch(`${service.url}/health`).then((r) => r.ok, () => false)) return service;

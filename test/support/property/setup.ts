@@ -44,7 +44,7 @@ export async function setUpBusinesses(instances: Instances, opts: SetupOptions, 
       must(res, 201, 'createWallet');
       wallets.push({ id: res.body.id, canOverdraft, suspended: false });
     }
-    const business: BusinessModel = { index, id: created.body.id, token, wallets, payouts: [], reversible: [], reversed: [], irreversible: [] };
+    const business: BusinessModel = { index, id: created.body.id, token, wallets, payouts: [], reversible: [], reversed: [], refundedPayouts: [], irreversible: [] };
     const opening = new Array(wallets.length + 1).fill(0).map((_, i) => {
       const topup = i === 0;
       const op: LoggedOp = {

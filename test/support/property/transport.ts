@@ -83,7 +83,6 @@ export class Instances {
     } catch (err) {
       if (isConnectionError(err) && (this.downs.get(url) ?? 0) > downsAtSend) {
         attempt.unacknowledged = true;
-        attempt.mayDrop = true;
       } else {
         attempt.error = err instanceof Error ? `${err.message}${err.cause ? ` (${String((err.cause as Error).message ?? err.cause)})` : ''}` : String(err);
       }
