@@ -6,8 +6,18 @@
  * JWT_SECRET (default: generated once and kept in the database),
  * TOKEN_TTL_SECONDS (default 3600), RATE_LIMIT_PER_MINUTE (default 600 per client),
  * SANDBOX (default true: test helpers on, sandbox clients seeded),
- * STATEMENT_MAX_ENTRIES (default 10000: longer periods are 422 STATEMENT_TOO_LARGE),
- * DB_POOL_SIZE (default 40: most database connections the service holds).
+ * STATEMENT_MAX_ENTRIES (default and most 10000: longer periods are 422 STATEMENT_TOO_LARGE),
+ * DB_POOL_SIZE (default 40: most database connections the service holds),
+ * CORS_ORIGINS (default `*`; or a comma-separated list of allowed origins),
+ * LOG_LEVEL (default `info`) and LOG_FILE (default: stdout), see src/log.ts,
+ * OTP_HASH_KEY (key of the OTPs' keyed hash; default: generated once and kept in
+ * the database), PROVIDER_TIMEOUT_MS (default 5000: a provider call that takes
+ * longer is answered 503 SERVICE_UNAVAILABLE), IDENTITY_DATA_KEY (seals national ids;
+ * default generated once and kept), IDENTITY_PROVIDER_CALLBACK_SECRET and
+ * SCREENING_PROVIDER_CALLBACK_SECRET (HMAC keys of the providers' signed callbacks;
+ * default generated once and kept, which suits the sandbox providers).
+ * The upper bounds keep every response inside the documented schemas
+ * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
 export interface Config {
   port: number;
@@ -18,6 +28,14 @@ export interface Config {
   rateLimitPerMinute: number;
   sandbox: boolean;
   statementMaxEntries: number;
+  corsOrigins: '*' | string[];
+  logLevel: string;
+  logFile?: string;
+  otpHashKey?: string;
+  providerTimeoutMs: number;
+  identityDataKey?: string;
+  identityProviderCallbackSecret?: string;
+  screeningProviderCallbackSecret?: string;
   /** Most connections in the database pool. */
   dbPoolSize: number;
 }
@@ -31,11 +49,18 @@ export interface Config {
  */
 export const DEFAULT_DB_POOL_SIZE = 40;
 
-function intFrom(value: string | undefined, fallback: number, name: string): number {
+function intFrom(value: string | undefined, fallback: number, name: string, max = Number.MAX_SAFE_INTEGER, min = 0): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
   return n;
+}
+
+function originsFrom(value: string | undefined): '*' | string[] {
+  if (!value || value.trim() === '*') return '*';
+  const origins = value.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const o of origins) if (!/^https?:\/\/[^\s/]+$/.test(o)) throw new Error(`CORS_ORIGINS: "${o}" is not an origin like https://docs.example.com`);
+  return origins;
 }
 
 /** Reads the configuration from `env`; throws on a malformed value. */
@@ -45,10 +70,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR || '.data',
     jwtSecret: env.JWT_SECRET || undefined,
-    tokenTtlSeconds: intFrom(env.TOKEN_TTL_SECONDS, 3600, 'TOKEN_TTL_SECONDS'),
+    tokenTtlSeconds: intFrom(env.TOKEN_TTL_SECONDS, 3600, 'TOKEN_TTL_SECONDS', 86_400, 1),
     rateLimitPerMinute: intFrom(env.RATE_LIMIT_PER_MINUTE, 600, 'RATE_LIMIT_PER_MINUTE'),
     sandbox: env.SANDBOX !== 'false',
-    statementMaxEntries: intFrom(env.STATEMENT_MAX_ENTRIES, 10_000, 'STATEMENT_MAX_ENTRIES'),
-    dbPoolSize: Math.max(1, intFrom(env.DB_POOL_SIZE, DEFAULT_DB_POOL_SIZE, 'DB_POOL_SIZE')),
+    statementMaxEntries: intFrom(env.STATEMENT_MAX_ENTRIES, 10_000, 'STATEMENT_MAX_ENTRIES', 10_000),
+    dbPoolSize: intFrom(env.DB_POOL_SIZE, DEFAULT_DB_POOL_SIZE, 'DB_POOL_SIZE', 10_000, 1),
+    corsOrigins: originsFrom(env.CORS_ORIGINS),
+    logLevel: env.LOG_LEVEL || 'info',
+    logFile: env.LOG_FILE || undefined,
+    otpHashKey: env.OTP_HASH_KEY || undefined,
+    providerTimeoutMs: intFrom(env.PROVIDER_TIMEOUT_MS, 5000, 'PROVIDER_TIMEOUT_MS', 60_000, 1),
+    identityDataKey: env.IDENTITY_DATA_KEY || undefined,
+    identityProviderCallbackSecret: env.IDENTITY_PROVIDER_CALLBACK_SECRET || undefined,
+    screeningProviderCallbackSecret: env.SCREENING_PROVIDER_CALLBACK_SECRET || undefined,
   };
 }

@@ -13,8 +13,14 @@ export const ERROR_STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 400,
   UNSUPPORTED_API_VERSION: 400,
   INVALID_CURSOR: 400,
+  INVALID_OTP_FORMAT: 400,
+  OTP_EXPIRED: 400,
+  OTP_MAX_ATTEMPTS_REACHED: 400,
+  OTP_INCORRECT: 400,
   UNAUTHORIZED: 401,
   INVALID_CLIENT: 401,
+  INVALID_SIGNATURE: 401,
+  SIGNATURE_EXPIRED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   BUSINESS_NOT_FOUND: 404,
@@ -22,6 +28,11 @@ export const ERROR_STATUS = {
   LABEL_NOT_FOUND: 404,
   TRANSACTION_NOT_FOUND: 404,
   PAYOUT_NOT_FOUND: 404,
+  OTP_OPERATION_NOT_FOUND: 404,
+  ONBOARDING_SESSION_NOT_FOUND: 404,
+  CUSTOMER_NOT_FOUND: 404,
+  CALLBACK_REFERENCE_NOT_FOUND: 404,
+  MOBILE_NUMBER_CHANGE_SESSION_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   IDEMPOTENCY_KEY_IN_USE: 409,
   TRANSACTION_ALREADY_REVERSED: 409,
@@ -29,6 +40,30 @@ export const ERROR_STATUS = {
   WALLET_BALANCE_NOT_ZERO: 409,
   INVALID_STATUS_TRANSITION: 409,
   WALLET_LOOKUP_AMBIGUOUS: 409,
+  // A refused onboarding move names the session's current state (src/domain/onboardingStates.ts).
+  ONBOARDING_STATE_PENDING_OTP_VERIFICATION: 409,
+  ONBOARDING_STATE_OTP_VERIFIED: 409,
+  ONBOARDING_STATE_IDENTITY_VERIFICATION_IN_PROGRESS: 409,
+  ONBOARDING_STATE_IDENTITY_VERIFIED: 409,
+  ONBOARDING_STATE_SCREENING_PASSED: 409,
+  ONBOARDING_STATE_COMPLETED: 409,
+  ONBOARDING_STATE_CANCELLED: 409,
+  ONBOARDING_STATE_EXPIRED: 409,
+  ONBOARDING_STATE_FAILED: 409,
+  MOBILE_NUMBER_TAKEN: 409,
+  NATIONAL_ID_TAKEN: 409,
+  CALLBACK_REPLAYED: 409,
+  CUSTOMER_NOT_ACTIVE: 409,
+  // A refused mobile number change move names the session's current state (src/domain/mobileNumberChangeStates.ts).
+  MOBILE_CHANGE_STATE_PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION: 409,
+  MOBILE_CHANGE_STATE_PENDING_IDENTITY_VERIFICATION: 409,
+  MOBILE_CHANGE_STATE_IDENTITY_VERIFICATION_IN_PROGRESS: 409,
+  MOBILE_CHANGE_STATE_AWAITING_OWNERSHIP_CHECK: 409,
+  MOBILE_CHANGE_STATE_COMPLETED: 409,
+  MOBILE_CHANGE_STATE_FAILED: 409,
+  MOBILE_CHANGE_STATE_EXPIRED: 409,
+  MOBILE_CHANGE_STATE_CANCELLED: 409,
+  OTP_OPERATION_WRONG_STATUS: 412,
   IDEMPOTENCY_KEY_REUSED: 422,
   INSUFFICIENT_FUNDS: 422,
   WALLET_NOT_ACTIVE: 422,
@@ -38,12 +73,21 @@ export const ERROR_STATUS = {
   TRANSACTION_NOT_REVERSIBLE: 422,
   STATEMENT_TOO_LARGE: 422,
   BALANCE_LIMIT_EXCEEDED: 422,
+  OTP_RESEND_LIMIT_REACHED: 422,
+  NATIONAL_ID_MISMATCH: 422,
   RATE_LIMITED: 429,
+  OTP_RESEND_TOO_SOON: 429,
+  MOBILE_NUMBER_CHANGE_TOO_SOON: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Headers every error of a code carries unless the thrower sets them (the documents require them). */
+const DEFAULT_HEADERS: Partial<Record<ErrorCode, Record<string, string>>> = {
+  SERVICE_UNAVAILABLE: { 'Retry-After': '5' },
+};
 
 /** One invalid field: `pointer` is a JSON Pointer into the request (RFC 6901). */
 export interface FieldError {
@@ -61,25 +105,34 @@ export interface Problem {
   code: ErrorCode;
   request_id: string;
   errors?: FieldError[];
+  /** Further members a code's problem type defines (RFC 9457 §3.2), e.g. `next_change_allowed_at`. */
+  [extension: string]: unknown;
 }
 
 /**
  * An expected failure with a stable code. `headers` are added to the
- * response (e.g. `Retry-After` for 409 IDEMPOTENCY_KEY_IN_USE and 429).
+ * response (e.g. `Retry-After` for 409 IDEMPOTENCY_KEY_IN_USE and 429);
+ * `extensions` are further members of the problem, as its document declares.
  */
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly errors?: FieldError[];
   readonly headers: Record<string, string>;
+  readonly extensions: Record<string, unknown>;
 
-  constructor(code: ErrorCode, detail: string, opts: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    opts: { errors?: FieldError[]; headers?: Record<string, string>; extensions?: Record<string, unknown> } = {},
+  ) {
     super(detail);
     this.name = 'AppError';
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.errors = opts.errors;
-    this.headers = opts.headers ?? {};
+    this.headers = { ...DEFAULT_HEADERS[code], ...opts.headers };
+    this.extensions = opts.extensions ?? {};
   }
 }
 
@@ -106,6 +159,7 @@ export function toProblem(err: AppError, instance: string, requestId: string): P
     code: err.code,
     request_id: requestId,
     ...(err.errors ? { errors: err.errors } : {}),
+    ...err.extensions,
   };
 }
 

@@ -13,9 +13,21 @@ import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { PRECOMPILED_API_DIR, RUNNING_COMPILED } from './paths.js';
 
+/** How long requests in flight may take to finish on shutdown. */
+const SHUTDOWN_GRACE_MS = 5_000;
+
+/** Waits for `promise`, but at most `ms` (its failure counts as done: shutdown goes on). */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 export interface RunningService {
   /** Base URL, e.g. http://127.0.0.1:3000 */
   url: string;
+  /** Connection string of the database it runs on. */
+  databaseUrl: string;
   db: Knex;
   /** Stops the HTTP server, the pool and the embedded PostgreSQL (if any). */
   close(): Promise<void>;
@@ -33,11 +45,13 @@ export async function startService(
   const given = opts.database ?? config.databaseUrl;
   const starting = given ? undefined : startEmbeddedPostgres(config.dataDir, { persistent: opts.persistent ?? true, quiet: opts.quiet });
   starting?.catch(() => undefined); // awaited below: an early failure must not go unhandled meanwhile
-  const [{ connectAndMigrate }, { seedSandbox }, { jwtKey }, { createApp }] = await Promise.all([
+  const [{ connectAndMigrate }, { seedSandbox }, { jwtKey }, { createApp }, { createMetrics }, { createLogger }] = await Promise.all([
     import('./db/knex.js'),
     import('./domain/sandbox.js'),
     import('./domain/settings.js'),
     import('./http/app.js'),
+    import('./http/metrics.js'),
+    import('./log.js'),
   ]).catch(async (err) => {
     await starting?.then((e) => e.stop(), () => undefined);
     throw err;
@@ -47,20 +61,31 @@ export async function startService(
   const db = await connectAndMigrate(databaseUrl, config.dbPoolSize);
   if (config.sandbox) await seedSandbox(db);
   const apiDir = opts.apiDir ?? (RUNNING_COMPILED ? PRECOMPILED_API_DIR : undefined);
-  const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret) }, { apiDir });
+  const log = createLogger({ level: config.logLevel, file: config.logFile });
+  const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db) }, { apiDir });
   const host = opts.host ?? '127.0.0.1';
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, host, () => resolve(s));
   });
+  // Idle keep-alive sockets stay open longer than clients and load balancers keep
+  // theirs (60 s is the common default), so a client never reuses a socket that the
+  // server is closing at the same moment (ECONNRESET).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    databaseUrl,
     db,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Refuse new connections, let requests in flight finish (idle keep-alive sockets
+      // are closed at once), and cut what is still open after the grace period.
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await within(drained, SHUTDOWN_GRACE_MS);
       server.closeAllConnections();
-      await db.destroy();
+      await within(db.destroy(), 2_000);
       if (embedded) await embedded.stop();
     },
   };

@@ -74,10 +74,10 @@ describe('auth: createToken', () => {
       grant_type: 'client_credentials',
       client_id: 'sandbox-platform',
       client_secret: 'sandbox-platform-secret',
-      scope: 'everything',
+      audience: 'everything',
     });
     expectProblem(res, 400, 'VALIDATION_ERROR');
-    expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).to.include('/scope');
+    expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).to.include('/audience');
   });
 
   it('answers 400 MALFORMED_JSON for a body that is not valid JSON', async () => {

@@ -6,29 +6,10 @@ import { credit, fundedWallet, newBusiness, newWallet, topup, type TestBusiness 
 import { running } from './support/service.js';
 import { requestHash } from '../src/http/idempotency.js';
 import { expectProblem } from './support/assertions.js';
+import { assertLedgerConsistent as assertLedger } from './support/ledgerInvariants.js';
 
-/** Ledger invariants of one business, read from the database. */
-async function assertLedgerConsistent(businessId: string): Promise<void> {
-  const db = running().db;
-  const unbalanced = await db.raw(
-    `SELECT t.id FROM transactions t JOIN ledger_entries e ON e.transaction_id = t.id
-     WHERE t.business_id = ? GROUP BY t.id HAVING SUM(e.amount) <> 0 OR COUNT(*) <> 2`,
-    [businessId],
-  );
-  expect(unbalanced.rows, 'every transaction has two entries summing to zero').to.deep.equal([]);
-  const drift = await db.raw(
-    `SELECT a.id, a.balance, COALESCE(SUM(e.amount), 0) AS total,
-            (SELECT balance_after FROM ledger_entries l WHERE l.account_id = a.id ORDER BY l.id DESC LIMIT 1) AS last_after
-     FROM accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
-     WHERE a.business_id = ? GROUP BY a.id
-     HAVING a.balance <> COALESCE(SUM(e.amount), 0)
-         OR a.balance <> COALESCE((SELECT balance_after FROM ledger_entries l WHERE l.account_id = a.id ORDER BY l.id DESC LIMIT 1), 0)`,
-    [businessId],
-  );
-  expect(drift.rows, 'each balance equals the sum of its entries and its last balance_after').to.deep.equal([]);
-  const total = await db('accounts').where({ business_id: businessId }).sum({ s: 'balance' }).first();
-  expect(new Decimal(total?.s ?? 0).isZero(), 'all balances of the business sum to zero').to.equal(true);
-}
+/** Every ledger invariant of one business, read from the database. */
+const assertLedgerConsistent = (businessId: string): Promise<void> => assertLedger(running().db, businessId);
 
 async function balanceOf(token: string, walletId: string): Promise<string> {
   const res = await get(`/cl/v1/wallets/${walletId}/balance`, { token });

@@ -3,11 +3,11 @@ import { get, request } from './support/client.js';
 import { expectProblem } from './support/assertions.js';
 
 describe('gateway (core API)', () => {
-  it('GET / describes the gateway, version 1.0.0 and versioning', async () => {
+  it('GET / describes the gateway, version 1.0.0, the API reference page and versioning', async () => {
     const res = await get('/');
     expect(res.status).to.equal(200);
     expect(res.body.version).to.equal('1.0.0');
-    expect(res.body.endpoints).to.deep.include({ health: '/health', ready: '/ready', ping: '/ping' });
+    expect(res.body.endpoints).to.deep.include({ health: '/health', ready: '/ready', ping: '/ping', docs: '/docs' });
     expect(res.body.endpoints.versioning).to.deep.equal({ header: 'X-API-Version', supported: ['v1', 'v2', 'v3'], default: 'v1' });
   });
 
@@ -30,7 +30,7 @@ describe('gateway (core API)', () => {
     expect(yaml.body).to.match(/^openapi: 3\.1\.0/m);
     const unknown = await get('/openapi/other.json');
     expect(unknown.status).to.equal(400);
-    expect(unknown.body.errors[0].pointer).to.equal('/path/document_name');
+    expect(unknown.body.errors[0].pointer).to.equal('/path/document');
   });
 
   it('echoes X-API-Version, defaults to v1 and refuses unsupported versions', async () => {

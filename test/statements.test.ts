@@ -144,6 +144,7 @@ describe('wallet statements', () => {
     it("404 WALLET_NOT_FOUND for an unknown wallet and for another business's wallet", async () => {
       const unknown = await get(`/cl/v1/wallets/${randomUUID()}/statement`, { token: biz.token });
       expectProblem(unknown, 404, 'WALLET_NOT_FOUND');
+      expectProblem(await get(`/cl/v1/wallets/${randomUUID()}/statement.csv`, { token: biz.token }), 404, 'WALLET_NOT_FOUND');
       const other = await newBusiness();
       const foreign = await get(`/cl/v1/wallets/${w.id}/statement`, { token: other.token });
       expectProblem(foreign, 404, 'WALLET_NOT_FOUND');
@@ -151,8 +152,8 @@ describe('wallet statements', () => {
   });
 
   describe('CSV', () => {
-    it('with Accept: text/csv: header line, OPENING_BALANCE first, entries, CLOSING_BALANCE last', async () => {
-      const res = await get(`/cl/v1/wallets/${w.id}/statement`, { token: biz.token, headers: { Accept: 'text/csv' } });
+    it('getWalletStatementCsv: header line, OPENING_BALANCE first, entries, CLOSING_BALANCE last', async () => {
+      const res = await get(`/cl/v1/wallets/${w.id}/statement.csv`, { token: biz.token });
       expect(res.status).to.equal(200);
       expect(res.headers.get('content-type')).to.match(/^text\/csv/);
       const lines = (res.body as string).trim().split(/\r?\n/);
@@ -175,9 +176,8 @@ describe('wallet statements', () => {
     it('a CSV period carries the period opening and closing balances', async () => {
       const from = withdrawalTx.created_at;
       const to = transferTx.created_at;
-      const res = await get(`/cl/v1/wallets/${w.id}/statement?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`, {
+      const res = await get(`/cl/v1/wallets/${w.id}/statement.csv?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`, {
         token: biz.token,
-        headers: { Accept: 'text/csv' },
       });
       expect(res.status).to.equal(200);
       expect(res.headers.get('content-type')).to.match(/^text\/csv/);

@@ -7,46 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { closedLoopOperations } from '../src/handlers/closedLoop/index.js';
 import type { RunningService } from '../src/server.js';
 import { get, post, request, type RequestOptions } from './support/client.js';
-import { loadBundledDocument } from '../src/http/apiBuild.js';
+import { accessOf, documentedOperations, signatureHeaders, type DocumentedOperation } from './support/operations.js';
 import { credit, newBusiness, newWallet, platformToken, topup, type TestBusiness } from './support/fixtures.js';
 import { running, startExtraService } from './support/service.js';
 import { expectProblem } from './support/assertions.js';
 
-interface SweepOperation {
-  operationId: string;
-  method: string;
-  path: string;
-  secured: boolean;
-  statuses: string[];
-  body?: unknown;
-}
-
-/** Every operation with its path filled from parameter examples and its request example. */
-function operationsOf(name: 'closed-loop' | 'core', prefix: string): SweepOperation[] {
-  const doc = loadBundledDocument(name) as any;
-  const resolve = (node: any): any => (node?.$ref ? node.$ref.split('/').slice(1).reduce((n: any, k: string) => n[k], doc) : node);
-  const out: SweepOperation[] = [];
-  for (const [path, item] of Object.entries<any>(doc.paths)) {
-    for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
-      const op = item[method];
-      if (!op) continue;
-      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map(resolve);
-      const filled = path.replace(/\{(\w+)\}/g, (_, p) => String(params.find((x: any) => x.name === p)?.example ?? randomUUID()));
-      const media = op.requestBody?.content?.['application/json'];
-      const body = media?.example ?? (media?.examples ? resolve(Object.values<any>(media.examples)[0]).value : undefined);
-      const security = op.security ?? doc.security ?? [];
-      out.push({ operationId: op.operationId, method: method.toUpperCase(), path: prefix + filled, secured: security.length > 0, statuses: Object.keys(op.responses), body });
-    }
-  }
-  return out;
-}
-
-const operations = [...operationsOf('closed-loop', '/cl/v1'), ...operationsOf('core', '')];
-const accessOf = (operationId: string): string =>
-  (closedLoopOperations as Record<string, { access: string }>)[operationId]?.access ?? 'public';
+type SweepOperation = DocumentedOperation;
+const operations = documentedOperations;
 
 describe('every operation (document-driven sweep)', () => {
   let business: TestBusiness;
@@ -54,7 +23,7 @@ describe('every operation (document-driven sweep)', () => {
   const tokenFor = (operationId: string) => (accessOf(operationId) === 'platform' ? platform : business.token);
   const wrongTokenFor = (operationId: string) => (accessOf(operationId) === 'platform' ? business.token : platform);
   const call = (op: SweepOperation, opts: RequestOptions) =>
-    request(op.method, op.path, { ...opts, body: op.body, headers: { ...(opts.headers ?? {}) } });
+    request(op.method, op.path, { ...opts, body: op.body, headers: { ...signatureHeaders(op, op.body), ...(opts.headers ?? {}) } });
 
   before(async () => {
     business = await newBusiness();
@@ -75,11 +44,12 @@ describe('every operation (document-driven sweep)', () => {
     }
   });
 
-  it('401 UNAUTHORIZED without a token, on every secured operation', async () => {
+  it('401 UNAUTHORIZED without a token (INVALID_SIGNATURE without a signature), on every secured operation', async () => {
     for (const op of operations.filter((o) => o.secured)) {
-      const res = await call(op, {});
+      const res = await request(op.method, op.path, { body: op.body });
       expect(res.status, op.operationId).to.equal(401);
-      expect(res.body.code).to.equal('UNAUTHORIZED');
+      expect(res.body.code, op.operationId).to.equal(op.signedBy ? 'INVALID_SIGNATURE' : 'UNAUTHORIZED');
+      expect(res.headers.get('www-authenticate'), op.operationId).to.match(op.signedBy ? /^Signature / : /^Bearer /);
     }
   });
 
@@ -90,6 +60,53 @@ describe('every operation (document-driven sweep)', () => {
       const res = await call(op, { token: wrongTokenFor(op.operationId) });
       expect(res.status, `${op.operationId}: ${JSON.stringify(res.body)}`).to.equal(403);
       expect(res.body.code).to.equal('FORBIDDEN');
+    }
+  });
+
+  it('400 MALFORMED_JSON and UNSUPPORTED_MEDIA_TYPE, on every operation that takes a body', async () => {
+    const withBody = operations.filter((o) => o.body !== undefined);
+    expect(withBody.length).to.be.greaterThan(12);
+    for (const op of withBody) {
+      const token = tokenFor(op.operationId);
+      const malformed = await request(op.method, op.path, { token, rawBody: '{"amount": ', headers: { 'content-type': 'application/json' } });
+      expectProblem(malformed, 400, 'MALFORMED_JSON');
+      const text = await request(op.method, op.path, { token, rawBody: 'amount=1', headers: { 'content-type': 'text/plain' } });
+      expectProblem(text, 400, 'UNSUPPORTED_MEDIA_TYPE');
+    }
+  });
+
+  it('400 VALIDATION_ERROR naming the field, on every operation that takes a body or parameters', async () => {
+    let checked = 0;
+    for (const op of operations) {
+      const token = tokenFor(op.operationId);
+      let res;
+      let pointer: string;
+      if (op.body !== undefined) {
+        const body = { ...(op.body as object), unexpected_field: 'x' };
+        res = await request(op.method, op.path, { token, body, headers: signatureHeaders(op, body) });
+        pointer = '/unexpected_field';
+      } else if (op.pathParams.length) {
+        res = await request(op.method, op.template.replace(/\{\w+\}/g, 'not-valid'), { token });
+        pointer = `/path/${op.pathParams[0]}`;
+      } else if (op.queryParams.length) {
+        const name = op.queryParams.includes('limit') ? 'limit' : op.queryParams[0];
+        res = await request(op.method, `${op.path}?${name}=${name === 'limit' ? '0' : '%01'}`, { token });
+        pointer = `/query/${name}`;
+      } else continue;
+      expectProblem(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.errors.map((e: { pointer: string }) => e.pointer), op.operationId).to.include(pointer);
+      checked += 1;
+    }
+    expect(checked).to.be.greaterThan(25);
+  });
+
+  it('400 INVALID_CURSOR for a cursor this service did not issue, on every list', async () => {
+    const lists = operations.filter((o) => o.queryParams.includes('cursor'));
+    expect(lists.length).to.be.greaterThan(5);
+    const wallet = await newWallet(business.token); // lists under a wallet need one that exists
+    for (const op of lists) {
+      const path = op.template.replace('{wallet_id}', wallet.id);
+      expectProblem(await request(op.method, `${path}?cursor=AAAA`, { token: tokenFor(op.operationId) }), 400, 'INVALID_CURSOR');
     }
   });
 
@@ -174,6 +191,7 @@ describe('limits and dependencies', () => {
       expect(ok.body.entries).to.have.length(3);
       const res = await get(`/cl/v1/wallets/${wallet.id}/statement`, { token: b.token, baseUrl: small.url });
       expectProblem(res, 422, 'STATEMENT_TOO_LARGE');
+      expectProblem(await get(`/cl/v1/wallets/${wallet.id}/statement.csv`, { token: b.token, baseUrl: small.url }), 422, 'STATEMENT_TOO_LARGE');
     } finally {
       await small.close();
     }

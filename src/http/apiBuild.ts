@@ -73,6 +73,7 @@ async function buildOperations(name: DocumentName): Promise<BuiltOperation[]> {
   // documents are 3.1 and are linted by redocly and spectral in `npm test` instead.
   backend.validateDefinition = () => backend.document;
   await backend.init();
+  const documentSecurity = backend.document.security ?? [];
   return backend.getOperations().map((op) => {
     const operationId = op.operationId ?? '';
     const fns = (backend.validator.getRequestValidatorsForOperation(operationId) ?? []) as ValidateFunction[];
@@ -80,7 +81,8 @@ async function buildOperations(name: DocumentName): Promise<BuiltOperation[]> {
       operationId,
       method: op.method,
       path: op.path,
-      security: JSON.stringify(op.security ?? []),
+      security: JSON.stringify(op.security ?? documentSecurity),
+      mediaTypes: Object.keys((op.requestBody as { content?: object } | undefined)?.content ?? {}),
       validators: fns.map((fn) => ({ fn, options: optionsOf.get(fn) ?? {} })),
     };
   });

@@ -1,18 +1,20 @@
 /**
- * The Koa application: request ids, API versioning, problem-details errors,
- * JSON body parsing, and the two API documents mounted with @koa/router
- * (closed-loop under /cl/v1, core at the root).
+ * The Koa application: CORS, request ids, API versioning, problem-details errors,
+ * body parsing (JSON; forms where an operation declares them), and the two API
+ * documents mounted with @koa/router (closed-loop under /cl/v1, core at the root).
  */
 import { randomUUID } from 'node:crypto';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
+import { isDatabaseUnavailable, OutageLog } from '../db/unavailable.js';
 import { AppError, toProblem } from '../errors.js';
 import { closedLoopOperations } from '../handlers/closedLoop/index.js';
 import { coreOperations } from '../handlers/core/index.js';
 import { TokenVerifier } from './auth.js';
 import { loadApi } from './compiledApi.js';
-import { mountApi } from './openapi.js';
+import { corsMiddleware } from './cors.js';
+import { hasBody, mountApi } from './openapi.js';
 import type { Services } from './operation.js';
 import { RateLimiter } from './rateLimit.js';
 import { SUPPORTED_API_VERSIONS } from './versions.js';
@@ -20,6 +22,7 @@ import { SUPPORTED_API_VERSIONS } from './versions.js';
 
 function errorToResponse(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  if (isDatabaseUnavailable(err)) return new AppError('SERVICE_UNAVAILABLE', 'The service cannot reach its database; retry later.');
   const e = err as { status?: number; type?: string; expose?: boolean };
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
     return new AppError('VALIDATION_ERROR', 'The request could not be read.');
@@ -35,9 +38,14 @@ function errorToResponse(err: unknown): AppError {
 export async function createApp(services: Services, opts: { apiDir?: string } = {}): Promise<Koa> {
   const app = new Koa({ proxy: false });
   const rateLimiter = new RateLimiter(services.config.rateLimitPerMinute);
+  const { log } = services;
+  const outages = new OutageLog(services.db, log);
+  app.use(corsMiddleware(services.config.corsOrigins));
 
-  // Request id, version negotiation and problem-details errors for everything below.
+  // Request id, version negotiation, problem-details errors and the request log line
+  // for everything below.
   app.use(async (ctx, next) => {
+    const started = performance.now();
     const incoming = ctx.get('x-request-id');
     const requestId = /^[A-Za-z0-9._-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
@@ -54,26 +62,44 @@ export async function createApp(services: Services, opts: { apiDir?: string } = 
       await next();
     } catch (err) {
       const appError = errorToResponse(err);
-      if (!(err instanceof AppError)) console.error(`[${requestId}] ${ctx.method} ${ctx.path} failed:`, err);
-      else if (appError.status >= 500) console.warn(`[${requestId}] ${ctx.method} ${ctx.path}: ${appError.code} ${appError.message}`);
+      if (appError.code === 'SERVICE_UNAVAILABLE' && !(err instanceof AppError)) outages.note(err);
+      else if (!(err instanceof AppError)) log.error({ err, req_id: requestId }, 'unexpected error');
       ctx.status = appError.status;
       ctx.type = 'application/problem+json';
       ctx.body = toProblem(appError, ctx.path, requestId);
       for (const [name, value] of Object.entries(appError.headers)) ctx.set(name, value);
+    } finally {
+      const seconds = (performance.now() - started) / 1000;
+      const replayed = ctx.response.get('Idempotent-Replayed') === 'true';
+      services.metrics.observeRequest(ctx.state.operationId, ctx.status, seconds, replayed ? undefined : ctx.state.ledgerType);
+      log.info(
+        {
+          req_id: requestId,
+          method: ctx.method,
+          path: ctx.path,
+          operation_id: ctx.state.operationId,
+          status: ctx.status,
+          ms: Math.round(seconds * 10_000) / 10,
+          client_id: ctx.state.clientId,
+        },
+        'request',
+      );
     }
   });
 
-  // Bodies are JSON only (the seed: "All bodies are JSON").
+  // Bodies are JSON (the seed: "All bodies are JSON"), or a form where an operation
+  // declares one (the OAuth2 token request); each operation then checks its own media
+  // types (see rejectUndeclaredMediaType in ./openapi.ts).
   app.use(async (ctx, next) => {
-    const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('transfer-encoding') !== '';
-    if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && hasBody && !ctx.is('application/json', '+json')) {
+    if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && hasBody(ctx) && !ctx.is('application/json', '+json', 'application/x-www-form-urlencoded')) {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be sent as Content-Type: application/json.');
     }
     await next();
   });
   app.use(
     bodyParser({
-      enableTypes: ['json'],
+      enableTypes: ['json', 'form'],
+      formLimit: '16kb',
       jsonLimit: '1mb',
       encoding: 'utf-8',
       onError: (err) => {

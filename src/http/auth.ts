@@ -20,7 +20,13 @@ export async function issueToken(principal: Principal, key: Uint8Array, ttlSecon
     .sign(key);
 }
 
-/** Verifies a bearer JWT; returns its principal and `exp` (seconds), or throws UNAUTHORIZED. */
+const REALM = 'realm="wallet-service"';
+
+/**
+ * Verifies a bearer JWT; returns its principal and `exp` (seconds). Throws
+ * AppError UNAUTHORIZED with `WWW-Authenticate: Bearer …, error="invalid_token"`
+ * (RFC 6750 §3) when it is expired, wrongly signed or its claims are malformed.
+ */
 async function verifyToken(token: string, key: Uint8Array): Promise<{ principal: Principal; exp?: number }> {
   try {
     const { payload } = await jwtVerify(token, key, { issuer: ISSUER, algorithms: ['HS256'] });
@@ -30,7 +36,9 @@ async function verifyToken(token: string, key: Uint8Array): Promise<{ principal:
     if (kind === 'BUSINESS' && !businessId) throw new Error('bad claims');
     return { principal: Object.freeze({ kind, clientId: payload.sub, businessId }), exp: payload.exp };
   } catch {
-    throw new AppError('UNAUTHORIZED', 'The bearer token is invalid or expired.');
+    throw new AppError('UNAUTHORIZED', 'The bearer token is invalid or expired.', {
+      headers: { 'WWW-Authenticate': `Bearer ${REALM}, error="invalid_token", error_description="The token is invalid or expired"` },
+    });
   }
 }
 
@@ -57,11 +65,18 @@ export class TokenVerifier {
 
   /**
    * The principal of an `Authorization` header value. Throws AppError
-   * UNAUTHORIZED when missing, malformed, expired or wrongly signed.
+   * UNAUTHORIZED when missing, malformed, expired or wrongly signed, with
+   * `WWW-Authenticate: Bearer` (RFC 6750 §3: `error="invalid_token"` when a
+   * token was sent, no error code when none was).
    */
   async verify(header: string | undefined, now = Date.now()): Promise<Principal> {
     const match = /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(header ?? '');
-    if (!match) throw new AppError('UNAUTHORIZED', 'A bearer token is required: Authorization: Bearer <ACCESS_TOKEN>.');
+    if (!match) {
+      const sent = /^Bearer\s/i.test(header ?? '');
+      throw new AppError('UNAUTHORIZED', 'A bearer token is required: Authorization: Bearer <ACCESS_TOKEN>.', {
+        headers: { 'WWW-Authenticate': sent ? `Bearer ${REALM}, error="invalid_token"` : `Bearer ${REALM}` },
+      });
+    }
     const token = match[1];
     const hit = this.cache.get(token);
     if (hit && hit.expiresAtMs > now) return hit.principal;

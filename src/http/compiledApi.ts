@@ -20,8 +20,10 @@ export interface ApiOperation {
   method: string;
   /** The document's path template, e.g. `/wallets/{wallet_id}`. */
   path: string;
-  /** The operation's security requirements as JSON: `[]` for a public operation. */
+  /** The operation's security requirements (the document's when it names none) as JSON: `[]` for a public operation. */
   security: string;
+  /** The media types its request body may be sent as (none when it takes no body). */
+  mediaTypes: string[];
 }
 
 /** A document's operations and, by operationId, its request validators (body first, then parameters). */

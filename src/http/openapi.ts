@@ -2,9 +2,9 @@
  * One API per bundled document (generated/openapi/*.json): its operations and
  * openapi-backend's request validators (compiledApi.ts: precompiled at build
  * time, or built in process); a routing table built once routes each request
- * to its operationId; this module checks the bearer token, validates, applies
- * access rules, rate limits and idempotency, and calls the typed handler from
- * the OperationMap.
+ * to its operationId; this module checks the bearer token or the provider's
+ * signature, applies access rules and rate limits, validates, handles
+ * idempotency and calls the typed handler from the OperationMap.
  */
 import type { Context as KoaContext } from 'koa';
 import { AppError } from '../errors.js';
@@ -14,8 +14,8 @@ import { requestHash, withIdempotency, type KeyClaim, type StoredResponse } from
 import type { Access, OperationContext, OperationSpec, Principal, Services } from './operation.js';
 import type { RateLimiter } from './rateLimit.js';
 import { RoutingTable } from './routing.js';
-import { rejectNulCharacters, validateRequest } from './validation.js';
-
+import { SIGNATURE_SCHEMES, signatureVerifier } from './signatures.js';
+import { rejectIllFormedStrings, validateRequest } from './validation.js';
 
 export interface MountedApi {
   /** Serves a Koa request whose path belongs to this document. */
@@ -29,7 +29,27 @@ export function send(koa: KoaContext, res: StoredResponse): void {
   koa.type = res.contentType ?? 'application/json';
 }
 
-/** Who may call `operationId` per its spec; throws FORBIDDEN. Counts the call against the rate limit. */
+/** Whether the request carries a body (a length, or chunked). */
+export function hasBody(koa: KoaContext): boolean {
+  return (koa.request.length ?? 0) > 0 || koa.get('transfer-encoding') !== '';
+}
+
+/**
+ * Throws 400 UNSUPPORTED_MEDIA_TYPE when the request has a body whose media type the
+ * operation does not declare (e.g. a form body anywhere but the token request).
+ */
+function rejectUndeclaredMediaType(operation: ApiOperation, koa: KoaContext): void {
+  const declared = operation.mediaTypes;
+  if (declared.length && hasBody(koa) && !koa.is(declared)) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `The request body must be sent as ${declared.join(' or ')}.`);
+  }
+}
+
+/**
+ * Who may call `operationId` per its spec (403 FORBIDDEN for the wrong client
+ * kind, before the body is looked at); counts the call against the rate limit
+ * (429 RATE_LIMITED) and sets the RateLimit headers.
+ */
 function admit(operationId: string, spec: { access: Access }, principal: Principal | null, koa: KoaContext, rateLimiter: RateLimiter): void {
   if (spec.access === 'platform' && principal?.kind !== 'PLATFORM') {
     throw new AppError('FORBIDDEN', 'This operation needs a platform token.');
@@ -37,17 +57,58 @@ function admit(operationId: string, spec: { access: Access }, principal: Princip
   if (spec.access === 'business' && principal?.kind !== 'BUSINESS') {
     throw new AppError('FORBIDDEN', 'This operation needs a business token.');
   }
-  if (spec.access !== 'public' || operationId === 'createToken') {
-    rateLimiter.hit(principal?.clientId ?? `ip:${koa.ip}`);
+  if ((spec.access !== 'public' && spec.access !== 'signature') || operationId === 'createToken') {
+    koa.set(rateLimiter.hit(principal?.clientId ?? `ip:${koa.ip}`));
   }
+}
+
+/** How an operation's caller is identified, from its document security. */
+type Security = { kind: 'public' } | { kind: 'bearer' } | { kind: 'signature'; verify: (koa: KoaContext) => Promise<unknown> };
+
+/**
+ * The security of `op`, checked against its spec's access at start-up: `[]` is
+ * public; requirements naming only signature schemes (./signatures.ts) are a
+ * provider's signature; anything else is the bearer token (`bearerAuth` or
+ * `oauth2ClientCredentials`: both carry the same token). Throws on a mismatch.
+ */
+function securityOf(op: ApiOperation, spec: { access: Access }, services: Services): Security {
+  const requirements = JSON.parse(op.security) as Record<string, unknown>[];
+  const schemes = requirements.flatMap((r) => Object.keys(r));
+  const signed = schemes.length > 0 && schemes.every((scheme) => scheme in SIGNATURE_SCHEMES);
+  const isPublic = requirements.length === 0;
+  if (isPublic !== (spec.access === 'public') || signed !== (spec.access === 'signature')) {
+    throw new Error(`operation ${op.operationId}: access "${spec.access}" disagrees with the document's security`);
+  }
+  if (!isPublic && !signed && !schemes.every((s) => s === 'bearerAuth' || s === 'oauth2ClientCredentials')) {
+    throw new Error(`operation ${op.operationId}: unsupported security ${op.security}`);
+  }
+  if (isPublic) return { kind: 'public' };
+  if (!signed) return { kind: 'bearer' };
+  const verifiers = schemes.map((scheme) => signatureVerifier(scheme, services));
+  return {
+    kind: 'signature',
+    // Any one requirement suffices (OpenAPI: alternatives); the first failure is reported.
+    verify: async (koa) => {
+      let failure: unknown;
+      for (const verify of verifiers) {
+        try {
+          return await verify(koa);
+        } catch (err) {
+          failure ??= err;
+        }
+      }
+      throw failure;
+    },
+  };
 }
 
 /**
  * Mounts the document `api` (operations and request validators, see
  * compiledApi.ts) at `apiRoot` with one OperationSpec per operationId.
- * Requests are routed by a table built once (routing.ts). Per request, in
- * openapi-backend's order: route (404/405), bearer token (401), validation
- * (400), then access (403), rate limit (429), idempotency and the handler.
+ * Requests are routed by a table built once (routing.ts). Per request: route
+ * (404, 405 with `Allow`), bearer token or signature (401), access (403),
+ * rate limit (429), media type and validation (400), then idempotency and the
+ * handler.
  */
 export function mountApi(args: {
   api: CompiledApi;
@@ -59,20 +120,26 @@ export function mountApi(args: {
 }): MountedApi {
   const { api, services, rateLimiter, tokens } = args;
   const operations = args.operations as unknown as Record<string, OperationSpec<{ responses: object }>>;
+  const security = new Map<string, Security>();
   for (const op of api.operations) {
     const spec = operations[op.operationId];
     if (!spec) throw new Error(`no handler for operation ${op.operationId}`);
-    if (op.security !== '[]' && op.security !== '[{"bearerAuth":[]}]') throw new Error(`operation ${op.operationId}: unsupported security ${op.security}`);
-    if ((op.security === '[]') !== (spec.access === 'public')) {
-      throw new Error(`operation ${op.operationId}: access "${spec.access}" disagrees with the document's security`);
-    }
+    security.set(op.operationId, securityOf(op, spec, services));
   }
   const routes = new RoutingTable(api.operations, args.apiRoot);
 
   const dispatch = async (koa: KoaContext, operation: ApiOperation, params: Record<string, string>): Promise<void> => {
     const { operationId } = operation;
     const spec = operations[operationId];
-    const principal = operation.security !== '[]' ? await tokens.verify(koa.get('authorization') || undefined) : null;
+    koa.state.operationId = operationId;
+    koa.state.ledgerType = spec.ledgerType;
+    const secured = security.get(operationId)!;
+    let principal: Principal | null = null;
+    if (secured.kind === 'bearer') principal = await tokens.verify(koa.get('authorization') || undefined);
+    else if (secured.kind === 'signature') await secured.verify(koa);
+    koa.state.clientId = principal?.clientId;
+    admit(operationId, spec, principal, koa, rateLimiter);
+    rejectUndeclaredMediaType(operation, koa);
     const body = (koa.request as unknown as { body?: unknown }).body;
     const query = validateRequest(api.validators(operationId), {
       path: params,
@@ -81,9 +148,8 @@ export function mountApi(args: {
       body,
       contentType: koa.get('content-type'),
     });
-    admit(operationId, spec, principal, koa, rateLimiter);
-    rejectNulCharacters(body);
-    rejectNulCharacters(query, '/query');
+    rejectIllFormedStrings(body);
+    rejectIllFormedStrings(query, '/query');
 
     const run = async (idempotency: KeyClaim | null): Promise<StoredResponse> => {
       const ctx: OperationContext<never> = {
@@ -122,7 +188,12 @@ export function mountApi(args: {
     handle: async (koa) => {
       const match = routes.match(koa.method, koa.path);
       if (match === 404) throw new AppError('NOT_FOUND', `No operation at ${koa.method.toUpperCase()} ${koa.path}.`);
-      if (match === 405) throw new AppError('METHOD_NOT_ALLOWED', `${koa.method.toUpperCase()} is not allowed on ${koa.path}.`);
+      if (Array.isArray(match)) {
+        const allowed = match.map((m) => m.toUpperCase());
+        throw new AppError('METHOD_NOT_ALLOWED', `${koa.method.toUpperCase()} is not allowed on ${koa.path}; use ${allowed.join(', ')}.`, {
+          headers: { Allow: allowed.join(', ') },
+        });
+      }
       await dispatch(koa, match.operation, match.params);
     },
   };

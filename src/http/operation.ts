@@ -7,6 +7,8 @@
 import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
 import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from './metrics.js';
 import { AppError } from '../errors.js';
 import type { KeyClaim } from './idempotency.js';
 
@@ -24,6 +26,8 @@ export interface Services {
   config: Config;
   /** HS256 key for access tokens. */
   jwtKey: Uint8Array;
+  log: Logger;
+  metrics: Metrics;
 }
 
 type JsonOf<C> = C extends { 'application/json': infer B } ? B : never;
@@ -54,7 +58,7 @@ export interface OperationContext<Op> {
   body: BodyOf<Op>;
   path: ParamsOf<Op, 'path'>;
   query: ParamsOf<Op, 'query'>;
-  /** Null only on operations with `security: []`. */
+  /** Null only on operations with `security: []` and on `signature` operations. */
   principal: Principal | null;
   db: Knex;
   /**
@@ -68,14 +72,18 @@ export interface OperationContext<Op> {
 
 /**
  * Who may call an operation: `public` (document says `security: []`),
- * `platform` or `business` client kinds, or `any` authenticated client.
+ * `platform` or `business` client kinds, `any` authenticated client, or
+ * `signature`: a provider whose HMAC signature the document's signature scheme
+ * verifies (no principal; see ./signatures.ts).
  */
-export type Access = 'public' | 'platform' | 'business' | 'any';
+export type Access = 'public' | 'platform' | 'business' | 'any' | 'signature';
 
 export interface OperationSpec<Op extends { responses: object }> {
   access: Access;
   /** Money-moving POSTs: honour `Idempotency-Key` (see http/idempotency.ts). */
   idempotent?: boolean;
+  /** The ledger transaction type a 201 of this operation posts (counted in the metrics). */
+  ledgerType?: string;
   handle(ctx: OperationContext<Op>): Promise<OperationResult<Op>>;
 }
 

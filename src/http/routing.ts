@@ -65,23 +65,27 @@ export class RoutingTable {
     return rel;
   }
 
-  /** The operation for `method` (any case) and `path`, or 404 / 405 when none. */
-  match(method: string, path: string): RouteMatch | 404 | 405 {
+  /**
+   * The operation for `method` (any case) and `path`; 404 when no operation has
+   * the path; when some have it but not with this method (405), the methods
+   * they have (lower case, document order).
+   */
+  match(method: string, path: string): RouteMatch | 404 | string[] {
     const absolute = path.startsWith('/') ? path : `/${path}`;
     if (!absolute.startsWith(this.apiRoot)) return 404;
     const rel = this.relative(absolute);
     const verb = method.toLowerCase();
     const exact = this.exact.get(rel)?.get(verb);
     if (exact) return { operation: exact, params: {} };
-    let pathMatched = false;
+    const allowed = new Set<string>();
     for (const t of this.templates) {
       const m = t.pattern.exec(rel);
       if (!m) continue;
-      pathMatched = true;
       const operation = t.byMethod.get(verb);
       if (operation) return { operation, params: decodeParams(t.names, m) };
+      for (const other of t.byMethod.keys()) allowed.add(other);
     }
-    return pathMatched ? 405 : 404;
+    return allowed.size ? [...allowed] : 404;
   }
 }
 

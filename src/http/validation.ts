@@ -32,12 +32,25 @@ function toFieldError(err: ErrorObject): FieldError {
   return { pointer: `${prefix}${pointer}` || '/', detail };
 }
 
-/** Throws 400 VALIDATION_ERROR when a string anywhere in `value` holds a NUL character (PostgreSQL rejects them). */
-export function rejectNulCharacters(value: unknown, pointer = ''): void {
+/** A UTF-16 surrogate not in a pair (in `u` mode a pair is one code point, never Cs). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Throws 400 VALIDATION_ERROR at the string's JSON Pointer when a string anywhere in
+ * `value` (object keys too) holds a NUL character (PostgreSQL rejects them) or a lone
+ * UTF-16 surrogate (JSON's `\ud800` escape: not a Unicode character, RFC 8259 §8.2;
+ * stored, it would silently become U+FFFD).
+ */
+export function rejectIllFormedStrings(value: unknown, pointer = ''): void {
   if (typeof value === 'string') {
     if (value.includes('\u0000')) throw invalidField(pointer || '/', 'must not contain NUL characters');
+    if (LONE_SURROGATE.test(value)) throw invalidField(pointer || '/', 'must not contain a lone UTF-16 surrogate (it is not a Unicode character)');
   } else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) rejectNulCharacters(v, `${pointer}/${k}`);
+    for (const [k, v] of Object.entries(value)) {
+      const at = `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      rejectIllFormedStrings(k, at);
+      rejectIllFormedStrings(v, at);
+    }
   }
 }
 

@@ -26,7 +26,7 @@ function validate(schema: Schema, value: unknown): string | null {
   return fn(value) ? null : ajv.errorsText(fn.errors);
 }
 
-const routers: { backend: OpenAPIBackend }[] = [];
+const routers: { name: 'closed-loop' | 'core'; backend: OpenAPIBackend }[] = [];
 let problemSchema: Schema;
 
 /** Loads and dereferences both bundled documents (once). */
@@ -36,23 +36,55 @@ export async function loadContracts(): Promise<void> {
     const backend = new OpenAPIBackend({ definition: loadBundledDocument(name) as Document, apiRoot: root, validate: false, quick: false });
     backend.validateDefinition = () => backend.document;
     await backend.init();
-    routers.push({ backend });
+    routers.push({ name, backend });
   }
   const components = routers[0].backend.definition.components as { schemas: Record<string, Schema> };
   problemSchema = components.schemas.Problem;
 }
 
-/** operationId → statuses seen by the tests (filled by assertMatchesContract). */
-export const observed = new Map<string, Set<number>>();
+/**
+ * `<document>#<operationId>` → `status` and `status code` keys seen by the tests (filled by
+ * assertMatchesContract). Keyed by document too: both documents have a `createToken`.
+ */
+export const observed = new Map<string, Set<string>>();
 
-/** Every (operationId, status) pair the documents declare, for the coverage report. */
-export function documentedPairs(): { operationId: string; status: number }[] {
-  return routers.flatMap(({ backend }) =>
+/** The key under which `observed` records an operation. */
+export const operationKey = (document: string, operationId: string): string => `${document}#${operationId}`;
+
+/** The `code` enum of a problem schema (directly or through allOf), or [] when codes are not listed. */
+function codesOf(schema: Schema | undefined): string[] {
+  if (!schema) return [];
+  const code = (schema.properties as Record<string, Schema> | undefined)?.code;
+  const own = Array.isArray(code?.enum) ? (code.enum as string[]) : [];
+  return [...own, ...((schema.allOf as Schema[] | undefined) ?? []).flatMap(codesOf)];
+}
+
+export interface DocumentedResponse {
+  document: 'closed-loop' | 'core';
+  operationId: string;
+  status: number;
+  /** The problem code, for error responses that list their codes. */
+  code?: string;
+}
+
+/**
+ * Every (operationId, status) the documents declare and, for error responses, every
+ * (operationId, status, code): the coverage gate requires a test to receive each.
+ */
+export function documentedResponses(): DocumentedResponse[] {
+  return routers.flatMap(({ name, backend }) =>
     backend.getOperations().flatMap((op) =>
-      Object.keys(op.responses ?? {}).map((status) => ({ operationId: op.operationId ?? '', status: Number(status) })),
+      Object.entries((op.responses ?? {}) as Record<string, ResponseSpec>).flatMap(([status, spec]) => {
+        const base = { document: name, operationId: op.operationId ?? '', status: Number(status) };
+        const codes = codesOf(spec.content?.['application/problem+json']?.schema);
+        return [base, ...codes.map((code) => ({ ...base, code }))];
+      }),
     ),
   );
 }
+
+/** The key under which `observed` records a response. */
+export const coverageKey = (status: number, code?: string): string => (code ? `${status} ${code}` : String(status));
 
 export interface ObservedResponse {
   method: string;
@@ -60,6 +92,8 @@ export interface ObservedResponse {
   status: number;
   headers: Headers;
   body: unknown;
+  /** False for responses that do not come from the service (e.g. the Prism mock): checked, not counted in the coverage. */
+  coverage?: boolean;
 }
 
 /** Throws an Error describing every way `res` departs from the documents. */
@@ -67,7 +101,7 @@ export function assertMatchesContract(res: ObservedResponse): void {
   const where = `${res.method} ${res.path} → ${res.status}`;
   const problems: string[] = [];
   const mediaType = (res.headers.get('content-type') ?? '').split(';')[0].trim();
-  const { backend } = res.path.startsWith('/cl/v1') ? routers[0] : routers[1];
+  const { name, backend } = res.path.startsWith('/cl/v1') ? routers[0] : routers[1];
   const operation = backend.router.matchOperation({ method: res.method.toLowerCase(), path: res.path, headers: {}, query: {} }, false);
   if (!operation) {
     if (![404, 405].includes(res.status)) problems.push(`unrouted request answered ${res.status}`);
@@ -75,8 +109,13 @@ export function assertMatchesContract(res: ObservedResponse): void {
     const err = validate(problemSchema, res.body);
     if (err) problems.push(`problem body: ${err}`);
   } else {
-    const seen = observed.get(operation.operationId ?? '') ?? new Set<number>();
-    observed.set(operation.operationId ?? '', seen.add(res.status));
+    if (res.coverage !== false) {
+      const key = operationKey(name, operation.operationId ?? '');
+      const seen = observed.get(key) ?? new Set<string>();
+      observed.set(key, seen.add(coverageKey(res.status)));
+      const code = (res.body as { code?: unknown } | null)?.code;
+      if (res.status >= 400 && typeof code === 'string') seen.add(coverageKey(res.status, code));
+    }
     const spec = operation.responses?.[String(res.status)] as ResponseSpec | undefined;
     if (!spec) {
       problems.push(`status ${res.status} is not documented for ${operation.operationId} (documented: ${Object.keys(operation.responses ?? {}).join(', ')})`);

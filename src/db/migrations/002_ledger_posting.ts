@@ -12,7 +12,7 @@
  *   - only ACTIVE wallets move money (debit side checked first);
  *   - the debited balance may go below 0.00 only for the settlement account
  *     (it mirrors money outside the closed loop) or a wallet with can_overdraft;
- *   - no balance may reach ±1e17 (numeric(20,2) holds 18 integer digits).
+ *   - no balance may reach ±1e15 (the documented Balance pattern has 15 integer digits; numeric(20,2) could hold 18).
  * The database guards of 001 stay and still apply: CHECK constraints, the
  * immutable-entries trigger and the deferred balanced-transaction trigger.
  *
@@ -123,8 +123,8 @@ export async function up(knex: Knex): Promise<void> {
         RETURN ledger_refusal('INSUFFICIENT_FUNDS',
           format('%s has %s %s; %s %s was requested.', ledger_describe(d), d.balance, d.currency, p_amount, p_currency));
       END IF;
-      IF abs(d.balance - p_amount) >= 1e17 OR abs(c.balance + p_amount) >= 1e17 THEN
-        RETURN ledger_refusal('BALANCE_LIMIT_EXCEEDED', 'The movement would take a balance beyond 100000000000000000.');
+      IF abs(d.balance - p_amount) >= 1e15 OR abs(c.balance + p_amount) >= 1e15 THEN
+        RETURN ledger_refusal('BALANCE_LIMIT_EXCEEDED', 'The movement would take a balance beyond ±999999999999999.99.');
       END IF;
       d_after := d.balance - p_amount;
       c_after := c.balance + p_amount;

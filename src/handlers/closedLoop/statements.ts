@@ -1,23 +1,26 @@
-/** Wallet statements, as JSON or CSV by the Accept header. */
+/** Wallet statements: JSON (getWalletStatement) and CSV (getWalletStatementCsv). */
 import { getWalletStatement, statementToCsv } from '../../domain/statements.js';
-import { businessIdOf } from '../../http/operation.js';
+import { businessIdOf, type Principal, type Services } from '../../http/operation.js';
 import type { ClosedLoopMap } from './types.js';
+
+/** The statement a request asks for (both operations take the same parameters). */
+function statementFor(ctx: {
+  db: Services['db'];
+  principal: Principal | null;
+  services: Services;
+  path: { wallet_id: string };
+  query: { from?: string; to?: string };
+}) {
+  return getWalletStatement(ctx.db, businessIdOf(ctx), ctx.path.wallet_id, ctx.query, ctx.services.config.statementMaxEntries);
+}
 
 export const statementOperations = {
   getWalletStatement: {
     access: 'business',
-    async handle(ctx) {
-      const statement = await getWalletStatement(
-        ctx.db,
-        businessIdOf(ctx),
-        ctx.path.wallet_id,
-        ctx.query,
-        ctx.services.config.statementMaxEntries,
-      );
-      if (ctx.koa.accepts('application/json', 'text/csv') === 'text/csv') {
-        return { status: 200, body: statementToCsv(statement), contentType: 'text/csv' };
-      }
-      return { status: 200, body: statement };
-    },
+    handle: async (ctx) => ({ status: 200, body: await statementFor(ctx) }),
+  },
+  getWalletStatementCsv: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: statementToCsv(await statementFor(ctx)), contentType: 'text/csv; charset=utf-8' }),
   },
 } satisfies Partial<ClosedLoopMap>;

@@ -2,5 +2,14 @@
 import type { operations } from '../../../generated/types/closed-loop.js';
 import type { OperationMap } from '../../http/operation.js';
 
-export type ClosedLoopOperations = Omit<operations, 'onTopupComplete'>;
+/** The operationIds of the document's `webhooks` section: events the service sends. */
+type WebhookOperationId =
+  | 'onOnboardingComplete'
+  | 'onTopupComplete'
+  | 'onPayoutPending'
+  | 'onPayoutProcessing'
+  | 'onPayoutFailed'
+  | 'onPayoutCompleted';
+
+export type ClosedLoopOperations = Omit<operations, WebhookOperationId>;
 export type ClosedLoopMap = OperationMap<ClosedLoopOperations>;

@@ -1,4 +1,4 @@
-/** Gateway: descriptor (seed E10), health, readiness, ping and the API documents. */
+/** Gateway: descriptor (seed E10), health, readiness, ping and the API documents (the reference page is in docs.ts). */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { operations } from '../../../generated/types/core.js';
@@ -21,6 +21,7 @@ export const gatewayOperations = {
           health: '/health',
           ready: '/ready',
           ping: '/ping',
+          docs: '/docs',
           versioning: { header: 'X-API-Version', supported: [...SUPPORTED_API_VERSIONS], default: SUPPORTED_API_VERSIONS[0] },
         },
       },
@@ -47,10 +48,14 @@ export const gatewayOperations = {
   },
   getApiDocument: {
     access: 'public',
-    async handle({ path: params }) {
-      const text = await readFile(path.join(GENERATED_OPENAPI, params.document_name), 'utf8');
-      if (params.document_name.endsWith('.yaml')) return { status: 200, body: text, contentType: 'application/yaml' };
-      return { status: 200, body: JSON.parse(text) };
-    },
+    handle: async ({ path: params }) => ({ status: 200, body: JSON.parse(await readFile(path.join(GENERATED_OPENAPI, `${params.document}.json`), 'utf8')) }),
   },
-} satisfies OperationMap<operations>;
+  getApiDocumentYaml: {
+    access: 'public',
+    handle: async ({ path: params }) => ({
+      status: 200,
+      body: await readFile(path.join(GENERATED_OPENAPI, `${params.document}.yaml`), 'utf8'),
+      contentType: 'application/yaml',
+    }),
+  },
+} satisfies OperationMap<Pick<operations, 'getGatewayDescriptor' | 'getHealth' | 'getReadiness' | 'getPing' | 'getApiDocument' | 'getApiDocumentYaml'>>;

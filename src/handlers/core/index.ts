@@ -1,8 +1,25 @@
 /** Every core operation's handler, by operationId (compile error if one is missing). */
 import type { operations } from '../../../generated/types/core.js';
 import type { OperationMap } from '../../http/operation.js';
+import { authOperations } from '../closedLoop/auth.js';
+import { businessOperations } from '../closedLoop/businesses.js';
+import { customerOperations } from './customers.js';
+import { docsOperations } from './docs.js';
 import { gatewayOperations } from './gateway.js';
+import { metricsOperations } from './metrics.js';
+import { mobileNumberChangeOperations } from './mobileNumberChange.js';
+import { onboardingOperations } from './onboarding.js';
+import { coreTestHelperOperations } from './testHelpers.js';
 
 export const coreOperations: OperationMap<operations> = {
+  // The same clients and tokens as the closed-loop API: the same handlers.
+  createToken: authOperations.createToken,
+  createBusiness: businessOperations.createBusiness,
+  ...onboardingOperations,
+  ...customerOperations,
+  ...mobileNumberChangeOperations,
+  ...coreTestHelperOperations,
   ...gatewayOperations,
+  ...docsOperations,
+  ...metricsOperations,
 };

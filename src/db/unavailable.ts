@@ -1,0 +1,56 @@
+/**
+ * Telling a database outage from a bug. An outage (PostgreSQL down, restarting,
+ * refusing connections, the pool unable to get a connection in time) is answered
+ * 503 SERVICE_UNAVAILABLE with Retry-After (the seed's status; the conventions: "never
+ * 500"), logged once when it starts and once when it ends, and recovers by itself:
+ * the pool reconnects on the next request.
+ */
+import type { Knex } from 'knex';
+import type { Logger } from '../log.js';
+
+/** Network errors of a connection that could not be made or was cut. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
+
+/**
+ * True when `err` says the database cannot be reached, rather than that a query is
+ * wrong: network errors, SQLSTATE classes 08 (connection exception) and 57P
+ * (operator intervention: shutdown, crash recovery, cannot connect now), 53300 (too
+ * many connections), and the pool's own time-out or shutdown.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; name?: unknown; message?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (NETWORK_CODES.has(code) || code.startsWith('08') || code.startsWith('57P') || code === '53300') return true;
+  if (e.name === 'KnexTimeoutError') return true;
+  const message = typeof e.message === 'string' ? e.message : '';
+  return /Connection terminated|connection is closed|Client was closed|Unable to acquire a connection|aborted due to the pool being destroyed/i.test(message);
+}
+
+/**
+ * Logs a database outage once when it is first seen and once when a query succeeds
+ * again (`note(err)` for each failure; recovery is seen through knex's
+ * `query-response` event), instead of one stack trace per failed request.
+ */
+export class OutageLog {
+  private since: number | null = null;
+  private failures = 0;
+
+  constructor(db: Knex, private readonly log: Logger) {
+    db.on('query-response', () => {
+      if (this.since === null) return;
+      this.log.warn({ outage_ms: Date.now() - this.since, failed_requests: this.failures }, 'database reachable again');
+      this.since = null;
+      this.failures = 0;
+    });
+  }
+
+  /** Records one request failed by an outage; logs only the first of each outage. */
+  note(err: unknown): void {
+    this.failures += 1;
+    if (this.since !== null) return;
+    this.since = Date.now();
+    const e = err as { code?: string; message?: string };
+    this.log.error({ db_error: e.code ?? e.message }, 'database unavailable: answering 503 until it is back');
+  }
+}

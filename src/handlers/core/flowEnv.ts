@@ -1,0 +1,42 @@
+/** The environment of a core request: database handle, business, providers, keys, own URL. */
+import type { Knex } from 'knex';
+import type { Context as KoaContext } from 'koa';
+import type { FlowEnv, ServiceEnv } from '../../domain/customerFlow.js';
+import { identityKeys } from '../../domain/identityData.js';
+import { keptSecret } from '../../domain/settings.js';
+import { AppError } from '../../errors.js';
+import { businessIdOf, type Principal, type Services } from '../../http/operation.js';
+import { providersOf } from '../../providers/index.js';
+
+/**
+ * The base URL this request reached the service at (its socket's local
+ * address), where the sandbox providers deliver their callbacks.
+ */
+function selfUrl(koa: KoaContext): string {
+  const { localAddress = '127.0.0.1', localPort } = koa.req.socket;
+  const host = localAddress.startsWith('::ffff:') ? localAddress.slice(7) : localAddress.includes(':') ? `[${localAddress}]` : localAddress;
+  return `http://${host}:${localPort}`;
+}
+
+/** The environment of any core request (provider callbacks included). */
+export async function serviceEnv(ctx: { db: Knex; services: Services; koa: KoaContext }): Promise<ServiceEnv> {
+  const { db, config } = ctx.services;
+  return {
+    db: ctx.db,
+    providers: providersOf(ctx.services),
+    otpKey: await keptSecret(db, 'otp_hash_key', config.otpHashKey),
+    identityKeys: identityKeys(await keptSecret(db, 'identity_data_key', config.identityDataKey)),
+    selfUrl: selfUrl(ctx.koa),
+    afterCommit: [],
+  };
+}
+
+/** The environment of a business request (access `business`). */
+export async function flowEnv(ctx: { db: Knex; principal: Principal | null; services: Services; koa: KoaContext }): Promise<FlowEnv> {
+  return { ...(await serviceEnv(ctx)), businessId: businessIdOf(ctx) };
+}
+
+/** Throws 404 NOT_FOUND outside the sandbox (test helpers). */
+export function requireSandbox(services: Services): void {
+  if (!services.config.sandbox) throw new AppError('NOT_FOUND', 'Test helpers are disabled outside the sandbox.');
+}

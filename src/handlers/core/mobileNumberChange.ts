@@ -1,0 +1,72 @@
+/** Mobile number change: from the profile settings (seed E7) and from the login screen. */
+import type { operations } from '../../../generated/types/core.js';
+import { settle } from '../../domain/customerFlow.js';
+import {
+  getMobileNumberChange,
+  initiateLoginIdentityVerification,
+  startMobileNumberChange,
+  verifyMobileNumberChangeOtp,
+} from '../../domain/mobileNumberChange.js';
+import { receiveMobileOwnershipResult } from '../../domain/providerCallbacks.js';
+import type { OperationMap } from '../../http/operation.js';
+import { callback } from './customers.js';
+import { flowEnv } from './flowEnv.js';
+
+type MobileNumberChangeOperations = Pick<
+  operations,
+  | 'changeMobileNumber'
+  | 'verifyMobileNumberChangeOtp'
+  | 'getMobileNumberChangeStatus'
+  | 'changeMobileNumberFromLogin'
+  | 'verifyLoginMobileNumberChangeOtp'
+  | 'initiateLoginIdentityVerification'
+  | 'getLoginMobileNumberChangeStatus'
+  | 'receiveMobileOwnershipResult'
+>;
+
+export const mobileNumberChangeOperations = {
+  changeMobileNumber: {
+    access: 'business',
+    async handle(ctx) {
+      const env = await flowEnv(ctx);
+      const body = await startMobileNumberChange(env, { channel: 'PROFILE', customerId: ctx.body.customer_id }, ctx.body);
+      await settle(env); // the sandbox ownership check's result, delivered now that the request committed
+      return { status: 200, body };
+    },
+  },
+  verifyMobileNumberChangeOtp: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await verifyMobileNumberChangeOtp(await flowEnv(ctx), 'PROFILE', ctx.path.session_id, ctx.body.otp) }),
+  },
+  getMobileNumberChangeStatus: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await getMobileNumberChange(await flowEnv(ctx), 'PROFILE', ctx.path.session_id) }),
+  },
+  changeMobileNumberFromLogin: {
+    access: 'business',
+    async handle(ctx) {
+      const env = await flowEnv(ctx);
+      const body = await startMobileNumberChange(env, { channel: 'LOGIN', nationalId: ctx.body.national_id }, ctx.body);
+      await settle(env);
+      return { status: 200, body };
+    },
+  },
+  verifyLoginMobileNumberChangeOtp: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await verifyMobileNumberChangeOtp(await flowEnv(ctx), 'LOGIN', ctx.path.session_id, ctx.body.otp) }),
+  },
+  initiateLoginIdentityVerification: {
+    access: 'business',
+    async handle(ctx) {
+      const env = await flowEnv(ctx);
+      await initiateLoginIdentityVerification(env, ctx.path.session_id, ctx.body);
+      await settle(env);
+      return { status: 200, body: await getMobileNumberChange(env, 'LOGIN', ctx.path.session_id) };
+    },
+  },
+  getLoginMobileNumberChangeStatus: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await getMobileNumberChange(await flowEnv(ctx), 'LOGIN', ctx.path.session_id) }),
+  },
+  receiveMobileOwnershipResult: callback(receiveMobileOwnershipResult),
+} satisfies OperationMap<MobileNumberChangeOperations>;

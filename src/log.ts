@@ -1,0 +1,46 @@
+/**
+ * Structured JSON logs through pino: one line per request (`msg: "request"` with
+ * `req_id`, `method`, `path`, `operation_id`, `status`, `ms`, `client_id`), one line per
+ * unexpected error (with its stack), one line per database outage.
+ *
+ * Request and response bodies and headers are never logged. As a second line of
+ * defence, pino's redaction replaces any field that could carry a credential or card
+ * data (authorization, tokens, client secrets, OTPs, PAN, CVV, PIN, national ids) with
+ * `[redacted]` wherever such a field is passed to the logger.
+ *
+ * LOG_LEVEL (default `info`; `silent` turns logs off) and LOG_FILE (append to a file
+ * instead of stdout; the tests use it to search every line the suite produced).
+ */
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+const SENSITIVE = [
+  'authorization',
+  'access_token',
+  'token',
+  'client_secret',
+  'secret',
+  'otp',
+  'pan',
+  'cvv',
+  'pin',
+  'national_id',
+];
+
+/** Redaction paths: each sensitive name at the top level and one or two levels down. */
+export const REDACT_PATHS = SENSITIVE.flatMap((name) => [name, `*.${name}`, `*.*.${name}`]);
+
+/** The service's logger for `level` and an optional `file` (stdout otherwise). */
+export function createLogger(opts: { level?: string; file?: string } = {}): Logger {
+  const destination = opts.file ? pino.destination({ dest: opts.file, append: true, sync: true }) : pino.destination(1);
+  return pino(
+    {
+      level: opts.level ?? 'info',
+      base: { service: 'wallet-service' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    },
+    destination,
+  );
+}

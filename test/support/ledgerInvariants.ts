@@ -1,0 +1,115 @@
+/**
+ * Invariants of the double-entry ledger, read from the database for a set of
+ * businesses: each query returns the rows that break its rule (none when it holds).
+ * Used by the concurrency tests (`assertLedgerConsistent`) and by the property runs.
+ */
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+
+/** One invariant and the rows that break it (at most 20 shown). */
+export interface InvariantResult {
+  name: string;
+  offenders: unknown[];
+}
+
+const LIMIT = 20;
+
+/** Runs `sql`, in which every `:ids` is the list of business ids. */
+async function rows(db: Knex, sql: string, businessIds: string[]): Promise<unknown[]> {
+  return (await db.raw(`${sql} LIMIT ${LIMIT}`, { ids: `{${businessIds.join(',')}}` })).rows;
+}
+
+/**
+ * Every invariant over the businesses `businessIds`:
+ * - balanced transactions: exactly two entries, the debit account's −amount and the credit account's +amount;
+ * - balances match entries: each account's balance is the sum of its entries and its last `balance_after`;
+ * - running balances: each entry's `balance_after` is the sum of the account's entries up to it (in id order:
+ *   entries of one account are inserted under its row lock);
+ * - businesses sum to zero: all balances of a business (settlement account included);
+ * - no forbidden overdraft: no `balance_after` below 0.00 on an operational account or a wallet without `can_overdraft`;
+ * - refund caps: refunds link only to payouts, sum to at most the payout and to its `refunded_amount`;
+ * - single reversal: at most one reversal per transaction, of a reversible type, for its amount, sides swapped,
+ *   recorded in the original's `reversal_transaction_id`, and never of a payout with refunds.
+ */
+export async function ledgerInvariants(db: Knex, businessIds: string[]): Promise<InvariantResult[]> {
+  if (!businessIds.length) return [];
+  const ids = 'ANY(CAST(:ids AS uuid[]))';
+  // One query at a time: `db` may be a transaction (one connection).
+  const check = (name: string, ...queries: string[]) => async (): Promise<InvariantResult> => {
+    const offenders: unknown[] = [];
+    for (const q of queries) offenders.push(...(await rows(db, q, businessIds)));
+    return { name, offenders };
+  };
+  const checks = [
+    check(
+      'balanced transactions',
+      `SELECT t.id, t.type, t.amount, COUNT(e.id) AS entries, COALESCE(SUM(e.amount), 0) AS total
+       FROM transactions t LEFT JOIN ledger_entries e ON e.transaction_id = t.id
+       WHERE t.business_id = ${ids} GROUP BY t.id
+       HAVING COUNT(e.id) <> 2 OR COALESCE(SUM(e.amount), 0) <> 0
+           OR COUNT(*) FILTER (WHERE (e.account_id = t.debit_account_id AND e.amount = -t.amount)
+                                  OR (e.account_id = t.credit_account_id AND e.amount = t.amount)) <> 2`,
+    ),
+    check(
+      'balances match entries',
+      `SELECT a.id, a.kind, a.balance, COALESCE(SUM(e.amount), 0) AS total,
+              (SELECT l.balance_after FROM ledger_entries l WHERE l.account_id = a.id ORDER BY l.id DESC LIMIT 1) AS last_after
+       FROM accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
+       WHERE a.business_id = ${ids} GROUP BY a.id
+       HAVING a.balance <> COALESCE(SUM(e.amount), 0)
+           OR a.balance <> COALESCE((SELECT l.balance_after FROM ledger_entries l WHERE l.account_id = a.id ORDER BY l.id DESC LIMIT 1), 0)`,
+    ),
+    check(
+      'running balances',
+      `SELECT * FROM (
+         SELECT e.id, e.account_id, e.amount, e.balance_after,
+                SUM(e.amount) OVER (PARTITION BY e.account_id ORDER BY e.id) AS running
+         FROM ledger_entries e JOIN accounts a ON a.id = e.account_id WHERE a.business_id = ${ids}) x
+       WHERE balance_after <> running`,
+    ),
+    check('businesses sum to zero', `SELECT business_id, SUM(balance) AS total FROM accounts WHERE business_id = ${ids} GROUP BY business_id HAVING SUM(balance) <> 0`),
+    check(
+      'no forbidden overdraft',
+      `SELECT e.id, e.transaction_id, a.id AS account_id, a.kind, e.balance_after
+       FROM ledger_entries e JOIN accounts a ON a.id = e.account_id
+       WHERE a.business_id = ${ids} AND e.balance_after < 0 AND (a.kind = 'OPERATIONAL' OR (a.kind = 'WALLET' AND NOT a.can_overdraft))`,
+    ),
+    check(
+      'refund caps',
+      `SELECT p.id, p.amount, p.refunded_amount, COALESCE(SUM(r.amount), 0) AS refunds
+       FROM transactions p LEFT JOIN transactions r ON r.original_transaction_id = p.id AND r.type = 'REFUND'
+       WHERE p.business_id = ${ids} AND p.type = 'PAYOUT' GROUP BY p.id
+       HAVING COALESCE(SUM(r.amount), 0) > p.amount OR COALESCE(SUM(r.amount), 0) <> p.refunded_amount`,
+      `SELECT r.id, r.original_transaction_id, o.type AS original_type FROM transactions r JOIN transactions o ON o.id = r.original_transaction_id
+       WHERE r.business_id = ${ids} AND r.type = 'REFUND' AND o.type <> 'PAYOUT'`,
+      `SELECT id, type, refunded_amount FROM transactions WHERE business_id = ${ids} AND type <> 'PAYOUT' AND refunded_amount <> 0`,
+    ),
+    check(
+      'single reversal',
+      `SELECT original_transaction_id, COUNT(*) AS reversals FROM transactions
+       WHERE business_id = ${ids} AND type = 'REVERSAL' GROUP BY original_transaction_id HAVING COUNT(*) > 1 OR original_transaction_id IS NULL`,
+      `SELECT r.id, o.id AS original_id, o.type, o.amount, r.amount AS reversal_amount, o.reversal_transaction_id
+       FROM transactions r JOIN transactions o ON o.id = r.original_transaction_id
+       WHERE r.business_id = ${ids} AND r.type = 'REVERSAL'
+         AND (o.type NOT IN ('FUND', 'PAYOUT', 'TRANSFER', 'WITHDRAWAL') OR r.amount <> o.amount
+              OR r.debit_account_id <> o.credit_account_id OR r.credit_account_id <> o.debit_account_id
+              OR o.reversal_transaction_id IS DISTINCT FROM r.id)`,
+      `SELECT o.id, o.reversal_transaction_id FROM transactions o LEFT JOIN transactions r ON r.id = o.reversal_transaction_id
+       WHERE o.business_id = ${ids} AND o.reversal_transaction_id IS NOT NULL
+         AND (r.id IS NULL OR r.type <> 'REVERSAL' OR r.original_transaction_id <> o.id)`,
+      `SELECT p.id, p.refunded_amount FROM transactions p
+       WHERE p.business_id = ${ids} AND p.type = 'PAYOUT' AND p.reversal_transaction_id IS NOT NULL
+         AND (p.refunded_amount <> 0 OR EXISTS (SELECT 1 FROM transactions r WHERE r.original_transaction_id = p.id AND r.type = 'REFUND'))`,
+    ),
+  ];
+  const results: InvariantResult[] = [];
+  for (const run of checks) results.push(await run());
+  return results;
+}
+
+/** Asserts every ledger invariant for one business (the offending rows are shown on failure). */
+export async function assertLedgerConsistent(db: Knex, businessId: string): Promise<void> {
+  for (const result of await ledgerInvariants(db, [businessId])) {
+    expect(result.offenders, `${result.name}: ${JSON.stringify(result.offenders)}`).to.deep.equal([]);
+  }
+}

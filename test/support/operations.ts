@@ -1,0 +1,103 @@
+/**
+ * Every operation of both bundled documents as a callable request: its path filled
+ * from the parameters' examples and its documented request example as the body. The
+ * sweep and the fault tests call every operation through this list, so an operation
+ * added to a document is covered without touching them.
+ */
+import { randomUUID } from 'node:crypto';
+import { loadBundledDocument } from '../../src/http/apiBuild.js';
+import { closedLoopOperations } from '../../src/handlers/closedLoop/index.js';
+import { coreOperations } from '../../src/handlers/core/index.js';
+import { SIGNATURE_SCHEMES } from '../../src/http/signatures.js';
+import { signCallback } from '../../src/providers/signatures.js';
+import { TEST_CALLBACK_SECRETS } from './service.js';
+
+export interface DocumentedOperation {
+  operationId: string;
+  summary: string;
+  method: string;
+  /** Path with the API prefix, parameters filled from their examples. */
+  path: string;
+  /** Path template with the API prefix, e.g. `/cl/v1/wallets/{wallet_id}`. */
+  template: string;
+  secured: boolean;
+  /** The provider whose signature the operation requires instead of a token (provider callbacks). */
+  signedBy?: (typeof SIGNATURE_SCHEMES)[string];
+  statuses: string[];
+  /** The documented JSON request example, when the operation takes a body. */
+  body?: unknown;
+  pathParams: string[];
+  queryParams: string[];
+  /** Every query parameter with its documented example, as a query string (may be empty). */
+  exampleQuery: string;
+}
+
+/** The operations of document `name`, whose paths are served under `prefix`. */
+export function operationsOf(name: 'closed-loop' | 'core', prefix: string): DocumentedOperation[] {
+  const doc = loadBundledDocument(name) as any;
+  const resolve = (node: any): any => (node?.$ref ? node.$ref.split('/').slice(1).reduce((n: any, k: string) => n[k], doc) : node);
+  const out: DocumentedOperation[] = [];
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
+      const op = item[method];
+      if (!op) continue;
+      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map(resolve);
+      const filled = path.replace(/\{(\w+)\}/g, (_, p) => String(params.find((x: any) => x.name === p)?.example ?? randomUUID()));
+      const media = op.requestBody?.content?.['application/json'];
+      const body = media?.example ?? (media?.examples ? resolve(Object.values<any>(media.examples)[0]).value : undefined);
+      const security = op.security ?? doc.security ?? [];
+      out.push({
+        operationId: op.operationId,
+        summary: op.summary ?? '',
+        method: method.toUpperCase(),
+        path: prefix + filled,
+        template: prefix + path,
+        secured: security.length > 0,
+        signedBy: SIGNATURE_SCHEMES[Object.keys(security[0] ?? {})[0]],
+        statuses: Object.keys(op.responses),
+        body,
+        pathParams: params.filter((p: any) => p.in === 'path').map((p: any) => p.name),
+        queryParams: params.filter((p: any) => p.in === 'query').map((p: any) => p.name),
+        exampleQuery: new URLSearchParams(
+          params.filter((p: any) => p.in === 'query' && p.example !== undefined).map((p: any) => [p.name, String(p.example)]),
+        ).toString(),
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * The headers that authenticate a call of `op` with `body` besides a token: a valid
+ * provider signature (as of `timestamp`, unix seconds) for a signed operation, else none.
+ */
+export function signatureHeaders(op: Pick<DocumentedOperation, 'signedBy'>, body: unknown, timestamp?: number): Record<string, string> {
+  if (!op.signedBy) return {};
+  return { 'X-Provider-Signature': signCallback(Buffer.from(TEST_CALLBACK_SECRETS[op.signedBy]), JSON.stringify(body), timestamp) };
+}
+
+/** Every operation of both documents. */
+export const documentedOperations: DocumentedOperation[] = [...operationsOf('closed-loop', '/cl/v1'), ...operationsOf('core', '')];
+
+/**
+ * The access rule of an operation's handler, from either document's handler map (an
+ * operationId both documents have, such as `createToken`, has the same rule in both).
+ */
+export const accessOf = (operationId: string): string =>
+  ({ ...coreOperations, ...closedLoopOperations } as Record<string, { access: string }>)[operationId]?.access ?? 'public';
+
+
+/**
+ * The operations that reach the database (every one that is not public, and the token
+ * request): the fault and outage tests call each of them, with its example request and
+ * a token of the kind it needs.
+ */
+export const databaseOperations = (): DocumentedOperation[] =>
+  documentedOperations.filter((o) => accessOf(o.operationId) !== 'public' || o.operationId === 'createToken');
+
+/** Path, with the example query, and body of `op` as the fault and outage tests send it. */
+export function exampleRequest(op: DocumentedOperation): { path: string; body: unknown } {
+  // The examples' `business_id` names the example business, refused before any query.
+  const { business_id: _, ...body } = (op.body ?? {}) as Record<string, unknown>;
+  return { path: op.exampleQuery ? `${op.path}?${op.exampleQuery}` : op.path, body: op.body === undefined ? undefined : body };
+}
