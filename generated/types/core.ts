@@ -2880,6 +2880,7 @@ export interface operations {
             404: components["responses"]["MobileNumberChangeSessionNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     verifyMobileNumberChangeOtp: {
@@ -3038,6 +3039,7 @@ export interface operations {
             404: components["responses"]["MobileNumberChangeSessionNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     verifyLoginMobileNumberChangeOtp: {
@@ -3093,6 +3095,7 @@ export interface operations {
             412: components["responses"]["OtpOperationWrongStatus"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     initiateLoginIdentityVerification: {
