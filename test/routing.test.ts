@@ -33,7 +33,8 @@ describe('routing table', () => {
         for (const method of METHODS) {
           const expected = viaOpenApiBackend(backend, method, `${prefix}${p}`);
           const got = table.match(method.toUpperCase(), `${prefix}${p}`);
-          expect(typeof got === 'number' ? got : got.operation.operationId, `${method} ${prefix}${p}`).to.equal(expected);
+          expect(typeof got === 'number' ? got : Array.isArray(got) ? 405 : got.operation.operationId, `${method} ${prefix}${p}`).to.equal(expected);
+          if (Array.isArray(got)) expect(got, 'the methods of the path').to.not.include(method);
           compared++;
         }
       }
@@ -45,12 +46,12 @@ describe('routing table', () => {
     const table = new RoutingTable((await loadApi('closed-loop')).operations, '/cl/v1');
     const match = table.match('DELETE', '/cl/v1/wallets/w%201/labels/l%2F2/');
     expect(match).to.be.an('object');
-    if (typeof match === 'object') {
+    if (typeof match === 'object' && !Array.isArray(match)) {
       expect(match.operation.operationId).to.equal('removeSpecificWalletLabel');
       expect(match.params).to.deep.equal({ wallet_id: 'w 1', label_id: 'l/2' });
     }
     const lookup = table.match('GET', '/cl/v1/wallets/lookup');
-    expect(typeof lookup === 'object' && lookup.operation.operationId, 'a path without parameters wins').to.equal('lookupWallet');
+    expect(typeof lookup === 'object' && !Array.isArray(lookup) && lookup.operation.operationId, 'a path without parameters wins').to.equal('lookupWallet');
     let error: unknown;
     try {
       table.match('GET', '/cl/v1/wallets/%E0%A4%A');

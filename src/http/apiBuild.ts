@@ -73,7 +73,7 @@ async function buildOperations(name: DocumentName): Promise<BuiltOperation[]> {
   // documents are 3.1 and are linted by redocly and spectral in `npm test` instead.
   backend.validateDefinition = () => backend.document;
   await backend.init();
-  const documentSecurity = backend.document.security ?? [];
+  const documentSecurity = backend.definition.security ?? [];
   return backend.getOperations().map((op) => {
     const operationId = op.operationId ?? '';
     const fns = (backend.validator.getRequestValidatorsForOperation(operationId) ?? []) as ValidateFunction[];

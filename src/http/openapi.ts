@@ -57,7 +57,7 @@ function admit(operationId: string, spec: { access: Access }, principal: Princip
   if (spec.access === 'business' && principal?.kind !== 'BUSINESS') {
     throw new AppError('FORBIDDEN', 'This operation needs a business token.');
   }
-  if ((spec.access !== 'public' && spec.access !== 'signature') || operationId === 'createToken') {
+  if (spec.access !== 'public' || operationId === 'createToken') {
     koa.set(rateLimiter.hit(principal?.clientId ?? `ip:${koa.ip}`));
   }
 }
