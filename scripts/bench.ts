@@ -43,7 +43,7 @@ const TARGETS = { transfer: 0.7, fund: 0.7, getWallet: 0.5, p99: 1.5, rssMiB: 25
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-bench-'));
 chmodSync(dataDir, 0o755); // PostgreSQL runs as the `postgres` user when we are root
 const servicePort = await freePort();
-const serviceEnv = { PORT: String(servicePort), DATA_DIR: dataDir, DB_POOL_SIZE: String(POOL_SIZE), RATE_LIMIT_PER_MINUTE: '100000000', SANDBOX: 'true' };
+const serviceEnv = { PORT: String(servicePort), DATA_DIR: dataDir, DB_POOL_SIZE: String(POOL_SIZE), RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000000', SANDBOX: 'true' };
 const startService = () => spawnServer('npm', ['start', '--silent'], serviceEnv, servicePort);
 
 let service: Spawned | undefined;

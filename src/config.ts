@@ -5,6 +5,8 @@
  * PostgreSQL is started), DATA_DIR (embedded PostgreSQL data, default `.data`),
  * JWT_SECRET (default: generated once and kept in the database),
  * TOKEN_TTL_SECONDS (default 3600), RATE_LIMIT_PER_MINUTE (default 600 per client),
+ * RATE_LIMIT_PER_ADDRESS_PER_MINUTE (default 600 per IP address for requests without a
+ * valid token: no token or a bad one, the token request, provider callbacks),
  * SANDBOX (default true: test helpers on, sandbox clients seeded),
  * STATEMENT_MAX_ENTRIES (default and most 10000: longer periods are 422 STATEMENT_TOO_LARGE),
  * DB_POOL_SIZE (default 40: most database connections the service holds),
@@ -26,6 +28,8 @@ export interface Config {
   jwtSecret?: string;
   tokenTtlSeconds: number;
   rateLimitPerMinute: number;
+  /** Requests per minute per address of callers that have not authenticated (0 = off). */
+  rateLimitPerAddressPerMinute: number;
   sandbox: boolean;
   statementMaxEntries: number;
   corsOrigins: '*' | string[];
@@ -72,6 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret: env.JWT_SECRET || undefined,
     tokenTtlSeconds: intFrom(env.TOKEN_TTL_SECONDS, 3600, 'TOKEN_TTL_SECONDS', 86_400, 1),
     rateLimitPerMinute: intFrom(env.RATE_LIMIT_PER_MINUTE, 600, 'RATE_LIMIT_PER_MINUTE'),
+    rateLimitPerAddressPerMinute: intFrom(env.RATE_LIMIT_PER_ADDRESS_PER_MINUTE, 600, 'RATE_LIMIT_PER_ADDRESS_PER_MINUTE'),
     sandbox: env.SANDBOX !== 'false',
     statementMaxEntries: intFrom(env.STATEMENT_MAX_ENTRIES, 10_000, 'STATEMENT_MAX_ENTRIES', 10_000),
     dbPoolSize: intFrom(env.DB_POOL_SIZE, DEFAULT_DB_POOL_SIZE, 'DB_POOL_SIZE', 10_000, 1),

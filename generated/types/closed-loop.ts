@@ -1462,7 +1462,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["InvalidClientProblem"];
             };
         };
-        /** @description Too many requests from this client in the current one-minute window (`RATE_LIMITED`); retry after `Retry-After` seconds. */
+        /** @description Too many requests from this client, or from this address for requests without a valid token, in the current one-minute window (`RATE_LIMITED`); retry after `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1518,7 +1518,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["InvalidListParametersProblem"];
             };
         };
-        /** @description The bearer token is missing, malformed, expired or wrongly signed (`UNAUTHORIZED`). */
+        /** @description The bearer token is missing, malformed, expired or wrongly signed (`UNAUTHORIZED`). Such requests count against the caller's address: past its limit the answer is 429. */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1983,7 +1983,7 @@ export interface components {
          */
         "Access-Control-Allow-Origin": string;
         /**
-         * @description Requests allowed per window for the caller (IETF draft RateLimit header fields). Present on operations counted against a rate limit: every authenticated request, counted per client, and the token request, counted per address.
+         * @description Requests allowed per one-minute window for the caller (IETF draft RateLimit header fields). Present on requests counted against a rate limit: every authenticated request, counted per client; and per address, every request without a valid token (none or a bad one, counted before its 401), the token request and provider callbacks. The counters are shared by every instance of the service.
          * @example 600
          */
         "RateLimit-Limit": number;

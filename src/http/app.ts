@@ -37,7 +37,10 @@ function errorToResponse(err: unknown): AppError {
  */
 export async function createApp(services: Services, opts: { apiDir?: string } = {}): Promise<Koa> {
   const app = new Koa({ proxy: false });
-  const rateLimiter = new RateLimiter(services.config.rateLimitPerMinute);
+  const rateLimiter = new RateLimiter(services.db, {
+    perClient: services.config.rateLimitPerMinute,
+    perAddress: services.config.rateLimitPerAddressPerMinute,
+  });
   const { log } = services;
   const outages = new OutageLog(services.db, log);
   app.use(corsMiddleware(services.config.corsOrigins));

@@ -47,18 +47,36 @@ function rejectUndeclaredMediaType(operation: ApiOperation, koa: KoaContext): vo
 
 /**
  * Who may call `operationId` per its spec (403 FORBIDDEN for the wrong client
- * kind, before the body is looked at); counts the call against the rate limit
- * (429 RATE_LIMITED) and sets the RateLimit headers.
+ * kind, before the body is looked at); counts an authenticated call against its
+ * client's rate limit, the token request against its address's (429
+ * RATE_LIMITED), and sets the RateLimit headers.
  */
-function admit(operationId: string, spec: { access: Access }, principal: Principal | null, koa: KoaContext, rateLimiter: RateLimiter): void {
+async function admit(operationId: string, spec: { access: Access }, principal: Principal | null, koa: KoaContext, rateLimiter: RateLimiter): Promise<void> {
   if (spec.access === 'platform' && principal?.kind !== 'PLATFORM') {
     throw new AppError('FORBIDDEN', 'This operation needs a platform token.');
   }
   if (spec.access === 'business' && principal?.kind !== 'BUSINESS') {
     throw new AppError('FORBIDDEN', 'This operation needs a business token.');
   }
-  if (spec.access !== 'public' || operationId === 'createToken') {
-    koa.set(rateLimiter.hit(principal?.clientId ?? `ip:${koa.ip}`));
+  if (principal) koa.set(await rateLimiter.client(principal.clientId));
+  else if (operationId === 'createToken') koa.set(await rateLimiter.address(koa.ip));
+}
+
+/**
+ * Runs `authenticate` after counting the request against its address's rate limit,
+ * or, for a bearer token, counts it only when the token is refused: the 401 becomes
+ * 429 past the address's limit (a valid token is counted per client instead).
+ */
+async function authenticateCounted<T>(koa: KoaContext, rateLimiter: RateLimiter, before: boolean, authenticate: () => Promise<T>): Promise<T> {
+  if (before) {
+    koa.set(await rateLimiter.address(koa.ip));
+    return authenticate();
+  }
+  try {
+    return await authenticate();
+  } catch (err) {
+    koa.set(await rateLimiter.address(koa.ip));
+    throw err;
   }
 }
 
@@ -106,8 +124,8 @@ function securityOf(op: ApiOperation, spec: { access: Access }, services: Servic
  * Mounts the document `api` (operations and request validators, see
  * compiledApi.ts) at `apiRoot` with one OperationSpec per operationId.
  * Requests are routed by a table built once (routing.ts). Per request: route
- * (404, 405 with `Allow`), bearer token or signature (401), access (403),
- * rate limit (429), media type and validation (400), then idempotency and the
+ * (404, 405 with `Allow`), bearer token or signature (401, or 429 past the
+ * address's limit), access (403), rate limit (429), media type and validation (400), then idempotency and the
  * handler.
  */
 export function mountApi(args: {
@@ -135,10 +153,13 @@ export function mountApi(args: {
     koa.state.ledgerType = spec.ledgerType;
     const secured = security.get(operationId)!;
     let principal: Principal | null = null;
-    if (secured.kind === 'bearer') principal = await tokens.verify(koa.get('authorization') || undefined);
-    else if (secured.kind === 'signature') await secured.verify(koa);
+    if (secured.kind === 'bearer') {
+      principal = await authenticateCounted(koa, rateLimiter, false, () => tokens.verify(koa.get('authorization') || undefined));
+    } else if (secured.kind === 'signature') {
+      await authenticateCounted(koa, rateLimiter, true, () => secured.verify(koa));
+    }
     koa.state.clientId = principal?.clientId;
-    admit(operationId, spec, principal, koa, rateLimiter);
+    await admit(operationId, spec, principal, koa, rateLimiter);
     rejectUndeclaredMediaType(operation, koa);
     const body = (koa.request as unknown as { body?: unknown }).body;
     const query = validateRequest(api.validators(operationId), {

@@ -64,6 +64,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     port: 0,
     sandbox: true,
     rateLimitPerMinute: 100_000,
+    rateLimitPerAddressPerMinute: 100_000,
     jwtSecret: 'test-secret-test-secret-test-secret',
     logLevel: 'info',
     logFile: LOG_FILE,
