@@ -11,6 +11,7 @@ import { jwtVerify } from 'jose';
 import { get, post } from './support/client.js';
 import { activeCustomer } from './support/customers.js';
 import { newBusiness, topup, type TestBusiness } from './support/fixtures.js';
+import { sendAttempt } from '../src/webhooks/sender.js';
 import { running } from './support/service.js';
 import { startReceiver, testSecret, verifyDelivery, type Answer, type Receiver, type Received } from './support/webhooks.js';
 
@@ -175,5 +176,19 @@ describe('webhook delivery', function () {
     await topup(b.token, '10.00');
     await sleep(1_500);
     expect(hooks.received, 'no retry, no later event').to.have.length(1);
+  });
+
+  it('checks the URL again at delivery, on the address connected to: production never calls loopback', async () => {
+    const hooks = await receiver();
+    const port = new URL(hooks.url).port;
+    const shutdown = new AbortController().signal;
+    const production = { sandbox: false };
+    for (const url of [hooks.url, `https://127.0.0.1:${port}/hooks`, `https://localhost:${port}/hooks`]) {
+      const result = await sendAttempt(production, url, {}, '{}', { timeoutMs: 2_000, shutdown });
+      expect(result.statusCode, url).to.equal(null);
+      expect(result.error, url).to.match(/^URL not allowed/);
+    }
+    expect(hooks.received, 'no request reached the receiver').to.have.length(0);
+    expect((await sendAttempt({ sandbox: true }, `http://localhost:${port}/hooks`, {}, '{}', { timeoutMs: 2_000, shutdown })).statusCode).to.equal(200);
   });
 });
