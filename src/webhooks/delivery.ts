@@ -86,8 +86,10 @@ export async function runDeliveryJob(deps: DeliveryDeps, job: DeliveryJob, shutd
   };
   const body = envelopeBody(message);
   const startedAt = new Date();
-  const headers = await deliveryHeaders(message, body, row.secret, startedAt);
-  const result = await sendAttempt(deps.policy, row.url, headers, body, { timeoutMs: deps.timeoutMs, shutdown });
+  const headers = await deliveryHeaders(message, body, row.secret, startedAt).catch(() => null);
+  const result: AttemptResult = headers
+    ? await sendAttempt(deps.policy, row.url, headers, body, { timeoutMs: deps.timeoutMs, shutdown })
+    : { statusCode: null, retryAfter: null, latencyMs: 0, error: 'the endpoint secret cannot be used for signing', interrupted: false };
   const finishedAt = new Date();
   const next = result.interrupted ? finishedAt : nextAttemptAt(job.attempt, finishedAt, deps.retryScale, retryAfterSeconds(result.retryAfter));
   const outcome = outcomeOf(result, next);
