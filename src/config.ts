@@ -18,6 +18,13 @@
  * default generated once and kept), IDENTITY_PROVIDER_CALLBACK_SECRET and
  * SCREENING_PROVIDER_CALLBACK_SECRET (HMAC keys of the providers' signed callbacks;
  * default generated once and kept, which suits the sandbox providers).
+ * Webhook delivery (src/webhooks/): WEBHOOK_TIMEOUT_MS (default 15000, the time-out of
+ * one attempt), WEBHOOK_RETRY_SCALE (default 1: multiplies every delay of the retry
+ * schedule in src/webhooks/schedule.ts, e.g. 0.001 turns 5 minutes into 300 ms; tests
+ * only), WEBHOOK_CONCURRENCY (default 4 deliveries in parallel per instance), and the
+ * job queue's JOB_POLLING_INTERVAL_MS (default 1000, at least 500: how soon an idle
+ * worker sees a job another instance enqueued) and JOB_MAINTENANCE_INTERVAL_SECONDS
+ * (default 60: how often jobs of a crashed instance are looked for).
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
@@ -42,6 +49,11 @@ export interface Config {
   screeningProviderCallbackSecret?: string;
   /** Most connections in the database pool. */
   dbPoolSize: number;
+  webhookTimeoutMs: number;
+  webhookRetryScale: number;
+  webhookConcurrency: number;
+  jobPollingIntervalMs: number;
+  jobMaintenanceIntervalSeconds: number;
 }
 
 /**
@@ -57,6 +69,13 @@ function intFrom(value: string | undefined, fallback: number, name: string, max 
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
+  return n;
+}
+
+function scaleFrom(value: string | undefined): number {
+  if (value === undefined || value === '') return 1;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > 1) throw new Error(`WEBHOOK_RETRY_SCALE must be a number above 0 and at most 1, got "${value}"`);
   return n;
 }
 
@@ -88,5 +107,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     identityDataKey: env.IDENTITY_DATA_KEY || undefined,
     identityProviderCallbackSecret: env.IDENTITY_PROVIDER_CALLBACK_SECRET || undefined,
     screeningProviderCallbackSecret: env.SCREENING_PROVIDER_CALLBACK_SECRET || undefined,
+    webhookTimeoutMs: intFrom(env.WEBHOOK_TIMEOUT_MS, 15_000, 'WEBHOOK_TIMEOUT_MS', 60_000, 100),
+    webhookRetryScale: scaleFrom(env.WEBHOOK_RETRY_SCALE),
+    webhookConcurrency: intFrom(env.WEBHOOK_CONCURRENCY, 4, 'WEBHOOK_CONCURRENCY', 64, 1),
+    jobPollingIntervalMs: intFrom(env.JOB_POLLING_INTERVAL_MS, 1000, 'JOB_POLLING_INTERVAL_MS', 60_000, 500),
+    jobMaintenanceIntervalSeconds: intFrom(env.JOB_MAINTENANCE_INTERVAL_SECONDS, 60, 'JOB_MAINTENANCE_INTERVAL_SECONDS', 3600, 1),
   };
 }

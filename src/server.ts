@@ -12,9 +12,13 @@ import type { Knex } from 'knex';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { PRECOMPILED_API_DIR, RUNNING_COMPILED } from './paths.js';
+import { JobQueue } from './jobs/queue.js';
+import { startDispatcher } from './webhooks/dispatcher.js';
 
 /** How long requests in flight may take to finish on shutdown. */
 const SHUTDOWN_GRACE_MS = 5_000;
+/** How long jobs in flight get on shutdown (in parallel with the requests' grace). */
+const JOBS_STOP_MS = 3_000;
 
 /** Waits for `promise`, but at most `ms` (its failure counts as done: shutdown goes on). */
 async function within(promise: Promise<unknown>, ms: number): Promise<void> {
@@ -62,7 +66,23 @@ export async function startService(
   if (config.sandbox) await seedSandbox(db);
   const apiDir = opts.apiDir ?? (RUNNING_COMPILED ? PRECOMPILED_API_DIR : undefined);
   const log = createLogger({ level: config.logLevel, file: config.logFile });
-  const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db) }, { apiDir });
+  const jobs = await JobQueue.start({
+    databaseUrl,
+    log,
+    pollingIntervalSeconds: config.jobPollingIntervalMs / 1000,
+    maintenanceIntervalSeconds: config.jobMaintenanceIntervalSeconds,
+  });
+  const dispatcher = await startDispatcher({
+    db,
+    jobs,
+    log,
+    policy: { sandbox: config.sandbox },
+    timeoutMs: config.webhookTimeoutMs,
+    retryScale: config.webhookRetryScale,
+    concurrency: config.webhookConcurrency,
+    relayIntervalMs: 500,
+  });
+  const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db), jobs }, { apiDir });
   const host = opts.host ?? '127.0.0.1';
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, host, () => resolve(s));
@@ -80,10 +100,16 @@ export async function startService(
     db,
     async close() {
       // Refuse new connections, let requests in flight finish (idle keep-alive sockets
-      // are closed at once), and cut what is still open after the grace period.
+      // are closed at once), and cut what is still open after the grace period. At the
+      // same time the job queue stops: deliveries in flight are interrupted and recorded,
+      // their next attempt is due at once on another instance or after the restart.
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      await within(drained, SHUTDOWN_GRACE_MS);
+      const queueStopped = (async () => {
+        await dispatcher.stop();
+        await jobs.stop(JOBS_STOP_MS);
+      })();
+      await Promise.all([within(drained, SHUTDOWN_GRACE_MS), within(queueStopped, JOBS_STOP_MS + 1_000)]);
       server.closeAllConnections();
       await within(db.destroy(), 2_000);
       if (embedded) await embedded.stop();

@@ -31,6 +31,8 @@ const TABLES = [
   'onboarding_sessions',
   'provider_requests',
   'provider_callback_events',
+  'webhook_deliveries',
+  'webhook_delivery_attempts',
 ];
 
 describe('500 INTERNAL_ERROR on an unexpected failure (every operation that reaches the database)', () => {

@@ -13,6 +13,7 @@ import * as identity from './migrations/005_identity.js';
 import * as mobileNumberChange from './migrations/006_mobile_number_change.js';
 import * as ledgerIdempotency from './migrations/007_ledger_idempotency.js';
 import * as rateLimits from './migrations/008_rate_limits.js';
+import * as webhookDeliveries from './migrations/009_webhook_deliveries.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '006_mobile_number_change': mobileNumberChange,
   '007_ledger_idempotency': ledgerIdempotency,
   '008_rate_limits': rateLimits,
+  '009_webhook_deliveries': webhookDeliveries,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

@@ -72,6 +72,11 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     identityDataKey: 'test-identity-data-key-test-identity-data-key',
     identityProviderCallbackSecret: TEST_CALLBACK_SECRETS.IDENTITY_VERIFICATION,
     screeningProviderCallbackSecret: TEST_CALLBACK_SECRETS.SCREENING,
+    // Webhook retries: the whole three-day schedule in about 3 s (24 h → 0.86 s), an
+    // attempt times out after 2 s, idle job workers look every 0.5 s.
+    webhookRetryScale: 0.00001,
+    webhookTimeoutMs: 2_000,
+    jobPollingIntervalMs: 500,
     ...overrides,
   };
 }
