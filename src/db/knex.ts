@@ -8,6 +8,7 @@ import * as initial from './migrations/001_initial.js';
 import * as customers from './migrations/004_customers.js';
 import * as identity from './migrations/005_identity.js';
 import * as mobileNumberChange from './migrations/006_mobile_number_change.js';
+import * as cards from './migrations/007_cards.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '004_customers': customers,
   '005_identity': identity,
   '006_mobile_number_change': mobileNumberChange,
+  '007_cards': cards,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

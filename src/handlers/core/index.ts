@@ -3,6 +3,7 @@ import type { operations } from '../../../generated/types/core.js';
 import type { OperationMap } from '../../http/operation.js';
 import { authOperations } from '../closedLoop/auth.js';
 import { businessOperations } from '../closedLoop/businesses.js';
+import { cardOperations } from './cards.js';
 import { customerOperations } from './customers.js';
 import { docsOperations } from './docs.js';
 import { gatewayOperations } from './gateway.js';
@@ -18,6 +19,7 @@ export const coreOperations: OperationMap<operations> = {
   ...onboardingOperations,
   ...customerOperations,
   ...mobileNumberChangeOperations,
+  ...cardOperations,
   ...coreTestHelperOperations,
   ...gatewayOperations,
   ...docsOperations,
