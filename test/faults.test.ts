@@ -31,6 +31,9 @@ const TABLES = [
   'onboarding_sessions',
   'provider_requests',
   'provider_callback_events',
+  'card_issuances',
+  'cards',
+  'card_otp_sessions',
 ];
 
 describe('500 INTERNAL_ERROR on an unexpected failure (every operation that reaches the database)', () => {
