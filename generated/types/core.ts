@@ -744,7 +744,8 @@ export interface paths {
          *     is not 4 to 8 digits (400 `INVALID_OTP_FORMAT`, not counted); an unknown session (404
          *     `OTP_OPERATION_NOT_FOUND`); a `card_id` that is not the session's card (404
          *     `CARD_NOT_FOUND`); a card that is not `ACTIVE` (412 `INVALID_CARD_STATUS`); a session
-         *     whose code was already verified, or that failed (412 `OTP_OPERATION_WRONG_STATUS`); a code
+         *     whose code was already verified, or that failed otherwise (412
+         *     `OTP_OPERATION_WRONG_STATUS`); a code
          *     sent to a mobile number that is no longer the customer's (400 `OTP_VERIFICATION_FAILED`,
          *     the session fails); then the code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INVALID`),
          *     wrong for the fifth time or after it (400 `OTP_MAX_ATTEMPTS_REACHED`: at most 5 invalid
