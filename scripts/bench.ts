@@ -1,74 +1,163 @@
 /**
- * Benchmark: money movement throughput on a fresh embedded PostgreSQL.
- * Starts the service in-process, creates a business with WALLETS wallets,
- * then runs TRANSFERS transfers between random wallets with CONCURRENCY
- * requests in flight, all on loopback, and prints throughput, latency
- * percentiles (ms) and the process's resident memory.
+ * `npm run bench`: the service beside the bare reference (scripts/reference-server.ts)
+ * in one run on one PostgreSQL, with autocannon on loopback.
  *
- *   npm run bench                       (defaults: 2000 transfers, 16 in flight, 20 wallets)
- *   TRANSFERS=5000 CONCURRENCY=32 npm run bench
+ * 1. Starts the service with `npm start` on a fresh DATA_DIR (first start: initdb,
+ *    migrations, sandbox seed), stops it, then starts it STARTS more times on that
+ *    existing data directory, timing spawn → first 200 from /health; the last one
+ *    stays up as the service under test (its own process: its peak RSS is its own).
+ * 2. Seeds through the public API: a business, WALLETS wallets, each funded.
+ * 3. Starts the reference on the service's embedded PostgreSQL, same pool size.
+ * 4. For each scenario, after VACUUM ANALYZE and CHECKPOINT (so that neither
+ *    lands in one server's turn), both servers: WARMUP seconds thrown away, then SECONDS
+ *    measured each with CONNECTIONS connections, in eight alternating turns
+ *    (scripts/bench/load.ts), so that the ratio is fair on a machine whose load
+ *    changes.
+ * 5. Checks the ledger afterwards (balanced transactions, balances = entries,
+ *    money conserved, no wallet below zero) and prints the table of targets.
+ *
+ * Environment: SECONDS (10), WARMUP (3), CONNECTIONS (50), WALLETS (2000), STARTS (3),
+ * ONLY (comma-separated scenario names, e.g. `getWallet`: run only those).
+ * Exits 1 when a target is missed or the ledger check fails.
  */
+import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
-import { startService } from '../src/server.js';
+import { freePort } from '../src/db/embedded.js';
+import { comparePair, type LoadRequest, type LoadResult } from './bench/load.js';
+import { peakRssMiB, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './bench/processes.js';
+import { checkLedger, seedBench, settle } from './bench/seed.js';
 
-const TRANSFERS = Number(process.env.TRANSFERS ?? 2000);
-const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
-const WALLETS = Number(process.env.WALLETS ?? 20);
+const SECONDS = Number(process.env.SECONDS ?? 10);
+const WARMUP = Number(process.env.WARMUP ?? 3);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
+const WALLETS = Number(process.env.WALLETS ?? 2000);
+const STARTS = Number(process.env.STARTS ?? 3);
+const POOL_SIZE = loadConfig().dbPoolSize;
+const ONLY = process.env.ONLY?.split(',');
+
+const TARGETS = { transfer: 0.7, fund: 0.7, getWallet: 0.5, p99: 1.5, rssMiB: 250, startSeconds: 3 };
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-bench-'));
-chmodSync(dataDir, 0o755);
-const service = await startService({ ...loadConfig(), port: 0, dataDir, rateLimitPerMinute: 0, sandbox: true }, { persistent: false, quiet: true });
+chmodSync(dataDir, 0o755); // PostgreSQL runs as the `postgres` user when we are root
+const servicePort = await freePort();
+const serviceEnv = { PORT: String(servicePort), DATA_DIR: dataDir, DB_POOL_SIZE: String(POOL_SIZE), RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000000', SANDBOX: 'true' };
+const startService = () => spawnServer('npm', ['start', '--silent'], serviceEnv, servicePort);
 
-async function call(method: string, p: string, token: string | null, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${service.url}/cl/v1${p}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
-
+let service: Spawned | undefined;
+let reference: Spawned | undefined;
+let failed = false;
 try {
-  const platform = (await call('POST', '/auth/token', null, { grant_type: 'client_credentials', client_id: 'sandbox-platform', client_secret: 'sandbox-platform-secret' })).body.access_token;
-  const biz = (await call('POST', '/businesses', platform, { name: 'Bench' })).body;
-  const token = (await call('POST', '/auth/token', null, { grant_type: 'client_credentials', ...biz.credentials })).body.access_token;
-  await call('POST', '/testhelpers/topups', token, { amount: String(WALLETS * 1000) });
-  const wallets: string[] = [];
-  for (let i = 0; i < WALLETS; i++) {
-    const w = (await call('POST', '/wallets', token, { name: `w${i}` })).body;
-    await call('POST', '/funds', token, { wallet_id: w.id, amount: '1000.00' });
-    wallets.push(w.id);
+  console.log(`wallet-service benchmark: ${CONNECTIONS} connections, ${WALLETS} wallets, ${WARMUP} s warm-up + ${SECONDS} s per run, pool ${POOL_SIZE}`);
+  service = startService();
+  await waitHealthy(service, 180_000);
+  await stop(service.child, servicePid(service.child.pid!));
+  const startups: number[] = [];
+  for (let i = 0; i < STARTS; i++) {
+    const t0 = performance.now();
+    service = startService();
+    await waitHealthy(service);
+    startups.push((performance.now() - t0) / 1000);
+    if (i < STARTS - 1) await stop(service.child, servicePid(service.child.pid!));
+  }
+  const pid = servicePid(service.child.pid!);
+
+  const seed = await seedBench(service.url, WALLETS);
+  const databaseUrl = `postgres://postgres:postgres@127.0.0.1:${postgresPort(path.join(dataDir, 'pg'))}/wallet`;
+  const referencePort = await freePort();
+  reference = spawnServer(process.execPath, ['--import', 'tsx', 'scripts/reference-server.ts'], { DATABASE_URL: databaseUrl, PORT: String(referencePort), DB_POOL_SIZE: String(POOL_SIZE) }, referencePort);
+  await waitHealthy(reference);
+
+  const wallet = () => seed.wallets[Math.floor(Math.random() * seed.wallets.length)];
+  const pair = () => {
+    const from = wallet();
+    let to = wallet();
+    while (to === from) to = wallet();
+    return [from, to];
+  };
+  const json = { 'content-type': 'application/json' };
+  const auth = { ...json, authorization: `Bearer ${seed.token}` };
+  const all: { name: string; target: number; reference: () => LoadRequest; service: () => LoadRequest }[] = [
+    {
+      name: 'transfer (random wallets)',
+      target: TARGETS.transfer,
+      reference: () => {
+        const [from, to] = pair();
+        return { method: 'POST', path: '/transfers', headers: json, body: JSON.stringify({ source_wallet_id: from, destination_wallet_id: to, amount: '1.00' }) };
+      },
+      service: () => {
+        const [from, to] = pair();
+        const body = JSON.stringify({ source_wallet_id: from, destination_wallet_id: to, amount: '1.00' });
+        return { method: 'POST', path: '/cl/v1/transfers', headers: { ...auth, 'idempotency-key': randomUUID() }, body };
+      },
+    },
+    {
+      name: 'fund (hot operational account)',
+      target: TARGETS.fund,
+      reference: () => ({ method: 'POST', path: '/funds', headers: json, body: JSON.stringify({ business_id: seed.businessId, wallet_id: wallet(), amount: '1.00' }) }),
+      service: () => ({
+        method: 'POST',
+        path: '/cl/v1/funds',
+        headers: { ...auth, 'idempotency-key': randomUUID() },
+        body: JSON.stringify({ wallet_id: wallet(), amount: '1.00' }),
+      }),
+    },
+    {
+      name: 'getWallet',
+      target: TARGETS.getWallet,
+      reference: () => ({ method: 'GET', path: `/accounts/${wallet()}` }),
+      service: () => ({ method: 'GET', path: `/cl/v1/wallets/${wallet()}`, headers: { authorization: auth.authorization } }),
+    },
+  ];
+
+  const scenarios = all.filter((s) => !ONLY || ONLY.some((name) => s.name.startsWith(name)));
+  const load = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP };
+  const rows: { name: string; target: number; ref: LoadResult; svc: LoadResult }[] = [];
+  for (const s of scenarios) {
+    await settle(databaseUrl); // no checkpoint or autovacuum left to land in one server's turn
+    const [ref, svc] = await comparePair({ url: reference.url, build: s.reference }, { url: service.url, build: s.service }, load);
+    rows.push({ name: s.name, target: s.target, ref, svc });
+  }
+  const rss = peakRssMiB(pid);
+  const ledger = await checkLedger(databaseUrl, seed.businessId);
+
+  const pad = (v: string | number, n: number) => String(v).padStart(n);
+  console.log(`\n${'scenario'.padEnd(32)}${'server'.padEnd(11)}${pad('req/s', 8)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}  non-2xx/errors  statuses`);
+  for (const r of rows) {
+    for (const [who, x] of [['reference', r.ref], ['service', r.svc]] as const) {
+      console.log(`${(who === 'reference' ? r.name : '').padEnd(32)}${who.padEnd(11)}${pad(x.requestsPerSecond.toFixed(0), 8)}${pad(x.p50, 8)}${pad(x.p99, 8)}  ${pad(x.failures, 14)}  ${x.statuses}`);
+    }
   }
 
-  const latencies: number[] = [];
-  const statuses = new Map<number, number>();
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < TRANSFERS) {
-        const i = next++;
-        const from = wallets[i % WALLETS];
-        const to = wallets[(i + 1 + (i % (WALLETS - 1))) % WALLETS]; // offset 1..WALLETS-1: never the source
-        const t0 = performance.now();
-        const res = await call('POST', '/transfers', token, { source_wallet_id: from, destination_wallet_id: to, amount: '1.25' });
-        latencies.push(performance.now() - t0);
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(1);
-  console.log(`transfers: ${TRANSFERS}, concurrency: ${CONCURRENCY}, wallets: ${WALLETS}`);
-  console.log(`statuses: ${[...statuses].map(([s, n]) => `${s}×${n}`).join(', ')}`);
-  console.log(`throughput: ${(TRANSFERS / seconds).toFixed(0)} transfers/s over ${seconds.toFixed(1)} s`);
-  console.log(`latency ms: p50 ${pct(50)}, p95 ${pct(95)}, p99 ${pct(99)}, max ${latencies[latencies.length - 1].toFixed(1)}`);
-  console.log(`server process RSS: ${(process.memoryUsage().rss / 1024 / 1024).toFixed(0)} MiB (service and load generator share the process)`);
+  const checks: { what: string; value: string; target: string; met: boolean }[] = [];
+  for (const r of rows) {
+    const ratio = r.svc.requestsPerSecond / r.ref.requestsPerSecond;
+    checks.push({ what: `${r.name}: req/s service/reference`, value: `${ratio.toFixed(2)} ×`, target: `≥ ${r.target.toFixed(2)} ×`, met: ratio >= r.target && r.svc.failures === 0 });
+    const p99 = r.svc.p99 / r.ref.p99;
+    checks.push({ what: `${r.name}: p99 service/reference`, value: `${p99.toFixed(2)} ×`, target: `≤ ${TARGETS.p99.toFixed(2)} ×`, met: p99 <= TARGETS.p99 });
+  }
+  checks.push({ what: 'service peak RSS (VmHWM)', value: `${rss.toFixed(0)} MiB`, target: `≤ ${TARGETS.rssMiB} MiB`, met: rss <= TARGETS.rssMiB });
+  const median = [...startups].sort((a, b) => a - b)[Math.floor(startups.length / 2)];
+  checks.push({
+    what: `start-up, npm start → /health 200 (median of ${startups.map((s) => s.toFixed(2)).join(', ')} s)`,
+    value: `${median.toFixed(2)} s`,
+    target: `≤ ${TARGETS.startSeconds} s`,
+    met: median <= TARGETS.startSeconds,
+  });
+  console.log(`\n${'target'.padEnd(76)}${pad('value', 10)}${pad('target', 12)}  met`);
+  for (const c of checks) console.log(`${c.what.padEnd(76)}${pad(c.value, 10)}${pad(c.target, 12)}  ${c.met ? 'yes' : 'NO'}`);
+  console.log(`\nledger check (${ledger.transactions} transactions): ${ledger.problems.length ? ledger.problems.join('; ') : 'balanced, balances = entries, money conserved, no wallet below 0.00'}`);
+  const missed = checks.filter((c) => !c.met).length;
+  console.log(missed ? `${missed} target(s) missed` : 'every target met');
+  failed = missed > 0 || ledger.problems.length > 0;
+} catch (err) {
+  console.error(err);
+  failed = true;
 } finally {
-  await service.close();
+  if (reference) await stop(reference.child);
+  if (service) await stop(service.child, servicePid(service.child.pid!));
   rmSync(dataDir, { recursive: true, force: true });
 }
+process.exit(failed ? 1 : 0);

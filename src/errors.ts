@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   UNSUPPORTED_API_VERSION: 400,
   INVALID_CURSOR: 400,
   INVALID_OTP_FORMAT: 400,
+  WEBHOOK_URL_NOT_ALLOWED: 400,
   OTP_EXPIRED: 400,
   OTP_MAX_ATTEMPTS_REACHED: 400,
   OTP_INCORRECT: 400,
@@ -38,6 +39,8 @@ export const ERROR_STATUS = {
   MOBILE_NUMBER_CHANGE_SESSION_NOT_FOUND: 404,
   CARD_ISSUANCE_NOT_FOUND: 404,
   CARD_NOT_FOUND: 404,
+  EVENT_NOT_FOUND: 404,
+  WEBHOOK_ENDPOINT_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   IDEMPOTENCY_KEY_IN_USE: 409,
   TRANSACTION_ALREADY_REVERSED: 409,
@@ -61,6 +64,7 @@ export const ERROR_STATUS = {
   CUSTOMER_NOT_ACTIVE: 409,
   // A refused card or card issuance move (seed E5), src/domain/cardStates.ts.
   CARD_STATUS_NOT_ALLOWED: 409,
+  WEBHOOK_ENDPOINT_DISABLED: 409,
   // A refused mobile number change move names the session's current state (src/domain/mobileNumberChangeStates.ts).
   MOBILE_CHANGE_STATE_PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION: 409,
   MOBILE_CHANGE_STATE_PENDING_IDENTITY_VERIFICATION: 409,
@@ -83,6 +87,7 @@ export const ERROR_STATUS = {
   BALANCE_LIMIT_EXCEEDED: 422,
   OTP_RESEND_LIMIT_REACHED: 422,
   NATIONAL_ID_MISMATCH: 422,
+  WEBHOOK_ENDPOINT_NOT_SUBSCRIBED: 422,
   RATE_LIMITED: 429,
   OTP_RESEND_TOO_SOON: 429,
   MOBILE_NUMBER_CHANGE_TOO_SOON: 429,
@@ -169,4 +174,17 @@ export function toProblem(err: AppError, instance: string, requestId: string): P
     ...(err.errors ? { errors: err.errors } : {}),
     ...err.extensions,
   };
+}
+
+/** A refusal of the ledger (PostgreSQL `ledger_refusal`): an error code of ERROR_STATUS, its detail and, for VALIDATION_ERROR, the field. */
+export interface Refusal {
+  code: string;
+  detail: string;
+  pointer?: string | null;
+}
+
+/** The AppError a ledger refusal stands for; null when its code is not one of ERROR_STATUS. */
+export function refusalError(refusal: Refusal): AppError | null {
+  if (!(refusal.code in ERROR_STATUS)) return null;
+  return refusal.pointer ? invalidField(refusal.pointer, refusal.detail) : new AppError(refusal.code as ErrorCode, refusal.detail);
 }

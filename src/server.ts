@@ -2,20 +2,23 @@
  * Starts the whole service: database (DATABASE_URL, or an embedded PostgreSQL
  * under DATA_DIR), migrations, sandbox seed, and the HTTP server.
  * Used by `npm start` (src/main.ts) and by the tests.
+ *
+ * The embedded PostgreSQL is started first: it comes up in its own process
+ * while this one loads the HTTP stack and the database client (imported here
+ * only then, for that reason).
  */
 import type { Server } from 'node:http';
 import type { Knex } from 'knex';
 import type { Config } from './config.js';
-import { connectAndMigrate } from './db/knex.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
-import { seedSandbox } from './domain/sandbox.js';
-import { jwtKey } from './domain/settings.js';
-import { createApp } from './http/app.js';
-import { createMetrics } from './http/metrics.js';
-import { createLogger } from './log.js';
+import { PRECOMPILED_API_DIR, RUNNING_COMPILED } from './paths.js';
+import { JobQueue } from './jobs/queue.js';
+import { startDispatcher } from './webhooks/dispatcher.js';
 
 /** How long requests in flight may take to finish on shutdown. */
 const SHUTDOWN_GRACE_MS = 5_000;
+/** How long jobs in flight get on shutdown (in parallel with the requests' grace). */
+const JOBS_STOP_MS = 3_000;
 
 /** Waits for `promise`, but at most `ms` (its failure counts as done: shutdown goes on). */
 async function within(promise: Promise<unknown>, ms: number): Promise<void> {
@@ -35,23 +38,51 @@ export interface RunningService {
 }
 
 /**
- * Starts the service per `config`. `embedded.persistent: false` makes an
- * embedded database that is deleted on close (tests).
+ * Starts the service per `config`. `persistent: false` makes an embedded
+ * database that is deleted on close (tests). `apiDir`: the precompiled API
+ * documents (default: dist/api/ when running compiled, none from sources).
  */
 export async function startService(
   config: Config,
-  opts: { persistent?: boolean; quiet?: boolean; host?: string; database?: string } = {},
+  opts: { persistent?: boolean; quiet?: boolean; host?: string; database?: string; apiDir?: string } = {},
 ): Promise<RunningService> {
-  let embedded: EmbeddedDatabase | undefined;
-  let databaseUrl = opts.database ?? config.databaseUrl;
-  if (!databaseUrl) {
-    embedded = await startEmbeddedPostgres(config.dataDir, { persistent: opts.persistent ?? true, quiet: opts.quiet });
-    databaseUrl = embedded.url;
-  }
-  const db = await connectAndMigrate(databaseUrl);
+  const given = opts.database ?? config.databaseUrl;
+  const starting = given ? undefined : startEmbeddedPostgres(config.dataDir, { persistent: opts.persistent ?? true, quiet: opts.quiet });
+  starting?.catch(() => undefined); // awaited below: an early failure must not go unhandled meanwhile
+  const [{ connectAndMigrate }, { seedSandbox }, { jwtKey }, { createApp }, { createMetrics }, { createLogger }] = await Promise.all([
+    import('./db/knex.js'),
+    import('./domain/sandbox.js'),
+    import('./domain/settings.js'),
+    import('./http/app.js'),
+    import('./http/metrics.js'),
+    import('./log.js'),
+  ]).catch(async (err) => {
+    await starting?.then((e) => e.stop(), () => undefined);
+    throw err;
+  });
+  const embedded: EmbeddedDatabase | undefined = await starting;
+  const databaseUrl = given ?? embedded!.url;
+  const db = await connectAndMigrate(databaseUrl, config.dbPoolSize);
   if (config.sandbox) await seedSandbox(db);
+  const apiDir = opts.apiDir ?? (RUNNING_COMPILED ? PRECOMPILED_API_DIR : undefined);
   const log = createLogger({ level: config.logLevel, file: config.logFile });
-  const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db) });
+  const jobs = await JobQueue.start({
+    databaseUrl,
+    log,
+    pollingIntervalSeconds: config.jobPollingIntervalMs / 1000,
+    maintenanceIntervalSeconds: config.jobMaintenanceIntervalSeconds,
+  });
+  const dispatcher = await startDispatcher({
+    db,
+    jobs,
+    log,
+    policy: { sandbox: config.sandbox },
+    timeoutMs: config.webhookTimeoutMs,
+    retryScale: config.webhookRetryScale,
+    concurrency: config.webhookConcurrency,
+    relayIntervalMs: 500,
+  });
+  const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db), jobs }, { apiDir });
   const host = opts.host ?? '127.0.0.1';
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, host, () => resolve(s));
@@ -69,10 +100,16 @@ export async function startService(
     db,
     async close() {
       // Refuse new connections, let requests in flight finish (idle keep-alive sockets
-      // are closed at once), and cut what is still open after the grace period.
+      // are closed at once), and cut what is still open after the grace period. At the
+      // same time the job queue stops: deliveries in flight are interrupted and recorded,
+      // their next attempt is due at once on another instance or after the restart.
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      await within(drained, SHUTDOWN_GRACE_MS);
+      const queueStopped = (async () => {
+        await dispatcher.stop();
+        await jobs.stop(JOBS_STOP_MS);
+      })();
+      await Promise.all([within(drained, SHUTDOWN_GRACE_MS), within(queueStopped, JOBS_STOP_MS + 1_000)]);
       server.closeAllConnections();
       await within(db.destroy(), 2_000);
       if (embedded) await embedded.stop();

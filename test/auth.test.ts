@@ -144,6 +144,15 @@ describe('auth: bearer tokens on protected operations', () => {
     const create = await post('/cl/v1/businesses', { name: `Business ${uniq()}` }, { token: business.token });
     expectProblem(create, 403, 'FORBIDDEN');
   });
+
+  it('answers 403 for the wrong client kind before looking at the body (issue 10, fault 7)', async () => {
+    // The body is invalid in every way; the token's kind alone decides.
+    const business = await newBusiness();
+    const create = await post('/cl/v1/businesses', { name: 12, extra: true }, { token: business.token });
+    expectProblem(create, 403, 'FORBIDDEN');
+    const wallet = await post('/cl/v1/wallets', { name: '' }, { token: await platformToken() });
+    expectProblem(wallet, 403, 'FORBIDDEN');
+  });
 });
 
 describe('auth: rate limit', () => {

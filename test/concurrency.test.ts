@@ -104,6 +104,45 @@ describe('ledger under concurrency', function () {
     await assertLedgerConsistent(b.id);
   });
 
+  it('concurrent keyed funds from the hot operational account drain it exactly, each key once, replays change nothing', async () => {
+    const b = await newBusiness();
+    const wallets = [await newWallet(b.token), await newWallet(b.token), await newWallet(b.token)];
+    await topup(b.token, '100.00');
+    const calls = Array.from({ length: 60 }, (_, i) => ({ key: randomUUID(), body: { wallet_id: wallets[i % 3].id, amount: '2.00' } }));
+    const send = () => Promise.all(calls.map((c) => post('/cl/v1/funds', c.body, { token: b.token, idempotencyKey: c.key })));
+    const results = await send();
+    expect(results.filter((r) => r.status === 201)).to.have.length(50);
+    expect(results.filter((r) => r.status === 422 && r.body.code === 'INSUFFICIENT_FUNDS')).to.have.length(10);
+    expect(await operationalBalance(b)).to.equal('0.00');
+    const keys = await running().db('idempotency_keys').where({ scope: b.id }).select('state', 'response_status');
+    expect(keys.filter((k) => k.state === 'COMPLETED' && k.response_status === 201)).to.have.length(50);
+    expect(keys.filter((k) => k.state === 'COMPLETED' && k.response_status === 422)).to.have.length(10);
+
+    const replays = await send();
+    replays.forEach((r, i) => {
+      expect(r.headers.get('idempotent-replayed')).to.equal('true');
+      expect(r.status).to.equal(results[i].status);
+      expect(r.body).to.deep.equal(results[i].body);
+    });
+    expect(await operationalBalance(b)).to.equal('0.00');
+    await assertLedgerConsistent(b.id);
+  });
+
+  it('concurrent transfers both ways between the same wallets, under keys, never deadlock and conserve money', async () => {
+    const b = await newBusiness();
+    const [x, y] = [await fundedWallet(b.token, '50.00'), await fundedWallet(b.token, '50.00')];
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => {
+        const [from, to] = i % 2 ? [x, y] : [y, x];
+        return post('/cl/v1/transfers', { source_wallet_id: from.id, destination_wallet_id: to.id, amount: '7.00' }, { token: b.token, idempotencyKey: randomUUID() });
+      }),
+    );
+    for (const r of results) expect([201, 422], JSON.stringify(r.body)).to.include(r.status);
+    const [bx, by] = [await balanceOf(b.token, x.id), await balanceOf(b.token, y.id)];
+    expect(new Decimal(bx).plus(by).toFixed(2)).to.equal('100.00');
+    await assertLedgerConsistent(b.id);
+  });
+
   it('fifty concurrent identical requests with one Idempotency-Key make exactly one transaction', async () => {
     const b = await newBusiness();
     const wallet = await newWallet(b.token);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ERROR_STATUS } from '../src/errors.js';
-import { createAjv, loadBundledDocument } from '../src/http/openapi.js';
+import { createAjv, loadBundledDocument } from '../src/http/apiBuild.js';
 import { assertMatchesContract } from './support/contract.js';
 
 /** The contract check every test relies on must itself reject departures from the documents. */

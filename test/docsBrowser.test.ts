@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import puppeteer, { type Browser, type HTTPResponse } from 'puppeteer-core';
-import { loadBundledDocument } from '../src/http/openapi.js';
+import { loadBundledDocument } from '../src/http/apiBuild.js';
 import { assertMatchesContract } from './support/contract.js';
 import { operationsOf } from './support/operations.js';
 import { baseUrl } from './support/service.js';

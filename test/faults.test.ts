@@ -34,6 +34,8 @@ const TABLES = [
   'card_issuances',
   'cards',
   'card_otp_sessions',
+  'webhook_deliveries',
+  'webhook_delivery_attempts',
 ];
 
 describe('500 INTERNAL_ERROR on an unexpected failure (every operation that reaches the database)', () => {

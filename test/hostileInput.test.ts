@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { get, post, request } from './support/client.js';
 import { newBusiness, newWallet } from './support/fixtures.js';
+import { expectValidation } from './support/assertions.js';
 
 /** No request causes a 5xx by its content: each of these must be a documented 2xx/4xx. */
 describe('hostile input', () => {
@@ -36,5 +37,21 @@ describe('hostile input', () => {
     }
     const huge = await post('/cl/v1/labels', { name: 'x', description: 'y'.repeat(2_000_000) }, { token: b.token });
     expect(huge.status).to.equal(400);
+  });
+
+  it('a lone UTF-16 surrogate is refused with 400 naming the field, and nothing is stored (issue 10, fault 7)', async () => {
+    const b = await newBusiness();
+    const before = await get('/cl/v1/wallets', { token: b.token });
+    for (const escape of ['\\ud800', '\\udfff', 'a\\udc00b']) {
+      const rawBody = `{"name":"Wallet ${escape}"}`;
+      const res = await request('POST', '/cl/v1/wallets', { token: b.token, rawBody, headers: { 'content-type': 'application/json' } });
+      expectValidation(res, '/name');
+    }
+    // A surrogate pair (one emoji) is a character like any other.
+    const emoji = await request('POST', '/cl/v1/wallets', { token: b.token, rawBody: '{"name":"Wallet \\ud83d\\ude00"}', headers: { 'content-type': 'application/json' } });
+    expect(emoji.status, JSON.stringify(emoji.body)).to.equal(201);
+    expect(emoji.body.name).to.equal('Wallet \u{1F600}');
+    const after = await get('/cl/v1/wallets', { token: b.token });
+    expect(after.body.data.length).to.equal(before.body.data.length + 1);
   });
 });

@@ -11,6 +11,7 @@ import { get, post } from './support/client.js';
 import { newBusiness } from './support/fixtures.js';
 import { LEAKS } from './support/leaks.js';
 import { LOG_FILE } from './support/service.js';
+import { testSecret } from './support/webhooks.js';
 
 /** The parsed log lines written so far. */
 function lines(): Record<string, unknown>[] {
@@ -33,6 +34,8 @@ describe('logs', () => {
 
   it('never holds a token or a secret sent to the service', async () => {
     const b = await newBusiness();
+    const secret = testSecret();
+    expect((await post('/cl/v1/webhooks/endpoints', { url: 'https://example.com/hooks', secret, events: ['topup.complete'] }, { token: b.token })).status).to.equal(200);
     await post('/cl/v1/webhooks/endpoints', { url: 'https://example.com/hooks', secret: 'whsec_test_abcdefghijklmnop', events: ['topup.complete'] }, { token: b.token });
     await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: 'demo-business', client_secret: 'demo-business-secret' });
     const text = readFileSync(LOG_FILE, 'utf8');

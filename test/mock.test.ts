@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startMock, type RunningMock } from '../scripts/mock.js';
-import { loadBundledDocument } from '../src/http/openapi.js';
+import { loadBundledDocument } from '../src/http/apiBuild.js';
 import { request } from './support/client.js';
 import { operationsOf } from './support/operations.js';
 

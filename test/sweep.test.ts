@@ -113,7 +113,7 @@ describe('every operation (document-driven sweep)', () => {
   describe('429 RATE_LIMITED past the per-client limit', () => {
     let limited: RunningService;
     before(async () => {
-      limited = await startExtraService({ rateLimitPerMinute: 1 });
+      limited = await startExtraService({ rateLimitPerMinute: 1, rateLimitPerAddressPerMinute: 1 });
       // Stay inside one one-minute window for the whole sweep.
       const left = 60_000 - (Date.now() % 60_000);
       if (left < 10_000) await new Promise((r) => setTimeout(r, left + 50));

@@ -1,11 +1,14 @@
 import { expect } from 'chai';
+import type { RunningService } from '../src/server.js';
 import { get, post } from './support/client.js';
 import { newBusiness, platformToken, uniq } from './support/fixtures.js';
 import { expectProblem } from './support/assertions.js';
+import { startExtraService } from './support/service.js';
+import { testSecret } from './support/webhooks.js';
 
 const validEndpoint = () => ({
   url: `https://hooks.example.com/wallet-events/${uniq()}`,
-  secret: 'whsec_3f9a1c7e5b2d4f6a8c0e',
+  secret: testSecret(),
   events: ['topup.complete', 'payout.completed'],
 });
 
@@ -18,7 +21,9 @@ describe('webhooks: createWebhookEndpoint', () => {
   });
 
   const invalid: [string, (body: ReturnType<typeof validEndpoint>) => Record<string, unknown>, string][] = [
-    ['an http:// url', (b) => ({ ...b, url: 'http://hooks.example.com/wallet-events' }), '/url'],
+    ['an ftp:// url', (b) => ({ ...b, url: 'ftp://hooks.example.com/wallet-events' }), '/url'],
+    ['a secret not in the whsec_ format', (b) => ({ ...b, secret: 'a-long-enough-secret-but-not-base64' }), '/secret'],
+    ['a secret of fewer than 24 bytes', (b) => ({ ...b, secret: 'whsec_MDEyMzQ1Njc4OWFiY2RlZg==' }), '/secret'],
     ['empty events', (b) => ({ ...b, events: [] }), '/events'],
     ['an unknown event code', (b) => ({ ...b, events: ['wallet.exploded'] }), '/events/0'],
     ['a short secret', (b) => ({ ...b, secret: 'short' }), '/secret'],
@@ -43,7 +48,7 @@ describe('webhooks: createWebhookEndpoint', () => {
 });
 
 describe('webhooks: listWebhookEndpoints', () => {
-  it('shows the registration as DISABLED with its events and without the secret', async () => {
+  it('shows the registration as ENABLED with its events and without the secret', async () => {
     const business = await newBusiness();
     const endpoint = validEndpoint();
     expect((await post('/cl/v1/webhooks/endpoints', endpoint, { token: business.token })).status).to.equal(200);
@@ -55,7 +60,8 @@ describe('webhooks: listWebhookEndpoints', () => {
     expect(item.id).to.match(/^[0-9a-f-]{36}$/);
     expect(item.url).to.equal(endpoint.url);
     expect(item.events).to.deep.equal(endpoint.events);
-    expect(item.status).to.equal('DISABLED');
+    expect(item.status).to.equal('ENABLED');
+    expect(item.disabled_reason).to.equal(null);
     expect(item).to.not.have.property('secret');
     expect(JSON.stringify(res.body)).to.not.include(endpoint.secret);
     expect(res.body.has_more).to.equal(false);
@@ -89,5 +95,44 @@ describe('webhooks: listWebhookEndpoints', () => {
     expect(res.status).to.equal(200);
     expect(res.body.data).to.deep.equal([]);
     expect((await get('/cl/v1/webhooks/endpoints', { token: owner.token })).body.data).to.have.length(1);
+  });
+});
+
+describe('webhooks: which URLs createWebhookEndpoint accepts', () => {
+  const register = (token: string, url: string, baseUrl?: string) =>
+    post('/cl/v1/webhooks/endpoints', { ...validEndpoint(), url }, { token, baseUrl });
+
+  it('sandbox: accepts http and https to loopback addresses, and https to a public address', async () => {
+    const business = await newBusiness();
+    for (const url of ['http://127.0.0.1:4000/hooks', 'http://localhost:4000/hooks', 'https://[::1]:4443/hooks', 'https://93.184.215.14/hooks']) {
+      const res = await register(business.token, url);
+      expect(res.status, `${url}: ${JSON.stringify(res.body)}`).to.equal(200);
+    }
+  });
+
+  it('sandbox: answers 400 WEBHOOK_URL_NOT_ALLOWED for http to a non-loopback host and for private addresses', async () => {
+    const business = await newBusiness();
+    for (const url of ['http://93.184.215.14/hooks', 'https://10.0.0.7/hooks', 'http://169.254.169.254/latest/meta-data', 'https://[fd00::1]/hooks', 'https://user:pw@127.0.0.1/hooks']) {
+      const res = await register(business.token, url);
+      expectProblem(res, 400, 'WEBHOOK_URL_NOT_ALLOWED');
+      expect(res.body.errors[0].pointer, url).to.equal('/url');
+    }
+    expect((await get('/cl/v1/webhooks/endpoints', { token: business.token })).body.data).to.deep.equal([]);
+  });
+
+  describe('production (SANDBOX=false)', () => {
+    let production: RunningService;
+    before(async () => {
+      production = await startExtraService({ sandbox: false });
+    });
+    after(() => production.close());
+
+    it('accepts only https to public addresses', async () => {
+      const business = await newBusiness();
+      expect((await register(business.token, 'https://93.184.215.14/hooks', production.url)).status).to.equal(200);
+      for (const url of ['http://127.0.0.1:4000/hooks', 'https://127.0.0.1/hooks', 'https://localhost/hooks', 'https://192.168.1.10/hooks', 'https://[::ffff:10.0.0.1]/hooks', 'https://unresolvable.invalid/hooks', 'http://93.184.215.14/hooks']) {
+        expectProblem(await register(business.token, url, production.url), 400, 'WEBHOOK_URL_NOT_ALLOWED');
+      }
+    });
   });
 });

@@ -535,13 +535,13 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description **Preview.** Lists the webhook endpoints registered by the caller's business, newest first. Every endpoint has status `DISABLED` while the feature is in preview.
+         * @description **Preview.** Lists the webhook endpoints registered by the caller's business, newest first, with their status (`DISABLED` once an endpoint answered 410 Gone).
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
          * Register webhook endpoint
-         * @description **Preview, disabled.** Registers an HTTPS address to receive the given event codes, signed with `secret` per the Standard Webhooks scheme. While the feature is in preview the endpoint is stored with status `DISABLED` and no deliveries are made; events are still recorded in the outbox. The response is an empty JSON object.
+         * @description **Preview.** Registers an address to receive the given event codes, signed with `secret` per the Standard Webhooks scheme (the Webhooks tag describes deliveries, retries and the URL rules). The endpoint is `ENABLED` at once: every later event of its codes is delivered to it. The response is an empty JSON object (seed E3); the endpoint's id is in `listWebhookEndpoints` and in every delivery's `webhook_id`. A URL the service may not call is 400 `WEBHOOK_URL_NOT_ALLOWED`.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -583,7 +583,7 @@ export interface webhooks {
         put?: never;
         /**
          * Onboarding complete
-         * @description Sent when a customer's onboarding completes successfully: the customer is active and holds a wallet. Delivered as an HTTPS POST to each registered endpoint subscribed to the code, at least once and unordered, signed per the Standard Webhooks scheme (`webhook-id`, `webhook-timestamp`, and `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the endpoint's secret); receivers should reject a timestamp older than 5 minutes and answer any 2xx. While webhook endpoints are in preview no deliveries are made: events are recorded in the outbox only.
+         * @description Sent when a customer's onboarding completes successfully: the customer is active and holds a wallet. Delivered as an HTTP POST to every `ENABLED` webhook endpoint of the business subscribed to the code, at least once and unordered, signed per Standard Webhooks (`webhook-id`: the event id, the same on every attempt, to deduplicate by; `webhook-timestamp`; `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the endpoint's `whsec_` secret) and carrying `Authorization: Bearer <JWT>` (HS256 with the same key; claims in the Webhooks tag). Answer any 2xx within 15 seconds; anything else is retried over about three days, a 410 disables the endpoint.
          */
         post: operations["onOnboardingComplete"];
         delete?: never;
@@ -603,7 +603,7 @@ export interface webhooks {
         put?: never;
         /**
          * Top-up complete
-         * @description Sent when a top-up to a business's operational account completes successfully (for example `createSandboxTopup`). Delivered as an HTTPS POST to each registered endpoint subscribed to the code, at least once and unordered, signed per the Standard Webhooks scheme (`webhook-id`, `webhook-timestamp`, and `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the endpoint's secret); receivers should reject a timestamp older than 5 minutes and answer any 2xx. While webhook endpoints are in preview no deliveries are made: events are recorded in the outbox only.
+         * @description Sent when a top-up to a business's operational account completes successfully (for example `createSandboxTopup`). Delivered as an HTTP POST to every `ENABLED` webhook endpoint of the business subscribed to the code, at least once and unordered, signed per Standard Webhooks (`webhook-id`: the event id, the same on every attempt, to deduplicate by; `webhook-timestamp`; `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the endpoint's `whsec_` secret) and carrying `Authorization: Bearer <JWT>` (HS256 with the same key; claims in the Webhooks tag). Answer any 2xx within 15 seconds; anything else is retried over about three days, a 410 disables the endpoint.
          */
         post: operations["onTopupComplete"];
         delete?: never;
@@ -623,7 +623,7 @@ export interface webhooks {
         put?: never;
         /**
          * Payout pending
-         * @description Sent when a payout to a customer is created and waits for submission to the bank (the outcome of `POST /payouts/` in the core API). Delivered as an HTTPS POST to each registered endpoint subscribed to the code, at least once and unordered, signed per the Standard Webhooks scheme (`webhook-id`, `webhook-timestamp`, and `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the endpoint's secret); receivers should reject a timestamp older than 5 minutes and answer any 2xx. While webhook endpoints are in preview no deliveries are made: events are recorded in the outbox only.
+         * @description Sent when a payout to a customer is created and waits for submission to the bank (the outcome of `POST /payouts/` in the core API). Delivered as an HTTP POST to every `ENABLED` webhook endpoint of the business subscribed to the code, at least once and unordered, signed per Standard Webhooks (`webhook-id`: the event id, the same on every attempt, to deduplicate by; `webhook-timestamp`; `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the endpoint's `whsec_` secret) and carrying `Authorization: Bearer <JWT>` (HS256 with the same key; claims in the Webhooks tag). Answer any 2xx within 15 seconds; anything else is retried over about three days, a 410 disables the endpoint.
          */
         post: operations["onPayoutPending"];
         delete?: never;
@@ -643,7 +643,7 @@ export interface webhooks {
         put?: never;
         /**
          * Payout processing
-         * @description Sent when a payout is being processed. Delivered as an HTTPS POST to each registered endpoint subscribed to the code, at least once and unordered, signed per the Standard Webhooks scheme (`webhook-id`, `webhook-timestamp`, and `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the endpoint's secret); receivers should reject a timestamp older than 5 minutes and answer any 2xx. While webhook endpoints are in preview no deliveries are made: events are recorded in the outbox only.
+         * @description Sent when a payout is being processed. Delivered as an HTTP POST to every `ENABLED` webhook endpoint of the business subscribed to the code, at least once and unordered, signed per Standard Webhooks (`webhook-id`: the event id, the same on every attempt, to deduplicate by; `webhook-timestamp`; `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the endpoint's `whsec_` secret) and carrying `Authorization: Bearer <JWT>` (HS256 with the same key; claims in the Webhooks tag). Answer any 2xx within 15 seconds; anything else is retried over about three days, a 410 disables the endpoint.
          */
         post: operations["onPayoutProcessing"];
         delete?: never;
@@ -663,7 +663,7 @@ export interface webhooks {
         put?: never;
         /**
          * Payout failed
-         * @description Sent when a payout fails; its amount is back on the payout account. Delivered as an HTTPS POST to each registered endpoint subscribed to the code, at least once and unordered, signed per the Standard Webhooks scheme (`webhook-id`, `webhook-timestamp`, and `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the endpoint's secret); receivers should reject a timestamp older than 5 minutes and answer any 2xx. While webhook endpoints are in preview no deliveries are made: events are recorded in the outbox only.
+         * @description Sent when a payout fails; its amount is back on the payout account. Delivered as an HTTP POST to every `ENABLED` webhook endpoint of the business subscribed to the code, at least once and unordered, signed per Standard Webhooks (`webhook-id`: the event id, the same on every attempt, to deduplicate by; `webhook-timestamp`; `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the endpoint's `whsec_` secret) and carrying `Authorization: Bearer <JWT>` (HS256 with the same key; claims in the Webhooks tag). Answer any 2xx within 15 seconds; anything else is retried over about three days, a 410 disables the endpoint.
          */
         post: operations["onPayoutFailed"];
         delete?: never;
@@ -683,7 +683,7 @@ export interface webhooks {
         put?: never;
         /**
          * Payout completed
-         * @description Sent when a payout completes successfully: the amount is on the customer's wallet. Delivered as an HTTPS POST to each registered endpoint subscribed to the code, at least once and unordered, signed per the Standard Webhooks scheme (`webhook-id`, `webhook-timestamp`, and `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the endpoint's secret); receivers should reject a timestamp older than 5 minutes and answer any 2xx. While webhook endpoints are in preview no deliveries are made: events are recorded in the outbox only.
+         * @description Sent when a payout completes successfully: the amount is on the customer's wallet. Delivered as an HTTP POST to every `ENABLED` webhook endpoint of the business subscribed to the code, at least once and unordered, signed per Standard Webhooks (`webhook-id`: the event id, the same on every attempt, to deduplicate by; `webhook-timestamp`; `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the endpoint's `whsec_` secret) and carrying `Authorization: Bearer <JWT>` (HS256 with the same key; claims in the Webhooks tag). Answer any 2xx within 15 seconds; anything else is retried over about three days, a 410 disables the endpoint.
          */
         post: operations["onPayoutCompleted"];
         delete?: never;
@@ -1040,10 +1040,10 @@ export interface components {
         WebhookEndpointCreateRequest: {
             /**
              * Format: uri
-             * @description HTTPS address that receives the events.
+             * @description Address that receives the events: `https` to a public host (the sandbox also accepts `http` and `https` to a loopback address).
              */
             url: string;
-            /** @description Signing secret (Standard Webhooks HMAC-SHA256) for deliveries. */
+            /** @description Signing secret of the deliveries, Standard Webhooks format: `whsec_` and the base64 of 24 to 63 random bytes. Never returned. */
             secret: string;
             events: components["schemas"]["WebhookEventCode"][];
         };
@@ -1053,11 +1053,12 @@ export interface components {
             /** Format: uri */
             url: string;
             events: components["schemas"]["WebhookEventCode"][];
+            status: components["schemas"]["WebhookEndpointStatus"];
             /**
-             * @description DISABLED while the feature is in preview; the enum may grow.
-             * @enum {string}
+             * @description Why a `DISABLED` endpoint is: `GONE` (it answered 410). Null while `ENABLED`. The list may grow.
+             * @enum {string|null}
              */
-            status: "DISABLED";
+            disabled_reason: "GONE" | null;
             created_at: components["schemas"]["Timestamp"];
         };
         WebhookEndpointList: components["schemas"]["Page"] & {
@@ -1294,8 +1295,18 @@ export interface components {
          * @enum {string}
          */
         WebhookEventCode: "onboarding.complete" | "topup.complete" | "payout.pending" | "payout.processing" | "payout.failed" | "payout.completed";
+        /**
+         * @description `ENABLED`: receives deliveries of its events. `DISABLED`: receives none (see `disabled_reason`). The list may grow.
+         * @enum {string}
+         */
+        WebhookEndpointStatus: "ENABLED" | "DISABLED";
         /** @description An empty JSON object. */
         EmptyObject: Record<string, never>;
+        /** @description Problem details with the codes this response can carry. */
+        InvalidWebhookEndpointProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_API_VERSION" | "WEBHOOK_URL_NOT_ALLOWED";
+        };
         /** @description Problem details with the codes this response can carry. */
         SandboxDisabledProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
@@ -1462,7 +1473,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["InvalidClientProblem"];
             };
         };
-        /** @description Too many requests from this client in the current one-minute window (`RATE_LIMITED`); retry after `Retry-After` seconds. */
+        /** @description Too many requests from this client, or from this address for requests without a valid token, in the current one-minute window (`RATE_LIMITED`); retry after `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1518,7 +1529,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["InvalidListParametersProblem"];
             };
         };
-        /** @description The bearer token is missing, malformed, expired or wrongly signed (`UNAUTHORIZED`). */
+        /** @description The bearer token is missing, malformed, expired or wrongly signed (`UNAUTHORIZED`). Such requests count against the caller's address: past its limit the answer is 429. */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1822,6 +1833,21 @@ export interface components {
                 "application/problem+json": components["schemas"]["StatementTooLargeProblem"];
             };
         };
+        /** @description The request cannot be used: a field fails validation (`VALIDATION_ERROR`, with `errors`), the body is not valid JSON (`MALFORMED_JSON`) or not sent as a documented media type (`UNSUPPORTED_MEDIA_TYPE`), an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`), or the URL is one the service may not call (`WEBHOOK_URL_NOT_ALLOWED`, with the reason in `errors`: production accepts only `https` URLs whose host resolves to public addresses; the sandbox also accepts `http` and `https` to loopback addresses). Nothing was stored. */
+        InvalidWebhookEndpoint: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["InvalidWebhookEndpointProblem"];
+            };
+        };
         /** @description Test helpers are answered only in the sandbox (`NOT_FOUND` when `SANDBOX=false`). */
         SandboxDisabled: {
             headers: {
@@ -1983,7 +2009,7 @@ export interface components {
          */
         "Access-Control-Allow-Origin": string;
         /**
-         * @description Requests allowed per window for the caller (IETF draft RateLimit header fields). Present on operations counted against a rate limit: every authenticated request, counted per client, and the token request, counted per address.
+         * @description Requests allowed per one-minute window for the caller (IETF draft RateLimit header fields). Present on requests counted against a rate limit: every authenticated request, counted per client; and per address, every request without a valid token (none or a bad one, counted before its 401), the token request and provider callbacks. The counters are shared by every instance of the service.
          * @example 600
          */
         "RateLimit-Limit": number;
@@ -3778,7 +3804,8 @@ export interface operations {
                      *             "topup.complete",
                      *             "payout.completed"
                      *           ],
-                     *           "status": "DISABLED",
+                     *           "status": "ENABLED",
+                     *           "disabled_reason": null,
                      *           "created_at": "2026-11-21T09:30:00.000Z"
                      *         }
                      *       ],
@@ -3815,7 +3842,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "url": "https://hooks.example.com/wallet-events",
-                 *       "secret": "whsec_3f9a1c7e5b2d4f6a8c0e",
+                 *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
                  *       "events": [
                  *         "topup.complete",
                  *         "payout.completed"
@@ -3826,7 +3853,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The endpoint was stored (disabled while in preview). */
+            /** @description The endpoint was stored, `ENABLED`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3842,7 +3869,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmptyObject"];
                 };
             };
-            400: components["responses"]["InvalidBody"];
+            400: components["responses"]["InvalidWebhookEndpoint"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];

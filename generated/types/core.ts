@@ -758,6 +758,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Lists the events recorded for the caller's business, newest first, optionally of one `code` and created in [`created_from`, `created_to`); each with the `data` its deliveries carry. Events are kept for as long as the business exists.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{event_id}/redeliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Event id (`id` of `listEvents`, `webhook-id` of a delivery).
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                event_id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver event
+         * @description Queues one more delivery of the event to one endpoint of the business, which must be `ENABLED` (else 409 `WEBHOOK_ENDPOINT_DISABLED`) and subscribed to the event's code (else 422 `WEBHOOK_ENDPOINT_NOT_SUBSCRIBED`). The delivery is sent at once and retried on the usual schedule, with the event's own id as `webhook-id`: a receiver that already processed the event recognises it. Answered 202 with the new delivery.
+         */
+        post: operations["redeliverEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/testhelpers/outbox-events": {
         parameters: {
             query?: never;
@@ -767,7 +813,7 @@ export interface paths {
         };
         /**
          * List recorded events
-         * @description Sandbox only. The events recorded for the calling business (the transactional outbox from which webhook deliveries will be made once webhook endpoints leave their preview), newest first, optionally of one `code`; each with the `data` a delivery carries. 404 `NOT_FOUND` when `SANDBOX=false`.
+         * @description Sandbox only. The events recorded for the calling business (the transactional outbox from which webhook deliveries are made), newest first, optionally of one `code`; each with the `data` a delivery carries. `listEvents` is the same list with time filters, outside the sandbox too. 404 `NOT_FOUND` when `SANDBOX=false`.
          */
         get: operations["listSandboxOutboxEvents"];
         put?: never;
@@ -1019,154 +1065,130 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "onboarding.complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Onboarding complete
+         * @description Sent when a customer's onboarding completes successfully: the customer is active and holds a wallet. Delivered as an HTTP POST to every `ENABLED` webhook endpoint of the business subscribed to the code, at least once and unordered, signed per Standard Webhooks (`webhook-id`: the event id, the same on every attempt, to deduplicate by; `webhook-timestamp`; `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the endpoint's `whsec_` secret) and carrying `Authorization: Bearer <JWT>` (HS256 with the same key; claims in the Webhooks tag). Answer any 2xx within 15 seconds; anything else is retried over about three days, a 410 disables the endpoint.
+         */
+        post: operations["onOnboardingComplete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "topup.complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Top-up complete
+         * @description Sent when a top-up to a business's operational account completes successfully (for example `createSandboxTopup`). Delivered as an HTTP POST to every `ENABLED` webhook endpoint of the business subscribed to the code, at least once and unordered, signed per Standard Webhooks (`webhook-id`: the event id, the same on every attempt, to deduplicate by; `webhook-timestamp`; `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the endpoint's `whsec_` secret) and carrying `Authorization: Bearer <JWT>` (HS256 with the same key; claims in the Webhooks tag). Answer any 2xx within 15 seconds; anything else is retried over about three days, a 410 disables the endpoint.
+         */
+        post: operations["onTopupComplete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Payout pending
+         * @description Sent when a payout to a customer is created and waits for submission to the bank (the outcome of `POST /payouts/` in the core API). Delivered as an HTTP POST to every `ENABLED` webhook endpoint of the business subscribed to the code, at least once and unordered, signed per Standard Webhooks (`webhook-id`: the event id, the same on every attempt, to deduplicate by; `webhook-timestamp`; `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the endpoint's `whsec_` secret) and carrying `Authorization: Bearer <JWT>` (HS256 with the same key; claims in the Webhooks tag). Answer any 2xx within 15 seconds; anything else is retried over about three days, a 410 disables the endpoint.
+         */
+        post: operations["onPayoutPending"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.processing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Payout processing
+         * @description Sent when a payout is being processed. Delivered as an HTTP POST to every `ENABLED` webhook endpoint of the business subscribed to the code, at least once and unordered, signed per Standard Webhooks (`webhook-id`: the event id, the same on every attempt, to deduplicate by; `webhook-timestamp`; `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the endpoint's `whsec_` secret) and carrying `Authorization: Bearer <JWT>` (HS256 with the same key; claims in the Webhooks tag). Answer any 2xx within 15 seconds; anything else is retried over about three days, a 410 disables the endpoint.
+         */
+        post: operations["onPayoutProcessing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Payout failed
+         * @description Sent when a payout fails; its amount is back on the payout account. Delivered as an HTTP POST to every `ENABLED` webhook endpoint of the business subscribed to the code, at least once and unordered, signed per Standard Webhooks (`webhook-id`: the event id, the same on every attempt, to deduplicate by; `webhook-timestamp`; `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the endpoint's `whsec_` secret) and carrying `Authorization: Bearer <JWT>` (HS256 with the same key; claims in the Webhooks tag). Answer any 2xx within 15 seconds; anything else is retried over about three days, a 410 disables the endpoint.
+         */
+        post: operations["onPayoutFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Payout completed
+         * @description Sent when a payout completes successfully: the amount is on the customer's wallet. Delivered as an HTTP POST to every `ENABLED` webhook endpoint of the business subscribed to the code, at least once and unordered, signed per Standard Webhooks (`webhook-id`: the event id, the same on every attempt, to deduplicate by; `webhook-timestamp`; `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the endpoint's `whsec_` secret) and carrying `Authorization: Bearer <JWT>` (HS256 with the same key; claims in the Webhooks tag). Answer any 2xx within 15 seconds; anything else is retried over about three days, a 410 disables the endpoint.
+         */
+        post: operations["onPayoutCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
-        /**
-         * @description The code as the customer typed it: 4 digits (seed E5). Any other value of up to 16 characters is 400 `INVALID_OTP_FORMAT` and does not count as an attempt.
-         * @example 4829
-         */
-        CardOtpInput: string;
-        /**
-         * @description The code as the customer typed it: 4 to 8 digits (seed E6; the service sends 6). Any other value of up to 16 characters is 400 `INVALID_OTP_FORMAT` and does not count as an attempt.
-         * @example 482913
-         */
-        SensitiveDataOtpInput: string;
-        /**
-         * @description `VIRTUAL` (usable once issued) or `PHYSICAL` (plastic sent to the customer; waits for activation when issued). The list may grow.
-         * @enum {string}
-         */
-        CardType: "VIRTUAL" | "PHYSICAL";
-        /**
-         * @description The card's design code, as agreed with the business (upper-case letters, digits, `_`).
-         * @example CLASSIC
-         */
-        CardDesign: string;
-        /**
-         * @description The issuance's state; the table is in the tag Cards. The list may grow.
-         * @enum {string}
-         */
-        CardIssuanceStatus: "PENDING_COMPLETION" | "PENDING_OTP_VERIFICATION" | "ISSUED" | "EXPIRED";
-        /**
-         * @description The card's state; the table is in the tag Cards. The list may grow.
-         * @enum {string}
-         */
-        CardStatus: "PENDING_ACTIVATION" | "ACTIVE" | "TEMPORARILY_BLOCKED" | "LOST" | "STOLEN" | "CLOSED";
-        CardIssuanceRequest: {
-            /** @description The `ACTIVE` customer the card is for; it is issued on the customer's wallet. */
-            customer_id: components["schemas"]["Uuid"];
-            /** @description The card's type; `VIRTUAL` when absent. */
-            type?: components["schemas"]["CardType"];
-            /** @description The card's design; `CLASSIC` when absent. */
-            design?: components["schemas"]["CardDesign"];
-        };
-        CompleteCardIssuanceRequest: {
-            /** @description Language of the SMS; the customer's when absent. */
-            locale?: components["schemas"]["Locale"];
-        };
-        CardIssuanceOtpRequest: {
-            otp: components["schemas"]["CardOtpInput"];
-        };
-        /** @description A card (seed "Card object"). It never holds the PAN, CVV or PIN: they are shown only by `verifyDisplaySensitiveDataOtp` (E6). */
-        Card: {
-            id: components["schemas"]["Uuid"];
-            /** @description The wallet the card spends from. */
-            account_id: components["schemas"]["Uuid"];
-            /**
-             * Format: int64
-             * @description The card's token: a number that names the card to the card network and the test helpers without revealing its PAN. Unique in the service.
-             * @example 1000000042
-             */
-            token: number;
-            type: components["schemas"]["CardType"];
-            status: components["schemas"]["CardStatus"];
-            /**
-             * @description The PAN's last four digits.
-             * @example 6784
-             */
-            last_4_digits: string;
-            /**
-             * Format: date
-             * @description The last day the card works (the last day of its expiry month), YYYY-MM-DD.
-             * @example 2031-03-31
-             */
-            expiry_date: string;
-            design: components["schemas"]["CardDesign"];
-            created_at: components["schemas"]["Timestamp"];
-            updated_at: components["schemas"]["Timestamp"];
-        };
-        /** @description A request for a card and its progress (seed "Card issuance object"). */
-        CardIssuance: {
-            id: components["schemas"]["Uuid"];
-            created_at: components["schemas"]["Timestamp"];
-            updated_at: components["schemas"]["Timestamp"];
-            /** @description The customer's wallet, which the card spends from. */
-            account_id: components["schemas"]["Uuid"];
-            account_number: components["schemas"]["AccountNumber"];
-            customer_id: components["schemas"]["Uuid"];
-            status: components["schemas"]["CardIssuanceStatus"];
-            /** @description The `idempotency-key` the issuance was requested with. */
-            idempotency_key: components["schemas"]["IdempotencyKey"];
-            card_type: components["schemas"]["CardType"];
-            design: components["schemas"]["CardDesign"];
-            /**
-             * Format: date-time
-             * @description When the code sent to the customer expires, while the issuance waits for it; null otherwise.
-             */
-            otp_expires_at: string | null;
-            /** @description When an issuance that is not `ISSUED` expires (24 hours after the request, business clock). */
-            expires_at: components["schemas"]["Timestamp"];
-            /** @description The card, once `ISSUED`; null before. */
-            card: components["schemas"]["Card"] | null;
-        };
-        CardStatusChangeRequest: {
-            /**
-             * @description The state to move the card to, along the card state table.
-             * @enum {string}
-             */
-            status: "ACTIVE" | "TEMPORARILY_BLOCKED" | "LOST" | "STOLEN" | "CLOSED";
-        };
-        DisplaySensitiveDataRequest: {
-            /** @description Language of the SMS; the customer's when absent. */
-            locale?: components["schemas"]["Locale"];
-        };
-        SensitiveDataSession: {
-            /** @description The display session, to send to `verifyDisplaySensitiveDataOtp` (E6) with the code. */
-            session_id: components["schemas"]["Uuid"];
-            card_id: components["schemas"]["Uuid"];
-            /** @description When the code expires (business clock). */
-            otp_expires_at: components["schemas"]["Timestamp"];
-        };
-        SensitiveDataOtpRequest: {
-            /** @description The session `displayCardSensitiveData` answered (seed E6). */
-            session_id: components["schemas"]["Uuid"];
-            otp: components["schemas"]["SensitiveDataOtpInput"];
-            /** @description Optional guard: the card the caller means to show. When given and it is not the session's card, the answer is 404 `CARD_NOT_FOUND` and nothing is shown. */
-            card_id?: components["schemas"]["Uuid"];
-        };
-        /** @description The card's data (seed "Card sensitive data"); only E6 answers it. */
-        CardSensitiveData: {
-            /**
-             * @description The card number, 16 digits.
-             * @example 9990010123456784
-             */
-            pan: string;
-            /**
-             * @description The card verification value, 3 digits.
-             * @example 123
-             */
-            cvv: string;
-            /**
-             * @description The expiry month and year, MM/YY.
-             * @example 03/31
-             */
-            expiry: string;
-            /**
-             * @description The card's 4-digit PIN, or null when no PIN is set.
-             * @example null
-             */
-            pin: string | null;
-        };
         /**
          * @description Language of the messages sent to the customer (`ar` Arabic, `en` English). The list may grow.
          * @enum {string}
@@ -1496,7 +1518,7 @@ export interface components {
             result: "APPLIED" | "IGNORED";
         };
         /** @description An `onboarding.complete` event as recorded. */
-        OutboxOnboardingCompleteEvent: {
+        RecordedOnboardingCompleteEvent: {
             id: components["schemas"]["Uuid"];
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1507,7 +1529,7 @@ export interface components {
             data: components["schemas"]["OnboardingCompleteData"];
         };
         /** @description A `topup.complete` event as recorded. */
-        OutboxTopupCompleteEvent: {
+        RecordedTopupCompleteEvent: {
             id: components["schemas"]["Uuid"];
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1517,10 +1539,70 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             data: components["schemas"]["TopupCompleteData"];
         };
-        /** @description A recorded event, told apart by `code`. */
-        OutboxEvent: components["schemas"]["OutboxOnboardingCompleteEvent"] | components["schemas"]["OutboxTopupCompleteEvent"];
-        OutboxEventList: components["schemas"]["Page"] & {
-            data: components["schemas"]["OutboxEvent"][];
+        /** @description A `payout.pending` event as recorded. */
+        RecordedPayoutPendingEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "payout.pending";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["PayoutEventData"];
+        };
+        /** @description A `payout.processing` event as recorded. */
+        RecordedPayoutProcessingEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "payout.processing";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["PayoutEventData"];
+        };
+        /** @description A `payout.failed` event as recorded. */
+        RecordedPayoutFailedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "payout.failed";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["PayoutEventData"];
+        };
+        /** @description A `payout.completed` event as recorded. */
+        RecordedPayoutCompletedEvent: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "payout.completed";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["PayoutEventData"];
+        };
+        /** @description An event of the business as recorded (without the delivery's `webhook_id`), told apart by `code`. */
+        Event: components["schemas"]["RecordedOnboardingCompleteEvent"] | components["schemas"]["RecordedTopupCompleteEvent"] | components["schemas"]["RecordedPayoutPendingEvent"] | components["schemas"]["RecordedPayoutProcessingEvent"] | components["schemas"]["RecordedPayoutFailedEvent"] | components["schemas"]["RecordedPayoutCompletedEvent"];
+        EventList: components["schemas"]["Page"] & {
+            data: components["schemas"]["Event"][];
+        };
+        RedeliveryRequest: {
+            /** @description The endpoint to send the event to (an id from `listWebhookEndpoints`, or a delivery's `webhook_id`). */
+            webhook_id: components["schemas"]["Uuid"];
+        };
+        /** @description One delivery of an event to one endpoint, queued. */
+        WebhookDelivery: {
+            id: components["schemas"]["Uuid"];
+            event_id: components["schemas"]["Uuid"];
+            webhook_id: components["schemas"]["Uuid"];
+            /**
+             * @description `PENDING` until an attempt succeeds (`SUCCEEDED`), the attempts run out or the endpoint answers 410 (`FAILED`), or the endpoint is disabled (`CANCELLED`). A new redelivery is always `PENDING`. The list may grow.
+             * @enum {string}
+             */
+            status: "PENDING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
+            created_at: components["schemas"]["Timestamp"];
         };
         GatewayVersioning: {
             /** @enum {string} */
@@ -1609,6 +1691,151 @@ export interface components {
         ApiReferenceScript: string;
         /** @description Prometheus text exposition format 0.0.4. */
         MetricsText: string;
+        /**
+         * @description The code as the customer typed it: 4 digits (seed E5). Any other value of up to 16 characters is 400 `INVALID_OTP_FORMAT` and does not count as an attempt.
+         * @example 4829
+         */
+        CardOtpInput: string;
+        /**
+         * @description The code as the customer typed it: 4 to 8 digits (seed E6; the service sends 6). Any other value of up to 16 characters is 400 `INVALID_OTP_FORMAT` and does not count as an attempt.
+         * @example 482913
+         */
+        SensitiveDataOtpInput: string;
+        /**
+         * @description `VIRTUAL` (usable once issued) or `PHYSICAL` (plastic sent to the customer; waits for activation when issued). The list may grow.
+         * @enum {string}
+         */
+        CardType: "VIRTUAL" | "PHYSICAL";
+        /**
+         * @description The card's design code, as agreed with the business (upper-case letters, digits, `_`).
+         * @example CLASSIC
+         */
+        CardDesign: string;
+        /**
+         * @description The issuance's state; the table is in the tag Cards. The list may grow.
+         * @enum {string}
+         */
+        CardIssuanceStatus: "PENDING_COMPLETION" | "PENDING_OTP_VERIFICATION" | "ISSUED" | "EXPIRED";
+        /**
+         * @description The card's state; the table is in the tag Cards. The list may grow.
+         * @enum {string}
+         */
+        CardStatus: "PENDING_ACTIVATION" | "ACTIVE" | "TEMPORARILY_BLOCKED" | "LOST" | "STOLEN" | "CLOSED";
+        CardIssuanceRequest: {
+            /** @description The `ACTIVE` customer the card is for; it is issued on the customer's wallet. */
+            customer_id: components["schemas"]["Uuid"];
+            /** @description The card's type; `VIRTUAL` when absent. */
+            type?: components["schemas"]["CardType"];
+            /** @description The card's design; `CLASSIC` when absent. */
+            design?: components["schemas"]["CardDesign"];
+        };
+        CompleteCardIssuanceRequest: {
+            /** @description Language of the SMS; the customer's when absent. */
+            locale?: components["schemas"]["Locale"];
+        };
+        CardIssuanceOtpRequest: {
+            otp: components["schemas"]["CardOtpInput"];
+        };
+        /** @description A card (seed "Card object"). It never holds the PAN, CVV or PIN: they are shown only by `verifyDisplaySensitiveDataOtp` (E6). */
+        Card: {
+            id: components["schemas"]["Uuid"];
+            /** @description The wallet the card spends from. */
+            account_id: components["schemas"]["Uuid"];
+            /**
+             * Format: int64
+             * @description The card's token: a number that names the card to the card network and the test helpers without revealing its PAN. Unique in the service.
+             * @example 1000000042
+             */
+            token: number;
+            type: components["schemas"]["CardType"];
+            status: components["schemas"]["CardStatus"];
+            /**
+             * @description The PAN's last four digits.
+             * @example 6784
+             */
+            last_4_digits: string;
+            /**
+             * Format: date
+             * @description The last day the card works (the last day of its expiry month), YYYY-MM-DD.
+             * @example 2031-03-31
+             */
+            expiry_date: string;
+            design: components["schemas"]["CardDesign"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A request for a card and its progress (seed "Card issuance object"). */
+        CardIssuance: {
+            id: components["schemas"]["Uuid"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /** @description The customer's wallet, which the card spends from. */
+            account_id: components["schemas"]["Uuid"];
+            account_number: components["schemas"]["AccountNumber"];
+            customer_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["CardIssuanceStatus"];
+            /** @description The `idempotency-key` the issuance was requested with. */
+            idempotency_key: components["schemas"]["IdempotencyKey"];
+            card_type: components["schemas"]["CardType"];
+            design: components["schemas"]["CardDesign"];
+            /**
+             * Format: date-time
+             * @description When the code sent to the customer expires, while the issuance waits for it; null otherwise.
+             */
+            otp_expires_at: string | null;
+            /** @description When an issuance that is not `ISSUED` expires (24 hours after the request, business clock). */
+            expires_at: components["schemas"]["Timestamp"];
+            /** @description The card, once `ISSUED`; null before. */
+            card: components["schemas"]["Card"] | null;
+        };
+        CardStatusChangeRequest: {
+            /**
+             * @description The state to move the card to, along the card state table.
+             * @enum {string}
+             */
+            status: "ACTIVE" | "TEMPORARILY_BLOCKED" | "LOST" | "STOLEN" | "CLOSED";
+        };
+        DisplaySensitiveDataRequest: {
+            /** @description Language of the SMS; the customer's when absent. */
+            locale?: components["schemas"]["Locale"];
+        };
+        SensitiveDataSession: {
+            /** @description The display session, to send to `verifyDisplaySensitiveDataOtp` (E6) with the code. */
+            session_id: components["schemas"]["Uuid"];
+            card_id: components["schemas"]["Uuid"];
+            /** @description When the code expires (business clock). */
+            otp_expires_at: components["schemas"]["Timestamp"];
+        };
+        SensitiveDataOtpRequest: {
+            /** @description The session `displayCardSensitiveData` answered (seed E6). */
+            session_id: components["schemas"]["Uuid"];
+            otp: components["schemas"]["SensitiveDataOtpInput"];
+            /** @description Optional guard: the card the caller means to show. When given and it is not the session's card, the answer is 404 `CARD_NOT_FOUND` and nothing is shown. */
+            card_id?: components["schemas"]["Uuid"];
+        };
+        /** @description The card's data (seed "Card sensitive data"); only E6 answers it. */
+        CardSensitiveData: {
+            /**
+             * @description The card number, 16 digits.
+             * @example 9990010123456784
+             */
+            pan: string;
+            /**
+             * @description The card verification value, 3 digits.
+             * @example 123
+             */
+            cvv: string;
+            /**
+             * @description The expiry month and year, MM/YY.
+             * @example 03/31
+             */
+            expiry: string;
+            /**
+             * @description The card's 4-digit PIN, or null when no PIN is set.
+             * @example null
+             */
+            pin: string | null;
+        };
         /**
          * @description Supported API versions. The list may grow.
          * @enum {string}
@@ -2014,6 +2241,48 @@ export interface components {
             currency: components["schemas"]["Currency"];
             completed_at: components["schemas"]["Timestamp"];
         };
+        /**
+         * @description State of a payout to a customer: PENDING → PROCESSING → COMPLETED or FAILED. The list may grow.
+         * @enum {string}
+         */
+        PayoutStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+        /** @description `data` of the `payout.*` events: the payout as of the event. */
+        PayoutEventData: {
+            payout_id: components["schemas"]["Uuid"];
+            /**
+             * @description Ledger reference of the payout's latest step.
+             * @example TXN000000000042
+             */
+            transaction_id: string;
+            status: components["schemas"]["PayoutStatus"];
+            amount: components["schemas"]["Amount"];
+            currency: components["schemas"]["Currency"];
+            customer_id: components["schemas"]["Uuid"];
+            wallet_account_number: components["schemas"]["AccountNumber"];
+            /** @description The business's reference for the payout, or null. */
+            external_reference: string | null;
+            /**
+             * @description Why the payout failed (`payout.failed` only); null otherwise. The list may grow.
+             * @enum {string|null}
+             */
+            failure_code: "RECEIVER_NOT_ACTIVE" | "REJECTED_BY_BANK" | "TIMEOUT" | null;
+            occurred_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Problem details with the codes this response can carry. */
+        EventOrWebhookEndpointNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "EVENT_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        WebhookEndpointDisabledProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "WEBHOOK_ENDPOINT_DISABLED";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        WebhookEndpointNotSubscribedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "WEBHOOK_ENDPOINT_NOT_SUBSCRIBED";
+        };
         /** @description Problem details with the codes this response can carry. */
         SandboxDisabledProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
@@ -2023,6 +2292,68 @@ export interface components {
         UnsupportedVersionProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "UNSUPPORTED_API_VERSION";
+        };
+        /** @description The `onboarding.complete` event as delivered (the envelope with its `data`). */
+        OnboardingCompleteEvent: {
+            id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            code: "onboarding.complete";
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Id of the registered webhook endpoint receiving the event. */
+            webhook_id: components["schemas"]["Uuid"];
+            data: components["schemas"]["OnboardingCompleteData"];
+        };
+        /** @description An empty JSON object. */
+        EmptyObject: Record<string, never>;
+        /** @description The `topup.complete` event as delivered (the envelope with its `data`). */
+        TopupCompleteEvent: {
+            id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            code: "topup.complete";
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Id of the registered webhook endpoint receiving the event. */
+            webhook_id: components["schemas"]["Uuid"];
+            data: components["schemas"]["TopupCompleteData"];
+        };
+        /** @description The `payout.pending` event as delivered (the envelope with its `data`). */
+        PayoutPendingEvent: {
+            id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            code: "payout.pending";
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Id of the registered webhook endpoint receiving the event. */
+            webhook_id: components["schemas"]["Uuid"];
+            data: components["schemas"]["PayoutEventData"];
+        };
+        /** @description The `payout.processing` event as delivered (the envelope with its `data`). */
+        PayoutProcessingEvent: {
+            id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            code: "payout.processing";
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Id of the registered webhook endpoint receiving the event. */
+            webhook_id: components["schemas"]["Uuid"];
+            data: components["schemas"]["PayoutEventData"];
+        };
+        /** @description The `payout.failed` event as delivered (the envelope with its `data`). */
+        PayoutFailedEvent: {
+            id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            code: "payout.failed";
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Id of the registered webhook endpoint receiving the event. */
+            webhook_id: components["schemas"]["Uuid"];
+            data: components["schemas"]["PayoutEventData"];
+        };
+        /** @description The `payout.completed` event as delivered (the envelope with its `data`). */
+        PayoutCompletedEvent: {
+            id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            code: "payout.completed";
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Id of the registered webhook endpoint receiving the event. */
+            webhook_id: components["schemas"]["Uuid"];
+            data: components["schemas"]["PayoutEventData"];
         };
     };
     responses: {
@@ -2057,7 +2388,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["InvalidClientProblem"];
             };
         };
-        /** @description Too many requests from this client in the current one-minute window (`RATE_LIMITED`); retry after `Retry-After` seconds. */
+        /** @description Too many requests from this client, or from this address for requests without a valid token, in the current one-minute window (`RATE_LIMITED`); retry after `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2098,7 +2429,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
             };
         };
-        /** @description The bearer token is missing, malformed, expired or wrongly signed (`UNAUTHORIZED`). */
+        /** @description The bearer token is missing, malformed, expired or wrongly signed (`UNAUTHORIZED`). Such requests count against the caller's address: past its limit the answer is 429. */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2627,6 +2958,51 @@ export interface components {
                 "application/problem+json": components["schemas"]["SensitiveDataWrongStatusProblem"];
             };
         };
+        /** @description No such event (`EVENT_NOT_FOUND`) or no such webhook endpoint (`WEBHOOK_ENDPOINT_NOT_FOUND`) for this business; another business's event or endpoint is a 404 too. */
+        EventOrWebhookEndpointNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["EventOrWebhookEndpointNotFoundProblem"];
+            };
+        };
+        /** @description The endpoint is `DISABLED` (for example after it answered 410 Gone) and receives no deliveries (`WEBHOOK_ENDPOINT_DISABLED`); nothing was queued. */
+        WebhookEndpointDisabled: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["WebhookEndpointDisabledProblem"];
+            };
+        };
+        /** @description The endpoint did not subscribe to the event's code (`WEBHOOK_ENDPOINT_NOT_SUBSCRIBED`); nothing was queued. */
+        WebhookEndpointNotSubscribed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["WebhookEndpointNotSubscribedProblem"];
+            };
+        };
         /** @description Test helpers are answered only in the sandbox (`NOT_FOUND` when `SANDBOX=false`). */
         SandboxDisabled: {
             headers: {
@@ -2657,8 +3033,23 @@ export interface components {
                 "application/problem+json": components["schemas"]["UnsupportedVersionProblem"];
             };
         };
+        /** @description Acknowledgement; any 2xx counts as delivered and its body is ignored. */
+        WebhookAcknowledged: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["EmptyObject"];
+            };
+        };
     };
     parameters: {
+        /**
+         * @description Event id (`id` of `listEvents`, `webhook-id` of a delivery).
+         * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+         */
+        EventId: components["schemas"]["Uuid"];
         /**
          * @description Which API document.
          * @example closed-loop
@@ -2729,6 +3120,31 @@ export interface components {
          * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
          */
         CursorParameter: components["schemas"]["Cursor"];
+        /**
+         * @description Only items created at or after this instant.
+         * @example 2026-11-01T00:00:00.000Z
+         */
+        CreatedFromParameter: components["schemas"]["Timestamp"];
+        /**
+         * @description Only items created before this instant.
+         * @example 2026-12-01T00:00:00.000Z
+         */
+        CreatedToParameter: components["schemas"]["Timestamp"];
+        /**
+         * @description Unique id of the message (the event id); the same on every retry of a delivery.
+         * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+         */
+        WebhookIdParameter: components["schemas"]["Uuid"];
+        /**
+         * @description Unix time of the attempt, in seconds.
+         * @example 1795255200
+         */
+        WebhookTimestampParameter: string;
+        /**
+         * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (several while a secret rotates).
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        WebhookSignatureParameter: string;
     };
     requestBodies: never;
     headers: {
@@ -2748,7 +3164,7 @@ export interface components {
          */
         "Access-Control-Allow-Origin": string;
         /**
-         * @description Requests allowed per window for the caller (IETF draft RateLimit header fields). Present on operations counted against a rate limit: every authenticated request, counted per client, and the token request, counted per address.
+         * @description Requests allowed per one-minute window for the caller (IETF draft RateLimit header fields). Present on requests counted against a rate limit: every authenticated request, counted per client; and per address, every request without a valid token (none or a bad one, counted before its 401), the token request and provider callbacks. The counters are shared by every instance of the service.
          * @example 600
          */
         "RateLimit-Limit": number;
@@ -3499,6 +3915,7 @@ export interface operations {
             404: components["responses"]["MobileNumberChangeSessionNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     verifyMobileNumberChangeOtp: {
@@ -3657,6 +4074,7 @@ export interface operations {
             404: components["responses"]["MobileNumberChangeSessionNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     verifyLoginMobileNumberChangeOtp: {
@@ -3712,6 +4130,7 @@ export interface operations {
             412: components["responses"]["OtpOperationWrongStatus"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     initiateLoginIdentityVerification: {
@@ -4395,6 +4814,155 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only events of this code.
+                 * @example onboarding.complete
+                 */
+                code?: components["parameters"]["EventCodeFilter"];
+                /**
+                 * @description Only items created at or after this instant.
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                created_from?: components["parameters"]["CreatedFromParameter"];
+                /**
+                 * @description Only items created before this instant.
+                 * @example 2026-12-01T00:00:00.000Z
+                 */
+                created_to?: components["parameters"]["CreatedToParameter"];
+                /**
+                 * @description Page size, 1 to 100; 20 when absent.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["LimitParameter"];
+                /**
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+                 */
+                cursor?: components["parameters"]["CursorParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e",
+                     *           "code": "topup.complete",
+                     *           "created_at": "2026-11-21T10:15:30.456Z",
+                     *           "data": {
+                     *             "transaction_id": "4e8a2b61-9c3d-4f5e-8a7b-1c2d3e4f5a60",
+                     *             "business_id": "3b7e1f0a-8c1d-4f7e-9d0a-2f5c6b7a8e91",
+                     *             "amount": "1000.00",
+                     *             "currency": "SAR",
+                     *             "completed_at": "2026-11-21T10:15:30.123Z"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Event id (`id` of `listEvents`, `webhook-id` of a delivery).
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                event_id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "webhook_id": "6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RedeliveryRequest"];
+            };
+        };
+        responses: {
+            /** @description The delivery was queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "2c4e6a8b-0d1f-4a3c-9e5b-7d9f1b3d5f7a",
+                     *       "event_id": "0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e",
+                     *       "webhook_id": "6e5d4c3b-2a19-4f8e-8d7c-6b5a4f3e2d1c",
+                     *       "status": "PENDING",
+                     *       "created_at": "2026-11-21T10:20:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["EventOrWebhookEndpointNotFound"];
+            409: components["responses"]["WebhookEndpointDisabled"];
+            422: components["responses"]["WebhookEndpointNotSubscribed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listSandboxOutboxEvents: {
         parameters: {
             query?: {
@@ -4458,7 +5026,7 @@ export interface operations {
                      *       "next_cursor": null
                      *     }
                      */
-                    "application/json": components["schemas"]["OutboxEventList"];
+                    "application/json": components["schemas"]["EventList"];
                 };
             };
             400: components["responses"]["InvalidListParameters"];
@@ -5020,6 +5588,198 @@ export interface operations {
             };
             400: components["responses"]["UnsupportedVersion"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    onOnboardingComplete: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique id of the message (the event id); the same on every retry of a delivery.
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                "webhook-id": components["parameters"]["WebhookIdParameter"];
+                /**
+                 * @description Unix time of the attempt, in seconds.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampParameter"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (several while a secret rotates).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OnboardingCompleteEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAcknowledged"];
+        };
+    };
+    onTopupComplete: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique id of the message (the event id); the same on every retry of a delivery.
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                "webhook-id": components["parameters"]["WebhookIdParameter"];
+                /**
+                 * @description Unix time of the attempt, in seconds.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampParameter"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (several while a secret rotates).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopupCompleteEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAcknowledged"];
+        };
+    };
+    onPayoutPending: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique id of the message (the event id); the same on every retry of a delivery.
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                "webhook-id": components["parameters"]["WebhookIdParameter"];
+                /**
+                 * @description Unix time of the attempt, in seconds.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampParameter"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (several while a secret rotates).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutPendingEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAcknowledged"];
+        };
+    };
+    onPayoutProcessing: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique id of the message (the event id); the same on every retry of a delivery.
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                "webhook-id": components["parameters"]["WebhookIdParameter"];
+                /**
+                 * @description Unix time of the attempt, in seconds.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampParameter"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (several while a secret rotates).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutProcessingEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAcknowledged"];
+        };
+    };
+    onPayoutFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique id of the message (the event id); the same on every retry of a delivery.
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                "webhook-id": components["parameters"]["WebhookIdParameter"];
+                /**
+                 * @description Unix time of the attempt, in seconds.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampParameter"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (several while a secret rotates).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutFailedEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAcknowledged"];
+        };
+    };
+    onPayoutCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique id of the message (the event id); the same on every retry of a delivery.
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                "webhook-id": components["parameters"]["WebhookIdParameter"];
+                /**
+                 * @description Unix time of the attempt, in seconds.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampParameter"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (several while a secret rotates).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutCompletedEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAcknowledged"];
         };
     };
 }

@@ -4,22 +4,32 @@
  */
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { DEFAULT_DB_POOL_SIZE } from '../config.js';
 import * as initial from './migrations/001_initial.js';
+import * as ledgerPosting from './migrations/002_ledger_posting.js';
+import * as ledgerMovements from './migrations/003_ledger_movements.js';
 import * as customers from './migrations/004_customers.js';
 import * as identity from './migrations/005_identity.js';
 import * as mobileNumberChange from './migrations/006_mobile_number_change.js';
-import * as cards from './migrations/007_cards.js';
+import * as ledgerIdempotency from './migrations/007_ledger_idempotency.js';
+import * as rateLimits from './migrations/008_rate_limits.js';
+import * as webhookDeliveries from './migrations/009_webhook_deliveries.js';
+import * as cards from './migrations/010_cards.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_initial': initial,
-  // 002 and 003 are the ledger-performance branch's.
+  '002_ledger_posting': ledgerPosting,
+  '003_ledger_movements': ledgerMovements,
   '004_customers': customers,
   '005_identity': identity,
   '006_mobile_number_change': mobileNumberChange,
-  '007_cards': cards,
+  '007_ledger_idempotency': ledgerIdempotency,
+  '008_rate_limits': rateLimits,
+  '009_webhook_deliveries': webhookDeliveries,
+  '010_cards': cards,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */
@@ -29,12 +39,12 @@ export const migrationSource: Knex.MigrationSource<string> = {
   getMigration: async (name) => MIGRATIONS[name],
 };
 
-/** Knex configuration for a PostgreSQL connection string. */
-export function knexConfig(connectionString: string): Knex.Config {
+/** Knex configuration for a PostgreSQL connection string, with at most `poolSize` connections. */
+export function knexConfig(connectionString: string, poolSize = DEFAULT_DB_POOL_SIZE): Knex.Config {
   return {
     client: 'pg',
     connection: connectionString,
-    pool: { min: 0, max: 20 },
+    pool: { min: 0, max: poolSize },
     // knex would print each failed connection attempt to the console; every such error
     // also fails its request, which the service logs (one line per outage, see
     // db/unavailable.ts), so knex's own console output is switched off.
@@ -43,9 +53,24 @@ export function knexConfig(connectionString: string): Knex.Config {
   };
 }
 
-/** Opens a pool to `connectionString` and applies pending migrations. */
-export async function connectAndMigrate(connectionString: string): Promise<Knex> {
-  const db = knexFactory(knexConfig(connectionString));
-  await db.migrate.latest();
+/** True when the database has exactly the migrations above applied (one query). */
+async function upToDate(db: Knex): Promise<boolean> {
+  try {
+    const { rows } = await db.raw('SELECT name FROM knex_migrations');
+    const applied = new Set(rows.map((r: { name: string }) => r.name));
+    return applied.size === Object.keys(MIGRATIONS).length && Object.keys(MIGRATIONS).every((name) => applied.has(name));
+  } catch {
+    return false; // no migrations table yet
+  }
+}
+
+/**
+ * Opens a pool of at most `poolSize` connections to `connectionString` and
+ * applies pending migrations (knex's migrator, with its lock, runs only when
+ * some are pending: a restart skips it).
+ */
+export async function connectAndMigrate(connectionString: string, poolSize?: number): Promise<Knex> {
+  const db = knexFactory(knexConfig(connectionString, poolSize));
+  if (!(await upToDate(db))) await db.migrate.latest();
   return db;
 }

@@ -89,12 +89,3 @@ export async function listCustomers(
   if (filter.mobile_number) query.where('c.mobile_number', filter.mobile_number);
   return paginate<CustomerRow, CustomerView>(query, filter, (rows) => rows.map(toView), 'c');
 }
-
-/** A page of the events recorded for the business (sandbox helper), newest first, optionally of one code. */
-export async function listOutboxEvents(db: Knex, businessId: string, filter: PageQuery & { code?: string }): Promise<Page<Schemas['OutboxEvent']>> {
-  const query = db('outbox_events').where({ business_id: businessId }).select('id', 'code', 'data', 'created_at');
-  if (filter.code) query.where({ code: filter.code });
-  return paginate<{ id: string; code: string; data: object; created_at: Date }, Schemas['OutboxEvent']>(query, filter, (rows) =>
-    rows.map((r) => ({ id: r.id, code: r.code, data: r.data, created_at: r.created_at.toISOString() }) as Schemas['OutboxEvent']),
-  );
-}

@@ -1,22 +1,24 @@
 /**
- * The double-entry ledger. Every movement of money is one ledger transaction
- * of two entries, a debit and a credit of the same amount (entries sum to
- * zero), written in the caller's database transaction together with the
- * balance updates of both accounts.
+ * The double-entry ledger, as the service calls it. Every movement of money is
+ * one ledger transaction of two entries, a debit and a credit of the same
+ * amount (entries sum to zero), written in one database transaction together
+ * with the balance updates of both accounts.
  *
- * Concurrency: both account rows are locked with SELECT … FOR UPDATE in
- * ascending id order, so concurrent movements over the same accounts serialise
- * and never deadlock. Callers that also lock a transaction row (refund,
- * reversal) lock it before calling `postLedgerTransaction`.
- * Balance rules: the settlement account may go below zero (it mirrors money
- * outside the closed loop); a wallet only with can_overdraft; the operational
- * account never. The database repeats these rules as CHECK constraints.
+ * The ledger itself is PL/pgSQL (src/db/migrations/002_ledger_posting.ts and
+ * 003_ledger_movements.ts): `ledger_move` locks the accounts (ascending id
+ * order: concurrent movements serialise and never deadlock; a refund or
+ * reversal locks its original transaction first), checks every rule, posts the
+ * entries and updates the balances in ONE statement, so a movement is one
+ * database round trip and row locks are held only for that statement and its
+ * commit. Balance rules: the settlement account may go below zero (it mirrors
+ * money outside the closed loop); a wallet only with can_overdraft; the
+ * operational account never. The database repeats these rules as CHECK
+ * constraints.
  */
-import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { AppError } from '../errors.js';
+import { refusalError, type Refusal } from '../errors.js';
+import type { KeyClaim } from '../http/idempotency.js';
 import type { AccountKind } from './accountNumbers.js';
-import { Decimal, formatMoney, MAX_BALANCE } from './money.js';
 
 export type TransactionType = 'TOPUP' | 'FUND' | 'PAYOUT' | 'TRANSFER' | 'WITHDRAWAL' | 'REFUND' | 'REVERSAL';
 
@@ -56,80 +58,60 @@ export interface TransactionRow {
   created_at: Date;
 }
 
-export interface PostingRequest {
-  businessId: string;
-  type: TransactionType;
-  amount: Decimal;
-  currency: string;
-  debitAccountId: string;
-  creditAccountId: string;
-  externalReference?: string | null;
-  notes?: string | null;
-  originalTransactionId?: string | null;
+/**
+ * What `ledger_move` returns: the committed transaction row (money as decimal
+ * strings, `created_at` as an ISO 8601 string), the account numbers and kinds
+ * of both sides, its two entries (debit first; amounts signed) and, for a
+ * refund linked to a payout, that payout's reference, amount and new refunded total.
+ */
+export interface Posting extends Omit<TransactionRow, 'created_at'> {
+  created_at: string;
+  debit_account_number: string;
+  debit_kind: AccountKind;
+  credit_account_number: string;
+  credit_kind: AccountKind;
+  entries: { account_number: string; amount: string; balance_after: string }[];
+  original?: { reference: string; amount: string; refunded_amount: string } | null;
 }
 
-function describe(account: AccountRow): string {
-  return account.kind === 'WALLET' ? `Wallet ${account.account_number}` : `The ${account.kind.toLowerCase()} account ${account.account_number}`;
+/** The ledger's answer: a posting, or a refusal (changes nothing). */
+type Result = Posting | { refusal: Refusal };
+
+/** The posting of `result`; throws the AppError of a refusal. */
+function posted(result: Result): Posting {
+  if ('refusal' in result) throw refusalError(result.refusal) ?? new Error(`unknown refusal ${JSON.stringify(result.refusal)}`);
+  return result;
 }
 
 /**
- * Posts one balanced ledger transaction inside `trx`: locks both accounts,
- * checks status and balance rules, inserts the transaction and its two
- * entries (each with the balance after it) and updates both balances.
+ * Moves money of business `businessId`: one statement, `ledger_move` with the
+ * validated request body `request` (shape per `type`, see 003_ledger_movements),
+ * or, with `claim` (the request's Idempotency-Key), `ledger_move_keyed` (004),
+ * which also takes the key and stores the outcome with it. Both are named
+ * prepared statements. Returns the posting as committed.
  *
- * Throws AppError WALLET_NOT_ACTIVE (a wallet side is not ACTIVE),
- * INSUFFICIENT_FUNDS (the debit would take a protected balance below 0.00),
- * BALANCE_LIMIT_EXCEEDED (a balance would leave numeric(20,2)).
+ * Throws AppError for every refusal of the ledger (VALIDATION_ERROR,
+ * WALLET_NOT_FOUND, BUSINESS_NOT_FOUND, TRANSACTION_NOT_FOUND, WALLET_NOT_ACTIVE,
+ * INSUFFICIENT_FUNDS, BALANCE_LIMIT_EXCEEDED, SAME_WALLET_TRANSFER,
+ * TRANSACTION_NOT_REFUNDABLE, REFUND_EXCEEDS_ORIGINAL, TRANSACTION_NOT_REVERSIBLE,
+ * TRANSACTION_ALREADY_REVERSED); with a claim, what `claim.outcome` gives (a
+ * replayed posting) or throws (409, 422, a stored response).
  */
-export async function postLedgerTransaction(trx: Knex.Transaction, req: PostingRequest): Promise<TransactionRow> {
-  const ids = [req.debitAccountId, req.creditAccountId].sort();
-  const locked: AccountRow[] = await trx('accounts').whereIn('id', ids).orderBy('id').forUpdate().select('*');
-  const debit = locked.find((a) => a.id === req.debitAccountId);
-  const credit = locked.find((a) => a.id === req.creditAccountId);
-  if (!debit || !credit || debit.business_id !== req.businessId || credit.business_id !== req.businessId) {
-    throw new Error('ledger posting across businesses or to unknown accounts');
+export async function move(db: Knex, businessId: string, type: TransactionType, request: object, claim?: KeyClaim | null): Promise<Posting> {
+  if (!claim) {
+    const { rows } = await db
+      .raw('SELECT ledger_move(?::uuid, ?, ?::jsonb) AS result', [businessId, type, JSON.stringify(request)])
+      .options({ name: 'ledger_move' });
+    return posted(rows[0].result as Result);
   }
-  for (const account of [debit, credit]) {
-    if (account.kind === 'WALLET' && account.status !== 'ACTIVE') {
-      throw new AppError('WALLET_NOT_ACTIVE', `${describe(account)} is ${account.status}; only ACTIVE wallets move money.`);
-    }
-  }
-  const debitAfter = new Decimal(debit.balance).minus(req.amount);
-  const creditAfter = new Decimal(credit.balance).plus(req.amount);
-  const mayGoNegative = debit.kind === 'SETTLEMENT' || (debit.kind === 'WALLET' && debit.can_overdraft);
-  if (debitAfter.isNegative() && !mayGoNegative) {
-    throw new AppError(
-      'INSUFFICIENT_FUNDS',
-      `${describe(debit)} has ${formatMoney(debit.balance)} ${debit.currency}; ${formatMoney(req.amount)} ${req.currency} was requested.`,
-    );
-  }
-  if (debitAfter.abs().gte(MAX_BALANCE) || creditAfter.abs().gte(MAX_BALANCE)) {
-    throw new AppError('BALANCE_LIMIT_EXCEEDED', `The movement would take a balance beyond ±${MAX_BALANCE.minus(0.01).toFixed(2)}.`);
-  }
-
-  const { rows } = await trx.raw("SELECT 'TXN' || lpad(nextval('transaction_reference_seq')::text, 12, '0') AS reference");
-  const [transaction] = (await trx('transactions')
-    .insert({
-      id: randomUUID(),
-      reference: rows[0].reference,
-      business_id: req.businessId,
-      type: req.type,
-      status: 'SUCCESS',
-      amount: req.amount.toFixed(2),
-      currency: req.currency,
-      debit_account_id: debit.id,
-      credit_account_id: credit.id,
-      external_reference: req.externalReference ?? null,
-      notes: req.notes ?? null,
-      original_transaction_id: req.originalTransactionId ?? null,
-    })
-    .returning('*')) as TransactionRow[];
-  await trx('ledger_entries').insert([
-    { transaction_id: transaction.id, account_id: debit.id, amount: req.amount.negated().toFixed(2), balance_after: debitAfter.toFixed(2) },
-    { transaction_id: transaction.id, account_id: credit.id, amount: req.amount.toFixed(2), balance_after: creditAfter.toFixed(2) },
-  ]);
-  const now = trx.fn.now(3);
-  await trx('accounts').where({ id: debit.id }).update({ balance: debitAfter.toFixed(2), updated_at: now });
-  await trx('accounts').where({ id: credit.id }).update({ balance: creditAfter.toFixed(2), updated_at: now });
-  return transaction;
+  claim.sent = true;
+  const { rows } = await db
+    .raw('SELECT ledger_move_keyed(?, ?, ?, ?::int, ?::int, ?::jsonb, ?::uuid, ?, ?::jsonb) AS outcome', [
+      ...claim.sqlArgs(),
+      businessId,
+      type,
+      JSON.stringify(request),
+    ])
+    .options({ name: 'ledger_move_keyed' });
+  return claim.outcome(rows[0].outcome) as Posting;
 }

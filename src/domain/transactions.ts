@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/closed-loop.js';
 import { AppError } from '../errors.js';
-import type { TransactionRow } from './ledger.js';
+import type { Posting, TransactionRow } from './ledger.js';
 import { formatMoney } from './money.js';
 import { paginate, type Page, type PageQuery } from './pagination.js';
 
@@ -28,15 +28,11 @@ function joined(db: Knex): Knex.QueryBuilder {
     .select('t.*', 'da.account_number as debit_account_number', 'da.kind as debit_kind', 'ca.account_number as credit_account_number', 'ca.kind as credit_kind');
 }
 
-/** Maps joined rows to API views, loading all their entries in one query. */
-async function toViews(db: Knex, rows: JoinedRow[]): Promise<TransactionView[]> {
-  if (!rows.length) return [];
-  const entries = await db('ledger_entries as e')
-    .join('accounts as a', 'a.id', 'e.account_id')
-    .whereIn('e.transaction_id', rows.map((r) => r.id))
-    .orderBy('e.id')
-    .select('e.transaction_id', 'e.amount', 'e.balance_after', 'a.account_number');
-  return rows.map((r) => ({
+type EntryRow = { account_number: string; amount: string; balance_after: string };
+
+/** The API view of a transaction row joined with both sides, and its entries (oldest first, amounts signed). */
+function toView(r: Omit<JoinedRow, 'created_at'> & { created_at: Date | string }, entries: EntryRow[]): TransactionView {
+  return {
     id: r.id,
     reference: r.reference,
     business_id: r.business_id,
@@ -53,16 +49,30 @@ async function toViews(db: Knex, rows: JoinedRow[]): Promise<TransactionView[]> 
     original_transaction_id: r.original_transaction_id,
     reversal_transaction_id: r.reversal_transaction_id,
     refunded_amount: formatMoney(r.refunded_amount),
-    entries: entries
-      .filter((e) => e.transaction_id === r.id)
-      .map((e) => ({
-        account_number: e.account_number,
-        direction: e.amount.startsWith('-') ? ('DEBIT' as const) : ('CREDIT' as const),
-        amount: formatMoney(e.amount.replace('-', '')),
-        balance_after: formatMoney(e.balance_after),
-      })),
-    created_at: r.created_at.toISOString(),
-  }));
+    entries: entries.map((e) => ({
+      account_number: e.account_number,
+      direction: e.amount.startsWith('-') ? ('DEBIT' as const) : ('CREDIT' as const),
+      amount: formatMoney(e.amount.replace('-', '')),
+      balance_after: formatMoney(e.balance_after),
+    })),
+    created_at: new Date(r.created_at).toISOString(),
+  };
+}
+
+/** The API view of a posting, as the ledger returned it when it committed (no read). */
+export function postingView(posting: Posting): TransactionView {
+  return toView(posting, posting.entries);
+}
+
+/** Maps joined rows to API views, loading all their entries in one query. */
+async function toViews(db: Knex, rows: JoinedRow[]): Promise<TransactionView[]> {
+  if (!rows.length) return [];
+  const entries = await db('ledger_entries as e')
+    .join('accounts as a', 'a.id', 'e.account_id')
+    .whereIn('e.transaction_id', rows.map((r) => r.id))
+    .orderBy('e.id')
+    .select('e.transaction_id', 'e.amount', 'e.balance_after', 'a.account_number');
+  return rows.map((r) => toView(r, entries.filter((e) => e.transaction_id === r.id)));
 }
 
 /** The transaction `id` of the business. Throws `notFound` (default TRANSACTION_NOT_FOUND). */

@@ -1,12 +1,13 @@
 /**
- * Webhook endpoints (seed E3, preview): registrations are stored with status
- * DISABLED and receive no deliveries while the feature is in preview; events
- * are still recorded in the outbox (`outbox_events`) by the operations that
- * cause them.
+ * Webhook endpoints (seed E3, preview): a registration is stored ENABLED and
+ * receives the deliveries of its event codes (src/webhooks/); a 410 from it makes it
+ * DISABLED (reason GONE). Its URL must pass the URL policy (src/webhooks/urlPolicy.ts);
+ * its secret is the Standard Webhooks signing secret and is never returned.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/closed-loop.js';
+import { checkRegistrationUrl, type UrlPolicy } from '../webhooks/urlPolicy.js';
 import { paginate, type Page, type PageQuery } from './pagination.js';
 
 type Schemas = components['schemas'];
@@ -16,26 +17,28 @@ interface EndpointRow {
   id: string;
   url: string;
   events: Schemas['WebhookEventCode'][];
-  status: 'DISABLED';
+  status: 'ENABLED' | 'DISABLED';
+  disabled_reason: 'GONE' | null;
   created_at: Date;
 }
 
-/** Stores an endpoint registration (status DISABLED during the preview). */
-export async function createWebhookEndpoint(db: Knex, businessId: string, req: Schemas['WebhookEndpointCreateRequest']): Promise<void> {
+/** Stores an endpoint registration, ENABLED; throws 400 WEBHOOK_URL_NOT_ALLOWED. */
+export async function createWebhookEndpoint(db: Knex, policy: UrlPolicy, businessId: string, req: Schemas['WebhookEndpointCreateRequest']): Promise<void> {
+  await checkRegistrationUrl(policy, req.url);
   await db('webhook_endpoints').insert({
     id: randomUUID(),
     business_id: businessId,
     url: req.url,
     secret: req.secret,
     events: JSON.stringify(req.events),
-    status: 'DISABLED',
+    status: 'ENABLED',
   });
 }
 
 /** A page of the business's endpoints, newest first (secrets are never returned). */
 export async function listWebhookEndpoints(db: Knex, businessId: string, page: PageQuery): Promise<Page<WebhookEndpointView>> {
-  const query = db('webhook_endpoints').where({ business_id: businessId }).select('id', 'url', 'events', 'status', 'created_at');
+  const query = db('webhook_endpoints').where({ business_id: businessId }).select('id', 'url', 'events', 'status', 'disabled_reason', 'created_at');
   return paginate<EndpointRow, WebhookEndpointView>(query, page, (rows) =>
-    rows.map((r) => ({ id: r.id, url: r.url, events: r.events, status: r.status, created_at: r.created_at.toISOString() })),
+    rows.map((r) => ({ id: r.id, url: r.url, events: r.events, status: r.status, disabled_reason: r.disabled_reason, created_at: r.created_at.toISOString() })),
   );
 }

@@ -11,8 +11,10 @@ import { isDatabaseUnavailable, OutageLog } from '../db/unavailable.js';
 import { AppError, toProblem } from '../errors.js';
 import { closedLoopOperations } from '../handlers/closedLoop/index.js';
 import { coreOperations } from '../handlers/core/index.js';
+import { TokenVerifier } from './auth.js';
+import { loadApi } from './compiledApi.js';
 import { corsMiddleware } from './cors.js';
-import { loadBundledDocument, mountApi } from './openapi.js';
+import { hasBody, mountApi } from './openapi.js';
 import type { Services } from './operation.js';
 import { RateLimiter } from './rateLimit.js';
 import { SUPPORTED_API_VERSIONS } from './versions.js';
@@ -28,10 +30,17 @@ function errorToResponse(err: unknown): AppError {
   return new AppError('INTERNAL_ERROR', 'An unexpected error occurred. It has been logged.');
 }
 
-/** Builds the application over `services`. */
-export async function createApp(services: Services): Promise<Koa> {
+/**
+ * Builds the application over `services`. `apiDir`: where the API documents'
+ * operations and validators were precompiled (dist/api/); without it they are
+ * built in process (compiledApi.ts).
+ */
+export async function createApp(services: Services, opts: { apiDir?: string } = {}): Promise<Koa> {
   const app = new Koa({ proxy: false });
-  const rateLimiter = new RateLimiter(services.config.rateLimitPerMinute);
+  const rateLimiter = new RateLimiter(services.db, {
+    perClient: services.config.rateLimitPerMinute,
+    perAddress: services.config.rateLimitPerAddressPerMinute,
+  });
   const { log } = services;
   const outages = new OutageLog(services.db, log);
   app.use(corsMiddleware(services.config.corsOrigins));
@@ -85,8 +94,7 @@ export async function createApp(services: Services): Promise<Koa> {
   // declares one (the OAuth2 token request); each operation then checks its own media
   // types (see rejectUndeclaredMediaType in ./openapi.ts).
   app.use(async (ctx, next) => {
-    const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('transfer-encoding') !== '';
-    if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && hasBody && !ctx.is('application/json', '+json', 'application/x-www-form-urlencoded')) {
+    if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && hasBody(ctx) && !ctx.is('application/json', '+json', 'application/x-www-form-urlencoded')) {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be sent as Content-Type: application/json.');
     }
     await next();
@@ -105,19 +113,22 @@ export async function createApp(services: Services): Promise<Koa> {
     }),
   );
 
-  const closedLoop = await mountApi({
-    document: loadBundledDocument('closed-loop'),
+  const tokens = new TokenVerifier(services.jwtKey);
+  const closedLoop = mountApi({
+    api: await loadApi('closed-loop', opts.apiDir),
     apiRoot: '/cl/v1',
     operations: closedLoopOperations as never,
     services,
     rateLimiter,
+    tokens,
   });
-  const core = await mountApi({
-    document: loadBundledDocument('core'),
+  const core = mountApi({
+    api: await loadApi('core', opts.apiDir),
     apiRoot: '/',
     operations: coreOperations as never,
     services,
     rateLimiter,
+    tokens,
   });
 
   const router = new Router();

@@ -23,29 +23,69 @@ export async function issueToken(principal: Principal, key: Uint8Array, ttlSecon
 const REALM = 'realm="wallet-service"';
 
 /**
- * The principal of an `Authorization: Bearer <jwt>` header value.
- * Throws AppError UNAUTHORIZED when missing, malformed, expired or wrongly signed,
- * with `WWW-Authenticate: Bearer` (RFC 6750 §3: `error="invalid_token"` when a
- * token was sent, no error code when none was).
+ * Verifies a bearer JWT; returns its principal and `exp` (seconds). Throws
+ * AppError UNAUTHORIZED with `WWW-Authenticate: Bearer …, error="invalid_token"`
+ * (RFC 6750 §3) when it is expired, wrongly signed or its claims are malformed.
  */
-export async function verifyBearer(header: string | undefined, key: Uint8Array): Promise<Principal> {
-  const match = /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(header ?? '');
-  if (!match) {
-    const sent = /^Bearer\s/i.test(header ?? '');
-    throw new AppError('UNAUTHORIZED', 'A bearer token is required: Authorization: Bearer <ACCESS_TOKEN>.', {
-      headers: { 'WWW-Authenticate': sent ? `Bearer ${REALM}, error="invalid_token"` : `Bearer ${REALM}` },
-    });
-  }
+async function verifyToken(token: string, key: Uint8Array): Promise<{ principal: Principal; exp?: number }> {
   try {
-    const { payload } = await jwtVerify(match[1], key, { issuer: ISSUER, algorithms: ['HS256'] });
+    const { payload } = await jwtVerify(token, key, { issuer: ISSUER, algorithms: ['HS256'] });
     const kind = payload.kind;
     if ((kind !== 'PLATFORM' && kind !== 'BUSINESS') || typeof payload.sub !== 'string') throw new Error('bad claims');
     const businessId = typeof payload.bid === 'string' ? payload.bid : null;
     if (kind === 'BUSINESS' && !businessId) throw new Error('bad claims');
-    return { kind, clientId: payload.sub, businessId };
+    return { principal: Object.freeze({ kind, clientId: payload.sub, businessId }), exp: payload.exp };
   } catch {
     throw new AppError('UNAUTHORIZED', 'The bearer token is invalid or expired.', {
       headers: { 'WWW-Authenticate': `Bearer ${REALM}, error="invalid_token", error_description="The token is invalid or expired"` },
     });
+  }
+}
+
+/**
+ * Verifies `Authorization: Bearer <jwt>` header values, keeping a bounded
+ * in-memory cache of tokens already verified: a token is a pure function of
+ * its signed claims, so a token seen valid stays valid, with the same
+ * principal, until its `exp` (jose's rule: expired once `exp` ≤ now). Only
+ * valid tokens are cached, at most `maxEntries` (oldest dropped first); each
+ * API node keeps its own (a cache, not state).
+ */
+export class TokenVerifier {
+  private readonly cache = new Map<string, { principal: Principal; expiresAtMs: number }>();
+
+  constructor(
+    private readonly key: Uint8Array,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  /** How many tokens are cached. */
+  get size(): number {
+    return this.cache.size;
+  }
+
+  /**
+   * The principal of an `Authorization` header value. Throws AppError
+   * UNAUTHORIZED when missing, malformed, expired or wrongly signed, with
+   * `WWW-Authenticate: Bearer` (RFC 6750 §3: `error="invalid_token"` when a
+   * token was sent, no error code when none was).
+   */
+  async verify(header: string | undefined, now = Date.now()): Promise<Principal> {
+    const match = /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(header ?? '');
+    if (!match) {
+      const sent = /^Bearer\s/i.test(header ?? '');
+      throw new AppError('UNAUTHORIZED', 'A bearer token is required: Authorization: Bearer <ACCESS_TOKEN>.', {
+        headers: { 'WWW-Authenticate': sent ? `Bearer ${REALM}, error="invalid_token"` : `Bearer ${REALM}` },
+      });
+    }
+    const token = match[1];
+    const hit = this.cache.get(token);
+    if (hit && hit.expiresAtMs > now) return hit.principal;
+    if (hit) this.cache.delete(token);
+    const { principal, exp } = await verifyToken(token, this.key);
+    if (typeof exp === 'number') {
+      if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(token, { principal, expiresAtMs: exp * 1000 });
+    }
+    return principal;
   }
 }

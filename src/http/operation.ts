@@ -7,9 +7,11 @@
 import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
 import type { Config } from '../config.js';
+import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from './metrics.js';
 import { AppError } from '../errors.js';
+import type { KeyClaim } from './idempotency.js';
 
 /** Who is calling, from the bearer token. */
 export interface Principal {
@@ -27,6 +29,8 @@ export interface Services {
   jwtKey: Uint8Array;
   log: Logger;
   metrics: Metrics;
+  /** The durable job queue (pg-boss), shared by webhook delivery and later payouts. */
+  jobs: JobQueue;
 }
 
 type JsonOf<C> = C extends { 'application/json': infer B } ? B : never;
@@ -39,7 +43,7 @@ type ParamsOf<Op, Where extends string> = Op extends { parameters: { [K in Where
   ? [P] extends [never] ? Record<string, never> : NonNullable<P>
   : Record<string, never>;
 
-type SuccessStatus = 200 | 201;
+type SuccessStatus = 200 | 201 | 202;
 type ContentOf<R> = R extends { content: infer C } ? C[keyof C] : undefined;
 
 /** What a handler returns: one of the operation's documented success responses. */
@@ -59,8 +63,12 @@ export interface OperationContext<Op> {
   query: ParamsOf<Op, 'query'>;
   /** Null only on operations with `security: []` and on `signature` operations. */
   principal: Principal | null;
-  /** The database handle to use: a transaction when the call is idempotent. */
   db: Knex;
+  /**
+   * The request's Idempotency-Key (idempotent operations called with one):
+   * the operation passes it to its ledger call, which claims it (http/idempotency.ts).
+   */
+  idempotency: KeyClaim | null;
   services: Services;
   koa: KoaContext;
 }

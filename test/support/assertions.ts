@@ -13,3 +13,13 @@ export function expectValidation(res: ApiResponse, pointer: string): void {
   expectProblem(res, 400, 'VALIDATION_ERROR');
   expect(res.body.errors.map((e: { pointer: string }) => e.pointer), JSON.stringify(res.body)).to.include(pointer);
 }
+
+/** The error `p` rejects with (undefined if it resolves). */
+export async function errorOf(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}

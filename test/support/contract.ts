@@ -8,7 +8,7 @@
  * must be problem details.
  */
 import { OpenAPIBackend, type Document } from 'openapi-backend';
-import { createAjv, loadBundledDocument } from '../../src/http/openapi.js';
+import { createAjv, loadBundledDocument } from '../../src/http/apiBuild.js';
 
 type Schema = Record<string, unknown>;
 interface MediaType { schema?: Schema }

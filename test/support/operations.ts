@@ -5,7 +5,7 @@
  * added to a document is covered without touching them.
  */
 import { randomUUID } from 'node:crypto';
-import { loadBundledDocument } from '../../src/http/openapi.js';
+import { loadBundledDocument } from '../../src/http/apiBuild.js';
 import { closedLoopOperations } from '../../src/handlers/closedLoop/index.js';
 import { coreOperations } from '../../src/handlers/core/index.js';
 import { SIGNATURE_SCHEMES } from '../../src/http/signatures.js';

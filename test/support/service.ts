@@ -2,11 +2,14 @@
  * Mocha root hooks: one service for the whole run, on an ephemeral embedded
  * PostgreSQL (deleted afterwards) or on DATABASE_URL when set. Tests isolate
  * themselves by creating their own businesses, not by truncating tables.
+ * The service runs with the API documents precompiled (into a temporary
+ * directory, as `npm run build` does into dist/api/), as `npm start` runs it.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
+import { precompileApis } from '../../src/http/apiBuild.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { cardDataLeaks, LEAKS } from './leaks.js';
 import { coverageKey, documentedResponses, loadContracts, observed, operationKey } from './contract.js';
@@ -37,6 +40,7 @@ export const TEST_CALLBACK_SECRETS = {
 
 let service: RunningService | undefined;
 let dataDir: string | undefined;
+let apiDir: string | undefined;
 
 /** Base URL of the service under test. */
 export function baseUrl(): string {
@@ -65,6 +69,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     port: 0,
     sandbox: true,
     rateLimitPerMinute: 100_000,
+    rateLimitPerAddressPerMinute: 100_000,
     jwtSecret: 'test-secret-test-secret-test-secret',
     logLevel: 'info',
     logFile: LOG_FILE,
@@ -76,8 +81,19 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     cardFingerprintKey: 'test-card-fingerprint-key-test-card-fingerprint-key',
     identityProviderCallbackSecret: TEST_CALLBACK_SECRETS.IDENTITY_VERIFICATION,
     screeningProviderCallbackSecret: TEST_CALLBACK_SECRETS.SCREENING,
+    // Webhook retries: the whole three-day schedule in about 3 s (24 h → 0.86 s), an
+    // attempt times out after 2 s, idle job workers look every 0.5 s.
+    webhookRetryScale: 0.00001,
+    webhookTimeoutMs: 2_000,
+    jobPollingIntervalMs: 500,
     ...overrides,
   };
+}
+
+/** Where the API documents were precompiled for this run. */
+export function precompiledApiDir(): string {
+  if (!apiDir) throw new Error('service not started');
+  return apiDir;
 }
 
 /**
@@ -86,7 +102,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
  */
 export async function startExtraService(overrides: Partial<Config>, database?: string): Promise<RunningService> {
   const url = database ? databaseUrl!.replace(/\/[^/]*$/, `/${database}`) : databaseUrl;
-  return startService(testConfig(overrides), { database: url, quiet: true });
+  return startService(testConfig(overrides), { database: url, quiet: true, apiDir });
 }
 
 let databaseUrl: string | undefined;
@@ -101,7 +117,9 @@ export const mochaHooks = {
       chmodSync(dataDir, 0o755); // PostgreSQL runs as the `postgres` user when we are root
       config.dataDir = dataDir;
     }
-    service = await startService(config, { persistent: false, quiet: true });
+    apiDir = mkdtempSync(path.join(tmpdir(), 'wallet-api-'));
+    await precompileApis(apiDir);
+    service = await startService(config, { persistent: false, quiet: true, apiDir });
     databaseUrl = service.databaseUrl;
   },
   async afterAll(this: Mocha.Context) {
@@ -128,6 +146,7 @@ export const mochaHooks = {
     await service?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     if (cardLeaks.length) throw new Error(`Card data leaked:\n  ${cardLeaks.join('\n  ')}`);
+    if (apiDir) rmSync(apiDir, { recursive: true, force: true });
     // Nothing the whole suite sent may have reached the logs (see test/logs.test.ts).
     const logs = readFileSync(LOG_FILE, 'utf8');
     for (const [what, pattern] of LEAKS) if (pattern.test(logs)) throw new Error(`The logs of the run hold ${what}: ${LOG_FILE}`);

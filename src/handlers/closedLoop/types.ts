@@ -3,7 +3,7 @@ import type { operations } from '../../../generated/types/closed-loop.js';
 import type { OperationMap } from '../../http/operation.js';
 
 /** The operationIds of the document's `webhooks` section: events the service sends. */
-type WebhookOperationId =
+export type WebhookOperationId =
   | 'onOnboardingComplete'
   | 'onTopupComplete'
   | 'onPayoutPending'

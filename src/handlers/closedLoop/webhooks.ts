@@ -7,7 +7,7 @@ export const webhookOperations = {
   createWebhookEndpoint: {
     access: 'business',
     async handle(ctx) {
-      await createWebhookEndpoint(ctx.db, businessIdOf(ctx), ctx.body);
+      await createWebhookEndpoint(ctx.db, { sandbox: ctx.services.config.sandbox }, businessIdOf(ctx), ctx.body);
       return { status: 200, body: {} };
     },
   },

@@ -4,9 +4,9 @@ import path from 'node:path';
 import type { operations } from '../../../generated/types/core.js';
 import { AppError } from '../../errors.js';
 import { SUPPORTED_API_VERSIONS } from '../../http/versions.js';
+import { GENERATED_OPENAPI } from '../../paths.js';
 import type { OperationMap } from '../../http/operation.js';
 
-const GENERATED = path.resolve(import.meta.dirname, '../../../generated/openapi');
 
 export const gatewayOperations = {
   getGatewayDescriptor: {
@@ -48,13 +48,13 @@ export const gatewayOperations = {
   },
   getApiDocument: {
     access: 'public',
-    handle: async ({ path: params }) => ({ status: 200, body: JSON.parse(await readFile(path.join(GENERATED, `${params.document}.json`), 'utf8')) }),
+    handle: async ({ path: params }) => ({ status: 200, body: JSON.parse(await readFile(path.join(GENERATED_OPENAPI, `${params.document}.json`), 'utf8')) }),
   },
   getApiDocumentYaml: {
     access: 'public',
     handle: async ({ path: params }) => ({
       status: 200,
-      body: await readFile(path.join(GENERATED, `${params.document}.yaml`), 'utf8'),
+      body: await readFile(path.join(GENERATED_OPENAPI, `${params.document}.yaml`), 'utf8'),
       contentType: 'application/yaml',
     }),
   },

@@ -4,15 +4,18 @@ import type { OperationMap } from '../../http/operation.js';
 import { authOperations } from '../closedLoop/auth.js';
 import { businessOperations } from '../closedLoop/businesses.js';
 import { cardOperations } from './cards.js';
+import type { WebhookOperationId } from '../closedLoop/types.js';
 import { customerOperations } from './customers.js';
 import { docsOperations } from './docs.js';
+import { eventOperations } from './events.js';
 import { gatewayOperations } from './gateway.js';
 import { metricsOperations } from './metrics.js';
 import { mobileNumberChangeOperations } from './mobileNumberChange.js';
 import { onboardingOperations } from './onboarding.js';
 import { coreTestHelperOperations } from './testHelpers.js';
 
-export const coreOperations: OperationMap<operations> = {
+/** Every operation of the document but its `webhooks` (events the service sends, not serves). */
+export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> = {
   // The same clients and tokens as the closed-loop API: the same handlers.
   createToken: authOperations.createToken,
   createBusiness: businessOperations.createBusiness,
@@ -20,6 +23,7 @@ export const coreOperations: OperationMap<operations> = {
   ...customerOperations,
   ...mobileNumberChangeOperations,
   ...cardOperations,
+  ...eventOperations,
   ...coreTestHelperOperations,
   ...gatewayOperations,
   ...docsOperations,

@@ -5,7 +5,7 @@
  */
 import type { operations } from '../../../generated/types/core.js';
 import { advanceClock } from '../../domain/clock.js';
-import { listOutboxEvents } from '../../domain/customers.js';
+import { listEvents } from '../../domain/events.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import { setOutage } from '../../providers/outages.js';
 import { listSandboxSmsMessages } from '../../providers/sms.js';
@@ -39,7 +39,7 @@ export const coreTestHelperOperations = {
     access: 'business',
     async handle(ctx) {
       requireSandbox(ctx.services);
-      return { status: 200, body: await listOutboxEvents(ctx.db, businessIdOf(ctx), ctx.query) };
+      return { status: 200, body: await listEvents(ctx.db, businessIdOf(ctx), ctx.query) };
     },
   },
 } satisfies OperationMap<TestHelperOperations>;

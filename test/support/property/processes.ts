@@ -56,7 +56,7 @@ export async function startServiceProcess(databaseUrl: string, timeoutMs = 90_00
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), RATE_LIMIT_PER_MINUTE: '0', TOKEN_TTL_SECONDS: '86400', SANDBOX: 'true' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0', TOKEN_TTL_SECONDS: '86400', SANDBOX: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';

@@ -1,0 +1,102 @@
+/**
+ * Child processes of the benchmark: the service started exactly as `npm start`
+ * starts it, and the reference server. Linux only (reads /proc for the
+ * service's node process and its peak resident set size, VmHWM).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** A spawned server: its process, its base URL and the output it has written. */
+export interface Spawned {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+/** Spawns `command args` in the repository with extra environment, capturing stdout and stderr. */
+export function spawnServer(command: string, args: string[], env: Record<string, string>, port: number): Spawned {
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  return { child, url: `http://127.0.0.1:${port}`, output: () => output };
+}
+
+/** Resolves once GET `url`/health answers 200 (polling every 10 ms); rejects after `timeoutMs` or if the process exits. */
+export async function waitHealthy(server: Spawned, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.child.exitCode !== null) throw new Error(`server exited with ${server.child.exitCode}:\n${server.output()}`);
+    try {
+      const res = await fetch(`${server.url}/health`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`no healthy /health at ${server.url} within ${timeoutMs} ms:\n${server.output()}`);
+}
+
+/** pid → parent pid and command line, for every process. */
+function processTable(): Map<number, { ppid: number; cmdline: string }> {
+  const table = new Map<number, { ppid: number; cmdline: string }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      table.set(Number(entry), { ppid, cmdline });
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return table;
+}
+
+/**
+ * The pid of the node process that runs the service (scripts/start.mjs, or src/main):
+ * the deepest descendant of `rootPid` whose command line names it (npm and tsx
+ * put their own processes above it).
+ */
+export function servicePid(rootPid: number): number {
+  const table = processTable();
+  const depthBelowRoot = (pid: number): number => {
+    let depth = 0;
+    for (let p = pid; p > 1; p = table.get(p)?.ppid ?? 0, depth++) if (p === rootPid) return depth;
+    return -1;
+  };
+  let found = rootPid;
+  let deepest = -1;
+  for (const [pid, { cmdline }] of table) {
+    if (!/src\/main\.(ts|js)|scripts\/start\.mjs/.test(cmdline)) continue;
+    const depth = depthBelowRoot(pid);
+    if (depth > deepest) [found, deepest] = [pid, depth];
+  }
+  return found;
+}
+
+/** Peak resident set size (VmHWM) of `pid`, in MiB. */
+export function peakRssMiB(pid: number): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+/** Sends SIGTERM to `pid` and waits for `child` to exit (SIGKILL after `timeoutMs`). */
+export async function stop(child: ChildProcess, pid = child.pid ?? 0, timeoutMs = 30_000): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  process.kill(pid, 'SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** The port of the PostgreSQL cluster running in `pgDataDir` (line 4 of postmaster.pid, as PostgreSQL documents it). */
+export function postgresPort(pgDataDir: string): number {
+  return Number(readFileSync(path.join(pgDataDir, 'postmaster.pid'), 'utf8').split('\n')[3]);
+}

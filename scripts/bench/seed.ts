@@ -1,0 +1,86 @@
+/**
+ * Benchmark data, made through the service's public API (sandbox clients), and
+ * the ledger check run on the database once the load is over.
+ */
+import pg from 'pg';
+
+async function call(base: string, method: string, path: string, token: string | null, body?: unknown): Promise<any> {
+  const res = await fetch(`${base}/cl/v1${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json();
+  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Runs `fn` over `items` with at most `limit` calls in flight. */
+async function inParallel<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]);
+      }
+    }),
+  );
+  return out;
+}
+
+/** A new business with a well-stocked operational account and `count` wallets holding 1000.00 each. */
+export async function seedBench(base: string, count: number): Promise<{ token: string; businessId: string; wallets: string[] }> {
+  const grant = { grant_type: 'client_credentials' };
+  const platform = (await call(base, 'POST', '/auth/token', null, { ...grant, client_id: 'sandbox-platform', client_secret: 'sandbox-platform-secret' })).access_token;
+  const business = await call(base, 'POST', '/businesses', platform, { name: `Bench ${Date.now()}` });
+  const token = (await call(base, 'POST', '/auth/token', null, { ...grant, ...business.credentials })).access_token;
+  await call(base, 'POST', '/testhelpers/topups', token, { amount: '1000000000.00' });
+  const wallets = await inParallel(Array.from({ length: count }, (_, i) => i), 16, async (i) => {
+    const wallet = await call(base, 'POST', '/wallets', token, { name: `bench-${i}` });
+    await call(base, 'POST', '/funds', token, { wallet_id: wallet.id, amount: '1000.00' });
+    return wallet.id as string;
+  });
+  return { token, businessId: business.id, wallets };
+}
+
+/** Ledger invariants of the business after the run; `problems` is empty when all hold. */
+export async function checkLedger(databaseUrl: string, businessId: string): Promise<{ transactions: number; problems: string[] }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT
+         (SELECT count(*) FROM transactions WHERE business_id = $1)::int AS transactions,
+         (SELECT count(*) FROM (SELECT t.id FROM transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+            WHERE t.business_id = $1 GROUP BY t.id HAVING sum(e.amount) <> 0 OR count(*) <> 2) x)::int AS unbalanced,
+         (SELECT count(*) FROM accounts a WHERE a.business_id = $1
+            AND a.balance <> (SELECT coalesce(sum(amount), 0) FROM ledger_entries WHERE account_id = a.id))::int AS drifted,
+         (SELECT sum(balance) FROM accounts WHERE business_id = $1)::text AS total,
+         (SELECT count(*) FROM accounts WHERE business_id = $1 AND kind = 'WALLET' AND balance < 0)::int AS negative`,
+      [businessId],
+    );
+    const r = rows[0];
+    const problems: string[] = [];
+    if (r.unbalanced) problems.push(`${r.unbalanced} unbalanced transactions`);
+    if (r.drifted) problems.push(`${r.drifted} balances differ from their entries`);
+    if (Number(r.total) !== 0) problems.push(`balances sum to ${r.total}, not 0`);
+    if (r.negative) problems.push(`${r.negative} wallets below 0.00`);
+    return { transactions: r.transactions, problems };
+  } finally {
+    await client.end();
+  }
+}
+
+/** Settles the database before a scenario: VACUUM ANALYZE, then a CHECKPOINT (the next is minutes away). */
+export async function settle(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('VACUUM (ANALYZE)');
+    await client.query('CHECKPOINT');
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,22 @@
+/** Events (issue 8): list the business's events, and send one again to one webhook endpoint. */
+import type { operations } from '../../../generated/types/core.js';
+import { listEvents, redeliverEvent } from '../../domain/events.js';
+import { businessIdOf, type OperationMap } from '../../http/operation.js';
+import { DELIVERY_QUEUE } from '../../webhooks/delivery.js';
+
+type EventOperations = Pick<operations, 'listEvents' | 'redeliverEvent'>;
+
+export const eventOperations = {
+  listEvents: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await listEvents(ctx.db, businessIdOf(ctx), ctx.query) }),
+  },
+  redeliverEvent: {
+    access: 'business',
+    async handle(ctx) {
+      const body = await redeliverEvent(ctx.db, ctx.services.jobs, businessIdOf(ctx), ctx.path.event_id, ctx.body.webhook_id);
+      ctx.services.jobs.wake(DELIVERY_QUEUE);
+      return { status: 202, body };
+    },
+  },
+} satisfies OperationMap<EventOperations>;

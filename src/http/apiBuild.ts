@@ -1,0 +1,137 @@
+/**
+ * Building an API document's operations and request validators with
+ * openapi-backend and Ajv: at build time into standalone JavaScript
+ * (`precompileApis`, run by `npm run build` / `npm start` into dist/api/), or
+ * in process (`buildApi`) when the service runs from its TypeScript sources.
+ * The service never loads this module when it runs compiled: it loads the
+ * precompiled files (compiledApi.ts) and starts without openapi-backend or a
+ * single schema compilation.
+ *
+ * The validators are openapi-backend's own per-operation request validators
+ * (its schemas: the JSON body, and the path, query and header parameters with
+ * query and path strings coerced to their types), compiled by Ajv for JSON
+ * Schema 2020-12 with formats.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import Ajv2020 from 'ajv/dist/2020.js';
+import * as standalone from 'ajv/dist/standalone/index.js';
+import addFormats from 'ajv-formats';
+import type { AnySchema, ValidateFunction } from 'ajv';
+import { OpenAPIBackend, type Document } from 'openapi-backend';
+import { GENERATED_OPENAPI } from '../paths.js';
+import type { ApiOperation, CompiledApi, DocumentName } from './compiledApi.js';
+
+/** Every API document the service serves. */
+export const DOCUMENTS: DocumentName[] = ['closed-loop', 'core'];
+
+/** Reads a bundled document by name (`closed-loop` or `core`). */
+export function loadBundledDocument(name: DocumentName): Document {
+  return JSON.parse(readFileSync(path.join(GENERATED_OPENAPI, `${name}.json`), 'utf8')) as Document;
+}
+
+/** Ajv for OpenAPI 3.1 schemas (JSON Schema 2020-12) with string formats. */
+export function createAjv(opts: Record<string, unknown> = {}): Ajv2020.default {
+  const Ctor = (Ajv2020 as unknown as { default: typeof Ajv2020.default }).default ?? Ajv2020;
+  const ajv = new Ctor({ strict: false, allErrors: true, ...opts });
+  (addFormats as unknown as (a: unknown) => void)(ajv);
+  return ajv;
+}
+
+/** An operation's validators, each with the Ajv options it was compiled with. */
+interface BuiltOperation extends ApiOperation {
+  validators: { fn: ValidateFunction; options: Record<string, unknown> }[];
+}
+
+/** Reads `name` with openapi-backend and compiles every operation's request validators. */
+async function buildOperations(name: DocumentName): Promise<BuiltOperation[]> {
+  const ajvs = new Map<string, Ajv2020.default>();
+  const optionsOf = new Map<ValidateFunction, Record<string, unknown>>();
+  const backend = new OpenAPIBackend({
+    definition: loadBundledDocument(name),
+    strict: true,
+    quick: true, // validators are compiled below, once each
+    validate: true,
+    coerceTypes: true,
+    // One Ajv per set of options (two in all) instead of one per validator.
+    customizeAjv: (_ajv, ajvOpts) => {
+      const key = JSON.stringify(ajvOpts);
+      if (!ajvs.has(key)) {
+        const ajv = createAjv(ajvOpts as Record<string, unknown>);
+        const compile = ajv.compile.bind(ajv);
+        ajv.compile = ((schema: AnySchema) => {
+          const fn = compile(schema);
+          optionsOf.set(fn, ajvOpts as Record<string, unknown>);
+          return fn;
+        }) as typeof ajv.compile;
+        ajvs.set(key, ajv);
+      }
+      return ajvs.get(key) as never;
+    },
+  });
+  // openapi-backend checks documents against the OpenAPI 3.0 meta-schema only; our
+  // documents are 3.1 and are linted by redocly and spectral in `npm test` instead.
+  backend.validateDefinition = () => backend.document;
+  await backend.init();
+  const documentSecurity = backend.definition.security ?? [];
+  return backend.getOperations().map((op) => {
+    const operationId = op.operationId ?? '';
+    const fns = (backend.validator.getRequestValidatorsForOperation(operationId) ?? []) as ValidateFunction[];
+    return {
+      operationId,
+      method: op.method,
+      path: op.path,
+      security: JSON.stringify(op.security ?? documentSecurity),
+      mediaTypes: Object.keys((op.requestBody as { content?: object } | undefined)?.content ?? {}),
+      validators: fns.map((fn) => ({ fn, options: optionsOf.get(fn) ?? {} })),
+    };
+  });
+}
+
+/** `name`'s operations and validators, compiled in this process. */
+export async function buildApi(name: DocumentName): Promise<CompiledApi> {
+  const built = await buildOperations(name);
+  const validators = new Map(built.map((op) => [op.operationId, op.validators.map((v) => v.fn)]));
+  return {
+    operations: built.map(({ validators: _, ...op }) => op),
+    validators: (operationId) => validators.get(operationId) ?? [],
+  };
+}
+
+/**
+ * Writes `name`'s operations (`<name>.operations.json`, each with the names of
+ * its validators) and its validators as standalone CommonJS (`<name>.validators-<n>.cjs`,
+ * one module per set of Ajv options) into `dir`.
+ */
+async function precompileApi(name: DocumentName, dir: string): Promise<void> {
+  const built = await buildOperations(name);
+  const byOptions = new Map<string, { options: Record<string, unknown>; refs: Record<string, string> }>();
+  const operations = built.map(({ validators, ...op }) => ({
+    ...op,
+    validators: validators.map(({ fn, options }, i) => {
+      const key = JSON.stringify(options);
+      if (!byOptions.has(key)) byOptions.set(key, { options, refs: {} });
+      const exportName = `${op.operationId}_${i}`;
+      byOptions.get(key)!.refs[exportName] = exportName;
+      return { module: [...byOptions.keys()].indexOf(key), export: exportName, schema: fn.schema };
+    }),
+  }));
+  mkdirSync(dir, { recursive: true });
+  type Generate = (ajv: unknown, refs: Record<string, string>) => string;
+  const interop = (standalone as unknown as { default: Generate | { default: Generate } }).default; // a CommonJS module seen from ESM
+  const generate: Generate = typeof interop === 'function' ? interop : interop.default;
+  [...byOptions.values()].forEach(({ options, refs }, module) => {
+    const ajv = createAjv({ ...options, code: { source: true } });
+    for (const op of operations) {
+      for (const v of op.validators) if (v.module === module) ajv.addSchema(v.schema as AnySchema, v.export);
+    }
+    writeFileSync(path.join(dir, `${name}.validators-${module}.cjs`), generate(ajv, refs));
+  });
+  const index = operations.map((op) => ({ ...op, validators: op.validators.map(({ module, export: e }) => ({ module, export: e })) }));
+  writeFileSync(path.join(dir, `${name}.operations.json`), `${JSON.stringify(index, null, 1)}\n`);
+}
+
+/** Precompiles every document into `dir` (dist/api/ for the compiled service). */
+export async function precompileApis(dir: string): Promise<void> {
+  for (const name of DOCUMENTS) await precompileApi(name, dir);
+}

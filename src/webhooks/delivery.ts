@@ -1,0 +1,133 @@
+/**
+ * The `webhook-delivery` job: one HTTP attempt of one delivery (an event to one
+ * endpoint), its record, and what comes next, per the schedule in ./schedule.ts.
+ *
+ * A job names `{delivery_id, attempt}`. The attempt's record, the delivery's new state
+ * and the job of the next attempt are written in one transaction, guarded by
+ * `attempt_count = attempt - 1`: a job run again after that transaction committed (its
+ * process died before pg-boss marked it done) finds the attempt made and does nothing,
+ * so attempts are never doubled by the queue. An attempt cut short by a crash before
+ * that transaction is made again (at least once): receivers deduplicate by
+ * `webhook-id`, the event id.
+ *
+ * Outcomes: 2xx → SUCCEEDED; 410 → FAILED and the endpoint DISABLED (reason GONE; its
+ * other pending deliveries CANCELLED); anything else (non-2xx, network error, time-out,
+ * refused address) → the next attempt, or FAILED after the last. An attempt interrupted
+ * by shutdown is recorded and the next one is due at once (another instance, or this
+ * one after its restart, makes it).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { JobQueue } from '../jobs/queue.js';
+import { nextAttemptAt, retryAfterSeconds } from './schedule.js';
+import { sendAttempt, type AttemptResult } from './sender.js';
+import { deliveryHeaders, envelopeBody, type DeliveryMessage } from './signing.js';
+import type { UrlPolicy } from './urlPolicy.js';
+
+export const DELIVERY_QUEUE = 'webhook-delivery';
+
+/** Data of a `webhook-delivery` job. */
+export interface DeliveryJob {
+  delivery_id: string;
+  attempt: number;
+}
+
+export interface DeliveryDeps {
+  db: Knex;
+  jobs: JobQueue;
+  policy: UrlPolicy;
+  timeoutMs: number;
+  /** Multiplies the retry schedule's delays (WEBHOOK_RETRY_SCALE). */
+  retryScale: number;
+}
+
+interface DeliveryRow {
+  id: string;
+  business_id: string;
+  status: string;
+  attempt_count: number;
+  event_id: string;
+  code: string;
+  data: unknown;
+  event_created_at: Date;
+  endpoint_id: string;
+  url: string;
+  secret: string;
+  endpoint_status: string;
+}
+
+type Outcome = 'SUCCEEDED' | 'RETRY' | 'FAILED' | 'ENDPOINT_GONE';
+
+function outcomeOf(r: AttemptResult, next: Date | null): Outcome {
+  if (r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300) return 'SUCCEEDED';
+  if (r.statusCode === 410) return 'ENDPOINT_GONE';
+  return next ? 'RETRY' : 'FAILED';
+}
+
+/** Runs one `webhook-delivery` job (see the module comment). */
+export async function runDeliveryJob(deps: DeliveryDeps, job: DeliveryJob, shutdown: AbortSignal): Promise<void> {
+  const { db } = deps;
+  const row = (await db('webhook_deliveries as d')
+    .join('outbox_events as e', 'e.id', 'd.event_id')
+    .join('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .where('d.id', job.delivery_id)
+    .first(
+      'd.id', 'd.business_id', 'd.status', 'd.attempt_count', 'e.id as event_id', 'e.code', 'e.data', 'e.created_at as event_created_at',
+      'w.id as endpoint_id', 'w.url', 'w.secret', 'w.status as endpoint_status',
+    )) as DeliveryRow | undefined;
+  if (!row || row.status !== 'PENDING' || row.attempt_count >= job.attempt) return; // done, or this attempt was made
+  if (row.endpoint_status !== 'ENABLED') {
+    await db('webhook_deliveries').where({ id: row.id, status: 'PENDING' }).update({ status: 'CANCELLED', next_attempt_at: null, completed_at: db.fn.now(3), updated_at: db.fn.now(3) });
+    return;
+  }
+
+  const message: DeliveryMessage = {
+    eventId: row.event_id, code: row.code, createdAt: row.event_created_at, endpointId: row.endpoint_id, businessId: row.business_id, url: row.url, data: row.data,
+  };
+  const body = envelopeBody(message);
+  const startedAt = new Date();
+  const headers = await deliveryHeaders(message, body, row.secret, startedAt).catch(() => null);
+  const result: AttemptResult = headers
+    ? await sendAttempt(deps.policy, row.url, headers, body, { timeoutMs: deps.timeoutMs, shutdown })
+    : { statusCode: null, retryAfter: null, latencyMs: 0, error: 'the endpoint secret cannot be used for signing', interrupted: false };
+  const finishedAt = new Date();
+  const next = result.interrupted ? finishedAt : nextAttemptAt(job.attempt, finishedAt, deps.retryScale, retryAfterSeconds(result.retryAfter));
+  const outcome = outcomeOf(result, next);
+
+  await db.transaction(async (trx) => {
+    const moved = await trx('webhook_deliveries')
+      .where({ id: row.id, status: 'PENDING', attempt_count: job.attempt - 1 })
+      .update({
+        attempt_count: job.attempt,
+        status: outcome === 'RETRY' ? 'PENDING' : outcome === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED',
+        next_attempt_at: outcome === 'RETRY' ? next : null,
+        last_status_code: result.statusCode,
+        last_error: result.error,
+        completed_at: outcome === 'RETRY' ? null : trx.fn.now(3),
+        updated_at: trx.fn.now(3),
+      });
+    if (!moved) return; // another run recorded this attempt first
+    await trx('webhook_delivery_attempts').insert({
+      id: randomUUID(),
+      business_id: row.business_id,
+      delivery_id: row.id,
+      event_id: row.event_id,
+      endpoint_id: row.endpoint_id,
+      attempt: job.attempt,
+      outcome,
+      status_code: result.statusCode,
+      latency_ms: result.latencyMs,
+      error: result.error,
+      started_at: startedAt,
+    });
+    if (outcome === 'RETRY') {
+      await deps.jobs.send(DELIVERY_QUEUE, { delivery_id: row.id, attempt: job.attempt + 1 } satisfies DeliveryJob, { trx, startAfter: next! });
+    }
+    if (outcome === 'ENDPOINT_GONE') {
+      await trx('webhook_endpoints').where({ id: row.endpoint_id, status: 'ENABLED' }).update({ status: 'DISABLED', disabled_reason: 'GONE', disabled_at: trx.fn.now(3) });
+      await trx('webhook_deliveries')
+        .where({ endpoint_id: row.endpoint_id, status: 'PENDING' })
+        .update({ status: 'CANCELLED', next_attempt_at: null, completed_at: trx.fn.now(3), updated_at: trx.fn.now(3) });
+    }
+  });
+}

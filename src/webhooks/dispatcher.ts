@@ -1,0 +1,100 @@
+/**
+ * The webhook dispatcher of one instance (issue 8). Operations write their events to
+ * the transactional outbox (`outbox_events`, in the transaction of their effect); the
+ * relay turns each committed event into one delivery per ENABLED endpoint of its
+ * business subscribed to its code, and one `webhook-delivery` job per delivery, in one
+ * transaction that also marks the event dispatched. It is the outbox's reader, not a
+ * job runner: every instance runs it, `FOR UPDATE SKIP LOCKED` gives each event to one
+ * of them, and an event is either dispatched with all its jobs or not at all. Delivery,
+ * retries, back-off and recovery after a restart are the job queue's (./delivery.ts).
+ *
+ * Payouts and other producers need nothing from here: inserting into `outbox_events`
+ * in their transaction is enough.
+ */
+import type { Knex } from 'knex';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Logger } from '../log.js';
+import { DELIVERY_QUEUE, runDeliveryJob, type DeliveryDeps, type DeliveryJob } from './delivery.js';
+
+/** Events taken per relay transaction. */
+const RELAY_BATCH = 100;
+
+/**
+ * Dispatches up to one batch of undispatched events; returns how many. New deliveries
+ * are PENDING with a job for attempt 1 due now.
+ */
+export async function relayOutbox(db: Knex, jobs: JobQueue): Promise<number> {
+  return db.transaction(async (trx) => {
+    const events = await trx('outbox_events').whereNull('dispatched_at').orderBy('created_at').limit(RELAY_BATCH).forUpdate().skipLocked().pluck('id');
+    if (events.length === 0) return 0;
+    const deliveries = await trx.raw<{ rows: { id: string }[] }>(
+      `INSERT INTO webhook_deliveries (id, business_id, event_id, endpoint_id, kind, status, next_attempt_at)
+       SELECT gen_random_uuid(), e.business_id, e.id, w.id, 'EVENT', 'PENDING', now()
+         FROM outbox_events e
+         JOIN webhook_endpoints w ON w.business_id = e.business_id AND w.status = 'ENABLED' AND w.events @> jsonb_build_array(e.code)
+        WHERE e.id = ANY(?)
+       ON CONFLICT DO NOTHING
+       RETURNING id`,
+      [events],
+    );
+    for (const { id } of deliveries.rows) await jobs.send(DELIVERY_QUEUE, { delivery_id: id, attempt: 1 } satisfies DeliveryJob, { trx });
+    await trx('outbox_events').whereIn('id', events).update({ dispatched_at: trx.fn.now(3) });
+    return events.length;
+  });
+}
+
+export interface DispatcherOptions extends DeliveryDeps {
+  log: Logger;
+  /** Pause between relay rounds when the outbox is empty. */
+  relayIntervalMs: number;
+  /** Parallel deliveries per instance. */
+  concurrency: number;
+}
+
+/** A running dispatcher; `stop()` ends the relay loop (the queue is stopped by its owner). */
+export interface Dispatcher {
+  stop(): Promise<void>;
+}
+
+/** Starts the delivery workers and the relay loop of this instance. */
+export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatcher> {
+  const { db, jobs, log } = opts;
+  await jobs.defineQueue<DeliveryJob>({
+    name: DELIVERY_QUEUE,
+    concurrency: opts.concurrency,
+    // pg-boss's own retries are for a handler that threw (the database was unreachable
+    // while recording) or a process that died mid-job; HTTP failures follow the schedule.
+    retryLimit: 1000,
+    retryDelaySeconds: 5,
+    expireInSeconds: Math.ceil(opts.timeoutMs / 1000) + 45,
+    handler: (job, signal) => runDeliveryJob(opts, job, signal),
+  });
+
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let round: Promise<void> = Promise.resolve();
+  let lastErrorLog = 0;
+  const loop = async (): Promise<void> => {
+    let relayed = 0;
+    try {
+      relayed = await relayOutbox(db, jobs);
+      if (relayed > 0) jobs.wake(DELIVERY_QUEUE);
+    } catch (err) {
+      // An outage or a broken schema would repeat every round: log once a minute.
+      if (Date.now() - lastErrorLog > 60_000) {
+        lastErrorLog = Date.now();
+        const e = err as { code?: string; message?: string };
+        log.warn({ relay_error: e.code ?? e.message?.slice(0, 200) }, 'webhook relay: outbox not readable (retrying)');
+      }
+    }
+    if (!stopped) timer = setTimeout(() => (round = loop()), relayed >= RELAY_BATCH ? 0 : opts.relayIntervalMs);
+  };
+  round = loop();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await round;
+    },
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * One HTTP attempt of a webhook delivery: a POST with a time-out (15 s by default,
+ * `WEBHOOK_TIMEOUT_MS`), no redirects followed (a 3xx is a failed attempt), the
+ * response body read up to 64 KiB and ignored. The connection goes only to addresses
+ * the URL policy allows: IP literals are checked before connecting, and names are
+ * resolved by a `lookup` that refuses the whole attempt if any address is not allowed,
+ * so the address checked is the address connected to.
+ */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { addressRefusal, hostOf, type UrlPolicy } from './urlPolicy.js';
+
+export interface AttemptResult {
+  /** HTTP status, or null when no response came (refused URL, network error, time-out). */
+  statusCode: number | null;
+  /** The response's Retry-After header, if any. */
+  retryAfter: string | null;
+  latencyMs: number;
+  /** Why the attempt failed without a response, or a short note on a non-2xx. */
+  error: string | null;
+  /** True when aborted because the service is shutting down. */
+  interrupted: boolean;
+}
+
+/** A `lookup` that fails unless every address of the name is allowed for `protocol`. */
+function guardedLookup(policy: UrlPolicy, protocol: string): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true, verbatim: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err, '', 0);
+      for (const a of addresses) {
+        const why = addressRefusal(policy, protocol, a.address);
+        if (why) return callback(Object.assign(new Error(why), { code: 'EADDRNOTALLOWED' }), '', 0);
+      }
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** Reads and discards up to 64 KiB of the response. */
+function drain(res: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > 65_536) res.destroy();
+    });
+    res.on('end', resolve);
+    res.on('close', resolve);
+    res.on('error', resolve);
+  });
+}
+
+/** POSTs `body` with `headers` to `rawUrl`; never throws. */
+export async function sendAttempt(
+  policy: UrlPolicy,
+  rawUrl: string,
+  headers: Record<string, string>,
+  body: string,
+  opts: { timeoutMs: number; shutdown: AbortSignal },
+): Promise<AttemptResult> {
+  const started = performance.now();
+  const done = (r: Omit<AttemptResult, 'latencyMs'>): AttemptResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return done({ statusCode: null, retryAfter: null, error: 'the URL is not valid', interrupted: false });
+  }
+  const host = hostOf(url);
+  const literalRefusal = isIP(host) ? addressRefusal(policy, url.protocol, host) : url.protocol === 'https:' || url.protocol === 'http:' ? null : 'only https URLs are accepted';
+  if (literalRefusal) return done({ statusCode: null, retryAfter: null, error: `URL not allowed: ${literalRefusal}`, interrupted: false });
+
+  const timeout = AbortSignal.timeout(opts.timeoutMs);
+  const signal = AbortSignal.any([timeout, opts.shutdown]);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<AttemptResult>((resolve) => {
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup: guardedLookup(policy, url.protocol),
+        signal,
+      },
+      (res) => {
+        const statusCode = res.statusCode ?? 0;
+        const retryAfter = typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : null;
+        void drain(res).then(() =>
+          resolve(done({ statusCode, retryAfter, error: statusCode >= 200 && statusCode < 300 ? null : `HTTP ${statusCode}`, interrupted: false })),
+        );
+      },
+    );
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      const interrupted = opts.shutdown.aborted;
+      const why = interrupted
+        ? 'interrupted: the service shut down during the attempt'
+        : timeout.aborted
+          ? `timed out after ${opts.timeoutMs} ms`
+          : err.code === 'EADDRNOTALLOWED'
+            ? `URL not allowed: ${err.message}`
+            : `${err.code ?? 'ERROR'}: ${err.message}`.slice(0, 300);
+      resolve(done({ statusCode: null, retryAfter: null, error: why, interrupted }));
+    });
+    req.end(body);
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * The Idempotency-Key handling of the PL/pgSQL ledger (migration 004) called
+ * directly: ledger_move_keyed takes the key, moves and keeps the outcome in
+ * one statement; a key in flight is in use (same body) or reused (another);
+ * refusals are kept with their HTTP status as src/errors.ts maps it.
+ */
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { move } from '../src/domain/ledger.js';
+import { AppError, ERROR_STATUS } from '../src/errors.js';
+import { KeyClaim } from '../src/http/idempotency.js';
+import { errorOf } from './support/assertions.js';
+import { get } from './support/client.js';
+import { newBusiness, newWallet, topup } from './support/fixtures.js';
+import { running } from './support/service.js';
+
+const db = () => running().db;
+
+describe('ledger (PL/pgSQL): ledger_move_keyed', () => {
+  const context = { request_id: 'req-1', instance: '/cl/v1/funds' };
+
+  it('takes the key, moves and stores the posting with it in one statement; a second call finds it held', async () => {
+    const b = await newBusiness();
+    const w = await newWallet(b.token);
+    await topup(b.token, '10.00');
+    const first = new KeyClaim(b.id, randomUUID(), 'hash-1', context);
+    const posting = await move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '4.00' }, first);
+    const row = await db()('idempotency_keys').where({ scope: b.id, key: first.key }).first();
+    expect(row).to.include({ state: 'COMPLETED', response_status: 201, request_hash: 'hash-1' });
+    expect(row.response_body).to.deep.equal({ status: 201, transaction_id: posting.id });
+
+    const replay = new KeyClaim(b.id, first.key, 'hash-1', context);
+    expect(await move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '4.00' }, replay)).to.deep.equal(posting);
+    expect(replay.replayed).to.equal(true);
+    const other = new KeyClaim(b.id, first.key, 'hash-2', context);
+    const error = await errorOf(move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '5.00' }, other));
+    expect((error as AppError).code).to.equal('IDEMPOTENCY_KEY_REUSED');
+    expect((await get(`/cl/v1/wallets/${w.id}/balance`, { token: b.token })).body.balance).to.equal('4.00');
+  });
+
+  it('stores a refusal with the key, in the same transaction, and moves nothing', async () => {
+    const b = await newBusiness();
+    const w = await newWallet(b.token);
+    const claim = new KeyClaim(b.id, randomUUID(), 'hash', context);
+    const error = await errorOf(move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '1.00' }, claim));
+    expect((error as AppError).code).to.equal('INSUFFICIENT_FUNDS');
+    const row = await db()('idempotency_keys').where({ scope: b.id, key: claim.key }).first();
+    expect(row).to.include({ state: 'COMPLETED', response_status: 422 });
+    expect(row.response_body.refusal).to.include({ code: 'INSUFFICIENT_FUNDS', status: 422 });
+    expect(row.response_body.context).to.deep.equal(context);
+    expect(await db()('transactions').where({ business_id: b.id }).count({ n: '*' }).first()).to.deep.equal({ n: '0' });
+  });
+
+  it('a key held by a request in flight (its advisory locks) is in use for the same body, reused for another', async () => {
+    const b = await newBusiness();
+    const w = await newWallet(b.token);
+    await topup(b.token, '10.00');
+    const key = randomUUID();
+    // Hold the wallet's row so that the first call waits inside its transaction, holding the key.
+    const trx = await db().transaction();
+    await trx('accounts').where({ id: w.id }).forUpdate().select('id');
+    const first = move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '1.00' }, new KeyClaim(b.id, key, 'hash-1', context));
+    await new Promise((r) => setTimeout(r, 300));
+    const same = await errorOf(move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '1.00' }, new KeyClaim(b.id, key, 'hash-1', context)));
+    const other = await errorOf(move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '2.00' }, new KeyClaim(b.id, key, 'hash-2', context)));
+    await trx.commit();
+    await first;
+    expect((same as AppError).code).to.equal('IDEMPOTENCY_KEY_IN_USE');
+    expect((other as AppError).code).to.equal('IDEMPOTENCY_KEY_REUSED');
+    expect((await get(`/cl/v1/wallets/${w.id}/balance`, { token: b.token })).body.balance).to.equal('1.00');
+  });
+
+  it('every code the ledger refuses with has the HTTP status src/errors.ts gives it', async () => {
+    const { readFileSync, readdirSync } = await import('node:fs');
+    const dir = new URL('../src/db/migrations/', import.meta.url);
+    const sql = readdirSync(dir).map((f) => readFileSync(new URL(f, dir), 'utf8')).join('\n');
+    const codes = new Set([...sql.matchAll(/ledger_refusal\('([A-Z_]+)'/g)].map((m) => m[1]));
+    expect(codes.size).to.be.greaterThan(10);
+    for (const code of codes) {
+      const { rows } = await db().raw('SELECT ledger_refusal(?, ?) AS r', [code, 'detail']);
+      expect(rows[0].r.refusal.status, code).to.equal(ERROR_STATUS[code as keyof typeof ERROR_STATUS]);
+    }
+  });
+});
