@@ -18,6 +18,12 @@
  * default generated once and kept), IDENTITY_PROVIDER_CALLBACK_SECRET and
  * SCREENING_PROVIDER_CALLBACK_SECRET (HMAC keys of the providers' signed callbacks;
  * default generated once and kept, which suits the sandbox providers).
+ * Card data (src/domain/cardData.ts): CARD_DATA_KEY seals PANs, CVVs and PINs
+ * (AES-256-GCM), as key version CARD_DATA_KEY_VERSION (default 1);
+ * CARD_DATA_PREVIOUS_KEYS (`<version>:<secret>,…`) keeps older versions readable
+ * after a rotation; CARD_FINGERPRINT_KEY keys the PAN fingerprints (never rotate
+ * it). In the sandbox an unset CARD_DATA_KEY or CARD_FINGERPRINT_KEY is generated
+ * once and kept in the database; with SANDBOX=false both are required.
  * Webhook delivery (src/webhooks/): WEBHOOK_TIMEOUT_MS (default 15000, the time-out of
  * one attempt), WEBHOOK_RETRY_SCALE (default 1: multiplies every delay of the retry
  * schedule in src/webhooks/schedule.ts, e.g. 0.001 turns 5 minutes into 300 ms; tests
@@ -47,6 +53,11 @@ export interface Config {
   identityDataKey?: string;
   identityProviderCallbackSecret?: string;
   screeningProviderCallbackSecret?: string;
+  cardDataKey?: string;
+  cardDataKeyVersion: number;
+  /** Older card data keys by version, still readable. */
+  cardDataPreviousKeys: Record<number, string>;
+  cardFingerprintKey?: string;
   /** Most connections in the database pool. */
   dbPoolSize: number;
   webhookTimeoutMs: number;
@@ -86,9 +97,20 @@ function originsFrom(value: string | undefined): '*' | string[] {
   return origins;
 }
 
+/** `<version>:<secret>,…` as a map; throws on a malformed entry. */
+function keysFrom(value: string | undefined): Record<number, string> {
+  const keys: Record<number, string> = {};
+  for (const entry of (value ?? '').split(',').filter(Boolean)) {
+    const match = /^\s*([0-9]+):(.+)$/.exec(entry);
+    if (!match || Number(match[1]) < 1) throw new Error('CARD_DATA_PREVIOUS_KEYS must be a comma-separated list of <version>:<secret>, versions from 1');
+    keys[Number(match[1])] = match[2];
+  }
+  return keys;
+}
+
 /** Reads the configuration from `env`; throws on a malformed value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  return {
+  const config: Config = {
     port: intFrom(env.PORT, 3000, 'PORT'),
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR || '.data',
@@ -107,10 +129,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     identityDataKey: env.IDENTITY_DATA_KEY || undefined,
     identityProviderCallbackSecret: env.IDENTITY_PROVIDER_CALLBACK_SECRET || undefined,
     screeningProviderCallbackSecret: env.SCREENING_PROVIDER_CALLBACK_SECRET || undefined,
+    cardDataKey: env.CARD_DATA_KEY || undefined,
+    cardDataKeyVersion: intFrom(env.CARD_DATA_KEY_VERSION, 1, 'CARD_DATA_KEY_VERSION', 1_000_000, 1),
+    cardDataPreviousKeys: keysFrom(env.CARD_DATA_PREVIOUS_KEYS),
+    cardFingerprintKey: env.CARD_FINGERPRINT_KEY || undefined,
     webhookTimeoutMs: intFrom(env.WEBHOOK_TIMEOUT_MS, 15_000, 'WEBHOOK_TIMEOUT_MS', 60_000, 100),
     webhookRetryScale: scaleFrom(env.WEBHOOK_RETRY_SCALE),
     webhookConcurrency: intFrom(env.WEBHOOK_CONCURRENCY, 4, 'WEBHOOK_CONCURRENCY', 64, 1),
     jobPollingIntervalMs: intFrom(env.JOB_POLLING_INTERVAL_MS, 1000, 'JOB_POLLING_INTERVAL_MS', 60_000, 500),
     jobMaintenanceIntervalSeconds: intFrom(env.JOB_MAINTENANCE_INTERVAL_SECONDS, 60, 'JOB_MAINTENANCE_INTERVAL_SECONDS', 3600, 1),
   };
+  if (!config.sandbox && (!config.cardDataKey || !config.cardFingerprintKey)) {
+    throw new Error('CARD_DATA_KEY and CARD_FINGERPRINT_KEY are required when SANDBOX=false');
+  }
+  return config;
 }

@@ -31,6 +31,9 @@ const TABLES = [
   'onboarding_sessions',
   'provider_requests',
   'provider_callback_events',
+  'card_issuances',
+  'cards',
+  'card_otp_sessions',
   'webhook_deliveries',
   'webhook_delivery_attempts',
 ];

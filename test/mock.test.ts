@@ -38,7 +38,7 @@ describe('mock server (npm run mock: Prism on the bundled documents)', function 
           token: op.secured ? 'any-token' : undefined,
           body: op.body,
           // Prism checks that a signed callback carries its signature header, not the signature itself.
-          headers: { ...headers, ...(op.signedBy ? { 'X-Provider-Signature': 't=1795255200,v1=' + '0'.repeat(64) } : {}) },
+          headers: { ...headers, ...op.exampleHeaders, ...(op.signedBy ? { 'X-Provider-Signature': 't=1795255200,v1=' + '0'.repeat(64) } : {}) },
         });
         expect(res.status, `${op.operationId}: ${JSON.stringify(res.body).slice(0, 300)}`).to.be.within(200, 299);
       }

@@ -534,6 +534,230 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cards/issuances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue card
+         * @description Asks for a card for an `ACTIVE` customer, on the customer's wallet (`account_id`,
+         *     `account_number`). The issuance starts in `PENDING_COMPLETION`: nothing is sent yet.
+         *     Next: `completeCardIssuance` sends the 4-digit code to the customer's mobile number, and
+         *     `verifyCardIssuanceOtp` (E5) issues the card.
+         *
+         *     The `idempotency-key` header is required and kept on the issuance (`idempotency_key`):
+         *     the first request with a key answers 201; the same request again with the same key
+         *     answers 200 with that issuance as it is now, never a second card, also when both arrive
+         *     at once; the same key with another customer, type or design is 422
+         *     `IDEMPOTENCY_KEY_REUSED`. Keys are the business's and never expire.
+         *
+         *     Refused, with nothing changed: an unknown customer (404 `CUSTOMER_NOT_FOUND`), a
+         *     customer who is not `ACTIVE` (409 `CUSTOMER_NOT_ACTIVE`), a wallet that is not `ACTIVE`
+         *     (422 `WALLET_NOT_ACTIVE`).
+         */
+        post: operations["issueCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/issuances/{card_issuance_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card issuance id, as returned by `issueCard`.
+                 * @example 3f1c2b4a-5d6e-4f7a-8b9c-0d1e2f3a4b5c
+                 */
+                card_issuance_id: components["parameters"]["CardIssuanceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get card issuance
+         * @description The card issuance with its state and, once `ISSUED`, its card. A live issuance whose `expires_at` has passed is answered, and kept, as `EXPIRED`. Another business's issuance is 404 `CARD_ISSUANCE_NOT_FOUND`.
+         */
+        get: operations["getCardIssuance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/issuances/{card_issuance_id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card issuance id, as returned by `issueCard`.
+                 * @example 3f1c2b4a-5d6e-4f7a-8b9c-0d1e2f3a4b5c
+                 */
+                card_issuance_id: components["parameters"]["CardIssuanceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete card issuance
+         * @description Completes the card request: sends a 4-digit code by SMS to the customer's current mobile
+         *     number (valid 5 minutes, 5 attempts) and moves the issuance to
+         *     `PENDING_OTP_VERIFICATION`. Next: `verifyCardIssuanceOtp` (E5) with that code.
+         *
+         *     Called again while the issuance waits for its code it sends a new code (the previous one
+         *     stops working): 60 seconds after the last one at the earliest (429
+         *     `OTP_RESEND_TOO_SOON` with `Retry-After`) and at most 3 times (then 422
+         *     `OTP_RESEND_LIMIT_REACHED`; issue a new card request). That is how to go on after
+         *     `OTP_EXPIRED`, `OTP_MAX_ATTEMPTS_REACHED` or `OTP_VERIFICATION_FAILED`. An issuance that
+         *     is `ISSUED` or `EXPIRED` is 409 `CARD_STATUS_NOT_ALLOWED`. An SMS provider that is down
+         *     is 503 `SERVICE_UNAVAILABLE` with nothing changed.
+         */
+        post: operations["completeCardIssuance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/issuances/{card_issuance_id}/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card issuance id, as returned by `issueCard`.
+                 * @example 3f1c2b4a-5d6e-4f7a-8b9c-0d1e2f3a4b5c
+                 */
+                card_issuance_id: components["parameters"]["CardIssuanceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify card issuance OTP
+         * @description Seed E5. Checks the 4-digit code sent by `completeCardIssuance`; when it is right the card
+         *     is created (a new PAN, CVV and expiry, kept encrypted) and the issuance becomes `ISSUED`
+         *     with its `card`: `ACTIVE` for a virtual card, `PENDING_ACTIVATION` for a physical one.
+         *
+         *     Checked in this order, each refusal changing nothing but the counted attempt: a code
+         *     that is not 4 digits (400 `INVALID_OTP_FORMAT`, not counted); an unknown issuance (404
+         *     `CARD_ISSUANCE_NOT_FOUND`); no code asked for yet (404 `OTP_OPERATION_NOT_FOUND`); an
+         *     issuance that is `EXPIRED` (409 `CARD_STATUS_NOT_ALLOWED`) or already `ISSUED` (412
+         *     `OTP_OPERATION_WRONG_STATUS`); a code sent to a mobile number that is no longer the
+         *     customer's (400 `OTP_VERIFICATION_FAILED`, the code stops working); then the code: expired
+         *     (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time or after it (400
+         *     `OTP_MAX_ATTEMPTS_REACHED`). After the last three ask for a new code with
+         *     `completeCardIssuance`.
+         */
+        post: operations["verifyCardIssuanceOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{card_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get card
+         * @description The card: its state, token, last four digits, expiry date and design. The PAN, CVV and PIN are never part of it (see `displayCardSensitiveData`). Another business's card is 404 `CARD_NOT_FOUND`.
+         */
+        get: operations["getCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change card status
+         * @description Moves the card to `status` along the card state table (tag Cards): block it for a while (`TEMPORARILY_BLOCKED`) and unblock it (`ACTIVE`), or end it for good as `LOST`, `STOLEN` or `CLOSED`. A move the table does not allow is 409 `CARD_STATUS_NOT_ALLOWED` and changes nothing; asking for the status the card already has changes nothing and answers the card.
+         */
+        patch: operations["changeCardStatus"];
+        trace?: never;
+    };
+    "/cards/{card_id}/sensitive-data/display": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Display sensitive data
+         * @description Starts showing the card's PAN, CVV, expiry and PIN to the customer: sends a 6-digit code by SMS to the customer's mobile number (valid 5 minutes, 5 attempts) and answers the `session_id` that `verifyDisplaySensitiveDataOtp` (E6) takes with the code. Only an `ACTIVE` card shows its data (412 `INVALID_CARD_STATUS`). There is no resend: start a new display. An SMS provider that is down is 503 `SERVICE_UNAVAILABLE` with nothing changed.
+         */
+        post: operations["displayCardSensitiveData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/sensitive-data/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify display sensitive data OTP
+         * @description Seed E6. Checks the code of a display session started by `displayCardSensitiveData`;
+         *     when it is right, answers the card's `pan`, `cvv`, `expiry` (MM/YY) and `pin` (null when
+         *     no PIN is set). This is the only answer of the API that holds them: show them to the
+         *     customer and keep them nowhere. A session shows the data once; show them again with a
+         *     new display.
+         *
+         *     Checked in this order, each refusal changing nothing but the counted attempt: a code that
+         *     is not 4 to 8 digits (400 `INVALID_OTP_FORMAT`, not counted); an unknown session (404
+         *     `OTP_OPERATION_NOT_FOUND`); a `card_id` that is not the session's card (404
+         *     `CARD_NOT_FOUND`); a card that is not `ACTIVE` (412 `INVALID_CARD_STATUS`); a session
+         *     whose code was already verified, or that failed otherwise (412
+         *     `OTP_OPERATION_WRONG_STATUS`); a code
+         *     sent to a mobile number that is no longer the customer's (400 `OTP_VERIFICATION_FAILED`,
+         *     the session fails); then the code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INVALID`),
+         *     wrong for the fifth time or after it (400 `OTP_MAX_ATTEMPTS_REACHED`: at most 5 invalid
+         *     attempts, also when guesses arrive at once).
+         */
+        post: operations["verifyDisplaySensitiveDataOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -1468,6 +1692,151 @@ export interface components {
         /** @description Prometheus text exposition format 0.0.4. */
         MetricsText: string;
         /**
+         * @description The code as the customer typed it: 4 digits (seed E5). Any other value of up to 16 characters is 400 `INVALID_OTP_FORMAT` and does not count as an attempt.
+         * @example 4829
+         */
+        CardOtpInput: string;
+        /**
+         * @description The code as the customer typed it: 4 to 8 digits (seed E6; the service sends 6). Any other value of up to 16 characters is 400 `INVALID_OTP_FORMAT` and does not count as an attempt.
+         * @example 482913
+         */
+        SensitiveDataOtpInput: string;
+        /**
+         * @description `VIRTUAL` (usable once issued) or `PHYSICAL` (plastic sent to the customer; waits for activation when issued). The list may grow.
+         * @enum {string}
+         */
+        CardType: "VIRTUAL" | "PHYSICAL";
+        /**
+         * @description The card's design code, as agreed with the business (upper-case letters, digits, `_`).
+         * @example CLASSIC
+         */
+        CardDesign: string;
+        /**
+         * @description The issuance's state; the table is in the tag Cards. The list may grow.
+         * @enum {string}
+         */
+        CardIssuanceStatus: "PENDING_COMPLETION" | "PENDING_OTP_VERIFICATION" | "ISSUED" | "EXPIRED";
+        /**
+         * @description The card's state; the table is in the tag Cards. The list may grow.
+         * @enum {string}
+         */
+        CardStatus: "PENDING_ACTIVATION" | "ACTIVE" | "TEMPORARILY_BLOCKED" | "LOST" | "STOLEN" | "CLOSED";
+        CardIssuanceRequest: {
+            /** @description The `ACTIVE` customer the card is for; it is issued on the customer's wallet. */
+            customer_id: components["schemas"]["Uuid"];
+            /** @description The card's type; `VIRTUAL` when absent. */
+            type?: components["schemas"]["CardType"];
+            /** @description The card's design; `CLASSIC` when absent. */
+            design?: components["schemas"]["CardDesign"];
+        };
+        CompleteCardIssuanceRequest: {
+            /** @description Language of the SMS; the customer's when absent. */
+            locale?: components["schemas"]["Locale"];
+        };
+        CardIssuanceOtpRequest: {
+            otp: components["schemas"]["CardOtpInput"];
+        };
+        /** @description A card (seed "Card object"). It never holds the PAN, CVV or PIN: they are shown only by `verifyDisplaySensitiveDataOtp` (E6). */
+        Card: {
+            id: components["schemas"]["Uuid"];
+            /** @description The wallet the card spends from. */
+            account_id: components["schemas"]["Uuid"];
+            /**
+             * Format: int64
+             * @description The card's token: a number that names the card to the card network and the test helpers without revealing its PAN. Unique in the service.
+             * @example 1000000042
+             */
+            token: number;
+            type: components["schemas"]["CardType"];
+            status: components["schemas"]["CardStatus"];
+            /**
+             * @description The PAN's last four digits.
+             * @example 6784
+             */
+            last_4_digits: string;
+            /**
+             * Format: date
+             * @description The last day the card works (the last day of its expiry month), YYYY-MM-DD.
+             * @example 2031-03-31
+             */
+            expiry_date: string;
+            design: components["schemas"]["CardDesign"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A request for a card and its progress (seed "Card issuance object"). */
+        CardIssuance: {
+            id: components["schemas"]["Uuid"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /** @description The customer's wallet, which the card spends from. */
+            account_id: components["schemas"]["Uuid"];
+            account_number: components["schemas"]["AccountNumber"];
+            customer_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["CardIssuanceStatus"];
+            /** @description The `idempotency-key` the issuance was requested with. */
+            idempotency_key: components["schemas"]["IdempotencyKey"];
+            card_type: components["schemas"]["CardType"];
+            design: components["schemas"]["CardDesign"];
+            /**
+             * Format: date-time
+             * @description When the code sent to the customer expires, while the issuance waits for it; null otherwise.
+             */
+            otp_expires_at: string | null;
+            /** @description When an issuance that is not `ISSUED` expires (24 hours after the request, business clock). */
+            expires_at: components["schemas"]["Timestamp"];
+            /** @description The card, once `ISSUED`; null before. */
+            card: components["schemas"]["Card"] | null;
+        };
+        CardStatusChangeRequest: {
+            /**
+             * @description The state to move the card to, along the card state table.
+             * @enum {string}
+             */
+            status: "ACTIVE" | "TEMPORARILY_BLOCKED" | "LOST" | "STOLEN" | "CLOSED";
+        };
+        DisplaySensitiveDataRequest: {
+            /** @description Language of the SMS; the customer's when absent. */
+            locale?: components["schemas"]["Locale"];
+        };
+        SensitiveDataSession: {
+            /** @description The display session, to send to `verifyDisplaySensitiveDataOtp` (E6) with the code. */
+            session_id: components["schemas"]["Uuid"];
+            card_id: components["schemas"]["Uuid"];
+            /** @description When the code expires (business clock). */
+            otp_expires_at: components["schemas"]["Timestamp"];
+        };
+        SensitiveDataOtpRequest: {
+            /** @description The session `displayCardSensitiveData` answered (seed E6). */
+            session_id: components["schemas"]["Uuid"];
+            otp: components["schemas"]["SensitiveDataOtpInput"];
+            /** @description Optional guard: the card the caller means to show. When given and it is not the session's card, the answer is 404 `CARD_NOT_FOUND` and nothing is shown. */
+            card_id?: components["schemas"]["Uuid"];
+        };
+        /** @description The card's data (seed "Card sensitive data"); only E6 answers it. */
+        CardSensitiveData: {
+            /**
+             * @description The card number, 16 digits.
+             * @example 9990010123456784
+             */
+            pan: string;
+            /**
+             * @description The card verification value, 3 digits.
+             * @example 123
+             */
+            cvv: string;
+            /**
+             * @description The expiry month and year, MM/YY.
+             * @example 03/31
+             */
+            expiry: string;
+            /**
+             * @description The card's 4-digit PIN, or null when no PIN is set.
+             * @example null
+             */
+            pin: string | null;
+        };
+        /**
          * @description Supported API versions. The list may grow.
          * @enum {string}
          */
@@ -1777,6 +2146,71 @@ export interface components {
             code: "CALLBACK_REPLAYED";
         };
         /**
+         * @description Idempotency key, printable ASCII.
+         * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
+         */
+        IdempotencyKey: string;
+        /**
+         * @description 12 digits: a one-digit prefix (`9` individual wallet, `1` business operational account, `8` business settlement account; more prefixes may come), a 10-digit serial and a Luhn check digit.
+         * @example 900000000019
+         */
+        AccountNumber: string;
+        /** @description Problem details with the codes this response can carry. */
+        CustomerNotActiveProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "CUSTOMER_NOT_ACTIVE";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        CardIssuanceRejectedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_REUSED" | "WALLET_NOT_ACTIVE";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        CardIssuanceNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "CARD_ISSUANCE_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        CardStatusNotAllowedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "CARD_STATUS_NOT_ALLOWED";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        CardIssuanceOtpRejectedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_API_VERSION" | "INVALID_OTP_FORMAT" | "OTP_EXPIRED" | "OTP_MAX_ATTEMPTS_REACHED" | "OTP_VERIFICATION_FAILED" | "OTP_INCORRECT";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        CardIssuanceOtpNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "CARD_ISSUANCE_NOT_FOUND" | "OTP_OPERATION_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        CardNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "CARD_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        InvalidCardStatusProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "INVALID_CARD_STATUS";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        SensitiveDataOtpRejectedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_API_VERSION" | "INVALID_OTP_FORMAT" | "OTP_EXPIRED" | "OTP_MAX_ATTEMPTS_REACHED" | "OTP_VERIFICATION_FAILED" | "OTP_INVALID";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        SensitiveDataNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "CARD_NOT_FOUND" | "OTP_OPERATION_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        SensitiveDataWrongStatusProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "INVALID_CARD_STATUS" | "OTP_OPERATION_WRONG_STATUS";
+        };
+        /**
          * @description Event codes that can be subscribed to. The list may grow.
          * @enum {string}
          */
@@ -1812,11 +2246,6 @@ export interface components {
          * @enum {string}
          */
         PayoutStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
-        /**
-         * @description 12 digits: a one-digit prefix (`9` individual wallet, `1` business operational account, `8` business settlement account; more prefixes may come), a 10-digit serial and a Luhn check digit.
-         * @example 900000000019
-         */
-        AccountNumber: string;
         /** @description `data` of the `payout.*` events: the payout as of the event. */
         PayoutEventData: {
             payout_id: components["schemas"]["Uuid"];
@@ -2364,6 +2793,171 @@ export interface components {
                 "application/problem+json": components["schemas"]["CallbackReplayedProblem"];
             };
         };
+        /** @description The customer is not `ACTIVE` (`CUSTOMER_NOT_ACTIVE`): nothing changed. */
+        CustomerNotActive: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CustomerNotActiveProblem"];
+            };
+        };
+        /** @description The `idempotency-key` was already used for another card request (`IDEMPOTENCY_KEY_REUSED`), or the customer's wallet is not `ACTIVE` (`WALLET_NOT_ACTIVE`). Nothing changed. */
+        CardIssuanceRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CardIssuanceRejectedProblem"];
+            };
+        };
+        /** @description No such card issuance for this business (`CARD_ISSUANCE_NOT_FOUND`); another business's issuance is a 404 too. */
+        CardIssuanceNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CardIssuanceNotFoundProblem"];
+            };
+        };
+        /** @description The state table does not allow this move in the current state (`CARD_STATUS_NOT_ALLOWED`; the detail names the state): nothing changed. */
+        CardStatusNotAllowed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CardStatusNotAllowedProblem"];
+            };
+        };
+        /** @description The request cannot be used (`VALIDATION_ERROR`, `MALFORMED_JSON`, `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_API_VERSION`), or the code is refused (seed E5): not 4 digits (`INVALID_OTP_FORMAT`, not counted as an attempt), expired (`OTP_EXPIRED`), wrong with attempts left (`OTP_INCORRECT`), wrong for the last allowed time or after it (`OTP_MAX_ATTEMPTS_REACHED`), or sent to a mobile number that is no longer the customer's (`OTP_VERIFICATION_FAILED`). After `OTP_EXPIRED`, `OTP_MAX_ATTEMPTS_REACHED` and `OTP_VERIFICATION_FAILED` ask for a new code with `completeCardIssuance`. */
+        CardIssuanceOtpRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CardIssuanceOtpRejectedProblem"];
+            };
+        };
+        /** @description No such card issuance for this business (`CARD_ISSUANCE_NOT_FOUND`), or no code was asked for yet (`OTP_OPERATION_NOT_FOUND`: call `completeCardIssuance` first). Nothing changed. */
+        CardIssuanceOtpNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CardIssuanceOtpNotFoundProblem"];
+            };
+        };
+        /** @description No such card for this business (`CARD_NOT_FOUND`); another business's card is a 404 too. */
+        CardNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CardNotFoundProblem"];
+            };
+        };
+        /** @description The card is not `ACTIVE` (`INVALID_CARD_STATUS`): only an `ACTIVE` card shows its data. Nothing changed. */
+        InvalidCardStatus: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["InvalidCardStatusProblem"];
+            };
+        };
+        /** @description The request cannot be used (`VALIDATION_ERROR`, `MALFORMED_JSON`, `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_API_VERSION`), or the code is refused (seed E6): not 4 to 8 digits (`INVALID_OTP_FORMAT`, not counted as an attempt), expired (`OTP_EXPIRED`), wrong with attempts left (`OTP_INVALID`), wrong for the fifth time or after it (`OTP_MAX_ATTEMPTS_REACHED`), or sent to a mobile number that is no longer the customer's (`OTP_VERIFICATION_FAILED`). After any of the last three start a new display with `displayCardSensitiveData`. */
+        SensitiveDataOtpRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["SensitiveDataOtpRejectedProblem"];
+            };
+        };
+        /** @description No such display session for this business (`OTP_OPERATION_NOT_FOUND`), or the `card_id` sent is not the session's card (`CARD_NOT_FOUND`). Nothing changed and no attempt was counted. */
+        SensitiveDataNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["SensitiveDataNotFoundProblem"];
+            };
+        };
+        /** @description The card is no longer `ACTIVE` (`INVALID_CARD_STATUS`), or the session's code was already verified or the session failed (`OTP_OPERATION_WRONG_STATUS`): start a new display. Nothing changed. */
+        SensitiveDataWrongStatus: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["SensitiveDataWrongStatusProblem"];
+            };
+        };
         /** @description No such event (`EVENT_NOT_FOUND`) or no such webhook endpoint (`WEBHOOK_ENDPOINT_NOT_FOUND`) for this business; another business's event or endpoint is a 404 too. */
         EventOrWebhookEndpointNotFound: {
             headers: {
@@ -2497,6 +3091,21 @@ export interface components {
          */
         EventCodeFilter: components["schemas"]["WebhookEventCode"];
         /**
+         * @description Card issuance id, as returned by `issueCard`.
+         * @example 3f1c2b4a-5d6e-4f7a-8b9c-0d1e2f3a4b5c
+         */
+        CardIssuanceId: string;
+        /**
+         * @description Card id (`card.id` of an issued card issuance).
+         * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+         */
+        CardId: string;
+        /**
+         * @description Makes the card request safe to retry, and is kept on the issuance as `idempotency_key`. The same request with the same key answers the same issuance (200), never a second card; the same key with another customer, type or design is 422 `IDEMPOTENCY_KEY_REUSED`. Keys are the business's and never expire. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
+         * @example 6a0f6c39-8a55-4d2e-9b1f-3c2d1e0f9a8b
+         */
+        CardIdempotencyKey: components["schemas"]["IdempotencyKey"];
+        /**
          * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
          * @example v1
          */
@@ -2579,6 +3188,11 @@ export interface components {
          * @example 1
          */
         "Retry-After": number;
+        /**
+         * @description `no-store`: the answer holds card data, which no cache may keep.
+         * @example no-store
+         */
+        "Cache-Control": "no-store";
     };
     pathItems: never;
 }
@@ -3745,6 +4359,456 @@ export interface operations {
             401: components["responses"]["InvalidSignature"];
             404: components["responses"]["CallbackReferenceNotFound"];
             409: components["responses"]["CallbackReplayed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    issueCard: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+                /**
+                 * @description Makes the card request safe to retry, and is kept on the issuance as `idempotency_key`. The same request with the same key answers the same issuance (200), never a second card; the same key with another customer, type or design is 422 `IDEMPOTENCY_KEY_REUSED`. Keys are the business's and never expire. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
+                 * @example 6a0f6c39-8a55-4d2e-9b1f-3c2d1e0f9a8b
+                 */
+                "idempotency-key": components["parameters"]["CardIdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "customer_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *       "type": "VIRTUAL",
+                 *       "design": "CLASSIC"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardIssuanceRequest"];
+            };
+        };
+        responses: {
+            /** @description The same request was already received with this key; the issuance as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssuance"];
+                };
+            };
+            /** @description The issuance was recorded, waiting for `completeCardIssuance`. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssuance"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CustomerNotFound"];
+            409: components["responses"]["CustomerNotActive"];
+            422: components["responses"]["CardIssuanceRejected"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCardIssuance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card issuance id, as returned by `issueCard`.
+                 * @example 3f1c2b4a-5d6e-4f7a-8b9c-0d1e2f3a4b5c
+                 */
+                card_issuance_id: components["parameters"]["CardIssuanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card issuance. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssuance"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardIssuanceNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeCardIssuance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card issuance id, as returned by `issueCard`.
+                 * @example 3f1c2b4a-5d6e-4f7a-8b9c-0d1e2f3a4b5c
+                 */
+                card_issuance_id: components["parameters"]["CardIssuanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "locale": "en"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CompleteCardIssuanceRequest"];
+            };
+        };
+        responses: {
+            /** @description The code is on its way; the issuance waits for it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssuance"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardIssuanceNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            422: components["responses"]["OtpResendLimitReached"];
+            429: components["responses"]["OtpResendTooSoon"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyCardIssuanceOtp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card issuance id, as returned by `issueCard`.
+                 * @example 3f1c2b4a-5d6e-4f7a-8b9c-0d1e2f3a4b5c
+                 */
+                card_issuance_id: components["parameters"]["CardIssuanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp": "4829"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardIssuanceOtpRequest"];
+            };
+        };
+        responses: {
+            /** @description The code is right; the issuance is `ISSUED` with its card. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssuance"];
+                };
+            };
+            400: components["responses"]["CardIssuanceOtpRejected"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardIssuanceOtpNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            412: components["responses"]["OtpOperationWrongStatus"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Card"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    changeCardStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "TEMPORARILY_BLOCKED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardStatusChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description The card in its new state. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Card"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    displayCardSensitiveData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "locale": "en"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisplaySensitiveDataRequest"];
+            };
+        };
+        responses: {
+            /** @description The code is on its way; verify it with E6 and this `session_id`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "2b4d6f80-1a3c-4e5f-8a9b-0c1d2e3f4a5b",
+                     *       "card_id": "7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a",
+                     *       "otp_expires_at": "2026-03-01T10:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SensitiveDataSession"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardNotFound"];
+            412: components["responses"]["InvalidCardStatus"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyDisplaySensitiveDataOtp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "session_id": "2b4d6f80-1a3c-4e5f-8a9b-0c1d2e3f4a5b",
+                 *       "otp": "482913"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SensitiveDataOtpRequest"];
+            };
+        };
+        responses: {
+            /** @description The code is right; the card's data. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pan": "9990010123456784",
+                     *       "cvv": "123",
+                     *       "expiry": "03/31",
+                     *       "pin": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardSensitiveData"];
+                };
+            };
+            400: components["responses"]["SensitiveDataOtpRejected"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SensitiveDataNotFound"];
+            412: components["responses"]["SensitiveDataWrongStatus"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -14,6 +14,7 @@ import * as mobileNumberChange from './migrations/006_mobile_number_change.js';
 import * as ledgerIdempotency from './migrations/007_ledger_idempotency.js';
 import * as rateLimits from './migrations/008_rate_limits.js';
 import * as webhookDeliveries from './migrations/009_webhook_deliveries.js';
+import * as cards from './migrations/010_cards.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '007_ledger_idempotency': ledgerIdempotency,
   '008_rate_limits': rateLimits,
   '009_webhook_deliveries': webhookDeliveries,
+  '010_cards': cards,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

@@ -1,6 +1,54 @@
+import { existsSync, readFileSync } from 'node:fs';
+import type { Knex } from 'knex';
+import type { Config } from '../../src/config.js';
+import { openCardValue, type SealedField } from '../../src/domain/cardData.js';
+import { cardKeys } from '../../src/domain/cardKeys.js';
+
 /** What must never appear in a log line: searched by test/logs.test.ts and after the whole suite. */
 export const LEAKS: [string, RegExp][] = [
   ['a JWT', /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}/],
   ['a sandbox client secret', /demo-business-secret|sandbox-platform-secret/],
   ['a webhook secret from the tests', /whsec_test_[A-Za-z0-9]+|whsec_dGVzdC13ZWJob29rLXNlY3Jl/],
 ];
+
+/** A line of the responses file (test/support/client.ts). */
+interface RecordedResponse {
+  method: string;
+  path: string;
+  status: number;
+  text: string;
+}
+
+/** The one answer allowed to hold card data: a successful E6. */
+const isE6Success = (r: RecordedResponse) => r.method === 'POST' && r.path === '/cards/sensitive-data/verify-otp' && r.status === 200;
+
+/**
+ * The PAN, CVV and PIN of every card in `db`, opened with the run's keys, and where
+ * each appears in the log file or in a recorded response other than a successful E6:
+ * a PAN anywhere (16 digits), a CVV or PIN as a JSON string ("123", "4821"). Returns one
+ * description per leak (never the value itself); empty when nothing leaked.
+ */
+export async function cardDataLeaks(db: Knex, config: Config, logFile: string, responsesFile: string): Promise<string[]> {
+  if (!(await db.schema.hasTable('cards'))) return [];
+  const keys = await cardKeys(db, config);
+  const cards = await db('cards').select('id', 'pan_sealed', 'pan_key_version', 'cvv_sealed', 'cvv_key_version', 'pin_sealed', 'pin_key_version');
+  const places: { where: string; text: string }[] = [{ where: 'the log file', text: existsSync(logFile) ? readFileSync(logFile, 'utf8') : '' }];
+  const responses = existsSync(responsesFile) ? readFileSync(responsesFile, 'utf8').split('\n').filter(Boolean) : [];
+  places.push({
+    where: 'a response other than E6',
+    text: responses.map((line) => JSON.parse(line) as RecordedResponse).filter((r) => !isE6Success(r)).map((r) => `${r.method} ${r.path} ${r.text}`).join('\n'),
+  });
+  const leaks: string[] = [];
+  for (const card of cards) {
+    const open = (field: SealedField, sealed: string, keyVersion: number) => openCardValue(keys, card.id, field, { sealed, keyVersion });
+    const values: [SealedField, string][] = [
+      ['pan', open('pan', card.pan_sealed, card.pan_key_version)],
+      ['cvv', `"${open('cvv', card.cvv_sealed, card.cvv_key_version)}"`],
+    ];
+    if (card.pin_sealed) values.push(['pin', `"${open('pin', card.pin_sealed, card.pin_key_version)}"`]);
+    for (const [field, value] of values) {
+      for (const place of places) if (place.text.includes(value)) leaks.push(`the ${field} of card ${card.id} is in ${place.where}`);
+    }
+  }
+  return leaks;
+}

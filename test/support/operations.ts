@@ -30,6 +30,8 @@ export interface DocumentedOperation {
   queryParams: string[];
   /** Every query parameter with its documented example, as a query string (may be empty). */
   exampleQuery: string;
+  /** Every required header parameter with its documented example (e.g. `idempotency-key` of issueCard). */
+  exampleHeaders: Record<string, string>;
 }
 
 /** The operations of document `name`, whose paths are served under `prefix`. */
@@ -61,6 +63,9 @@ export function operationsOf(name: 'closed-loop' | 'core', prefix: string): Docu
         exampleQuery: new URLSearchParams(
           params.filter((p: any) => p.in === 'query' && p.example !== undefined).map((p: any) => [p.name, String(p.example)]),
         ).toString(),
+        exampleHeaders: Object.fromEntries(
+          params.filter((p: any) => p.in === 'header' && p.required && p.example !== undefined).map((p: any) => [p.name, String(p.example)]),
+        ),
       });
     }
   }
@@ -68,12 +73,14 @@ export function operationsOf(name: 'closed-loop' | 'core', prefix: string): Docu
 }
 
 /**
- * The headers that authenticate a call of `op` with `body` besides a token: a valid
- * provider signature (as of `timestamp`, unix seconds) for a signed operation, else none.
+ * The headers a call of `op` with `body` needs besides a token: its required header
+ * parameters' examples, and a valid provider signature (as of `timestamp`, unix seconds)
+ * for a signed operation.
  */
-export function signatureHeaders(op: Pick<DocumentedOperation, 'signedBy'>, body: unknown, timestamp?: number): Record<string, string> {
-  if (!op.signedBy) return {};
-  return { 'X-Provider-Signature': signCallback(Buffer.from(TEST_CALLBACK_SECRETS[op.signedBy]), JSON.stringify(body), timestamp) };
+export function signatureHeaders(op: Pick<DocumentedOperation, 'signedBy'> & Partial<Pick<DocumentedOperation, 'exampleHeaders'>>, body: unknown, timestamp?: number): Record<string, string> {
+  const headers = { ...op.exampleHeaders };
+  if (!op.signedBy) return headers;
+  return { ...headers, 'X-Provider-Signature': signCallback(Buffer.from(TEST_CALLBACK_SECRETS[op.signedBy]), JSON.stringify(body), timestamp) };
 }
 
 /** Every operation of both documents. */

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { precompileApis } from '../../src/http/apiBuild.js';
 import { startService, type RunningService } from '../../src/server.js';
-import { LEAKS } from './leaks.js';
+import { cardDataLeaks, LEAKS } from './leaks.js';
 import { coverageKey, documentedResponses, loadContracts, observed, operationKey } from './contract.js';
 
 /**
@@ -54,8 +54,13 @@ export function running(): RunningService {
   return service;
 }
 
+const RUN_DIR = mkdtempSync(path.join(tmpdir(), 'wallet-logs-'));
+
 /** Every log line of the run's services (test/logs.test.ts searches it for secrets). */
-export const LOG_FILE = path.join(mkdtempSync(path.join(tmpdir(), 'wallet-logs-')), 'service.log');
+export const LOG_FILE = path.join(RUN_DIR, 'service.log');
+
+/** Every response the tests received through test/support/client.ts, one JSON line each (searched for card data). */
+export const RESPONSES_FILE = path.join(RUN_DIR, 'responses.jsonl');
 
 /** Configuration of the service under test; `overrides` for extra instances. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -70,6 +75,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logFile: LOG_FILE,
     otpHashKey: 'test-otp-key-test-otp-key-test-otp-key',
     identityDataKey: 'test-identity-data-key-test-identity-data-key',
+    cardDataKey: 'test-card-data-key-test-card-data-key',
+    cardDataKeyVersion: 1,
+    cardDataPreviousKeys: {},
+    cardFingerprintKey: 'test-card-fingerprint-key-test-card-fingerprint-key',
     identityProviderCallbackSecret: TEST_CALLBACK_SECRETS.IDENTITY_VERIFICATION,
     screeningProviderCallbackSecret: TEST_CALLBACK_SECRETS.SCREENING,
     // Webhook retries: the whole three-day schedule in about 3 s (24 h → 0.86 s), an
@@ -132,8 +141,11 @@ export const mochaHooks = {
         );
       }
     }
+    // No PAN, CVV or PIN of any card the run created may be in a log line or in an answer other than E6's.
+    const cardLeaks = service ? await cardDataLeaks(service.db, testConfig(), LOG_FILE, RESPONSES_FILE) : [];
     await service?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (cardLeaks.length) throw new Error(`Card data leaked:\n  ${cardLeaks.join('\n  ')}`);
     if (apiDir) rmSync(apiDir, { recursive: true, force: true });
     // Nothing the whole suite sent may have reached the logs (see test/logs.test.ts).
     const logs = readFileSync(LOG_FILE, 'utf8');

@@ -3,6 +3,7 @@ import type { operations } from '../../../generated/types/core.js';
 import type { OperationMap } from '../../http/operation.js';
 import { authOperations } from '../closedLoop/auth.js';
 import { businessOperations } from '../closedLoop/businesses.js';
+import { cardOperations } from './cards.js';
 import type { WebhookOperationId } from '../closedLoop/types.js';
 import { customerOperations } from './customers.js';
 import { docsOperations } from './docs.js';
@@ -21,6 +22,7 @@ export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> 
   ...onboardingOperations,
   ...customerOperations,
   ...mobileNumberChangeOperations,
+  ...cardOperations,
   ...eventOperations,
   ...coreTestHelperOperations,
   ...gatewayOperations,

@@ -1,0 +1,81 @@
+/** Fixtures of the card flows, through the public API and the sandbox helpers. */
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { get, post, request } from './client.js';
+import { activeCustomer, latestOtp, newMobileNumber } from './customers.js';
+import type { TestBusiness } from './fixtures.js';
+
+/** The code of `digits` digits in the latest SMS the sandbox sent to `mobileNumber`. */
+export async function latestCode(b: TestBusiness, mobileNumber: string, digits: 4 | 6): Promise<string> {
+  const res = await get(`/testhelpers/sms-messages?mobile_number=${mobileNumber}&limit=1`, { token: b.token });
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  const code = new RegExp(`\\b[0-9]{${digits}}\\b`).exec(res.body.data[0]?.text ?? '')?.[0];
+  expect(code, `no ${digits}-digit code in ${JSON.stringify(res.body.data)}`).to.be.a('string');
+  return code!;
+}
+
+/** A code of the same length that is certainly not `code`. */
+export const otherCode = (code: string): string => String((Number(code) + 1) % 10 ** code.length).padStart(code.length, '0');
+
+/** Issue card for a customer with a fresh idempotency-key (or `key`); returns the response (not asserted). */
+export const issueCard = (b: TestBusiness, body: Record<string, unknown>, key: string = randomUUID()) =>
+  post('/cards/issuances', body, { token: b.token, idempotencyKey: key });
+
+/** Completes an issuance (the code is sent); returns the response (not asserted). */
+export const completeIssuance = (b: TestBusiness, id: string, body: Record<string, unknown> = {}) =>
+  post(`/cards/issuances/${id}/complete`, body, { token: b.token });
+
+/** E5; returns the response (not asserted). */
+export const verifyIssuance = (b: TestBusiness, id: string, otp: string) => post(`/cards/issuances/${id}/verify-otp`, { otp }, { token: b.token });
+
+/** Changes a card's status; returns the response (not asserted). */
+export const changeStatus = (b: TestBusiness, cardId: string, status: string) => request('PATCH', `/cards/${cardId}`, { token: b.token, body: { status } });
+
+/** Starts a display of a card's data; returns the response (not asserted). */
+export const startDisplay = (b: TestBusiness, cardId: string) => post(`/cards/${cardId}/sensitive-data/display`, {}, { token: b.token });
+
+/** E6; returns the response (not asserted). */
+export const verifyDisplay = (b: TestBusiness, body: Record<string, unknown>) => post('/cards/sensitive-data/verify-otp', body, { token: b.token });
+
+/** An issuance waiting for its code (PENDING_OTP_VERIFICATION) for `customer` (a fresh ACTIVE one by default), and that code. */
+export async function pendingIssuance(b: TestBusiness, body: Record<string, unknown> = {}, customer?: any): Promise<{ customer: any; issuance: any; code: string }> {
+  customer ??= await activeCustomer(b);
+  const issued = await issueCard(b, { customer_id: customer.id, ...body });
+  expect(issued.status, JSON.stringify(issued.body)).to.equal(201);
+  const completed = await completeIssuance(b, issued.body.id);
+  expect(completed.status, JSON.stringify(completed.body)).to.equal(200);
+  return { customer, issuance: completed.body, code: await latestCode(b, customer.mobile_number, 4) };
+}
+
+/** A card issued to the end (E5 passed) for `customer` (a fresh ACTIVE one by default). */
+export async function issuedCard(b: TestBusiness, body: Record<string, unknown> = {}, customer?: any): Promise<{ customer: any; issuance: any; card: any }> {
+  const pending = await pendingIssuance(b, body, customer);
+  const res = await verifyIssuance(b, pending.issuance.id, pending.code);
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  return { customer: pending.customer, issuance: res.body, card: res.body.card };
+}
+
+/** A display session of `card` and its code. */
+export async function displaySession(b: TestBusiness, card: any, customer: any): Promise<{ sessionId: string; code: string }> {
+  const res = await startDisplay(b, card.id);
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  return { sessionId: res.body.session_id, code: await latestCode(b, customer.mobile_number, 6) };
+}
+
+/** The card's data through E6 (asserts 200). */
+export async function revealed(b: TestBusiness, card: any, customer: any): Promise<{ pan: string; cvv: string; expiry: string; pin: string | null }> {
+  const { sessionId, code } = await displaySession(b, card, customer);
+  const res = await verifyDisplay(b, { session_id: sessionId, otp: code });
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  return res.body;
+}
+
+/** Changes the customer's mobile number to a fresh one from the profile settings, to the end (COMPLETED); returns the new number. */
+export async function changeNumber(b: TestBusiness, customerId: string): Promise<string> {
+  const newNumber = newMobileNumber();
+  const started = await post('/profile/change-mobile-number', { customer_id: customerId, new_mobile_number: newNumber }, { token: b.token });
+  expect(started.status, JSON.stringify(started.body)).to.equal(200);
+  const done = await post(`/profile/change-mobile-number/${started.body.session_id}/verify-otp`, { otp: await latestOtp(b, newNumber) }, { token: b.token });
+  expect(done.body.status, JSON.stringify(done.body)).to.equal('COMPLETED');
+  return newNumber;
+}
