@@ -851,7 +851,7 @@ export interface components {
          * @description Kind of ledger transaction. The enum may grow.
          * @enum {string}
          */
-        TransactionType: "TOPUP" | "FUND" | "PAYOUT" | "TRANSFER" | "WITHDRAWAL" | "REFUND" | "REVERSAL";
+        TransactionType: "TOPUP" | "FUND" | "PAYOUT" | "TRANSFER" | "WITHDRAWAL" | "REFUND" | "REVERSAL" | "CUSTOMER_PAYOUT" | "CUSTOMER_PAYOUT_COMPLETION" | "CUSTOMER_PAYOUT_RETURN";
         /**
          * @description Movements complete synchronously, so every transaction is SUCCESS today; the enum may grow.
          * @enum {string}
@@ -1374,7 +1374,7 @@ export interface components {
          */
         PayoutStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
         /**
-         * @description 12 digits: a one-digit prefix (`9` individual wallet, `1` business operational account, `8` business settlement account; more prefixes may come), a 10-digit serial and a Luhn check digit.
+         * @description 12 digits: a one-digit prefix (`9` individual wallet, `1` business operational account, `8` business settlement account, `2` business payout account, `7` business in-transit account; more prefixes may come), a 10-digit serial and a Luhn check digit.
          * @example 900000000019
          */
         AccountNumber: string;
