@@ -36,6 +36,7 @@ const TABLES = [
   'card_otp_sessions',
   'webhook_deliveries',
   'webhook_delivery_attempts',
+  'payouts',
 ];
 
 describe('500 INTERNAL_ERROR on an unexpected failure (every operation that reaches the database)', () => {

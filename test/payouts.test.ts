@@ -10,7 +10,7 @@ import { get, post } from './support/client.js';
 import { activeCustomer, startSession } from './support/customers.js';
 import { newBusiness, type TestBusiness } from './support/fixtures.js';
 import { assertLedgerConsistent } from './support/ledgerInvariants.js';
-import { createPayout, payoutEventCodes, payoutOf, payoutReaching, sendPayout, topupPayoutAccount } from './support/payouts.js';
+import { createPayout, payoutBusiness, payoutEventCodes, payoutOf, payoutReaching, sendPayout, topupPayoutAccount } from './support/payouts.js';
 import { running } from './support/service.js';
 
 describe('Payouts: createPayout (E4) and getPayoutStatus', function () {
@@ -19,9 +19,7 @@ describe('Payouts: createPayout (E4) and getPayoutStatus', function () {
   let customer: any;
 
   before(async () => {
-    b = await newBusiness();
-    customer = await activeCustomer(b);
-    await topupPayoutAccount(b, '1000.00');
+    ({ b, customer } = await payoutBusiness());
   });
 
   after(() => assertLedgerConsistent(running().db, b.id));

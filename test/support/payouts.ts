@@ -2,13 +2,22 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { get, post, type ApiResponse } from './client.js';
-import type { TestBusiness } from './fixtures.js';
+import { activeCustomer } from './customers.js';
+import { newBusiness, type TestBusiness } from './fixtures.js';
 
 /** Tops up the business's payout account (sandbox helper); asserts 201. */
 export async function topupPayoutAccount(b: TestBusiness, amount: string): Promise<any> {
   const res = await post('/testhelpers/payout-account/topups', { amount }, { token: b.token });
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
   return res.body;
+}
+
+/** A new business with an ACTIVE customer and `amount` on its payout account. */
+export async function payoutBusiness(amount = '1000.00'): Promise<{ b: TestBusiness; customer: any }> {
+  const b = await newBusiness();
+  const customer = await activeCustomer(b);
+  await topupPayoutAccount(b, amount);
+  return { b, customer };
 }
 
 /** Sends E4 with `body` under `key` (a fresh one by default); the response is not asserted. */

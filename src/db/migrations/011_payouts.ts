@@ -104,10 +104,11 @@ export async function up(knex: Knex): Promise<void> {
         'occurred_at', to_char(p.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
     $$;
 
-    -- Writes the payout's event payout.<status> to the outbox.
+    -- Writes the payout's event payout.<status> to the outbox (at the clock's time, so that two
+    -- steps in one transaction, as the sandbox helper makes them, are listed in their order).
     CREATE FUNCTION payout_event(p payouts, p_reference text) RETURNS void LANGUAGE sql AS $$
-      INSERT INTO outbox_events (id, business_id, code, data)
-      VALUES (gen_random_uuid(), p.business_id, 'payout.' || lower(p.status), payout_event_data(p, p_reference))
+      INSERT INTO outbox_events (id, business_id, code, data, created_at)
+      VALUES (gen_random_uuid(), p.business_id, 'payout.' || lower(p.status), payout_event_data(p, p_reference), clock_timestamp())
     $$;
 
     -- createPayout (E4): see the header of this migration. Request: the E4 body.
@@ -207,7 +208,7 @@ export async function up(knex: Knex): Promise<void> {
         reference := posting->>'reference';
       END IF;
       UPDATE payouts SET status = target, failure_code = CASE WHEN target = 'FAILED' THEN code END,
-                         outcome_transaction_id = (posting->>'id')::uuid, updated_at = now()
+                         outcome_transaction_id = (posting->>'id')::uuid, updated_at = clock_timestamp()
        WHERE id = p.id RETURNING * INTO p;
       PERFORM payout_event(p, reference);
       RETURN jsonb_build_object('payout', jsonb_build_object('id', p.id, 'status', p.status));
