@@ -37,6 +37,7 @@ const TABLES = [
   'webhook_deliveries',
   'webhook_delivery_attempts',
   'payouts',
+  'payout_whitelist_entries',
 ];
 
 describe('500 INTERNAL_ERROR on an unexpected failure (every operation that reaches the database)', () => {

@@ -788,8 +788,10 @@ export interface paths {
          *     Refused, with nothing moved: no receiver identifier or more than one, or an amount
          *     that is not positive with at most two decimals (400 `VALIDATION_ERROR`); no such
          *     customer for this business (404 `CUSTOMER_NOT_FOUND`); a customer who is not `ACTIVE`
-         *     (409 `CUSTOMER_NOT_ACTIVE`); a payout account holding less than the amount (422
-         *     `INSUFFICIENT_FUNDS`; top it up in the sandbox with `createSandboxPayoutAccountTopup`).
+         *     (409 `CUSTOMER_NOT_ACTIVE`); while the business enforces its payout whitelist (Whitelist
+         *     tag), a customer who is not on it (422 `PAYOUT_RECEIVER_NOT_WHITELISTED`); a payout
+         *     account holding less than the amount (422 `INSUFFICIENT_FUNDS`; top it up in the
+         *     sandbox with `createSandboxPayoutAccountTopup`).
          */
         post: operations["createPayout"];
         delete?: never;
@@ -817,6 +819,95 @@ export interface paths {
          */
         get: operations["getPayoutStatus"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payout-whitelist/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get whitelist entries
+         * @description The business's payout whitelist, newest entry first, with cursor pagination
+         *     (`limit`, `cursor`).
+         */
+        get: operations["listPayoutWhitelistEntries"];
+        put?: never;
+        /**
+         * Add whitelist entries
+         * @description Puts receivers on the business's payout whitelist: up to 100 entries, each naming one
+         *     customer by exactly one of `customer_id`, `walletAccountNumber` and `mobileNumber` (as
+         *     `createPayout` names its receiver; a mobile number names the business's `ACTIVE` customer
+         *     with it, else its newest). A customer already on the whitelist is not an error: its
+         *     existing entry is answered. The answer lists one entry per requested entry, in the
+         *     request's order. All or nothing: an entry with no identifier or more than one is 400
+         *     `VALIDATION_ERROR` (pointer `/entries/<index>`), an unknown customer 404
+         *     `CUSTOMER_NOT_FOUND`; then no entry is added. A customer need not be `ACTIVE` to be
+         *     whitelisted (payouts still go to `ACTIVE` customers only).
+         */
+        post: operations["addPayoutWhitelistEntries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payout-whitelist/entries/{entry_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Whitelist entry id (`entry_id` of `addPayoutWhitelistEntries`).
+                 * @example 4c5d6e7f-8a9b-4c0d-9e1f-2a3b4c5d6e7f
+                 */
+                entry_id: components["parameters"]["PayoutWhitelistEntryId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete whitelist entries
+         * @description Takes one entry off the business's payout whitelist and answers it as it was. Payouts
+         *     already created are not affected. Another business's entry, or one already deleted, is
+         *     404 `PAYOUT_WHITELIST_ENTRY_NOT_FOUND`.
+         */
+        delete: operations["deletePayoutWhitelistEntry"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payout-whitelist/enforcement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get whitelist enforcement
+         * @description Whether the business enforces its payout whitelist (see the Whitelist tag). A new
+         *     business does not (`enforced` false).
+         */
+        get: operations["getPayoutWhitelistEnforcement"];
+        /**
+         * Set whitelist enforcement
+         * @description Turns enforcement of the business's payout whitelist on (`enforced` true) or off. While
+         *     it is on, `createPayout` (and each item of `createBulkPayout`) to a customer who is not on
+         *     the whitelist is refused with 422 `PAYOUT_RECEIVER_NOT_WHITELISTED`. Setting the value it
+         *     already has is not an error. Payouts already created are not affected.
+         */
+        put: operations["setPayoutWhitelistEnforcement"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1379,6 +1470,43 @@ export interface components {
         };
         SandboxSmsMessageList: components["schemas"]["Page"] & {
             data: components["schemas"]["SandboxSmsMessage"][];
+        };
+        /** @description One receiver to whitelist. Exactly one of `customer_id`, `walletAccountNumber` and `mobileNumber`. */
+        PayoutWhitelistEntryInput: {
+            /** @description The customer's id. */
+            customer_id?: components["schemas"]["Uuid"];
+            /** @description The customer's wallet account number (prefix `9`). */
+            walletAccountNumber?: components["schemas"]["AccountNumber"];
+            /** @description The customer's mobile number. */
+            mobileNumber?: components["schemas"]["MobileNumber"];
+        };
+        PayoutWhitelistAddRequest: {
+            entries: components["schemas"]["PayoutWhitelistEntryInput"][];
+        };
+        /** @description A customer on the business's payout whitelist. */
+        PayoutWhitelistEntry: {
+            entry_id: components["schemas"]["Uuid"];
+            customer_id: components["schemas"]["Uuid"];
+            /** @description The customer's mobile number now. */
+            mobile_number: components["schemas"]["MobileNumber"];
+            /** @description The customer's wallet account number; null while the customer has no wallet (onboarding). */
+            wallet_account_number: string | null;
+            /** @description When the customer was put on the whitelist. */
+            created_at: components["schemas"]["Timestamp"];
+        };
+        PayoutWhitelistEntries: {
+            data: components["schemas"]["PayoutWhitelistEntry"][];
+        };
+        PayoutWhitelistEntryList: components["schemas"]["Page"] & {
+            data: components["schemas"]["PayoutWhitelistEntry"][];
+        };
+        PayoutWhitelistEnforcementRequest: {
+            /** @description True to enforce the whitelist, false to stop. */
+            enforced: boolean;
+        };
+        PayoutWhitelistEnforcement: {
+            /** @description Whether `createPayout` refuses receivers not on the whitelist. */
+            enforced: boolean;
         };
         /** @description Seed E4's body. Exactly one of `customer_id`, `walletAccountNumber` and `mobileNumber`. */
         PayoutCreateRequest: {
@@ -2425,7 +2553,7 @@ export interface components {
         /** @description Problem details with the codes this response can carry. */
         PayoutRejectedProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
-            code: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_FUNDS";
+            code: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_FUNDS" | "PAYOUT_RECEIVER_NOT_WHITELISTED";
         };
         /**
          * @description Non-negative decimal amount in major units with exactly two decimals, never a JSON number.
@@ -2436,6 +2564,16 @@ export interface components {
         PayoutNotFoundProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "PAYOUT_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        PayoutWhitelistEntryNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "PAYOUT_WHITELIST_ENTRY_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        UnsupportedVersionProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "UNSUPPORTED_API_VERSION";
         };
         /**
          * @description Event codes that can be subscribed to. The list may grow.
@@ -2519,11 +2657,6 @@ export interface components {
         PayoutStatusNotAllowedProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "PAYOUT_STATUS_NOT_ALLOWED";
-        };
-        /** @description Problem details with the codes this response can carry. */
-        UnsupportedVersionProblem: components["schemas"]["Problem"] & {
-            /** @enum {string} */
-            code: "UNSUPPORTED_API_VERSION";
         };
         /** @description The `onboarding.complete` event as delivered (the envelope with its `data`). */
         OnboardingCompleteEvent: {
@@ -3207,7 +3340,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["PayoutConflictProblem"];
             };
         };
-        /** @description The payout breaks a rule and nothing moved: the key was used with another request (`IDEMPOTENCY_KEY_REUSED`), or the payout account lacks funds (`INSUFFICIENT_FUNDS`). */
+        /** @description The payout breaks a rule and nothing moved: the key was used with another request (`IDEMPOTENCY_KEY_REUSED`), the business enforces its payout whitelist and the receiver is not on it (`PAYOUT_RECEIVER_NOT_WHITELISTED`), or the payout account lacks funds (`INSUFFICIENT_FUNDS`). */
         PayoutRejected: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3235,6 +3368,36 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["PayoutNotFoundProblem"];
+            };
+        };
+        /** @description No such payout whitelist entry for this business (`PAYOUT_WHITELIST_ENTRY_NOT_FOUND`). */
+        PayoutWhitelistEntryNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["PayoutWhitelistEntryNotFoundProblem"];
+            };
+        };
+        /** @description An unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
+        UnsupportedVersion: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["UnsupportedVersionProblem"];
             };
         };
         /** @description No such event (`EVENT_NOT_FOUND`) or no such webhook endpoint (`WEBHOOK_ENDPOINT_NOT_FOUND`) for this business; another business's event or endpoint is a 404 too. */
@@ -3342,21 +3505,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["PayoutStatusNotAllowedProblem"];
             };
         };
-        /** @description An unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
-        UnsupportedVersion: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version"];
-                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["UnsupportedVersionProblem"];
-            };
-        };
         /** @description Acknowledgement; any 2xx counts as delivered and its body is ignored. */
         WebhookAcknowledged: {
             headers: {
@@ -3374,6 +3522,11 @@ export interface components {
          * @example 1f2e3d4c-5b6a-4798-8a1b-2c3d4e5f6a7b
          */
         PayoutId: components["schemas"]["Uuid"];
+        /**
+         * @description Whitelist entry id (`entry_id` of `addPayoutWhitelistEntries`).
+         * @example 4c5d6e7f-8a9b-4c0d-9e1f-2a3b4c5d6e7f
+         */
+        PayoutWhitelistEntryId: components["schemas"]["Uuid"];
         /**
          * @description Required (seed E4): makes the payout safe to retry. The same request with the same key answers the same payout with `Idempotent-Replayed: true`; the same key while the first request still runs is 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`; with another body, 422 `IDEMPOTENCY_KEY_REUSED`. Keys are the business's and kept for 24 hours. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
          * @example 3c9d2e1f-0a9b-4c8d-8e7f-6a5b4c3d2e1f
@@ -5244,6 +5397,240 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["PayoutNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPayoutWhitelistEntries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 100; 20 when absent.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["LimitParameter"];
+                /**
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+                 */
+                cursor?: components["parameters"]["CursorParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutWhitelistEntryList"];
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addPayoutWhitelistEntries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "entries": [
+                 *         {
+                 *           "mobileNumber": "966501234567"
+                 *         },
+                 *         {
+                 *           "customer_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutWhitelistAddRequest"];
+            };
+        };
+        responses: {
+            /** @description The entries, one per requested entry (existing ones as they were). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutWhitelistEntries"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CustomerNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deletePayoutWhitelistEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Whitelist entry id (`entry_id` of `addPayoutWhitelistEntries`).
+                 * @example 4c5d6e7f-8a9b-4c0d-9e1f-2a3b4c5d6e7f
+                 */
+                entry_id: components["parameters"]["PayoutWhitelistEntryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted entry. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutWhitelistEntry"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["PayoutWhitelistEntryNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPayoutWhitelistEnforcement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The enforcement setting. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutWhitelistEnforcement"];
+                };
+            };
+            400: components["responses"]["UnsupportedVersion"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setPayoutWhitelistEnforcement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enforced": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutWhitelistEnforcementRequest"];
+            };
+        };
+        responses: {
+            /** @description The enforcement setting as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutWhitelistEnforcement"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -13,6 +13,7 @@ import { metricsOperations } from './metrics.js';
 import { mobileNumberChangeOperations } from './mobileNumberChange.js';
 import { onboardingOperations } from './onboarding.js';
 import { payoutOperations } from './payouts.js';
+import { payoutWhitelistOperations } from './payoutWhitelist.js';
 import { coreTestHelperOperations } from './testHelpers.js';
 
 /** Every operation of the document but its `webhooks` (events the service sends, not serves). */
@@ -25,6 +26,7 @@ export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> 
   ...mobileNumberChangeOperations,
   ...cardOperations,
   ...payoutOperations,
+  ...payoutWhitelistOperations,
   ...eventOperations,
   ...coreTestHelperOperations,
   ...gatewayOperations,
