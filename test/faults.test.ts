@@ -38,6 +38,8 @@ const TABLES = [
   'webhook_delivery_attempts',
   'payouts',
   'payout_whitelist_entries',
+  'bulk_payouts',
+  'bulk_payout_items',
 ];
 
 describe('500 INTERNAL_ERROR on an unexpected failure (every operation that reaches the database)', () => {

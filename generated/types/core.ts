@@ -826,6 +826,131 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bulk-payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create bulk payout
+         * @description Up to 1,000 payouts in one request, under one required `idempotency-key`. Each item is
+         *     `createPayout`'s body and is checked on its own, in order: an item that breaks one of
+         *     `createPayout`'s rules (amount, exactly one receiver identifier in its format, unknown or
+         *     not `ACTIVE` customer, the whitelist when enforced, the payout account's funds at that
+         *     item) is rejected alone, with the code and reason `createPayout` would have answered;
+         *     every other item becomes a payout exactly as `createPayout` makes one (same ledger
+         *     transaction, same `payout.pending` event, same processing). The batch is written in one
+         *     database transaction: all its payouts and rejections, or nothing.
+         *
+         *     The answer gives the item count and the counts per state at creation (`PENDING` for the
+         *     payouts, `REJECTED` for the rejected items); follow the batch with
+         *     `getBulkPayoutStatus` and `getBatchReport` (or `getBatchReportCsv`).
+         *
+         *     The key is required (400 `VALIDATION_ERROR` without it) and belongs to bulk payouts (a
+         *     separate namespace from `createPayout`'s keys; kept as long as the batch). The same
+         *     request again with the same key answers the same batch, as first answered, with
+         *     `Idempotent-Replayed: true`; a duplicate arriving while the first runs waits for it and
+         *     then answers the same. The same key with another body is 422 `IDEMPOTENCY_KEY_REUSED`.
+         *     A body that is not a list of 1 to 1,000 items of the documented fields is 400
+         *     `VALIDATION_ERROR` for the whole request.
+         */
+        post: operations["createBulkPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk-payouts/{bulk_payout_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Bulk payout id (`bulk_payout_id` of `createBulkPayout`).
+                 * @example 2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a
+                 */
+                bulk_payout_id: components["parameters"]["BulkPayoutId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get bulk payout status
+         * @description The batch as it is now: its item count and how many items are in each state (the
+         *     payouts' states of the Payouts tag, and `REJECTED` for the items that never became
+         *     payouts). The batch is done when `PENDING` and `PROCESSING` are 0. Another business's
+         *     batch is 404 `BULK_PAYOUT_NOT_FOUND`.
+         */
+        get: operations["getBulkPayoutStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk-payouts/{bulk_payout_id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Bulk payout id (`bulk_payout_id` of `createBulkPayout`).
+                 * @example 2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a
+                 */
+                bulk_payout_id: components["parameters"]["BulkPayoutId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get batch report
+         * @description One row per item of the batch, in the request's order: its payout (id, state, failure
+         *     code) or, for a rejected item, `REJECTED` with the code and reason, and its amount. The
+         *     same report as CSV is `getBatchReportCsv`. Another business's batch is 404
+         *     `BULK_PAYOUT_NOT_FOUND`.
+         */
+        get: operations["getBatchReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk-payouts/{bulk_payout_id}/report.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Bulk payout id (`bulk_payout_id` of `createBulkPayout`).
+                 * @example 2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a
+                 */
+                bulk_payout_id: components["parameters"]["BulkPayoutId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get batch report as CSV
+         * @description The report of `getBatchReport` as CSV (RFC 4180, UTF-8, header line first), one row per
+         *     item in the request's order; an empty field is a null. Errors are those of
+         *     `getBatchReport`.
+         */
+        get: operations["getBatchReportCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payout-whitelist/entries": {
         parameters: {
             query?: never;
@@ -1470,6 +1595,81 @@ export interface components {
         };
         SandboxSmsMessageList: components["schemas"]["Page"] & {
             data: components["schemas"]["SandboxSmsMessage"][];
+        };
+        /** @description One payout of a batch: `createPayout`'s body. Its values are checked per item (an item breaking a rule is rejected alone), so the amount and the identifiers are any short text here. */
+        BulkPayoutItemInput: {
+            /** @description Positive decimal string with at most two decimals (else the item is rejected, `VALIDATION_ERROR`). */
+            payout_amount?: string;
+            /** @description As `createPayout`'s. */
+            payout_purpose?: string;
+            external_reference?: components["schemas"]["ExternalReference"];
+            /** @description The receiving customer's id (a UUID). */
+            customer_id?: string;
+            /** @description The receiving customer's wallet account number (12 digits). */
+            walletAccountNumber?: string;
+            /** @description The receiving customer's mobile number (digits with country code). */
+            mobileNumber?: string;
+        };
+        BulkPayoutCreateRequest: {
+            items: components["schemas"]["BulkPayoutItemInput"][];
+        };
+        /**
+         * @description An item's state: its payout's (`PENDING`, `PROCESSING`, `COMPLETED`, `FAILED`), or `REJECTED` when it never became a payout. The list may grow.
+         * @enum {string}
+         */
+        BulkPayoutItemStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "REJECTED";
+        /** Format: int32 */
+        BulkPayoutCount: number;
+        /** @description How many items are in each state. */
+        BulkPayoutCounts: {
+            PENDING: components["schemas"]["BulkPayoutCount"];
+            PROCESSING: components["schemas"]["BulkPayoutCount"];
+            COMPLETED: components["schemas"]["BulkPayoutCount"];
+            FAILED: components["schemas"]["BulkPayoutCount"];
+            REJECTED: components["schemas"]["BulkPayoutCount"];
+        };
+        BulkPayout: {
+            bulk_payout_id: components["schemas"]["Uuid"];
+            /** Format: int32 */
+            item_count: number;
+            counts: components["schemas"]["BulkPayoutCounts"];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description Why an item is `REJECTED` (the code `createPayout` would have answered) or its payout `FAILED` (the payout's `failure_code`); null otherwise. The list may grow.
+         * @enum {string|null}
+         */
+        BulkPayoutFailureCode: "VALIDATION_ERROR" | "CUSTOMER_NOT_FOUND" | "CUSTOMER_NOT_ACTIVE" | "PAYOUT_RECEIVER_NOT_WHITELISTED" | "INSUFFICIENT_FUNDS" | "BALANCE_LIMIT_EXCEEDED" | "RECEIVER_NOT_ACTIVE" | "REJECTED_BY_BANK" | "TIMEOUT" | null;
+        /** @description One item of a batch. */
+        BatchReportRow: {
+            /**
+             * Format: int32
+             * @description The item's position in the request, from 0.
+             */
+            item_index: number;
+            /**
+             * Format: uuid
+             * @description The item's payout; null when `REJECTED`.
+             */
+            payout_id: string | null;
+            status: components["schemas"]["BulkPayoutItemStatus"];
+            failure_code: components["schemas"]["BulkPayoutFailureCode"];
+            /** @description Why the item was rejected, in words; null otherwise. */
+            failure_detail: string | null;
+            /** @description The payout's amount, or the requested amount of a rejected item; null when it is not a valid amount. */
+            payout_amount: string | null;
+            currency: components["schemas"]["Currency"];
+            /**
+             * Format: uuid
+             * @description The receiving customer; null when the item names none that exists.
+             */
+            customer_id: string | null;
+            /** @description The item's `external_reference`, or null. */
+            external_reference: string | null;
+        };
+        BatchReport: {
+            bulk_payout_id: components["schemas"]["Uuid"];
+            data: components["schemas"]["BatchReportRow"][];
         };
         /** @description One receiver to whitelist. Exactly one of `customer_id`, `walletAccountNumber` and `mobileNumber`. */
         PayoutWhitelistEntryInput: {
@@ -2566,6 +2766,16 @@ export interface components {
             code: "PAYOUT_NOT_FOUND";
         };
         /** @description Problem details with the codes this response can carry. */
+        IdempotencyKeyReusedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_REUSED";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        BulkPayoutNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "BULK_PAYOUT_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
         PayoutWhitelistEntryNotFoundProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "PAYOUT_WHITELIST_ENTRY_NOT_FOUND";
@@ -3370,6 +3580,36 @@ export interface components {
                 "application/problem+json": components["schemas"]["PayoutNotFoundProblem"];
             };
         };
+        /** @description This `idempotency-key` was used with another request (`IDEMPOTENCY_KEY_REUSED`): nothing was done. */
+        IdempotencyKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+            };
+        };
+        /** @description No such bulk payout for this business (`BULK_PAYOUT_NOT_FOUND`). */
+        BulkPayoutNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["BulkPayoutNotFoundProblem"];
+            };
+        };
         /** @description No such payout whitelist entry for this business (`PAYOUT_WHITELIST_ENTRY_NOT_FOUND`). */
         PayoutWhitelistEntryNotFound: {
             headers: {
@@ -3522,6 +3762,16 @@ export interface components {
          * @example 1f2e3d4c-5b6a-4798-8a1b-2c3d4e5f6a7b
          */
         PayoutId: components["schemas"]["Uuid"];
+        /**
+         * @description Bulk payout id (`bulk_payout_id` of `createBulkPayout`).
+         * @example 2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a
+         */
+        BulkPayoutId: components["schemas"]["Uuid"];
+        /**
+         * @description Required: makes the batch safe to retry. The same request with the same key answers the same batch with `Idempotent-Replayed: true`; with another body, 422 `IDEMPOTENCY_KEY_REUSED`. Bulk payout keys are the business's, separate from `createPayout`'s, and kept with the batch. Printable ASCII, 1 to 255 characters.
+         * @example 7e6d5c4b-3a29-4817-9f6e-5d4c3b2a1908
+         */
+        BulkPayoutIdempotencyKey: components["schemas"]["IdempotencyKey"];
         /**
          * @description Whitelist entry id (`entry_id` of `addPayoutWhitelistEntries`).
          * @example 4c5d6e7f-8a9b-4c0d-9e1f-2a3b4c5d6e7f
@@ -5397,6 +5647,218 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["PayoutNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createBulkPayout: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+                /**
+                 * @description Required: makes the batch safe to retry. The same request with the same key answers the same batch with `Idempotent-Replayed: true`; with another body, 422 `IDEMPOTENCY_KEY_REUSED`. Bulk payout keys are the business's, separate from `createPayout`'s, and kept with the batch. Printable ASCII, 1 to 255 characters.
+                 * @example 7e6d5c4b-3a29-4817-9f6e-5d4c3b2a1908
+                 */
+                "idempotency-key": components["parameters"]["BulkPayoutIdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "payout_amount": "250.00",
+                 *           "payout_purpose": "Monthly bonus",
+                 *           "external_reference": "bonus-0001",
+                 *           "mobileNumber": "966501234567"
+                 *         },
+                 *         {
+                 *           "payout_amount": "10.00",
+                 *           "external_reference": "bonus-0002",
+                 *           "mobileNumber": "966500000001"
+                 *         },
+                 *         {
+                 *           "payout_amount": "1.005",
+                 *           "external_reference": "bonus-0003",
+                 *           "customer_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["BulkPayoutCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The batch, as created (a replay answers the same body). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkPayout"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBulkPayoutStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Bulk payout id (`bulk_payout_id` of `createBulkPayout`).
+                 * @example 2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a
+                 */
+                bulk_payout_id: components["parameters"]["BulkPayoutId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch with its counts per state. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkPayout"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BulkPayoutNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBatchReport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Bulk payout id (`bulk_payout_id` of `createBulkPayout`).
+                 * @example 2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a
+                 */
+                bulk_payout_id: components["parameters"]["BulkPayoutId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchReport"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BulkPayoutNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBatchReportCsv: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Bulk payout id (`bulk_payout_id` of `createBulkPayout`).
+                 * @example 2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a
+                 */
+                bulk_payout_id: components["parameters"]["BulkPayoutId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report as CSV. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example item_index,payout_id,status,failure_code,failure_detail,payout_amount,currency,customer_id,external_reference
+                     *     0,1f2e3d4c-5b6a-4798-8a1b-2c3d4e5f6a7b,COMPLETED,,,250.00,SAR,9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d,bonus-0001
+                     *     1,,REJECTED,CUSTOMER_NOT_FOUND,No customer with mobile number 966500000001 for this business.,10.00,SAR,,bonus-0002
+                     *     2,,REJECTED,VALIDATION_ERROR,payout_amount: must be a decimal string with at most two decimals,,SAR,9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d,bonus-0003
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BulkPayoutNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

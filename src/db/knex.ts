@@ -17,6 +17,7 @@ import * as webhookDeliveries from './migrations/009_webhook_deliveries.js';
 import * as cards from './migrations/010_cards.js';
 import * as payouts from './migrations/011_payouts.js';
 import * as payoutWhitelist from './migrations/014_payout_whitelist.js';
+import * as bulkPayouts from './migrations/015_bulk_payouts.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '010_cards': cards,
   '011_payouts': payouts,
   '014_payout_whitelist': payoutWhitelist,
+  '015_bulk_payouts': bulkPayouts,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

@@ -13,7 +13,7 @@ import type { components } from '../../generated/types/core.js';
 import { AppError, refusalError, type Refusal } from '../errors.js';
 import type { KeyClaim } from '../http/idempotency.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { freshPosting, move, moveRaw, outcomeOf, type Posting } from './ledger.js';
+import { freshPosting, move, moveRaw, outcomeOf, type Posting, type RawOutcome } from './ledger.js';
 import { formatMoney } from './money.js';
 import { PAYOUT_QUEUE, type PayoutJob } from './payoutProcessing.js';
 import { PAYOUT_MOVES, type FailureCode, type PayoutEvent } from './payoutStates.js';
@@ -41,6 +41,24 @@ export async function payoutMove(db: Knex, businessId: string, payoutId: string,
 }
 
 /**
+ * E4's creation path in transaction `trx` (also each item of a bulk payout, with no
+ * claim): the ledger's `CUSTOMER_PAYOUT` and, when it made a payout, the payout's
+ * processing job. Returns the ledger's answer uninterpreted (a refusal wrote nothing).
+ */
+export async function payoutCreation(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  businessId: string,
+  req: object,
+  claim: KeyClaim | null,
+): Promise<RawOutcome> {
+  const answer = await moveRaw(trx, businessId, 'CUSTOMER_PAYOUT', req, claim);
+  const fresh = freshPosting(answer) as (Posting & { payout: { id: string } }) | null;
+  if (fresh) await jobs.send(PAYOUT_QUEUE, { payout_id: fresh.payout.id, business_id: businessId, step: 'SUBMIT' } satisfies PayoutJob, { trx });
+  return answer;
+}
+
+/**
  * Seed E4: creates a PENDING payout (see the module comment). Throws AppError
  * VALIDATION_ERROR (amount, receiver identifiers), CUSTOMER_NOT_FOUND,
  * CUSTOMER_NOT_ACTIVE, INSUFFICIENT_FUNDS, and with the key IDEMPOTENCY_KEY_IN_USE
@@ -54,12 +72,7 @@ export async function createPayout(
   claim: KeyClaim | null,
 ): Promise<Schemas['PayoutCreated']> {
   // The ledger's answer commits whatever it is (a refusal is stored with the key); it is interpreted after.
-  const raw = await db.transaction(async (trx) => {
-    const answer = await moveRaw(trx, businessId, 'CUSTOMER_PAYOUT', req, claim);
-    const fresh = freshPosting(answer) as (Posting & { payout: { id: string } }) | null;
-    if (fresh) await jobs.send(PAYOUT_QUEUE, { payout_id: fresh.payout.id, business_id: businessId, step: 'SUBMIT' } satisfies PayoutJob, { trx });
-    return answer;
-  });
+  const raw = await db.transaction((trx) => payoutCreation(trx, jobs, businessId, req, claim));
   const posting = outcomeOf(raw, claim) as Posting & { payout: { id: string; created_at: string } };
   jobs.wake(PAYOUT_QUEUE);
   return {

@@ -62,3 +62,23 @@ export async function payoutEventCodes(b: TestBusiness, id: string): Promise<str
     .map((e) => e.code)
     .reverse();
 }
+
+/** Sends createBulkPayout with `items` under `key` (a fresh one by default); the response is not asserted. */
+export function sendBulkPayout(b: TestBusiness, items: Record<string, unknown>[], key: string | null = randomUUID()): Promise<ApiResponse> {
+  return post('/bulk-payouts', { items }, { token: b.token, ...(key === null ? {} : { headers: { 'idempotency-key': key } }) });
+}
+
+/** Waits (up to `ms`) until no item of the batch is PENDING or PROCESSING; returns getBulkPayoutStatus's answer. */
+export async function bulkPayoutSettled(b: TestBusiness, id: string, ms = 20_000): Promise<any> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const res = await get(`/bulk-payouts/${id}`, { token: b.token });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    const { PENDING, PROCESSING } = res.body.counts;
+    if (PENDING + PROCESSING === 0 || Date.now() > deadline) {
+      expect(PENDING + PROCESSING, JSON.stringify(res.body)).to.equal(0);
+      return res.body;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

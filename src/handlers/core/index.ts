@@ -3,6 +3,7 @@ import type { operations } from '../../../generated/types/core.js';
 import type { OperationMap } from '../../http/operation.js';
 import { authOperations } from '../closedLoop/auth.js';
 import { businessOperations } from '../closedLoop/businesses.js';
+import { bulkPayoutOperations } from './bulkPayouts.js';
 import { cardOperations } from './cards.js';
 import type { WebhookOperationId } from '../closedLoop/types.js';
 import { customerOperations } from './customers.js';
@@ -27,6 +28,7 @@ export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> 
   ...cardOperations,
   ...payoutOperations,
   ...payoutWhitelistOperations,
+  ...bulkPayoutOperations,
   ...eventOperations,
   ...coreTestHelperOperations,
   ...gatewayOperations,

@@ -1,0 +1,34 @@
+/** Bulk payouts (issue 8): create a batch under an idempotency key, its status, its report as JSON and CSV. */
+import type { operations } from '../../../generated/types/core.js';
+import { batchReportToCsv, getBatchReport, getBulkPayout } from '../../domain/bulkPayoutReports.js';
+import { createBulkPayout } from '../../domain/bulkPayouts.js';
+import { businessIdOf, type OperationMap } from '../../http/operation.js';
+
+type BulkPayoutOperations = Pick<operations, 'createBulkPayout' | 'getBulkPayoutStatus' | 'getBatchReport' | 'getBatchReportCsv'>;
+
+export const bulkPayoutOperations = {
+  createBulkPayout: {
+    access: 'business',
+    async handle(ctx) {
+      const { replayed, bulk } = await createBulkPayout(ctx.db, ctx.services.jobs, businessIdOf(ctx), ctx.koa.get('idempotency-key'), ctx.body);
+      if (replayed) ctx.koa.set('Idempotent-Replayed', 'true');
+      return { status: 200, body: bulk };
+    },
+  },
+  getBulkPayoutStatus: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await getBulkPayout(ctx.db, businessIdOf(ctx), ctx.path.bulk_payout_id) }),
+  },
+  getBatchReport: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await getBatchReport(ctx.db, businessIdOf(ctx), ctx.path.bulk_payout_id) }),
+  },
+  getBatchReportCsv: {
+    access: 'business',
+    handle: async (ctx) => ({
+      status: 200,
+      body: batchReportToCsv(await getBatchReport(ctx.db, businessIdOf(ctx), ctx.path.bulk_payout_id)),
+      contentType: 'text/csv; charset=utf-8',
+    }),
+  },
+} satisfies OperationMap<BulkPayoutOperations>;
