@@ -758,6 +758,315 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cards/{card_id}/pin/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set or update card PIN
+         * @description Sets the card's 4-digit PIN, or changes it: the PIN is kept (encrypted) with a session and
+         *     becomes the card's once `verifyCardPinOtp` checks the code sent to the customer. Allowed for a
+         *     card `PENDING_ACTIVATION` or `ACTIVE`. The PIN is never answered, logged or put in an error;
+         *     only `verifyDisplaySensitiveDataOtp` (E6) shows it.
+         *
+         *     The code is 6 digits, sent by SMS to the customer's mobile number, valid 5 minutes with 5
+         *     attempts; there is no resend: ask for the step again (a new session). An SMS provider that is
+         *     down is 503 `SERVICE_UNAVAILABLE` with nothing changed; an unknown card (or another
+         *     business's) is 404 `CARD_NOT_FOUND`; a card the state table does not allow the step for
+         *     (tag Cards) is 409 `CARD_STATUS_NOT_ALLOWED`, with nothing changed.
+         */
+        post: operations["setCardPin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{card_id}/pin/sessions/{session_id}/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+                /**
+                 * @description The session of a card step, as its step answered it (`session_id`).
+                 * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+                 */
+                session_id: components["parameters"]["CardStepSessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify card PIN OTP
+         * @description Checks the code sent by `setCardPin`; when it is right the PIN of the session becomes the
+         *     card's (E6 then shows it) and the card is answered (it never holds the PIN).
+         *
+         *     Checked in this order, each refusal changing nothing but the counted attempt: a code that
+         *     is not 6 digits (400 `INVALID_OTP_FORMAT`, not counted); an unknown card (404
+         *     `CARD_NOT_FOUND`); no such session of this step for this card (404
+         *     `OTP_OPERATION_NOT_FOUND`); while the code is pending, a card that can no longer take the
+         *     step (409 `CARD_STATUS_NOT_ALLOWED`, the code is not spent); a session whose code was
+         *     already verified, or that failed otherwise (412 `OTP_OPERATION_WRONG_STATUS`); a code sent to
+         *     a mobile number that is no longer the customer's (400 `OTP_VERIFICATION_FAILED`); then the
+         *     code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time or
+         *     after it (400 `OTP_MAX_ATTEMPTS_REACHED`). After the last three ask for the step again.
+         */
+        post: operations["verifyCardPinOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{card_id}/activation/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activate physical card
+         * @description Starts activating a physical card the customer has received (`PENDING_ACTIVATION`): the code
+         *     sent to the customer proves it is theirs. Next: `verifyCardActivationOtp`.
+         *
+         *     The code is 6 digits, sent by SMS to the customer's mobile number, valid 5 minutes with 5
+         *     attempts; there is no resend: ask for the step again (a new session). An SMS provider that is
+         *     down is 503 `SERVICE_UNAVAILABLE` with nothing changed; an unknown card (or another
+         *     business's) is 404 `CARD_NOT_FOUND`; a card the state table does not allow the step for
+         *     (tag Cards) is 409 `CARD_STATUS_NOT_ALLOWED`, with nothing changed.
+         */
+        post: operations["activateCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{card_id}/activation/sessions/{session_id}/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+                /**
+                 * @description The session of a card step, as its step answered it (`session_id`).
+                 * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+                 */
+                session_id: components["parameters"]["CardStepSessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify activation OTP
+         * @description Checks the code sent by `activateCard`; when it is right the card becomes `ACTIVE`. When the
+         *     card replaces a `DAMAGED` or `EXPIRED` card, that card, which worked until now, is `CLOSED`.
+         *
+         *     Checked in this order, each refusal changing nothing but the counted attempt: a code that
+         *     is not 6 digits (400 `INVALID_OTP_FORMAT`, not counted); an unknown card (404
+         *     `CARD_NOT_FOUND`); no such session of this step for this card (404
+         *     `OTP_OPERATION_NOT_FOUND`); while the code is pending, a card that can no longer take the
+         *     step (409 `CARD_STATUS_NOT_ALLOWED`, the code is not spent); a session whose code was
+         *     already verified, or that failed otherwise (412 `OTP_OPERATION_WRONG_STATUS`); a code sent to
+         *     a mobile number that is no longer the customer's (400 `OTP_VERIFICATION_FAILED`); then the
+         *     code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time or
+         *     after it (400 `OTP_MAX_ATTEMPTS_REACHED`). After the last three ask for the step again.
+         */
+        post: operations["verifyCardActivationOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{card_id}/conversion/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert virtual to physical
+         * @description Starts turning an `ACTIVE` virtual card into a physical one (a plastic is made and sent).
+         *     A card that is `PHYSICAL` already is 409 `CARD_STATUS_NOT_ALLOWED`. Next:
+         *     `verifyCardConversionOtp`.
+         *
+         *     The code is 6 digits, sent by SMS to the customer's mobile number, valid 5 minutes with 5
+         *     attempts; there is no resend: ask for the step again (a new session). An SMS provider that is
+         *     down is 503 `SERVICE_UNAVAILABLE` with nothing changed; an unknown card (or another
+         *     business's) is 404 `CARD_NOT_FOUND`; a card the state table does not allow the step for
+         *     (tag Cards) is 409 `CARD_STATUS_NOT_ALLOWED`, with nothing changed.
+         */
+        post: operations["convertCardToPhysical"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{card_id}/conversion/sessions/{session_id}/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+                /**
+                 * @description The session of a card step, as its step answered it (`session_id`).
+                 * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+                 */
+                session_id: components["parameters"]["CardStepSessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify card conversion OTP
+         * @description Checks the code sent by `convertCardToPhysical`; when it is right the card keeps its id,
+         *     PAN, CVV, expiry, PIN and token, becomes `PHYSICAL` and waits for the plastic
+         *     (`PENDING_ACTIVATION`: activate it with `activateCard`).
+         *
+         *     Checked in this order, each refusal changing nothing but the counted attempt: a code that
+         *     is not 6 digits (400 `INVALID_OTP_FORMAT`, not counted); an unknown card (404
+         *     `CARD_NOT_FOUND`); no such session of this step for this card (404
+         *     `OTP_OPERATION_NOT_FOUND`); while the code is pending, a card that can no longer take the
+         *     step (409 `CARD_STATUS_NOT_ALLOWED`, the code is not spent); a session whose code was
+         *     already verified, or that failed otherwise (412 `OTP_OPERATION_WRONG_STATUS`); a code sent to
+         *     a mobile number that is no longer the customer's (400 `OTP_VERIFICATION_FAILED`); then the
+         *     code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time or
+         *     after it (400 `OTP_MAX_ATTEMPTS_REACHED`). After the last three ask for the step again.
+         */
+        post: operations["verifyCardConversionOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{card_id}/replacement/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace card
+         * @description Starts replacing a card, for a `reason`: `DAMAGED` or `EXPIRED` (from `ACTIVE` or
+         *     `TEMPORARILY_BLOCKED`), `LOST` or `STOLEN` (from any state but `CLOSED`, also once reported
+         *     so). A card replaced already is 409 `CARD_STATUS_NOT_ALLOWED`. Next: `verifyReplaceCardOtp`.
+         *
+         *     The code is 6 digits, sent by SMS to the customer's mobile number, valid 5 minutes with 5
+         *     attempts; there is no resend: ask for the step again (a new session). An SMS provider that is
+         *     down is 503 `SERVICE_UNAVAILABLE` with nothing changed; an unknown card (or another
+         *     business's) is 404 `CARD_NOT_FOUND`; a card the state table does not allow the step for
+         *     (tag Cards) is 409 `CARD_STATUS_NOT_ALLOWED`, with nothing changed.
+         */
+        post: operations["replaceCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{card_id}/replacement/sessions/{session_id}/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+                /**
+                 * @description The session of a card step, as its step answered it (`session_id`).
+                 * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+                 */
+                session_id: components["parameters"]["CardStepSessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify replace card OTP
+         * @description Checks the code sent by `replaceCard`; when it is right the new card is made and answered:
+         *     same type, design, wallet and PIN, a new CVV and expiry, `ACTIVE` when virtual and
+         *     `PENDING_ACTIVATION` when physical. `LOST` and `STOLEN`: a new PAN, and the old card is
+         *     `LOST` or `STOLEN` at once. `DAMAGED` and `EXPIRED`: the same PAN, and the old card works
+         *     until the new one is `ACTIVE`, then it is `CLOSED` (at once for a virtual card). The cards
+         *     name each other (`replaces_card_id`, `replaced_by_card_id`).
+         *
+         *     Checked in this order, each refusal changing nothing but the counted attempt: a code that
+         *     is not 6 digits (400 `INVALID_OTP_FORMAT`, not counted); an unknown card (404
+         *     `CARD_NOT_FOUND`); no such session of this step for this card (404
+         *     `OTP_OPERATION_NOT_FOUND`); while the code is pending, a card that can no longer take the
+         *     step (409 `CARD_STATUS_NOT_ALLOWED`, the code is not spent); a session whose code was
+         *     already verified, or that failed otherwise (412 `OTP_OPERATION_WRONG_STATUS`); a code sent to
+         *     a mobile number that is no longer the customer's (400 `OTP_VERIFICATION_FAILED`); then the
+         *     code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time or
+         *     after it (400 `OTP_MAX_ATTEMPTS_REACHED`). After the last three ask for the step again.
+         */
+        post: operations["verifyReplaceCardOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -1761,6 +2070,16 @@ export interface components {
              */
             expiry_date: string;
             design: components["schemas"]["CardDesign"];
+            /**
+             * Format: uuid
+             * @description The card this one replaces (`verifyReplaceCardOtp`); null for a card issued as such.
+             */
+            replaces_card_id: string | null;
+            /**
+             * Format: uuid
+             * @description The card that replaces this one; null while it is not replaced.
+             */
+            replaced_by_card_id: string | null;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -1812,6 +2131,43 @@ export interface components {
             otp: components["schemas"]["SensitiveDataOtpInput"];
             /** @description Optional guard: the card the caller means to show. When given and it is not the session's card, the answer is 404 `CARD_NOT_FOUND` and nothing is shown. */
             card_id?: components["schemas"]["Uuid"];
+        };
+        CardStepRequest: {
+            /** @description Language of the SMS; the customer's when absent. */
+            locale?: components["schemas"]["Locale"];
+        };
+        SetCardPinRequest: {
+            /**
+             * @description The new PIN, 4 digits. It becomes the card's once the code is verified.
+             * @example 2580
+             */
+            pin: string;
+            /** @description Language of the SMS; the customer's when absent. */
+            locale?: components["schemas"]["Locale"];
+        };
+        ReplaceCardRequest: {
+            /**
+             * @description Why the card is replaced. `DAMAGED` and `EXPIRED` keep the PAN (the old card works until the new one is `ACTIVE`); `LOST` and `STOLEN` give a new PAN and end the old card at once.
+             * @enum {string}
+             */
+            reason: "DAMAGED" | "EXPIRED" | "LOST" | "STOLEN";
+            /** @description Language of the SMS; the customer's when absent. */
+            locale?: components["schemas"]["Locale"];
+        };
+        CardStepSession: {
+            /** @description The step's session, to verify with the code. */
+            session_id: components["schemas"]["Uuid"];
+            card_id: components["schemas"]["Uuid"];
+            /** @description When the code expires (business clock). */
+            otp_expires_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description The code as the customer typed it: 6 digits. Any other value of up to 16 characters is 400 `INVALID_OTP_FORMAT` and does not count as an attempt.
+         * @example 482913
+         */
+        CardStepOtpInput: string;
+        CardStepOtpRequest: {
+            otp: components["schemas"]["CardStepOtpInput"];
         };
         /** @description The card's data (seed "Card sensitive data"); only E6 answers it. */
         CardSensitiveData: {
@@ -2209,6 +2565,16 @@ export interface components {
         SensitiveDataWrongStatusProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "INVALID_CARD_STATUS" | "OTP_OPERATION_WRONG_STATUS";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        CardStepOtpRejectedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_API_VERSION" | "INVALID_OTP_FORMAT" | "OTP_EXPIRED" | "OTP_MAX_ATTEMPTS_REACHED" | "OTP_VERIFICATION_FAILED" | "OTP_INCORRECT";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        CardStepNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "CARD_NOT_FOUND" | "OTP_OPERATION_NOT_FOUND";
         };
         /**
          * @description Event codes that can be subscribed to. The list may grow.
@@ -2958,6 +3324,36 @@ export interface components {
                 "application/problem+json": components["schemas"]["SensitiveDataWrongStatusProblem"];
             };
         };
+        /** @description The request cannot be used (`VALIDATION_ERROR`, `MALFORMED_JSON`, `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_API_VERSION`), or the code of a card step is refused: not 6 digits (`INVALID_OTP_FORMAT`, not counted as an attempt), expired (`OTP_EXPIRED`), wrong with attempts left (`OTP_INCORRECT`), wrong for the last allowed time or after it (`OTP_MAX_ATTEMPTS_REACHED`), or sent to a mobile number that is no longer the customer's (`OTP_VERIFICATION_FAILED`). After the last three ask for the step again. */
+        CardStepOtpRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CardStepOtpRejectedProblem"];
+            };
+        };
+        /** @description No such card for this business (`CARD_NOT_FOUND`), or no such session of this step for this card (`OTP_OPERATION_NOT_FOUND`). Nothing changed and no attempt was counted. */
+        CardStepNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CardStepNotFoundProblem"];
+            };
+        };
         /** @description No such event (`EVENT_NOT_FOUND`) or no such webhook endpoint (`WEBHOOK_ENDPOINT_NOT_FOUND`) for this business; another business's event or endpoint is a 404 too. */
         EventOrWebhookEndpointNotFound: {
             headers: {
@@ -3100,6 +3496,11 @@ export interface components {
          * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
          */
         CardId: string;
+        /**
+         * @description The session of a card step, as its step answered it (`session_id`).
+         * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+         */
+        CardStepSessionId: string;
         /**
          * @description Makes the card request safe to retry, and is kept on the issuance as `idempotency_key`. The same request with the same key answers the same issuance (200), never a second card; the same key with another customer, type or design is 422 `IDEMPOTENCY_KEY_REUSED`. Keys are the business's and never expire. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
          * @example 6a0f6c39-8a55-4d2e-9b1f-3c2d1e0f9a8b
@@ -4809,6 +5210,500 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["SensitiveDataNotFound"];
             412: components["responses"]["SensitiveDataWrongStatus"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setCardPin: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pin": "2580",
+                 *       "locale": "en"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetCardPinRequest"];
+            };
+        };
+        responses: {
+            /** @description The code is on its way; verify it with `verifyCardPinOtp` and this `session_id`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d",
+                     *       "card_id": "7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a",
+                     *       "otp_expires_at": "2026-03-01T10:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardStepSession"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyCardPinOtp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+                /**
+                 * @description The session of a card step, as its step answered it (`session_id`).
+                 * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+                 */
+                session_id: components["parameters"]["CardStepSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp": "482913"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardStepOtpRequest"];
+            };
+        };
+        responses: {
+            /** @description The PIN is set; the card. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Card"];
+                };
+            };
+            400: components["responses"]["CardStepOtpRejected"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardStepNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            412: components["responses"]["OtpOperationWrongStatus"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    activateCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "locale": "en"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardStepRequest"];
+            };
+        };
+        responses: {
+            /** @description The code is on its way; verify it with `verifyCardActivationOtp` and this `session_id`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d",
+                     *       "card_id": "7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a",
+                     *       "otp_expires_at": "2026-03-01T10:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardStepSession"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyCardActivationOtp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+                /**
+                 * @description The session of a card step, as its step answered it (`session_id`).
+                 * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+                 */
+                session_id: components["parameters"]["CardStepSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp": "482913"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardStepOtpRequest"];
+            };
+        };
+        responses: {
+            /** @description The card is `ACTIVE`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Card"];
+                };
+            };
+            400: components["responses"]["CardStepOtpRejected"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardStepNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            412: components["responses"]["OtpOperationWrongStatus"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    convertCardToPhysical: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "locale": "en"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardStepRequest"];
+            };
+        };
+        responses: {
+            /** @description The code is on its way; verify it with `verifyCardConversionOtp` and this `session_id`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d",
+                     *       "card_id": "7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a",
+                     *       "otp_expires_at": "2026-03-01T10:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardStepSession"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyCardConversionOtp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+                /**
+                 * @description The session of a card step, as its step answered it (`session_id`).
+                 * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+                 */
+                session_id: components["parameters"]["CardStepSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp": "482913"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardStepOtpRequest"];
+            };
+        };
+        responses: {
+            /** @description The card is `PHYSICAL`, waiting for activation. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Card"];
+                };
+            };
+            400: components["responses"]["CardStepOtpRejected"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardStepNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            412: components["responses"]["OtpOperationWrongStatus"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "LOST",
+                 *       "locale": "en"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplaceCardRequest"];
+            };
+        };
+        responses: {
+            /** @description The code is on its way; verify it with `verifyReplaceCardOtp` and this `session_id`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d",
+                     *       "card_id": "7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a",
+                     *       "otp_expires_at": "2026-03-01T10:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardStepSession"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyReplaceCardOtp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+                /**
+                 * @description The session of a card step, as its step answered it (`session_id`).
+                 * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+                 */
+                session_id: components["parameters"]["CardStepSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp": "482913"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardStepOtpRequest"];
+            };
+        };
+        responses: {
+            /** @description The new card. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Card"];
+                };
+            };
+            400: components["responses"]["CardStepOtpRejected"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardStepNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            412: components["responses"]["OtpOperationWrongStatus"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

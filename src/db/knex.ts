@@ -15,6 +15,7 @@ import * as ledgerIdempotency from './migrations/007_ledger_idempotency.js';
 import * as rateLimits from './migrations/008_rate_limits.js';
 import * as webhookDeliveries from './migrations/009_webhook_deliveries.js';
 import * as cards from './migrations/010_cards.js';
+import * as cardSteps from './migrations/012_card_steps.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '008_rate_limits': rateLimits,
   '009_webhook_deliveries': webhookDeliveries,
   '010_cards': cards,
+  '012_card_steps': cardSteps,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */
