@@ -848,10 +848,10 @@ export interface components {
             data: components["schemas"]["Label"][];
         };
         /**
-         * @description Kind of ledger transaction. The enum may grow.
+         * @description Kind of ledger transaction. The enum may grow. `CARD_PURCHASE`: a card payment approved by the issuer, which debits the card's wallet and credits the settlement account (money leaving the closed loop to the card network); it cannot be reversed.
          * @enum {string}
          */
-        TransactionType: "TOPUP" | "FUND" | "PAYOUT" | "TRANSFER" | "WITHDRAWAL" | "REFUND" | "REVERSAL";
+        TransactionType: "TOPUP" | "FUND" | "PAYOUT" | "TRANSFER" | "WITHDRAWAL" | "REFUND" | "REVERSAL" | "CARD_PURCHASE";
         /**
          * @description Movements complete synchronously, so every transaction is SUCCESS today; the enum may grow.
          * @enum {string}

@@ -1113,6 +1113,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/testhelpers/cards/authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a card transaction
+         * @description Sandbox only. What a card network would ask the issuer when the card is used: an
+         *     authorization of `amount` on the card. Approved, it debits the card's wallet at once through
+         *     the ledger: one transaction of type `CARD_PURCHASE` (wallet → settlement account: the money
+         *     leaves the closed loop to the card network; it cannot be reversed), listed with the
+         *     wallet's transactions (`transaction_id`, `transaction_reference`).
+         *
+         *     Declined, with nothing moved, in this order: a card that is not `ACTIVE`
+         *     (`CARD_NOT_ACTIVE`), past its `expiry_date` on the business's clock (`CARD_EXPIRED`), a
+         *     `pin` that is not the card's or sent for a card without a PIN (`INCORRECT_PIN`; without
+         *     `pin` the PIN is not checked, as for an online purchase), a wallet without the funds (`INSUFFICIENT_FUNDS`) or not `ACTIVE`
+         *     (`ACCOUNT_NOT_ACTIVE`). A decline is an answer (200 with `status` `DECLINED` and
+         *     `decline_reason`), not an error. An unknown card is 404 `CARD_NOT_FOUND`; 404 `NOT_FOUND`
+         *     when `SANDBOX=false`.
+         */
+        post: operations["simulateCardAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/testhelpers/cards/balance-inquiries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a card balance inquiry
+         * @description Sandbox only. What a card network would ask the issuer at an ATM's balance inquiry: the
+         *     available balance of the card's wallet (`available_balance`). Declined, with nothing moved, in this order: a card that is not `ACTIVE`
+         *     (`CARD_NOT_ACTIVE`), past its `expiry_date` on the business's clock (`CARD_EXPIRED`), a
+         *     `pin` that is not the card's or sent for a card without a PIN (`INCORRECT_PIN`; without
+         *     `pin` the PIN is not checked, as for an online purchase), or a wallet that is
+         *     not `ACTIVE` (`ACCOUNT_NOT_ACTIVE`): then `status` is `DECLINED` with `decline_reason` and no
+         *     balance. Nothing moves. An unknown card is 404 `CARD_NOT_FOUND`; 404 `NOT_FOUND` when
+         *     `SANDBOX=false`.
+         */
+        post: operations["simulateCardBalanceInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/testhelpers/outbox-events": {
         parameters: {
             query?: never;
@@ -2169,6 +2228,60 @@ export interface components {
         CardStepOtpRequest: {
             otp: components["schemas"]["CardStepOtpInput"];
         };
+        /**
+         * @description The PIN as typed at the terminal, 4 digits; when absent the PIN is not checked.
+         * @example 2580
+         */
+        CardPinInput: string;
+        CardAuthorizationRequest: {
+            card_id: components["schemas"]["Uuid"];
+            /** @description The amount to authorize, in the wallet's currency. */
+            amount: components["schemas"]["AmountInput"];
+            pin?: components["schemas"]["CardPinInput"];
+            /**
+             * @description The merchant, as the terminal names it (kept in the transaction's notes).
+             * @example Corner Coffee
+             */
+            merchant_name?: string;
+        };
+        /**
+         * @description Why the issuer declined: the card is not `ACTIVE` (`CARD_NOT_ACTIVE`), past its expiry date (`CARD_EXPIRED`), the PIN sent is not the card's (`INCORRECT_PIN`), the wallet lacks the funds (`INSUFFICIENT_FUNDS`) or is not `ACTIVE` (`ACCOUNT_NOT_ACTIVE`). The list may grow.
+         * @enum {string}
+         */
+        CardDeclineReason: "CARD_NOT_ACTIVE" | "CARD_EXPIRED" | "INCORRECT_PIN" | "INSUFFICIENT_FUNDS" | "ACCOUNT_NOT_ACTIVE";
+        /**
+         * @description `APPROVED`, or `DECLINED` with a `decline_reason`.
+         * @enum {string}
+         */
+        CardSimulationStatus: "APPROVED" | "DECLINED";
+        CardAuthorization: {
+            card_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["CardSimulationStatus"];
+            /** @description Why it was declined; null when approved. */
+            decline_reason: components["schemas"]["CardDeclineReason"] | null;
+            amount: components["schemas"]["Amount"];
+            currency: components["schemas"]["Currency"];
+            /**
+             * Format: uuid
+             * @description The `CARD_PURCHASE` transaction that debited the wallet; null when declined.
+             */
+            transaction_id: string | null;
+            /** @description That transaction's reference; null when declined. */
+            transaction_reference: string | null;
+        };
+        CardBalanceInquiryRequest: {
+            card_id: components["schemas"]["Uuid"];
+            pin?: components["schemas"]["CardPinInput"];
+        };
+        CardBalanceInquiry: {
+            card_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["CardSimulationStatus"];
+            /** @description Why it was declined; null when approved. */
+            decline_reason: components["schemas"]["CardDeclineReason"] | null;
+            /** @description The wallet's balance, what the card can spend; null when declined. */
+            available_balance: components["schemas"]["Balance"] | null;
+            currency: components["schemas"]["Currency"];
+        };
         /** @description The card's data (seed "Card sensitive data"); only E6 answers it. */
         CardSensitiveData: {
             /**
@@ -2648,6 +2761,16 @@ export interface components {
         WebhookEndpointNotSubscribedProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "WEBHOOK_ENDPOINT_NOT_SUBSCRIBED";
+        };
+        /**
+         * @description Positive decimal amount in major units with at most two decimals, written as a string (`"125.5"`, `"10"`). Zero is refused with 400 `VALIDATION_ERROR`.
+         * @example 125.50
+         */
+        AmountInput: string;
+        /** @description Problem details with the codes this response can carry. */
+        SandboxCardNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "NOT_FOUND" | "CARD_NOT_FOUND";
         };
         /** @description Problem details with the codes this response can carry. */
         SandboxDisabledProblem: components["schemas"]["Problem"] & {
@@ -3397,6 +3520,21 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["WebhookEndpointNotSubscribedProblem"];
+            };
+        };
+        /** @description No such card for this business (`CARD_NOT_FOUND`), or test helpers are answered only in the sandbox (`NOT_FOUND` when `SANDBOX=false`). */
+        SandboxCardNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["SandboxCardNotFoundProblem"];
             };
         };
         /** @description Test helpers are answered only in the sandbox (`NOT_FOUND` when `SANDBOX=false`). */
@@ -5853,6 +5991,106 @@ export interface operations {
             404: components["responses"]["EventOrWebhookEndpointNotFound"];
             409: components["responses"]["WebhookEndpointDisabled"];
             422: components["responses"]["WebhookEndpointNotSubscribed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    simulateCardAuthorization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "card_id": "7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a",
+                 *       "amount": "25.00",
+                 *       "pin": "2580",
+                 *       "merchant_name": "Corner Coffee"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardAuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The authorization, approved (the wallet was debited) or declined with its reason. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardAuthorization"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SandboxCardNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    simulateCardBalanceInquiry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "card_id": "7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a",
+                 *       "pin": "2580"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardBalanceInquiryRequest"];
+            };
+        };
+        responses: {
+            /** @description The wallet's available balance, or the decline and its reason. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardBalanceInquiry"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SandboxCardNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

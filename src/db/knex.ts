@@ -16,6 +16,7 @@ import * as rateLimits from './migrations/008_rate_limits.js';
 import * as webhookDeliveries from './migrations/009_webhook_deliveries.js';
 import * as cards from './migrations/010_cards.js';
 import * as cardSteps from './migrations/012_card_steps.js';
+import * as cardPurchases from './migrations/013_card_purchases.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '009_webhook_deliveries': webhookDeliveries,
   '010_cards': cards,
   '012_card_steps': cardSteps,
+  '013_card_purchases': cardPurchases,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

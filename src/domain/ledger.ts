@@ -20,7 +20,7 @@ import { refusalError, type Refusal } from '../errors.js';
 import type { KeyClaim } from '../http/idempotency.js';
 import type { AccountKind } from './accountNumbers.js';
 
-export type TransactionType = 'TOPUP' | 'FUND' | 'PAYOUT' | 'TRANSFER' | 'WITHDRAWAL' | 'REFUND' | 'REVERSAL';
+export type TransactionType = 'TOPUP' | 'FUND' | 'PAYOUT' | 'TRANSFER' | 'WITHDRAWAL' | 'REFUND' | 'REVERSAL' | 'CARD_PURCHASE';
 
 /** A row of `accounts`. */
 export interface AccountRow {

@@ -4,6 +4,7 @@ import type { OperationMap } from '../../http/operation.js';
 import { authOperations } from '../closedLoop/auth.js';
 import { businessOperations } from '../closedLoop/businesses.js';
 import { cardOperations } from './cards.js';
+import { cardTestHelperOperations } from './cardTestHelpers.js';
 import type { WebhookOperationId } from '../closedLoop/types.js';
 import { customerOperations } from './customers.js';
 import { docsOperations } from './docs.js';
@@ -25,6 +26,7 @@ export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> 
   ...cardOperations,
   ...eventOperations,
   ...coreTestHelperOperations,
+  ...cardTestHelperOperations,
   ...gatewayOperations,
   ...docsOperations,
   ...metricsOperations,
