@@ -1172,6 +1172,123 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/testhelpers/tokenization/activation-code-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an activation code request
+         * @description Sandbox only. Simulates a token service provider provisioning an `ACTIVE` card into a device
+         *     wallet: records an activation code request (`PENDING_VERIFICATION`) and sends a 6-digit
+         *     activation code by SMS to the customer (valid 10 minutes, 5 attempts). Confirm it with
+         *     `verifyOtp` (the code) or `confirmIvr` (the issuer's phone line); read it with
+         *     `getActivationCodeRequest` (E9). A card that is not `ACTIVE` is 412 `INVALID_CARD_STATUS`; an
+         *     unknown card 404 `CARD_NOT_FOUND`; an SMS provider that is down 503 `SERVICE_UNAVAILABLE`
+         *     with nothing stored; 404 `NOT_FOUND` when `SANDBOX=false`.
+         */
+        post: operations["createSandboxActivationCodeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/testhelpers/tokenization/activation-code-requests/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The activation code request's id (seed E9).
+                 * @example 1a3c5e7f-9b2d-4f6a-8c0e-2d4f6a8c0e1b
+                 */
+                requestId: components["parameters"]["ActivationCodeRequestId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get activation code request
+         * @description Seed E9 (sandbox only). The activation code request with its state and times. Another
+         *     business's request, or an unknown one, is 404 `ACTIVATION_CODE_REQUEST_NOT_FOUND`; 404
+         *     `NOT_FOUND` when `SANDBOX=false`.
+         */
+        get: operations["getActivationCodeRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/testhelpers/tokenization/activation-code-requests/{requestId}/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The activation code request's id (seed E9).
+                 * @example 1a3c5e7f-9b2d-4f6a-8c0e-2d4f6a8c0e1b
+                 */
+                requestId: components["parameters"]["ActivationCodeRequestId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify activation code (verifyOtp)
+         * @description Sandbox only. The customer enters the activation code on the device: its outcome is
+         *     recorded and answered in `verificationResult` (an answer, not an error): `OTP_VERIFIED` (the
+         *     request is `ACTIVATED`), `INCORRECT_CODE` (still `PENDING_VERIFICATION`), `ATTEMPTS_EXCEEDED`
+         *     (the fifth wrong code: `FAILED`) or `CODE_EXPIRED` (`EXPIRED`). A request that is not
+         *     `PENDING_VERIFICATION` is 409 `ACTIVATION_CODE_REQUEST_STATUS_NOT_ALLOWED`, with nothing
+         *     changed; an unknown one 404 `ACTIVATION_CODE_REQUEST_NOT_FOUND`; 404 `NOT_FOUND` when
+         *     `SANDBOX=false`.
+         */
+        post: operations["verifyOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/testhelpers/tokenization/activation-code-requests/{requestId}/confirm-ivr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The activation code request's id (seed E9).
+                 * @example 1a3c5e7f-9b2d-4f6a-8c0e-2d4f6a8c0e1b
+                 */
+                requestId: components["parameters"]["ActivationCodeRequestId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm by IVR (confirmIvr)
+         * @description Sandbox only. The customer confirmed the provisioning by calling the issuer's phone line
+         *     (IVR) instead of entering the code: the request is `ACTIVATED` with `ivrCompletedAt` and
+         *     `verificationResult` `IVR_CONFIRMED`; its code stops working. A request that is not
+         *     `PENDING_VERIFICATION` is 409 `ACTIVATION_CODE_REQUEST_STATUS_NOT_ALLOWED`, with nothing
+         *     changed; an unknown one 404 `ACTIVATION_CODE_REQUEST_NOT_FOUND`; 404 `NOT_FOUND` when
+         *     `SANDBOX=false`.
+         */
+        post: operations["confirmIvr"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/testhelpers/outbox-events": {
         parameters: {
             query?: never;
@@ -2282,6 +2399,70 @@ export interface components {
             available_balance: components["schemas"]["Balance"] | null;
             currency: components["schemas"]["Currency"];
         };
+        ActivationCodeRequestCreate: {
+            /** @description The `ACTIVE` card to provision. */
+            card_id: components["schemas"]["Uuid"];
+            wallet: components["schemas"]["TokenWallet"];
+            /**
+             * @description The device the token goes to, as the wallet names it.
+             * @example Pixel 9
+             */
+            device: string;
+        };
+        /**
+         * @description The device wallet the card is provisioned into. The list may grow.
+         * @enum {string}
+         */
+        TokenWallet: "APPLE_PAY" | "GOOGLE_PAY" | "SAMSUNG_PAY";
+        ActivationCodeOtpRequest: {
+            /**
+             * @description The activation code the customer received, 6 digits.
+             * @example 482913
+             */
+            otp: string;
+        };
+        /** @description A tokenization activation code request (seed "Tokenization activation code request"; the seed's camelCase field names). The state table is in the tag Test Helpers. */
+        ActivationCodeRequest: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * Format: int64
+             * @description The card's `token`.
+             * @example 1000000042
+             */
+            token: number;
+            /**
+             * @description How the activation code reached the customer. The list may grow.
+             * @enum {string}
+             */
+            messageType: "ACTIVATION_CODE_SMS";
+            /**
+             * @description The request's state. The list may grow.
+             * @enum {string}
+             */
+            status: "PENDING_VERIFICATION" | "ACTIVATED" | "FAILED" | "EXPIRED";
+            wallet: components["schemas"]["TokenWallet"];
+            device: string;
+            /** @description The id of the notification that carried the code. */
+            notificationId: components["schemas"]["Uuid"];
+            createdAt: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When the customer confirmed through the issuer's phone line; null otherwise.
+             */
+            ivrCompletedAt: string | null;
+            /** @description When the activation code was sent (business clock). */
+            otpSentAt: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When the right code was entered; null otherwise.
+             */
+            otpVerifiedAt: string | null;
+            /**
+             * @description The outcome of the last confirmation: `OTP_VERIFIED`, `INCORRECT_CODE`, `ATTEMPTS_EXCEEDED`, `CODE_EXPIRED` or `IVR_CONFIRMED`; null before any. The list may grow.
+             * @enum {string|null}
+             */
+            verificationResult: "OTP_VERIFIED" | "INCORRECT_CODE" | "ATTEMPTS_EXCEEDED" | "CODE_EXPIRED" | "IVR_CONFIRMED" | null;
+        };
         /** @description The card's data (seed "Card sensitive data"); only E6 answers it. */
         CardSensitiveData: {
             /**
@@ -2771,6 +2952,16 @@ export interface components {
         SandboxCardNotFoundProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "NOT_FOUND" | "CARD_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        ActivationCodeRequestNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "NOT_FOUND" | "ACTIVATION_CODE_REQUEST_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        ActivationCodeRequestStatusNotAllowedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "ACTIVATION_CODE_REQUEST_STATUS_NOT_ALLOWED";
         };
         /** @description Problem details with the codes this response can carry. */
         SandboxDisabledProblem: components["schemas"]["Problem"] & {
@@ -3537,6 +3728,36 @@ export interface components {
                 "application/problem+json": components["schemas"]["SandboxCardNotFoundProblem"];
             };
         };
+        /** @description No such activation code request for this business (`ACTIVATION_CODE_REQUEST_NOT_FOUND`), or test helpers are answered only in the sandbox (`NOT_FOUND` when `SANDBOX=false`). */
+        ActivationCodeRequestNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ActivationCodeRequestNotFoundProblem"];
+            };
+        };
+        /** @description The activation code request's state table does not allow this step now (`ACTIVATION_CODE_REQUEST_STATUS_NOT_ALLOWED`; the detail names the state): nothing changed. */
+        ActivationCodeRequestStatusNotAllowed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ActivationCodeRequestStatusNotAllowedProblem"];
+            };
+        };
         /** @description Test helpers are answered only in the sandbox (`NOT_FOUND` when `SANDBOX=false`). */
         SandboxDisabled: {
             headers: {
@@ -3639,6 +3860,11 @@ export interface components {
          * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
          */
         CardStepSessionId: string;
+        /**
+         * @description The activation code request's id (seed E9).
+         * @example 1a3c5e7f-9b2d-4f6a-8c0e-2d4f6a8c0e1b
+         */
+        ActivationCodeRequestId: string;
         /**
          * @description Makes the card request safe to retry, and is kept on the issuance as `idempotency_key`. The same request with the same key answers the same issuance (200), never a second card; the same key with another customer, type or design is 422 `IDEMPOTENCY_KEY_REUSED`. Keys are the business's and never expire. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
          * @example 6a0f6c39-8a55-4d2e-9b1f-3c2d1e0f9a8b
@@ -6091,6 +6317,203 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["SandboxCardNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSandboxActivationCodeRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "card_id": "7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a",
+                 *       "wallet": "GOOGLE_PAY",
+                 *       "device": "Pixel 9"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ActivationCodeRequestCreate"];
+            };
+        };
+        responses: {
+            /** @description The request, waiting for its code. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivationCodeRequest"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SandboxCardNotFound"];
+            412: components["responses"]["InvalidCardStatus"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getActivationCodeRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description The activation code request's id (seed E9).
+                 * @example 1a3c5e7f-9b2d-4f6a-8c0e-2d4f6a8c0e1b
+                 */
+                requestId: components["parameters"]["ActivationCodeRequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The activation code request. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivationCodeRequest"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ActivationCodeRequestNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyOtp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description The activation code request's id (seed E9).
+                 * @example 1a3c5e7f-9b2d-4f6a-8c0e-2d4f6a8c0e1b
+                 */
+                requestId: components["parameters"]["ActivationCodeRequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp": "482913"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ActivationCodeOtpRequest"];
+            };
+        };
+        responses: {
+            /** @description The request with the outcome of the code. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivationCodeRequest"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ActivationCodeRequestNotFound"];
+            409: components["responses"]["ActivationCodeRequestStatusNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    confirmIvr: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description The activation code request's id (seed E9).
+                 * @example 1a3c5e7f-9b2d-4f6a-8c0e-2d4f6a8c0e1b
+                 */
+                requestId: components["parameters"]["ActivationCodeRequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request, activated. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivationCodeRequest"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ActivationCodeRequestNotFound"];
+            409: components["responses"]["ActivationCodeRequestStatusNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -11,9 +11,15 @@
  * `pan_fingerprint` alone to (`pan_fingerprint`, `pan_generation`): a newly
  * drawn PAN is generation 0 (so it clashes with every PAN ever drawn), a kept
  * one the generation after its predecessor's.
+ *
+ * Tokenization activation code requests (sandbox test helpers, seed E9): a
+ * simulated token provisioning of a card into a device wallet, confirmed by a
+ * code sent to the customer (verifyOtp) or by the issuer's phone line
+ * (confirmIvr); src/domain/tokenization.ts.
  */
 import type { Knex } from 'knex';
 
+const TS = { useTz: true, precision: 3 } as const;
 const PURPOSES = ['DISPLAY_SENSITIVE_DATA', 'SET_PIN', 'ACTIVATION', 'CONVERSION', 'REPLACEMENT'];
 const REASONS = ['DAMAGED', 'EXPIRED', 'LOST', 'STOLEN'];
 
@@ -39,9 +45,29 @@ export async function up(knex: Knex): Promise<void> {
     ADD CONSTRAINT card_otp_sessions_pin_with_version CHECK ((pin_sealed IS NULL) = (pin_key_version IS NULL)),
     ADD CONSTRAINT card_otp_sessions_pin_of_set_pin CHECK ((purpose = 'SET_PIN') = (pin_sealed IS NOT NULL)),
     ADD CONSTRAINT card_otp_sessions_reason_of_replacement CHECK ((purpose = 'REPLACEMENT') = (reason IS NOT NULL))`);
+
+  await knex.schema.createTable('tokenization_activation_requests', (t) => {
+    t.uuid('id').primary();
+    t.uuid('business_id').notNullable().references('businesses.id');
+    t.uuid('card_id').notNullable().references('cards.id');
+    t.text('wallet').notNullable();
+    t.text('device').notNullable();
+    t.text('message_type').notNullable();
+    t.text('status').notNullable();
+    t.uuid('notification_id').notNullable();
+    t.uuid('otp_operation_id').notNullable().references('otp_operations.id');
+    t.text('verification_result');
+    t.timestamp('otp_sent_at', TS).notNullable();
+    t.timestamp('otp_verified_at', TS);
+    t.timestamp('ivr_completed_at', TS);
+    t.timestamp('created_at', TS).notNullable().defaultTo(knex.fn.now(3));
+    t.timestamp('updated_at', TS).notNullable().defaultTo(knex.fn.now(3));
+    t.index(['business_id', 'card_id']);
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTableIfExists('tokenization_activation_requests');
   await knex.raw(`ALTER TABLE card_otp_sessions
     DROP CONSTRAINT card_otp_sessions_purpose_check,
     DROP CONSTRAINT card_otp_sessions_pin_with_version,
