@@ -23,7 +23,7 @@ describe('tokenization activation code requests', () => {
   const create = (body: Record<string, unknown>, business = b, baseUrl?: string) => post(BASE, body, { token: business.token, baseUrl });
   const read = (id: string, business = b, baseUrl?: string) => get(`${BASE}/${id}`, { token: business.token, baseUrl });
   const verify = (id: string, otp: string, business = b, baseUrl?: string) => post(`${BASE}/${id}/verify-otp`, { otp }, { token: business.token, baseUrl });
-  const ivr = (id: string, business = b, baseUrl?: string) => post(`${BASE}/${id}/confirm-ivr`, undefined, { token: business.token, baseUrl });
+  const ivr = (id: string, business = b, baseUrl?: string, result = 'CONFIRMED') => post(`${BASE}/${id}/confirm-ivr`, { result }, { token: business.token, baseUrl });
   /** A new request for `card` (asserts 201) and its code. */
   async function pending(business = b, c = card, holder = customer): Promise<{ request: any; code: string }> {
     const res = await create({ card_id: c.id, wallet: 'GOOGLE_PAY', device: 'Pixel 9' }, business);
@@ -53,13 +53,17 @@ describe('tokenization activation code requests', () => {
     expect((await read(request.id)).body).to.deep.equal(done.body);
   });
 
-  it('confirmIvr ACTIVATES a pending request and its code stops working', async () => {
+  it('confirmIvr ACTIVATES a pending request (its code stops working), or FAILS it when the customer rejects', async () => {
     const { request, code } = await pending();
     const res = await ivr(request.id);
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body).to.include({ status: 'ACTIVATED', verificationResult: 'IVR_CONFIRMED', otpVerifiedAt: null });
     expect(res.body.ivrCompletedAt).to.be.a('string');
     expectProblem(await verify(request.id, code), 409, 'ACTIVATION_CODE_REQUEST_STATUS_NOT_ALLOWED');
+    const refused = await pending();
+    const rejected = await ivr(refused.request.id, b, undefined, 'REJECTED');
+    expect(rejected.body).to.include({ status: 'FAILED', verificationResult: 'IVR_REJECTED' });
+    expectProblem(await ivr(refused.request.id), 409, 'ACTIVATION_CODE_REQUEST_STATUS_NOT_ALLOWED');
   });
 
   it('the fifth wrong code FAILS the request; an expired code EXPIRES it; both are final', async () => {

@@ -1275,9 +1275,10 @@ export interface paths {
         put?: never;
         /**
          * Confirm by IVR (confirmIvr)
-         * @description Sandbox only. The customer confirmed the provisioning by calling the issuer's phone line
-         *     (IVR) instead of entering the code: the request is `ACTIVATED` with `ivrCompletedAt` and
-         *     `verificationResult` `IVR_CONFIRMED`; its code stops working. A request that is not
+         * @description Sandbox only. The customer called the issuer's phone line (IVR) instead of entering the
+         *     code, and confirmed the provisioning (`result` `CONFIRMED`: the request is `ACTIVATED`,
+         *     `verificationResult` `IVR_CONFIRMED`) or refused it (`REJECTED`: `FAILED`,
+         *     `IVR_REJECTED`); `ivrCompletedAt` is set and the code stops working. A request that is not
          *     `PENDING_VERIFICATION` is 409 `ACTIVATION_CODE_REQUEST_STATUS_NOT_ALLOWED`, with nothing
          *     changed; an unknown one 404 `ACTIVATION_CODE_REQUEST_NOT_FOUND`; 404 `NOT_FOUND` when
          *     `SANDBOX=false`.
@@ -2458,10 +2459,17 @@ export interface components {
              */
             otpVerifiedAt: string | null;
             /**
-             * @description The outcome of the last confirmation: `OTP_VERIFIED`, `INCORRECT_CODE`, `ATTEMPTS_EXCEEDED`, `CODE_EXPIRED` or `IVR_CONFIRMED`; null before any. The list may grow.
+             * @description The outcome of the last confirmation: `OTP_VERIFIED`, `INCORRECT_CODE`, `ATTEMPTS_EXCEEDED`, `CODE_EXPIRED`, `IVR_CONFIRMED` or `IVR_REJECTED`; null before any. The list may grow.
              * @enum {string|null}
              */
-            verificationResult: "OTP_VERIFIED" | "INCORRECT_CODE" | "ATTEMPTS_EXCEEDED" | "CODE_EXPIRED" | "IVR_CONFIRMED" | null;
+            verificationResult: "OTP_VERIFIED" | "INCORRECT_CODE" | "ATTEMPTS_EXCEEDED" | "CODE_EXPIRED" | "IVR_CONFIRMED" | "IVR_REJECTED" | null;
+        };
+        ConfirmIvrRequest: {
+            /**
+             * @description What the customer answered on the issuer's phone line.
+             * @enum {string}
+             */
+            result: "CONFIRMED" | "REJECTED";
         };
         /** @description The card's data (seed "Card sensitive data"); only E6 answers it. */
         CardSensitiveData: {
@@ -6492,9 +6500,18 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "result": "CONFIRMED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConfirmIvrRequest"];
+            };
+        };
         responses: {
-            /** @description The request, activated. */
+            /** @description The request, activated or failed as the customer answered. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6509,7 +6526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ActivationCodeRequest"];
                 };
             };
-            400: components["responses"]["InvalidParameters"];
+            400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ActivationCodeRequestNotFound"];

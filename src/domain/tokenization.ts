@@ -8,7 +8,8 @@
  * (confirmIvr). The object keeps the seed's camelCase field names.
  *
  * States (published in core.yaml, tag Test Helpers): PENDING_VERIFICATION →
- * ACTIVATED (right code, or IVR confirmed); → FAILED (5th wrong code); →
+ * ACTIVATED (right code, or IVR confirmed); → FAILED (5th wrong code, or IVR
+ * rejected); →
  * EXPIRED (the code expired); the last three are final. A move outside the
  * table is 409 ACTIVATION_CODE_REQUEST_STATUS_NOT_ALLOWED and changes nothing.
  * A code's outcome is an answer (`verificationResult`), not an error.
@@ -31,11 +32,12 @@ type RequestState = RequestView['status'];
 export const ACTIVATION_CODE_OTP_POLICY: OtpPolicy = { digits: 6, ttlSeconds: 600, maxAttempts: 5, resendCooldownSeconds: 60, maxResends: 0 };
 
 /** The request's state table; a refusal names the current state. */
-export const activationRequestMachine = stateMachine<RequestState, 'VERIFY_OTP' | 'CONFIRM_IVR'>(
+export const activationRequestMachine = stateMachine<RequestState, 'VERIFY_OTP' | 'CONFIRM_IVR' | 'REJECT_IVR'>(
   {
     // The outcome of a code decides the state: ACTIVATED, FAILED, EXPIRED, or still pending.
     VERIFY_OTP: { from: ['PENDING_VERIFICATION'] },
     CONFIRM_IVR: { from: ['PENDING_VERIFICATION'], to: 'ACTIVATED' },
+    REJECT_IVR: { from: ['PENDING_VERIFICATION'], to: 'FAILED' },
   },
   (state) => new AppError('ACTIVATION_CODE_REQUEST_STATUS_NOT_ALLOWED', `The activation code request is ${state}; this step is not allowed now.`),
 );
@@ -159,19 +161,20 @@ export async function verifyActivationCode(env: FlowEnv, id: string, otp: string
 }
 
 /**
- * confirmIvr: the customer confirmed the provisioning by calling the issuer's
- * phone line; the request is ACTIVATED. 404 ACTIVATION_CODE_REQUEST_NOT_FOUND;
+ * confirmIvr: the customer called the issuer's phone line and confirmed the
+ * provisioning (ACTIVATED, IVR_CONFIRMED) or refused it (FAILED, IVR_REJECTED);
+ * the code stops working. 404 ACTIVATION_CODE_REQUEST_NOT_FOUND;
  * 409 ACTIVATION_CODE_REQUEST_STATUS_NOT_ALLOWED unless PENDING_VERIFICATION.
  */
-export async function confirmActivationIvr(env: FlowEnv, id: string): Promise<RequestView> {
+export async function confirmActivationIvr(env: FlowEnv, id: string, result: Schemas['ConfirmIvrRequest']['result']): Promise<RequestView> {
   const now = await businessNow(env.db, env.businessId);
   return env.db.transaction(async (trx) => {
     const row = await requestRow(trx, env.businessId, id, true);
-    const status = activationRequestMachine.next(row.status, 'CONFIRM_IVR');
+    const status = activationRequestMachine.next(row.status, result === 'CONFIRMED' ? 'CONFIRM_IVR' : 'REJECT_IVR');
     await trx('otp_operations').where({ id: row.otp_operation_id, status: 'PENDING' }).update({ status: 'FAILED', updated_at: trx.fn.now(3) });
     const [updated] = await trx('tokenization_activation_requests')
       .where({ id: row.id })
-      .update({ status, verification_result: 'IVR_CONFIRMED', ivr_completed_at: now, updated_at: trx.fn.now(3) })
+      .update({ status, verification_result: result === 'CONFIRMED' ? 'IVR_CONFIRMED' : 'IVR_REJECTED', ivr_completed_at: now, updated_at: trx.fn.now(3) })
       .returning('*');
     return toView(trx, updated);
   });

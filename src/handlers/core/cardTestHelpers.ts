@@ -52,6 +52,6 @@ export const cardTestHelperOperations = {
   },
   confirmIvr: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await confirmActivationIvr(await sandboxFlowEnv(ctx), ctx.path.requestId) }),
+    handle: async (ctx) => ({ status: 200, body: await confirmActivationIvr(await sandboxFlowEnv(ctx), ctx.path.requestId, ctx.body.result) }),
   },
 } satisfies OperationMap<CardTestHelperOperations>;
