@@ -31,6 +31,8 @@
  * job queue's JOB_POLLING_INTERVAL_MS (default 1000, at least 500: how soon an idle
  * worker sees a job another instance enqueued) and JOB_MAINTENANCE_INTERVAL_SECONDS
  * (default 60: how often jobs of a crashed instance are looked for).
+ * Payouts: PAYOUT_PROCESSING_MS (default 3000: how long a payout stays PROCESSING before
+ * its automatic outcome; src/domain/payoutStates.ts).
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
@@ -65,6 +67,8 @@ export interface Config {
   webhookConcurrency: number;
   jobPollingIntervalMs: number;
   jobMaintenanceIntervalSeconds: number;
+  /** How long a payout stays PROCESSING before its automatic outcome (ms). */
+  payoutProcessingMs: number;
 }
 
 /**
@@ -138,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrency: intFrom(env.WEBHOOK_CONCURRENCY, 4, 'WEBHOOK_CONCURRENCY', 64, 1),
     jobPollingIntervalMs: intFrom(env.JOB_POLLING_INTERVAL_MS, 1000, 'JOB_POLLING_INTERVAL_MS', 60_000, 500),
     jobMaintenanceIntervalSeconds: intFrom(env.JOB_MAINTENANCE_INTERVAL_SECONDS, 60, 'JOB_MAINTENANCE_INTERVAL_SECONDS', 3600, 1),
+    payoutProcessingMs: intFrom(env.PAYOUT_PROCESSING_MS, 3000, 'PAYOUT_PROCESSING_MS', 3_600_000, 0),
   };
   if (!config.sandbox && (!config.cardDataKey || !config.cardFingerprintKey)) {
     throw new Error('CARD_DATA_KEY and CARD_FINGERPRINT_KEY are required when SANDBOX=false');

@@ -68,6 +68,8 @@ export const ERROR_STATUS = {
   // A refused move of a tokenization activation code request (src/domain/tokenization.ts).
   ACTIVATION_CODE_REQUEST_STATUS_NOT_ALLOWED: 409,
   WEBHOOK_ENDPOINT_DISABLED: 409,
+  // A refused payout move (src/domain/payoutStates.ts), naming the payout's state.
+  PAYOUT_STATUS_NOT_ALLOWED: 409,
   // A refused mobile number change move names the session's current state (src/domain/mobileNumberChangeStates.ts).
   MOBILE_CHANGE_STATE_PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION: 409,
   MOBILE_CHANGE_STATE_PENDING_IDENTITY_VERIFICATION: 409,

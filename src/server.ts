@@ -14,6 +14,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { PRECOMPILED_API_DIR, RUNNING_COMPILED } from './paths.js';
 import { JobQueue } from './jobs/queue.js';
 import { startDispatcher } from './webhooks/dispatcher.js';
+import { startPayoutProcessing } from './domain/payoutProcessing.js';
 
 /** How long requests in flight may take to finish on shutdown. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -82,6 +83,7 @@ export async function startService(
     concurrency: config.webhookConcurrency,
     relayIntervalMs: 500,
   });
+  await startPayoutProcessing({ db, jobs, sandbox: config.sandbox, processingMs: config.payoutProcessingMs });
   const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db), jobs }, { apiDir });
   const host = opts.host ?? '127.0.0.1';
   const server: Server = await new Promise((resolve) => {

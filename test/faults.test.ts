@@ -37,6 +37,7 @@ const TABLES = [
   'tokenization_activation_requests',
   'webhook_deliveries',
   'webhook_delivery_attempts',
+  'payouts',
 ];
 
 describe('500 INTERNAL_ERROR on an unexpected failure (every operation that reaches the database)', () => {

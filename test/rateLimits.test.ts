@@ -73,4 +73,26 @@ describe('rate limits shared by all instances (PostgreSQL store)', () => {
     const res = await get('/cl/v1/businesses', { token: token.body.access_token, baseUrl: at(1) });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
   });
+
+  it('with leases of several points (a limit of 200: 2 at a time), two instances together still admit at most the limit', async function () {
+    this.timeout(120_000);
+    const leased = await Promise.all([
+      startExtraService({ rateLimitPerMinute: 200, rateLimitPerAddressPerMinute: 1000 }, database),
+      startExtraService({ rateLimitPerMinute: 200, rateLimitPerAddressPerMinute: 1000 }, database),
+    ]);
+    try {
+      const token = await post('/auth/token', { grant_type: 'client_credentials', client_id: 'sandbox-platform', client_secret: 'sandbox-platform-secret' }, { baseUrl: leased[0].url });
+      const statuses: number[] = [];
+      for (let i = 0; i < 215; i += 5) {
+        const batch = await Promise.all([0, 1, 2, 3, 4].map((j) => get('/cl/v1/businesses', { token: token.body.access_token, baseUrl: leased[(i + j) % 2].url })));
+        statuses.push(...batch.map((r) => r.status));
+      }
+      const admitted = statuses.filter((s) => s === 200).length;
+      expect(statuses.filter((s) => s !== 200 && s !== 429), 'only 200 and 429').to.deep.equal([]);
+      // At most one leased point per instance may be left unspent.
+      expect(admitted).to.be.within(198, 200);
+    } finally {
+      await Promise.all(leased.map((s) => s.close()));
+    }
+  });
 });

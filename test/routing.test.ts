@@ -16,10 +16,20 @@ function viaOpenApiBackend(backend: OpenAPIBackend, method: string, path: string
   }
 }
 
+/**
+ * The document as openapi-backend can route it: a documented trailing slash (seed E4's
+ * `/payouts/`) dropped, since our router ignores it on both sides and openapi-backend only on
+ * the request's.
+ */
+function withoutTrailingSlashes(doc: ReturnType<typeof loadBundledDocument>) {
+  const paths = Object.fromEntries(Object.entries(doc.paths ?? {}).map(([k, v]) => [k.length > 1 ? k.replace(/\/+$/, '') : k, v]));
+  return { ...doc, paths };
+}
+
 describe('routing table', () => {
   for (const [name, root] of [['closed-loop', '/cl/v1'], ['core', '/']] as const) {
     it(`routes every request of the ${name} document as openapi-backend's router does`, async () => {
-      const backend = new OpenAPIBackend({ definition: loadBundledDocument(name), apiRoot: root, quick: true, validate: false });
+      const backend = new OpenAPIBackend({ definition: withoutTrailingSlashes(loadBundledDocument(name)) as ReturnType<typeof loadBundledDocument>, apiRoot: root, quick: true, validate: false });
       await backend.init();
       const table = new RoutingTable((await loadApi(name)).operations, root);
       const prefix = root === '/' ? '' : root;

@@ -848,10 +848,10 @@ export interface components {
             data: components["schemas"]["Label"][];
         };
         /**
-         * @description Kind of ledger transaction. The enum may grow. `CARD_PURCHASE`: a card payment approved by the issuer, which debits the card's wallet and credits the settlement account (money leaving the closed loop to the card network); it cannot be reversed.
+         * @description Kind of ledger transaction. The enum may grow. `CARD_PURCHASE`: a card payment approved by the issuer, which debits the card's wallet and credits the settlement account (money leaving the closed loop to the card network); it cannot be reversed. `CUSTOMER_PAYOUT`, `CUSTOMER_PAYOUT_COMPLETION`, `CUSTOMER_PAYOUT_RETURN`: the steps of a core API payout to a customer (payout account to in-transit, then to the customer's wallet, or back to the payout account when it fails).
          * @enum {string}
          */
-        TransactionType: "TOPUP" | "FUND" | "PAYOUT" | "TRANSFER" | "WITHDRAWAL" | "REFUND" | "REVERSAL" | "CARD_PURCHASE";
+        TransactionType: "TOPUP" | "FUND" | "PAYOUT" | "TRANSFER" | "WITHDRAWAL" | "REFUND" | "REVERSAL" | "CUSTOMER_PAYOUT" | "CUSTOMER_PAYOUT_COMPLETION" | "CUSTOMER_PAYOUT_RETURN" | "CARD_PURCHASE";
         /**
          * @description Movements complete synchronously, so every transaction is SUCCESS today; the enum may grow.
          * @enum {string}
@@ -1374,7 +1374,7 @@ export interface components {
          */
         PayoutStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
         /**
-         * @description 12 digits: a one-digit prefix (`9` individual wallet, `1` business operational account, `8` business settlement account; more prefixes may come), a 10-digit serial and a Luhn check digit.
+         * @description 12 digits: a one-digit prefix (`9` individual wallet, `1` business operational account, `8` business settlement account, `2` business payout account, `7` business in-transit account; more prefixes may come), a 10-digit serial and a Luhn check digit.
          * @example 900000000019
          */
         AccountNumber: string;

@@ -1067,6 +1067,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payouts/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create payout
+         * @description Seed E4. Pays `payout_amount` from the business's payout account (prefix `2`) to one
+         *     customer's wallet, named by exactly one of `customer_id`, `walletAccountNumber` and
+         *     `mobileNumber` (a mobile number names the business's `ACTIVE` customer with it). The
+         *     payout is created `PENDING`: in the same database transaction the amount moves from the
+         *     payout account to the business's in-transit account (prefix `7`; ledger transaction
+         *     `CUSTOMER_PAYOUT`, whose reference is `transaction_id`), the event `payout.pending` is
+         *     recorded and the payout is queued for processing. It then moves along the Payouts
+         *     tag's state table; read it with `getPayoutStatus` or follow its events.
+         *
+         *     The `idempotency-key` header is required (400 `VALIDATION_ERROR` without it): the same
+         *     request again with the same key answers the same payout with
+         *     `Idempotent-Replayed: true`, never a second payout, also when many arrive at once (those
+         *     arriving while the first runs get 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`);
+         *     the same key with another body is 422 `IDEMPOTENCY_KEY_REUSED`. Keys are the
+         *     business's, shared with the closed-loop API's, and kept 24 hours.
+         *
+         *     Refused, with nothing moved: no receiver identifier or more than one, or an amount
+         *     that is not positive with at most two decimals (400 `VALIDATION_ERROR`); no such
+         *     customer for this business (404 `CUSTOMER_NOT_FOUND`); a customer who is not `ACTIVE`
+         *     (409 `CUSTOMER_NOT_ACTIVE`); a payout account holding less than the amount (422
+         *     `INSUFFICIENT_FUNDS`; top it up in the sandbox with `createSandboxPayoutAccountTopup`).
+         */
+        post: operations["createPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payouts/{payout_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Payout id (`payout_id` of `createPayout`).
+                 * @example 1f2e3d4c-5b6a-4798-8a1b-2c3d4e5f6a7b
+                 */
+                payout_id: components["parameters"]["PayoutId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get payout status
+         * @description One payout of the business as it is now: its state (Payouts tag), amounts, receiver, the ledger references of its creation and of its outcome, and why it failed. Another business's payout is 404 `PAYOUT_NOT_FOUND`.
+         */
+        get: operations["getPayoutStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -1284,6 +1350,52 @@ export interface paths {
          *     `SANDBOX=false`.
          */
         post: operations["confirmIvr"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/testhelpers/payout-account/topups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Top up the payout account
+         * @description Sandbox only. Tops up the caller's business payout account (prefix `2`) from its settlement account: one balanced ledger transaction of type `TOPUP` that debits the settlement account and credits the payout account (no event: `topup.complete` reports the operational account). Not idempotent: each call tops up again. 404 `NOT_FOUND` when `SANDBOX=false`.
+         */
+        post: operations["createSandboxPayoutAccountTopup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/testhelpers/payouts/{payout_id}/outcome": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Payout id (`payout_id` of `createPayout`).
+                 * @example 1f2e3d4c-5b6a-4798-8a1b-2c3d4e5f6a7b
+                 */
+                payout_id: components["parameters"]["PayoutId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide a payout's outcome
+         * @description Sandbox only: the bank's answer, chosen by the tester. Completes (`COMPLETED`: the amount moves to the customer's wallet) or fails (`FAILED` with `failure_code`, by default `REJECTED_BY_BANK`: the amount returns to the payout account) a `PENDING` or `PROCESSING` payout at once; a `PENDING` one passes through `PROCESSING` first (each step records its event). A completion whose customer or wallet is no longer `ACTIVE` fails with `RECEIVER_NOT_ACTIVE`. A payout already `COMPLETED` or `FAILED` is 409 `PAYOUT_STATUS_NOT_ALLOWED`. The automatic rule of the Payouts tag then leaves it as it is. 404 `NOT_FOUND` when `SANDBOX=false`.
+         */
+        post: operations["setSandboxPayoutOutcome"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1753,6 +1865,91 @@ export interface components {
         };
         SandboxSmsMessageList: components["schemas"]["Page"] & {
             data: components["schemas"]["SandboxSmsMessage"][];
+        };
+        /** @description Seed E4's body. Exactly one of `customer_id`, `walletAccountNumber` and `mobileNumber`. */
+        PayoutCreateRequest: {
+            payout_amount: components["schemas"]["AmountInput"];
+            /**
+             * @description Free text (seed), kept with the payout and as the ledger transactions' notes.
+             * @example Cashback for order 2026-0042
+             */
+            payout_purpose?: string;
+            external_reference?: components["schemas"]["ExternalReference"];
+            /** @description The receiving customer's id. */
+            customer_id?: components["schemas"]["Uuid"];
+            /** @description The receiving customer's wallet account number (prefix `9`). */
+            walletAccountNumber?: components["schemas"]["AccountNumber"];
+            /** @description The receiving customer's mobile number. */
+            mobileNumber?: components["schemas"]["MobileNumber"];
+        };
+        /** @description Seed E4's answer. */
+        PayoutCreated: {
+            /**
+             * @description Reference of the ledger transaction that moved the amount to the in-transit account.
+             * @example TXN000000000042
+             */
+            transaction_id: string;
+            payout_id: components["schemas"]["Uuid"];
+            /** @description `PENDING` on creation. */
+            status: components["schemas"]["PayoutStatus"];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description Why a payout failed (`FAILED` only; null otherwise). The list may grow.
+         * @enum {string|null}
+         */
+        PayoutFailureCode: "RECEIVER_NOT_ACTIVE" | "REJECTED_BY_BANK" | "TIMEOUT" | null;
+        /** @description A payout to a customer as it is now. */
+        Payout: {
+            payout_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["PayoutStatus"];
+            payout_amount: components["schemas"]["Amount"];
+            currency: components["schemas"]["Currency"];
+            /** @description The request's `payout_purpose`, or null. */
+            payout_purpose: string | null;
+            /** @description The request's `external_reference`, or null. */
+            external_reference: string | null;
+            customer_id: components["schemas"]["Uuid"];
+            wallet_account_number: components["schemas"]["AccountNumber"];
+            /**
+             * @description Reference of the creation's ledger transaction (payout account → in-transit).
+             * @example TXN000000000042
+             */
+            transaction_id: string;
+            /** @description Reference of the outcome's ledger transaction: in-transit → wallet (`CUSTOMER_PAYOUT_COMPLETION`) or in-transit → payout account (`CUSTOMER_PAYOUT_RETURN`); null while the payout is `PENDING` or `PROCESSING`. */
+            outcome_transaction_id: string | null;
+            failure_code: components["schemas"]["PayoutFailureCode"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        PayoutAccountTopupRequest: {
+            amount: components["schemas"]["AmountInput"];
+        };
+        PayoutAccountTopup: {
+            /**
+             * @description Reference of the top-up's ledger transaction (type `TOPUP`).
+             * @example TXN000000000042
+             */
+            transaction_id: string;
+            /** @description The payout account's number (prefix `2`). */
+            account_number: components["schemas"]["AccountNumber"];
+            amount: components["schemas"]["Amount"];
+            currency: components["schemas"]["Currency"];
+            /** @description The payout account's balance after the top-up. */
+            balance: components["schemas"]["Amount"];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        SandboxPayoutOutcomeRequest: {
+            /**
+             * @description The outcome.
+             * @enum {string}
+             */
+            status: "COMPLETED" | "FAILED";
+            /**
+             * @description With `FAILED` only; `REJECTED_BY_BANK` when absent.
+             * @enum {string}
+             */
+            failure_code?: "RECEIVER_NOT_ACTIVE" | "REJECTED_BY_BANK" | "TIMEOUT";
         };
         SandboxClockAdvanceRequest: {
             /**
@@ -2809,7 +3006,7 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description 12 digits: a one-digit prefix (`9` individual wallet, `1` business operational account, `8` business settlement account; more prefixes may come), a 10-digit serial and a Luhn check digit.
+         * @description 12 digits: a one-digit prefix (`9` individual wallet, `1` business operational account, `8` business settlement account, `2` business payout account, `7` business in-transit account; more prefixes may come), a 10-digit serial and a Luhn check digit.
          * @example 900000000019
          */
         AccountNumber: string;
@@ -2879,6 +3076,36 @@ export interface components {
             code: "CARD_NOT_FOUND" | "OTP_OPERATION_NOT_FOUND";
         };
         /**
+         * @description Positive decimal amount in major units with at most two decimals, written as a string (`"125.5"`, `"10"`). Zero is refused with 400 `VALIDATION_ERROR`.
+         * @example 125.50
+         */
+        AmountInput: string;
+        /**
+         * @description State of a payout to a customer: PENDING → PROCESSING → COMPLETED or FAILED. The list may grow.
+         * @enum {string}
+         */
+        PayoutStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+        /** @description Problem details with the codes this response can carry. */
+        PayoutConflictProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_IN_USE" | "CUSTOMER_NOT_ACTIVE";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        PayoutRejectedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_FUNDS";
+        };
+        /**
+         * @description Non-negative decimal amount in major units with exactly two decimals, never a JSON number.
+         * @example 125.50
+         */
+        Amount: string;
+        /** @description Problem details with the codes this response can carry. */
+        PayoutNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "PAYOUT_NOT_FOUND";
+        };
+        /**
          * @description Event codes that can be subscribed to. The list may grow.
          * @enum {string}
          */
@@ -2896,11 +3123,6 @@ export interface components {
             /** @description The business's reference for the customer, or null. */
             external_reference: string | null;
         };
-        /**
-         * @description Non-negative decimal amount in major units with exactly two decimals, never a JSON number.
-         * @example 125.50
-         */
-        Amount: string;
         /** @description `data` of `topup.complete`: money arrived on the business's operational account. */
         TopupCompleteData: {
             transaction_id: components["schemas"]["Uuid"];
@@ -2909,11 +3131,6 @@ export interface components {
             currency: components["schemas"]["Currency"];
             completed_at: components["schemas"]["Timestamp"];
         };
-        /**
-         * @description State of a payout to a customer: PENDING → PROCESSING → COMPLETED or FAILED. The list may grow.
-         * @enum {string}
-         */
-        PayoutStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
         /** @description `data` of the `payout.*` events: the payout as of the event. */
         PayoutEventData: {
             payout_id: components["schemas"]["Uuid"];
@@ -2951,11 +3168,6 @@ export interface components {
             /** @enum {string} */
             code: "WEBHOOK_ENDPOINT_NOT_SUBSCRIBED";
         };
-        /**
-         * @description Positive decimal amount in major units with at most two decimals, written as a string (`"125.5"`, `"10"`). Zero is refused with 400 `VALIDATION_ERROR`.
-         * @example 125.50
-         */
-        AmountInput: string;
         /** @description Problem details with the codes this response can carry. */
         SandboxCardNotFoundProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
@@ -2975,6 +3187,21 @@ export interface components {
         SandboxDisabledProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        BalanceLimitExceededProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "BALANCE_LIMIT_EXCEEDED";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        SandboxPayoutNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "NOT_FOUND" | "PAYOUT_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        PayoutStatusNotAllowedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "PAYOUT_STATUS_NOT_ALLOWED";
         };
         /** @description Problem details with the codes this response can carry. */
         UnsupportedVersionProblem: components["schemas"]["Problem"] & {
@@ -3676,6 +3903,53 @@ export interface components {
                 "application/problem+json": components["schemas"]["CardStepNotFoundProblem"];
             };
         };
+        /** @description An earlier request with this `idempotency-key` is still running (`IDEMPOTENCY_KEY_IN_USE`, retry after `Retry-After`), or the receiving customer is not `ACTIVE` (`CUSTOMER_NOT_ACTIVE`): nothing moved. */
+        PayoutConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                /** @description Seconds to wait; sent with `IDEMPOTENCY_KEY_IN_USE`. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["PayoutConflictProblem"];
+            };
+        };
+        /** @description The payout breaks a rule and nothing moved: the key was used with another request (`IDEMPOTENCY_KEY_REUSED`), or the payout account lacks funds (`INSUFFICIENT_FUNDS`). */
+        PayoutRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["PayoutRejectedProblem"];
+            };
+        };
+        /** @description No such payout for this business (`PAYOUT_NOT_FOUND`). */
+        PayoutNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["PayoutNotFoundProblem"];
+            };
+        };
         /** @description No such event (`EVENT_NOT_FOUND`) or no such webhook endpoint (`WEBHOOK_ENDPOINT_NOT_FOUND`) for this business; another business's event or endpoint is a 404 too. */
         EventOrWebhookEndpointNotFound: {
             headers: {
@@ -3781,6 +4055,51 @@ export interface components {
                 "application/problem+json": components["schemas"]["SandboxDisabledProblem"];
             };
         };
+        /** @description A balance would pass ±999999999999999.99 (`BALANCE_LIMIT_EXCEEDED`): nothing moved. */
+        BalanceLimitExceeded: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["BalanceLimitExceededProblem"];
+            };
+        };
+        /** @description No such payout for this business (`PAYOUT_NOT_FOUND`), or test helpers are disabled (`NOT_FOUND` when `SANDBOX=false`). */
+        SandboxPayoutNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["SandboxPayoutNotFoundProblem"];
+            };
+        };
+        /** @description The payout's state table does not allow this move now (`PAYOUT_STATUS_NOT_ALLOWED`, naming the payout's state): nothing changed. */
+        PayoutStatusNotAllowed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["PayoutStatusNotAllowedProblem"];
+            };
+        };
         /** @description An unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
         UnsupportedVersion: {
             headers: {
@@ -3808,6 +4127,16 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Payout id (`payout_id` of `createPayout`).
+         * @example 1f2e3d4c-5b6a-4798-8a1b-2c3d4e5f6a7b
+         */
+        PayoutId: components["schemas"]["Uuid"];
+        /**
+         * @description Required (seed E4): makes the payout safe to retry. The same request with the same key answers the same payout with `Idempotent-Replayed: true`; the same key while the first request still runs is 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`; with another body, 422 `IDEMPOTENCY_KEY_REUSED`. Keys are the business's and kept for 24 hours. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
+         * @example 3c9d2e1f-0a9b-4c8d-8e7f-6a5b4c3d2e1f
+         */
+        PayoutIdempotencyKey: components["schemas"]["IdempotencyKey"];
         /**
          * @description Event id (`id` of `listEvents`, `webhook-id` of a delivery).
          * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
@@ -3966,6 +4295,11 @@ export interface components {
          * @example no-store
          */
         "Cache-Control": "no-store";
+        /**
+         * @description Present with `true` when the response is a replay of an earlier request with the same `Idempotency-Key`.
+         * @example true
+         */
+        "Idempotent-Replayed": "true";
     };
     pathItems: never;
 }
@@ -6081,6 +6415,102 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createPayout: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+                /**
+                 * @description Required (seed E4): makes the payout safe to retry. The same request with the same key answers the same payout with `Idempotent-Replayed: true`; the same key while the first request still runs is 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`; with another body, 422 `IDEMPOTENCY_KEY_REUSED`. Keys are the business's and kept for 24 hours. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
+                 * @example 3c9d2e1f-0a9b-4c8d-8e7f-6a5b4c3d2e1f
+                 */
+                "idempotency-key": components["parameters"]["PayoutIdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The payout, `PENDING` (a replay answers the same body). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutCreated"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CustomerNotFound"];
+            409: components["responses"]["PayoutConflict"];
+            422: components["responses"]["PayoutRejected"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPayoutStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Payout id (`payout_id` of `createPayout`).
+                 * @example 1f2e3d4c-5b6a-4798-8a1b-2c3d4e5f6a7b
+                 */
+                payout_id: components["parameters"]["PayoutId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payout. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payout"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["PayoutNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -6531,6 +6961,105 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["ActivationCodeRequestNotFound"];
             409: components["responses"]["ActivationCodeRequestStatusNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSandboxPayoutAccountTopup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "10000.00"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutAccountTopupRequest"];
+            };
+        };
+        responses: {
+            /** @description The top-up, and the payout account's balance after it. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutAccountTopup"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SandboxDisabled"];
+            422: components["responses"]["BalanceLimitExceeded"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setSandboxPayoutOutcome: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Payout id (`payout_id` of `createPayout`).
+                 * @example 1f2e3d4c-5b6a-4798-8a1b-2c3d4e5f6a7b
+                 */
+                payout_id: components["parameters"]["PayoutId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxPayoutOutcomeRequest"];
+            };
+        };
+        responses: {
+            /** @description The payout after the move. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payout"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SandboxPayoutNotFound"];
+            409: components["responses"]["PayoutStatusNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -15,6 +15,7 @@ import * as ledgerIdempotency from './migrations/007_ledger_idempotency.js';
 import * as rateLimits from './migrations/008_rate_limits.js';
 import * as webhookDeliveries from './migrations/009_webhook_deliveries.js';
 import * as cards from './migrations/010_cards.js';
+import * as payouts from './migrations/011_payouts.js';
 import * as cardSteps from './migrations/012_card_steps.js';
 import * as cardPurchases from './migrations/013_card_purchases.js';
 
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '008_rate_limits': rateLimits,
   '009_webhook_deliveries': webhookDeliveries,
   '010_cards': cards,
+  '011_payouts': payouts,
   '012_card_steps': cardSteps,
   '013_card_purchases': cardPurchases,
 };

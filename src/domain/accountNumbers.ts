@@ -3,11 +3,13 @@
  * PostgreSQL sequence `account_number_seq` + Luhn check digit (ISO/IEC 7812-1).
  * Unique by construction: the sequence never repeats a serial.
  * Prefixes (seed, "Wallet" rule 2: 9 means individual wallet; the others are ours):
- * 9 individual wallet, 1 business operational account, 8 business settlement account.
+ * 9 individual wallet, 1 business operational account, 8 business settlement account,
+ * 2 business payout account (pays customers, core API E4), 7 business in-transit account
+ * (payouts between creation and outcome). The SQL twin is `account_number_next` (011_payouts).
  */
 import type { Knex } from 'knex';
 
-export const ACCOUNT_PREFIX = { WALLET: '9', OPERATIONAL: '1', SETTLEMENT: '8' } as const;
+export const ACCOUNT_PREFIX = { WALLET: '9', OPERATIONAL: '1', SETTLEMENT: '8', PAYOUT: '2', IN_TRANSIT: '7' } as const;
 export type AccountKind = keyof typeof ACCOUNT_PREFIX;
 
 /** Luhn check digit of a digit string. */

@@ -63,7 +63,7 @@ export async function createBusiness(
     const id = randomUUID();
     const currency = req.currency ?? 'SAR';
     await trx('businesses').insert({ id, name: req.name, external_reference: req.external_reference ?? null, currency });
-    for (const kind of ['OPERATIONAL', 'SETTLEMENT'] as const) {
+    for (const kind of ['OPERATIONAL', 'SETTLEMENT', 'PAYOUT', 'IN_TRANSIT'] as const) {
       await trx('accounts').insert({
         id: randomUUID(),
         business_id: id,

@@ -20,7 +20,21 @@ import { refusalError, type Refusal } from '../errors.js';
 import type { KeyClaim } from '../http/idempotency.js';
 import type { AccountKind } from './accountNumbers.js';
 
-export type TransactionType = 'TOPUP' | 'FUND' | 'PAYOUT' | 'TRANSFER' | 'WITHDRAWAL' | 'REFUND' | 'REVERSAL' | 'CARD_PURCHASE';
+export type TransactionType =
+  | 'TOPUP'
+  | 'FUND'
+  | 'PAYOUT'
+  | 'TRANSFER'
+  | 'WITHDRAWAL'
+  | 'REFUND'
+  | 'REVERSAL'
+  | 'CUSTOMER_PAYOUT'
+  | 'CUSTOMER_PAYOUT_COMPLETION'
+  | 'CUSTOMER_PAYOUT_RETURN'
+  | 'CARD_PURCHASE';
+
+/** What `ledger_move` is asked to do: a transaction type, or a movement posting another type (011_payouts). */
+export type Movement = TransactionType | 'PAYOUT_ACCOUNT_TOPUP';
 
 /** A row of `accounts`. */
 export interface AccountRow {
@@ -97,12 +111,20 @@ function posted(result: Result): Posting {
  * TRANSACTION_ALREADY_REVERSED); with a claim, what `claim.outcome` gives (a
  * replayed posting) or throws (409, 422, a stored response).
  */
-export async function move(db: Knex, businessId: string, type: TransactionType, request: object, claim?: KeyClaim | null): Promise<Posting> {
+export async function move(db: Knex, businessId: string, type: Movement, request: object, claim?: KeyClaim | null): Promise<Posting> {
+  return outcomeOf(await moveRaw(db, businessId, type, request, claim), claim);
+}
+
+/** The ledger's answer as the database gave it (see `move`), for a caller that acts on it in the same transaction. */
+export type RawOutcome = Result | { held: unknown } | { status: number; posting?: Posting; refusal?: Refusal };
+
+/** `move`'s database call alone: nothing is interpreted or thrown but database errors. */
+export async function moveRaw(db: Knex, businessId: string, type: Movement, request: object, claim?: KeyClaim | null): Promise<RawOutcome> {
   if (!claim) {
     const { rows } = await db
       .raw('SELECT ledger_move(?::uuid, ?, ?::jsonb) AS result', [businessId, type, JSON.stringify(request)])
       .options({ name: 'ledger_move' });
-    return posted(rows[0].result as Result);
+    return rows[0].result as Result;
   }
   claim.sent = true;
   const { rows } = await db
@@ -113,5 +135,17 @@ export async function move(db: Knex, businessId: string, type: TransactionType, 
       JSON.stringify(request),
     ])
     .options({ name: 'ledger_move_keyed' });
-  return claim.outcome(rows[0].outcome) as Posting;
+  return rows[0].outcome as RawOutcome;
+}
+
+/** The posting `raw` made just now (not a refusal, not an earlier request's), or null. */
+export function freshPosting(raw: RawOutcome): Posting | null {
+  if ('held' in raw || 'refusal' in raw) return null;
+  if ('posting' in raw) return raw.posting ?? null;
+  return raw as Posting;
+}
+
+/** The posting of a `moveRaw` answer; throws what `move` throws. */
+export function outcomeOf(raw: RawOutcome, claim?: KeyClaim | null): Posting {
+  return claim ? (claim.outcome(raw as never) as Posting) : posted(raw as Result);
 }

@@ -6,7 +6,9 @@
  * - `addr:<IP address>` for a request that has not authenticated: no token or a bad
  *   one (counted before its 401 is sent), the token request, provider callbacks
  *   (RATE_LIMIT_PER_ADDRESS_PER_MINUTE; issue 10 fault 3).
- * Two instances therefore allow the documented limit in all, not twice it. When the
+ * Two instances therefore allow the documented limit in all, not twice it; each takes
+ * points from the store in small leases (see Limit) so that counting costs a store round
+ * trip per lease, not per request. When the
  * database cannot be reached, an in-memory limiter of the same size stands in
  * (the library's insurance limiter), so limiting never fails a request itself.
  *
@@ -20,15 +22,44 @@ import { AppError } from '../errors.js';
 
 const WINDOW_SECONDS = 60;
 
-/** One limit (requests per minute per key) over the shared store. */
+/** Points an instance holds for a key: taken from the shared store, spent locally. */
+interface Lease {
+  /** Points left to spend here. */
+  left: number;
+  /** What the store had left for the key after this lease was taken. */
+  storeLeft: number;
+  /** End of the key's window (epoch ms). */
+  resetAt: number;
+  /** The store refused: the window is used up, everywhere, until `resetAt`. */
+  exhausted: boolean;
+}
+
+/** Most keys whose leases an instance keeps (a cache: dropping one only costs a store call). */
+const MAX_LEASES = 10_000;
+
+/**
+ * One limit (requests per minute per key) over the shared store. Each instance
+ * takes points from the store a few at a time (a lease: 1 % of the limit, at
+ * least 1 and at most 100) and spends them locally, so that a busy key costs one
+ * store round trip per lease rather than per request. The store never hands out
+ * more than the limit, so all instances together never admit more than the
+ * limit; points leased and not spent before the window ends are lost, so a key
+ * may be refused up to (lease − 1) × instances requests early. Limits under 200
+ * lease one point at a time: exact.
+ */
 class Limit {
   private readonly limiter?: RateLimiterPostgres;
+  private readonly lease: number;
+  private readonly leases = new Map<string, Lease>();
+  /** Store calls in flight, by key: concurrent requests of a key share one. */
+  private readonly taking = new Map<string, Promise<void>>();
 
   constructor(
     db: Knex,
     private readonly perMinute: number,
     keyPrefix: string,
   ) {
+    this.lease = Math.min(100, Math.max(1, Math.floor(perMinute / 100)));
     if (perMinute <= 0) return;
     this.limiter = new RateLimiterPostgres({
       storeClient: db,
@@ -49,27 +80,62 @@ class Limit {
    */
   async hit(key: string): Promise<Record<string, string>> {
     if (!this.limiter) return {};
+    for (;;) {
+      const now = Date.now();
+      const lease = this.leases.get(key);
+      if (lease && lease.resetAt > now) {
+        if (lease.left > 0) {
+          lease.left -= 1;
+          return this.headers(lease.left + lease.storeLeft, lease.resetAt - now);
+        }
+        if (lease.exhausted) {
+          const headers = this.headers(0, lease.resetAt - now);
+          throw new AppError('RATE_LIMITED', `Rate limit of ${this.perMinute} requests per minute exceeded.`, {
+            headers: { ...headers, 'Retry-After': headers['RateLimit-Reset'] },
+          });
+        }
+      }
+      await this.take(key);
+    }
+  }
+
+  /** Takes a lease for `key` from the store (one call for all the key's waiting requests). */
+  private take(key: string): Promise<void> {
+    let taking = this.taking.get(key);
+    if (!taking) {
+      taking = this.takeFromStore(key).finally(() => this.taking.delete(key));
+      this.taking.set(key, taking);
+    }
+    return taking;
+  }
+
+  private async takeFromStore(key: string): Promise<void> {
     let res: RateLimiterRes;
-    let limited = false;
+    let refused = false;
     try {
-      res = await this.limiter.consume(key, 1);
+      res = await this.limiter!.consume(key, this.lease);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       res = rejection;
-      limited = true;
+      refused = true;
     }
-    const reset = String(Math.max(0, Math.ceil(res.msBeforeNext / 1000)));
-    const headers = {
+    // Refused: the points of this lease that still fitted under the limit are ours.
+    const granted = refused ? Math.max(0, Math.min(this.lease, this.perMinute - (res.consumedPoints - this.lease))) : this.lease;
+    if (this.leases.size >= MAX_LEASES) this.leases.clear();
+    this.leases.set(key, {
+      left: granted,
+      storeLeft: Math.max(0, res.remainingPoints),
+      resetAt: Date.now() + res.msBeforeNext,
+      exhausted: refused,
+    });
+  }
+
+  private headers(remaining: number, msBeforeReset: number): Record<string, string> {
+    return {
       'RateLimit-Limit': String(this.perMinute),
-      'RateLimit-Remaining': String(Math.max(0, res.remainingPoints)),
-      'RateLimit-Reset': reset,
+      'RateLimit-Remaining': String(Math.max(0, remaining)),
+      'RateLimit-Reset': String(Math.max(1, Math.ceil(msBeforeReset / 1000))),
     };
-    if (limited) {
-      throw new AppError('RATE_LIMITED', `Rate limit of ${this.perMinute} requests per minute exceeded.`, {
-        headers: { ...headers, 'Retry-After': reset },
-      });
-    }
-    return headers;
   }
 }
 

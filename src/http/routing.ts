@@ -44,14 +44,16 @@ export class RoutingTable {
     this.rootPattern = new RegExp(`^${escape(apiRoot)}/?`);
     const byPath = new Map<string, Template>();
     for (const op of operations) {
-      let template = byPath.get(op.path);
+      // A documented trailing slash (seed E4's `/payouts/`) is ignored like a requested one.
+      const path = op.path.length > 1 ? op.path.replace(/\/+$/, '') : op.path;
+      let template = byPath.get(path);
       if (!template) {
-        const names = [...op.path.matchAll(/\{(.*?)\}/g)].map((m) => m[1]);
-        const source = op.path.split(/\{.*?\}/).map(escape).join('([^/]+)');
-        template = { pattern: new RegExp(`^${source}$`), names, specificity: op.path.replace(/\{.*?\}/g, '').length, byMethod: new Map() };
-        byPath.set(op.path, template);
+        const names = [...path.matchAll(/\{(.*?)\}/g)].map((m) => m[1]);
+        const source = path.split(/\{.*?\}/).map(escape).join('([^/]+)');
+        template = { pattern: new RegExp(`^${source}$`), names, specificity: path.replace(/\{.*?\}/g, '').length, byMethod: new Map() };
+        byPath.set(path, template);
         this.templates.push(template);
-        this.exact.set(op.path, template.byMethod);
+        this.exact.set(path, template.byMethod);
       }
       if (!template.byMethod.has(op.method)) template.byMethod.set(op.method, op);
     }

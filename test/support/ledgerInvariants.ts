@@ -29,7 +29,9 @@ async function rows(db: Knex, sql: string, businessIds: string[]): Promise<unkno
  * - no forbidden overdraft: no `balance_after` below 0.00 on an operational account or a wallet without `can_overdraft`;
  * - refund caps: refunds link only to payouts, sum to at most the payout and to its `refunded_amount`;
  * - single reversal: at most one reversal per transaction, of a reversible type, for its amount, sides swapped,
- *   recorded in the original's `reversal_transaction_id`, and never of a payout with refunds.
+ *   recorded in the original's `reversal_transaction_id`, and never of a payout with refunds;
+ * - payouts to customers: the in-transit account holds exactly the PENDING and PROCESSING payouts, a
+ *   COMPLETED payout's amount went to its wallet and a FAILED one's back to the payout account, once each.
  */
 export async function ledgerInvariants(db: Knex, businessIds: string[]): Promise<InvariantResult[]> {
   if (!businessIds.length) return [];
@@ -72,7 +74,8 @@ export async function ledgerInvariants(db: Knex, businessIds: string[]): Promise
       'no forbidden overdraft',
       `SELECT e.id, e.transaction_id, a.id AS account_id, a.kind, e.balance_after
        FROM ledger_entries e JOIN accounts a ON a.id = e.account_id
-       WHERE a.business_id = ${ids} AND e.balance_after < 0 AND (a.kind = 'OPERATIONAL' OR (a.kind = 'WALLET' AND NOT a.can_overdraft))`,
+       WHERE a.business_id = ${ids} AND e.balance_after < 0
+         AND (a.kind IN ('OPERATIONAL', 'PAYOUT', 'IN_TRANSIT') OR (a.kind = 'WALLET' AND NOT a.can_overdraft))`,
     ),
     check(
       'refund caps',
@@ -100,6 +103,19 @@ export async function ledgerInvariants(db: Knex, businessIds: string[]): Promise
       `SELECT p.id, p.refunded_amount FROM transactions p
        WHERE p.business_id = ${ids} AND p.type = 'PAYOUT' AND p.reversal_transaction_id IS NOT NULL
          AND (p.refunded_amount <> 0 OR EXISTS (SELECT 1 FROM transactions r WHERE r.original_transaction_id = p.id AND r.type = 'REFUND'))`,
+    ),
+    check(
+      'payouts: money in exactly one place',
+      `SELECT a.business_id, a.balance AS in_transit FROM accounts a
+       WHERE a.business_id = ${ids} AND a.kind = 'IN_TRANSIT' AND a.balance <>
+             (SELECT COALESCE(SUM(p.amount), 0) FROM payouts p WHERE p.business_id = a.business_id AND p.status IN ('PENDING', 'PROCESSING'))`,
+      `SELECT p.id, p.status, p.amount, c.type AS creation, o.type AS outcome, o.amount AS outcome_amount
+       FROM payouts p JOIN transactions c ON c.id = p.creation_transaction_id LEFT JOIN transactions o ON o.id = p.outcome_transaction_id
+       WHERE p.business_id = ${ids}
+         AND NOT (c.type = 'CUSTOMER_PAYOUT' AND c.amount = p.amount AND (
+               (p.status IN ('PENDING', 'PROCESSING') AND o.id IS NULL)
+            OR (p.status = 'COMPLETED' AND o.type = 'CUSTOMER_PAYOUT_COMPLETION' AND o.amount = p.amount AND o.credit_account_id = p.wallet_id)
+            OR (p.status = 'FAILED' AND o.type = 'CUSTOMER_PAYOUT_RETURN' AND o.amount = p.amount AND p.failure_code IS NOT NULL)))`,
     ),
   ];
   const results: InvariantResult[] = [];

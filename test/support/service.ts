@@ -86,6 +86,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhookRetryScale: 0.00001,
     webhookTimeoutMs: 2_000,
     jobPollingIntervalMs: 500,
+    // Payouts stay PROCESSING 1 s before their automatic outcome.
+    payoutProcessingMs: 1_000,
     ...overrides,
   };
 }

@@ -14,7 +14,8 @@
  */
 import type { Knex } from 'knex';
 
-const TYPES = ['TOPUP', 'FUND', 'PAYOUT', 'TRANSFER', 'WITHDRAWAL', 'REFUND', 'REVERSAL'];
+/** The transaction types before this migration (001, and 011's customer payouts). */
+const TYPES = ['TOPUP', 'FUND', 'PAYOUT', 'TRANSFER', 'WITHDRAWAL', 'REFUND', 'REVERSAL', 'CUSTOMER_PAYOUT', 'CUSTOMER_PAYOUT_COMPLETION', 'CUSTOMER_PAYOUT_RETURN'];
 
 export async function up(knex: Knex): Promise<void> {
   const types = (list: string[]) => list.map((t) => `'${t}'`).join(', ');

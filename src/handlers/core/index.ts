@@ -13,6 +13,7 @@ import { gatewayOperations } from './gateway.js';
 import { metricsOperations } from './metrics.js';
 import { mobileNumberChangeOperations } from './mobileNumberChange.js';
 import { onboardingOperations } from './onboarding.js';
+import { payoutOperations } from './payouts.js';
 import { coreTestHelperOperations } from './testHelpers.js';
 
 /** Every operation of the document but its `webhooks` (events the service sends, not serves). */
@@ -24,6 +25,7 @@ export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> 
   ...customerOperations,
   ...mobileNumberChangeOperations,
   ...cardOperations,
+  ...payoutOperations,
   ...eventOperations,
   ...coreTestHelperOperations,
   ...cardTestHelperOperations,

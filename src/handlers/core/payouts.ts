@@ -1,0 +1,35 @@
+/** Payouts (seed E4, issue 8): create a payout, read its status; sandbox helpers for the payout account and outcomes. */
+import type { operations } from '../../../generated/types/core.js';
+import { createPayout, decidePayout, getPayout, topupPayoutAccount } from '../../domain/payouts.js';
+import { businessIdOf, type OperationMap } from '../../http/operation.js';
+import { requireSandbox } from './flowEnv.js';
+
+type PayoutOperations = Pick<operations, 'createPayout' | 'getPayoutStatus' | 'createSandboxPayoutAccountTopup' | 'setSandboxPayoutOutcome'>;
+
+export const payoutOperations = {
+  createPayout: {
+    access: 'business',
+    idempotent: true,
+    ledgerType: 'CUSTOMER_PAYOUT',
+    handle: async (ctx) => ({ status: 200, body: await createPayout(ctx.db, ctx.services.jobs, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
+  },
+  getPayoutStatus: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await getPayout(ctx.db, businessIdOf(ctx), ctx.path.payout_id) }),
+  },
+  createSandboxPayoutAccountTopup: {
+    access: 'business',
+    ledgerType: 'TOPUP',
+    async handle(ctx) {
+      requireSandbox(ctx.services);
+      return { status: 201, body: await topupPayoutAccount(ctx.db, businessIdOf(ctx), ctx.body) };
+    },
+  },
+  setSandboxPayoutOutcome: {
+    access: 'business',
+    async handle(ctx) {
+      requireSandbox(ctx.services);
+      return { status: 200, body: await decidePayout(ctx.db, businessIdOf(ctx), ctx.path.payout_id, ctx.body) };
+    },
+  },
+} satisfies OperationMap<PayoutOperations>;

@@ -1,0 +1,64 @@
+/** Fixtures of the payout tests (core API, issue 8), through the public API. */
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { get, post, type ApiResponse } from './client.js';
+import { activeCustomer } from './customers.js';
+import { newBusiness, type TestBusiness } from './fixtures.js';
+
+/** Tops up the business's payout account (sandbox helper); asserts 201. */
+export async function topupPayoutAccount(b: TestBusiness, amount: string): Promise<any> {
+  const res = await post('/testhelpers/payout-account/topups', { amount }, { token: b.token });
+  expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  return res.body;
+}
+
+/** A new business with an ACTIVE customer and `amount` on its payout account. */
+export async function payoutBusiness(amount = '1000.00'): Promise<{ b: TestBusiness; customer: any }> {
+  const b = await newBusiness();
+  const customer = await activeCustomer(b);
+  await topupPayoutAccount(b, amount);
+  return { b, customer };
+}
+
+/** Sends E4 with `body` under `key` (a fresh one by default); the response is not asserted. */
+export function sendPayout(b: TestBusiness, body: Record<string, unknown>, key: string | null = randomUUID()): Promise<ApiResponse> {
+  return post('/payouts/', body, { token: b.token, ...(key === null ? {} : { headers: { 'idempotency-key': key } }) });
+}
+
+/** Creates a payout; asserts 200 PENDING and returns the answer. */
+export async function createPayout(b: TestBusiness, body: Record<string, unknown>): Promise<any> {
+  const res = await sendPayout(b, body);
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  expect(res.body.status).to.equal('PENDING');
+  return res.body;
+}
+
+/** The payout as getPayoutStatus answers it; asserts 200. */
+export async function payoutOf(b: TestBusiness, id: string): Promise<any> {
+  const res = await get(`/payouts/${id}`, { token: b.token });
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  return res.body;
+}
+
+/** Waits (up to `ms`) until the payout is in `status`; returns it. */
+export async function payoutReaching(b: TestBusiness, id: string, status: string, ms = 15_000): Promise<any> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const payout = await payoutOf(b, id);
+    if (payout.status === status || Date.now() > deadline) {
+      expect(payout.status, JSON.stringify(payout)).to.equal(status);
+      return payout;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The codes of the business's recorded events about payout `id`, oldest first. */
+export async function payoutEventCodes(b: TestBusiness, id: string): Promise<string[]> {
+  const res = await get('/testhelpers/outbox-events?limit=100', { token: b.token });
+  expect(res.status).to.equal(200);
+  return (res.body.data as { code: string; data: { payout_id?: string } }[])
+    .filter((e) => e.data.payout_id === id)
+    .map((e) => e.code)
+    .reverse();
+}
