@@ -30,10 +30,28 @@ const isE6Success = (r: RecordedResponse) => r.method === 'POST' && r.path === '
 const isStaticFile = (r: RecordedResponse) => r.method === 'GET' && /^\/(docs|openapi)(\/|$)/.test(r.path);
 
 /**
+ * JSON members whose string values are short digit strings by nature, never card data: a
+ * card's own last four digits, and the fields of PostgreSQL's errors in logged stacks.
+ */
+const DIGIT_FIELDS = new Set(['last_4_digits', 'position', 'internalPosition', 'line', 'code']);
+
+/** Where `value` occurs in `text`: anywhere for a PAN; as the string value of a JSON member other than DIGIT_FIELDS for a CVV or PIN. */
+function occurrence(text: string, field: SealedField, value: string): number {
+  if (field === 'pan') return text.indexOf(value);
+  // A 3- or 4-digit string occurs by chance in any large text; as a JSON member's value
+  // (`"cvv":"123"`, `"note":"123"`) it is what a leak would look like.
+  for (const m of text.matchAll(new RegExp(`"([A-Za-z0-9_]+)"\\s*:\\s*"${value}"`, 'g'))) {
+    if (!DIGIT_FIELDS.has(m[1])) return m.index!;
+  }
+  return -1;
+}
+
+/**
  * The PAN, CVV and PIN of every card in `db`, opened with the run's keys, and where
  * each appears in the log file or in a recorded response other than a successful E6:
- * a PAN anywhere (16 digits), a CVV or PIN as a JSON string ("123", "4821"). Returns one
- * description per leak (never the value itself); empty when nothing leaked.
+ * a PAN anywhere (16 digits), a CVV or PIN as the string value of a JSON member (see
+ * `occurrence`). Returns one description per leak (never the value itself); empty when
+ * nothing leaked.
  */
 export async function cardDataLeaks(db: Knex, config: Config, logFile: string, responsesFile: string): Promise<string[]> {
   if (!(await db.schema.hasTable('cards'))) return [];
@@ -54,12 +72,12 @@ export async function cardDataLeaks(db: Knex, config: Config, logFile: string, r
     const open = (field: SealedField, sealed: string, keyVersion: number) => openCardValue(keys, card.id, field, { sealed, keyVersion });
     const values: [SealedField, string][] = [
       ['pan', open('pan', card.pan_sealed, card.pan_key_version)],
-      ['cvv', `"${open('cvv', card.cvv_sealed, card.cvv_key_version)}"`],
+      ['cvv', open('cvv', card.cvv_sealed, card.cvv_key_version)],
     ];
-    if (card.pin_sealed) values.push(['pin', `"${open('pin', card.pin_sealed, card.pin_key_version)}"`]);
+    if (card.pin_sealed) values.push(['pin', open('pin', card.pin_sealed, card.pin_key_version)]);
     for (const [field, value] of values) {
       for (const place of places) {
-        const at = place.text.indexOf(value);
+        const at = occurrence(place.text, field, value);
         if (at < 0) continue;
         // Name the response (its request line) or log line, never the value.
         const lineStart = place.text.lastIndexOf('\n', at) + 1;
