@@ -35,15 +35,22 @@ const isStaticFile = (r: RecordedResponse) => r.method === 'GET' && /^\/(docs|op
  */
 const DIGIT_FIELDS = new Set(['last_4_digits', 'position', 'internalPosition', 'line', 'code']);
 
-/** Where `value` occurs in `text`: anywhere for a PAN; as the string value of a JSON member other than DIGIT_FIELDS for a CVV or PIN. */
-function occurrence(text: string, field: SealedField, value: string): number {
-  if (field === 'pan') return text.indexOf(value);
-  // A 3- or 4-digit string occurs by chance in any large text; as a JSON member's value
-  // (`"cvv":"123"`, `"note":"123"`) it is what a leak would look like.
-  for (const m of text.matchAll(new RegExp(`"([A-Za-z0-9_]+)"\\s*:\\s*"${value}"`, 'g'))) {
-    if (!DIGIT_FIELDS.has(m[1])) return m.index!;
+/** Where each 3- to 12-digit string is the string value of a JSON member other than DIGIT_FIELDS in `text` (first offset). */
+function digitMembers(text: string): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const m of text.matchAll(/"([A-Za-z0-9_]+)"\s*:\s*"(\d{3,12})"/g)) {
+    if (!DIGIT_FIELDS.has(m[1]) && !found.has(m[2])) found.set(m[2], m.index!);
   }
-  return -1;
+  return found;
+}
+
+/**
+ * Where `value` occurs in `place`: anywhere for a PAN; for a CVV or PIN only as the string
+ * value of a JSON member (`"cvv":"123"`, `"note":"123"`), which is what a leak would look
+ * like: a 3- or 4-digit string occurs by chance anywhere in a large text.
+ */
+function occurrence(place: { text: string; members: Map<string, number> }, field: SealedField, value: string): number {
+  return field === 'pan' ? place.text.indexOf(value) : (place.members.get(value) ?? -1);
 }
 
 /**
@@ -67,6 +74,7 @@ export async function cardDataLeaks(db: Knex, config: Config, logFile: string, r
       .map((r) => `${r.method} ${r.path} ${r.text}`)
       .join('\n'),
   });
+  const searched = places.map((place) => ({ ...place, members: digitMembers(place.text) }));
   const leaks: string[] = [];
   for (const card of cards) {
     const open = (field: SealedField, sealed: string, keyVersion: number) => openCardValue(keys, card.id, field, { sealed, keyVersion });
@@ -76,8 +84,8 @@ export async function cardDataLeaks(db: Knex, config: Config, logFile: string, r
     ];
     if (card.pin_sealed) values.push(['pin', open('pin', card.pin_sealed, card.pin_key_version)]);
     for (const [field, value] of values) {
-      for (const place of places) {
-        const at = occurrence(place.text, field, value);
+      for (const place of searched) {
+        const at = occurrence(place, field, value);
         if (at < 0) continue;
         // Name the response (its request line) or log line, never the value.
         const lineStart = place.text.lastIndexOf('\n', at) + 1;
