@@ -41,6 +41,7 @@ export const ERROR_STATUS = {
   MOBILE_NUMBER_CHANGE_SESSION_NOT_FOUND: 404,
   CARD_ISSUANCE_NOT_FOUND: 404,
   CARD_NOT_FOUND: 404,
+  ACTIVATION_CODE_REQUEST_NOT_FOUND: 404,
   EVENT_NOT_FOUND: 404,
   WEBHOOK_ENDPOINT_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
@@ -66,6 +67,8 @@ export const ERROR_STATUS = {
   CUSTOMER_NOT_ACTIVE: 409,
   // A refused card or card issuance move (seed E5), src/domain/cardStates.ts.
   CARD_STATUS_NOT_ALLOWED: 409,
+  // A refused move of a tokenization activation code request (src/domain/tokenization.ts).
+  ACTIVATION_CODE_REQUEST_STATUS_NOT_ALLOWED: 409,
   WEBHOOK_ENDPOINT_DISABLED: 409,
   // A refused payout move (src/domain/payoutStates.ts), naming the payout's state.
   PAYOUT_STATUS_NOT_ALLOWED: 409,

@@ -9,9 +9,9 @@ import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { changeStatus, displaySession, issuedCard, otherCode, revealed, startDisplay, verifyDisplay } from './support/cards.js';
-import { get } from './support/client.js';
-import { newBusiness } from './support/fixtures.js';
+import { changeStatus, completedStep, displaySession, issuedCard, otherCode, revealed, startDisplay, startStep, verifyDisplay } from './support/cards.js';
+import { get, post } from './support/client.js';
+import { credit, newBusiness, topup } from './support/fixtures.js';
 import { cardDataLeaks } from './support/leaks.js';
 import { LOG_FILE, RESPONSES_FILE, running, testConfig } from './support/service.js';
 
@@ -26,6 +26,24 @@ describe('card data in logs and answers', () => {
     expect((await startDisplay(b, card.id)).status).to.equal(412);
     expect((await get(`/cards/${card.id}`, { token: b.token })).body).to.not.have.property('pan');
     expect(data.pan).to.match(/^[0-9]{16}$/);
+    expect(await cardDataLeaks(running().db, testConfig(), LOG_FILE, RESPONSES_FILE)).to.deep.equal([]);
+  });
+
+  it('nor after the card steps, the simulator and tokenization: PIN set and used, card replaced keeping its PAN, refused requests', async () => {
+    const b = await newBusiness();
+    const { card, customer } = await issuedCard(b);
+    await completedStep(b, card, 'pin', { pin: '6093' }, customer.mobile_number);
+    expect((await startStep(b, card.id, 'pin', { pin: '60931' })).status).to.equal(400);
+    await topup(b.token, '10.00');
+    await credit(b.token, customer.wallet_id, '10.00');
+    const sim = (pin: string) => post('/testhelpers/cards/authorizations', { card_id: card.id, amount: '1.00', pin }, { token: b.token });
+    expect((await sim('6093')).body.status).to.equal('APPROVED');
+    expect((await sim('6094')).body.decline_reason).to.equal('INCORRECT_PIN');
+    expect((await sim('60a3')).status).to.equal(400);
+    expect((await post('/testhelpers/cards/balance-inquiries', { card_id: card.id, pin: '6093' }, { token: b.token })).body.status).to.equal('APPROVED');
+    expect((await post('/testhelpers/tokenization/activation-code-requests', { card_id: card.id, wallet: 'APPLE_PAY', device: 'iPhone' }, { token: b.token })).status).to.equal(201);
+    const fresh = await completedStep(b, card, 'replacement', { reason: 'DAMAGED' }, customer.mobile_number);
+    expect((await revealed(b, fresh, customer)).pin).to.equal('6093');
     expect(await cardDataLeaks(running().db, testConfig(), LOG_FILE, RESPONSES_FILE)).to.deep.equal([]);
   });
 

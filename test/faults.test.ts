@@ -34,6 +34,7 @@ const TABLES = [
   'card_issuances',
   'cards',
   'card_otp_sessions',
+  'tokenization_activation_requests',
   'webhook_deliveries',
   'webhook_delivery_attempts',
   'payouts',

@@ -848,10 +848,10 @@ export interface components {
             data: components["schemas"]["Label"][];
         };
         /**
-         * @description Kind of ledger transaction. The enum may grow.
+         * @description Kind of ledger transaction. The enum may grow. `CARD_PURCHASE`: a card payment approved by the issuer, which debits the card's wallet and credits the settlement account (money leaving the closed loop to the card network); it cannot be reversed. `CUSTOMER_PAYOUT`, `CUSTOMER_PAYOUT_COMPLETION`, `CUSTOMER_PAYOUT_RETURN`: the steps of a core API payout to a customer (payout account to in-transit, then to the customer's wallet, or back to the payout account when it fails).
          * @enum {string}
          */
-        TransactionType: "TOPUP" | "FUND" | "PAYOUT" | "TRANSFER" | "WITHDRAWAL" | "REFUND" | "REVERSAL" | "CUSTOMER_PAYOUT" | "CUSTOMER_PAYOUT_COMPLETION" | "CUSTOMER_PAYOUT_RETURN";
+        TransactionType: "TOPUP" | "FUND" | "PAYOUT" | "TRANSFER" | "WITHDRAWAL" | "REFUND" | "REVERSAL" | "CUSTOMER_PAYOUT" | "CUSTOMER_PAYOUT_COMPLETION" | "CUSTOMER_PAYOUT_RETURN" | "CARD_PURCHASE";
         /**
          * @description Movements complete synchronously, so every transaction is SUCCESS today; the enum may grow.
          * @enum {string}

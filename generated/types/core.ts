@@ -758,6 +758,315 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cards/{card_id}/pin/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set or update card PIN
+         * @description Sets the card's 4-digit PIN, or changes it: the PIN is kept (encrypted) with a session and
+         *     becomes the card's once `verifyCardPinOtp` checks the code sent to the customer. Allowed for a
+         *     card `PENDING_ACTIVATION` or `ACTIVE`. The PIN is never answered, logged or put in an error;
+         *     only `verifyDisplaySensitiveDataOtp` (E6) shows it.
+         *
+         *     The code is 6 digits, sent by SMS to the customer's mobile number, valid 5 minutes with 5
+         *     attempts; there is no resend: ask for the step again (a new session). An SMS provider that is
+         *     down is 503 `SERVICE_UNAVAILABLE` with nothing changed; an unknown card (or another
+         *     business's) is 404 `CARD_NOT_FOUND`; a card the state table does not allow the step for
+         *     (tag Cards) is 409 `CARD_STATUS_NOT_ALLOWED`, with nothing changed.
+         */
+        post: operations["setCardPin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{card_id}/pin/sessions/{session_id}/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+                /**
+                 * @description The session of a card step, as its step answered it (`session_id`).
+                 * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+                 */
+                session_id: components["parameters"]["CardStepSessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify card PIN OTP
+         * @description Checks the code sent by `setCardPin`; when it is right the PIN of the session becomes the
+         *     card's (E6 then shows it) and the card is answered (it never holds the PIN).
+         *
+         *     Checked in this order, each refusal changing nothing but the counted attempt: a code that
+         *     is not 6 digits (400 `INVALID_OTP_FORMAT`, not counted); an unknown card (404
+         *     `CARD_NOT_FOUND`); no such session of this step for this card (404
+         *     `OTP_OPERATION_NOT_FOUND`); while the code is pending, a card that can no longer take the
+         *     step (409 `CARD_STATUS_NOT_ALLOWED`, the code is not spent); a session whose code was
+         *     already verified, or that failed otherwise (412 `OTP_OPERATION_WRONG_STATUS`); a code sent to
+         *     a mobile number that is no longer the customer's (400 `OTP_VERIFICATION_FAILED`); then the
+         *     code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time or
+         *     after it (400 `OTP_MAX_ATTEMPTS_REACHED`). After the last three ask for the step again.
+         */
+        post: operations["verifyCardPinOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{card_id}/activation/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activate physical card
+         * @description Starts activating a physical card the customer has received (`PENDING_ACTIVATION`): the code
+         *     sent to the customer proves it is theirs. Next: `verifyCardActivationOtp`.
+         *
+         *     The code is 6 digits, sent by SMS to the customer's mobile number, valid 5 minutes with 5
+         *     attempts; there is no resend: ask for the step again (a new session). An SMS provider that is
+         *     down is 503 `SERVICE_UNAVAILABLE` with nothing changed; an unknown card (or another
+         *     business's) is 404 `CARD_NOT_FOUND`; a card the state table does not allow the step for
+         *     (tag Cards) is 409 `CARD_STATUS_NOT_ALLOWED`, with nothing changed.
+         */
+        post: operations["activateCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{card_id}/activation/sessions/{session_id}/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+                /**
+                 * @description The session of a card step, as its step answered it (`session_id`).
+                 * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+                 */
+                session_id: components["parameters"]["CardStepSessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify activation OTP
+         * @description Checks the code sent by `activateCard`; when it is right the card becomes `ACTIVE`. When the
+         *     card replaces a `DAMAGED` or `EXPIRED` card, that card, which worked until now, is `CLOSED`.
+         *
+         *     Checked in this order, each refusal changing nothing but the counted attempt: a code that
+         *     is not 6 digits (400 `INVALID_OTP_FORMAT`, not counted); an unknown card (404
+         *     `CARD_NOT_FOUND`); no such session of this step for this card (404
+         *     `OTP_OPERATION_NOT_FOUND`); while the code is pending, a card that can no longer take the
+         *     step (409 `CARD_STATUS_NOT_ALLOWED`, the code is not spent); a session whose code was
+         *     already verified, or that failed otherwise (412 `OTP_OPERATION_WRONG_STATUS`); a code sent to
+         *     a mobile number that is no longer the customer's (400 `OTP_VERIFICATION_FAILED`); then the
+         *     code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time or
+         *     after it (400 `OTP_MAX_ATTEMPTS_REACHED`). After the last three ask for the step again.
+         */
+        post: operations["verifyCardActivationOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{card_id}/conversion/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert virtual to physical
+         * @description Starts turning an `ACTIVE` virtual card into a physical one (a plastic is made and sent).
+         *     A card that is `PHYSICAL` already is 409 `CARD_STATUS_NOT_ALLOWED`. Next:
+         *     `verifyCardConversionOtp`.
+         *
+         *     The code is 6 digits, sent by SMS to the customer's mobile number, valid 5 minutes with 5
+         *     attempts; there is no resend: ask for the step again (a new session). An SMS provider that is
+         *     down is 503 `SERVICE_UNAVAILABLE` with nothing changed; an unknown card (or another
+         *     business's) is 404 `CARD_NOT_FOUND`; a card the state table does not allow the step for
+         *     (tag Cards) is 409 `CARD_STATUS_NOT_ALLOWED`, with nothing changed.
+         */
+        post: operations["convertCardToPhysical"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{card_id}/conversion/sessions/{session_id}/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+                /**
+                 * @description The session of a card step, as its step answered it (`session_id`).
+                 * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+                 */
+                session_id: components["parameters"]["CardStepSessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify card conversion OTP
+         * @description Checks the code sent by `convertCardToPhysical`; when it is right the card keeps its id,
+         *     PAN, CVV, expiry, PIN and token, becomes `PHYSICAL` and waits for the plastic
+         *     (`PENDING_ACTIVATION`: activate it with `activateCard`).
+         *
+         *     Checked in this order, each refusal changing nothing but the counted attempt: a code that
+         *     is not 6 digits (400 `INVALID_OTP_FORMAT`, not counted); an unknown card (404
+         *     `CARD_NOT_FOUND`); no such session of this step for this card (404
+         *     `OTP_OPERATION_NOT_FOUND`); while the code is pending, a card that can no longer take the
+         *     step (409 `CARD_STATUS_NOT_ALLOWED`, the code is not spent); a session whose code was
+         *     already verified, or that failed otherwise (412 `OTP_OPERATION_WRONG_STATUS`); a code sent to
+         *     a mobile number that is no longer the customer's (400 `OTP_VERIFICATION_FAILED`); then the
+         *     code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time or
+         *     after it (400 `OTP_MAX_ATTEMPTS_REACHED`). After the last three ask for the step again.
+         */
+        post: operations["verifyCardConversionOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{card_id}/replacement/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace card
+         * @description Starts replacing a card, for a `reason`: `DAMAGED` or `EXPIRED` (from `ACTIVE` or
+         *     `TEMPORARILY_BLOCKED`), `LOST` or `STOLEN` (from any state but `CLOSED`, also once reported
+         *     so). A card replaced already is 409 `CARD_STATUS_NOT_ALLOWED`. Next: `verifyReplaceCardOtp`.
+         *
+         *     The code is 6 digits, sent by SMS to the customer's mobile number, valid 5 minutes with 5
+         *     attempts; there is no resend: ask for the step again (a new session). An SMS provider that is
+         *     down is 503 `SERVICE_UNAVAILABLE` with nothing changed; an unknown card (or another
+         *     business's) is 404 `CARD_NOT_FOUND`; a card the state table does not allow the step for
+         *     (tag Cards) is 409 `CARD_STATUS_NOT_ALLOWED`, with nothing changed.
+         */
+        post: operations["replaceCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{card_id}/replacement/sessions/{session_id}/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+                /**
+                 * @description The session of a card step, as its step answered it (`session_id`).
+                 * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+                 */
+                session_id: components["parameters"]["CardStepSessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify replace card OTP
+         * @description Checks the code sent by `replaceCard`; when it is right the new card is made and answered:
+         *     same type, design, wallet and PIN, a new CVV and expiry, `ACTIVE` when virtual and
+         *     `PENDING_ACTIVATION` when physical. `LOST` and `STOLEN`: a new PAN, and the old card is
+         *     `LOST` or `STOLEN` at once. `DAMAGED` and `EXPIRED`: the same PAN, and the old card works
+         *     until the new one is `ACTIVE`, then it is `CLOSED` (at once for a virtual card). The cards
+         *     name each other (`replaces_card_id`, `replaced_by_card_id`).
+         *
+         *     Checked in this order, each refusal changing nothing but the counted attempt: a code that
+         *     is not 6 digits (400 `INVALID_OTP_FORMAT`, not counted); an unknown card (404
+         *     `CARD_NOT_FOUND`); no such session of this step for this card (404
+         *     `OTP_OPERATION_NOT_FOUND`); while the code is pending, a card that can no longer take the
+         *     step (409 `CARD_STATUS_NOT_ALLOWED`, the code is not spent); a session whose code was
+         *     already verified, or that failed otherwise (412 `OTP_OPERATION_WRONG_STATUS`); a code sent to
+         *     a mobile number that is no longer the customer's (400 `OTP_VERIFICATION_FAILED`); then the
+         *     code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time or
+         *     after it (400 `OTP_MAX_ATTEMPTS_REACHED`). After the last three ask for the step again.
+         */
+        post: operations["verifyReplaceCardOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payouts/": {
         parameters: {
             query?: never;
@@ -1080,6 +1389,183 @@ export interface paths {
          * @description Queues one more delivery of the event to one endpoint of the business, which must be `ENABLED` (else 409 `WEBHOOK_ENDPOINT_DISABLED`) and subscribed to the event's code (else 422 `WEBHOOK_ENDPOINT_NOT_SUBSCRIBED`). The delivery is sent at once and retried on the usual schedule, with the event's own id as `webhook-id`: a receiver that already processed the event recognises it. Answered 202 with the new delivery.
          */
         post: operations["redeliverEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/testhelpers/cards/authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a card transaction
+         * @description Sandbox only. What a card network would ask the issuer when the card is used: an
+         *     authorization of `amount` on the card. Approved, it debits the card's wallet at once through
+         *     the ledger: one transaction of type `CARD_PURCHASE` (wallet → settlement account: the money
+         *     leaves the closed loop to the card network; it cannot be reversed), listed with the
+         *     wallet's transactions (`transaction_id`, `transaction_reference`).
+         *
+         *     Declined, with nothing moved, in this order: a card that is not `ACTIVE`
+         *     (`CARD_NOT_ACTIVE`), past its `expiry_date` on the business's clock (`CARD_EXPIRED`), a
+         *     `pin` that is not the card's or sent for a card without a PIN (`INCORRECT_PIN`; without
+         *     `pin` the PIN is not checked, as for an online purchase), a wallet without the funds (`INSUFFICIENT_FUNDS`) or not `ACTIVE`
+         *     (`ACCOUNT_NOT_ACTIVE`). A decline is an answer (200 with `status` `DECLINED` and
+         *     `decline_reason`), not an error. An unknown card is 404 `CARD_NOT_FOUND`; 404 `NOT_FOUND`
+         *     when `SANDBOX=false`.
+         */
+        post: operations["simulateCardAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/testhelpers/cards/balance-inquiries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a card balance inquiry
+         * @description Sandbox only. What a card network would ask the issuer at an ATM's balance inquiry: the
+         *     available balance of the card's wallet (`available_balance`). Declined, with nothing moved, in this order: a card that is not `ACTIVE`
+         *     (`CARD_NOT_ACTIVE`), past its `expiry_date` on the business's clock (`CARD_EXPIRED`), a
+         *     `pin` that is not the card's or sent for a card without a PIN (`INCORRECT_PIN`; without
+         *     `pin` the PIN is not checked, as for an online purchase), or a wallet that is
+         *     not `ACTIVE` (`ACCOUNT_NOT_ACTIVE`): then `status` is `DECLINED` with `decline_reason` and no
+         *     balance. Nothing moves. An unknown card is 404 `CARD_NOT_FOUND`; 404 `NOT_FOUND` when
+         *     `SANDBOX=false`.
+         */
+        post: operations["simulateCardBalanceInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/testhelpers/tokenization/activation-code-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an activation code request
+         * @description Sandbox only. Simulates a token service provider provisioning an `ACTIVE` card into a device
+         *     wallet: records an activation code request (`PENDING_VERIFICATION`) and sends a 6-digit
+         *     activation code by SMS to the customer (valid 10 minutes, 5 attempts). Confirm it with
+         *     `verifyOtp` (the code) or `confirmIvr` (the issuer's phone line); read it with
+         *     `getActivationCodeRequest` (E9). A card that is not `ACTIVE` is 412 `INVALID_CARD_STATUS`; an
+         *     unknown card 404 `CARD_NOT_FOUND`; an SMS provider that is down 503 `SERVICE_UNAVAILABLE`
+         *     with nothing stored; 404 `NOT_FOUND` when `SANDBOX=false`.
+         */
+        post: operations["createSandboxActivationCodeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/testhelpers/tokenization/activation-code-requests/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The activation code request's id (seed E9).
+                 * @example 1a3c5e7f-9b2d-4f6a-8c0e-2d4f6a8c0e1b
+                 */
+                requestId: components["parameters"]["ActivationCodeRequestId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get activation code request
+         * @description Seed E9 (sandbox only). The activation code request with its state and times. Another
+         *     business's request, or an unknown one, is 404 `ACTIVATION_CODE_REQUEST_NOT_FOUND`; 404
+         *     `NOT_FOUND` when `SANDBOX=false`.
+         */
+        get: operations["getActivationCodeRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/testhelpers/tokenization/activation-code-requests/{requestId}/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The activation code request's id (seed E9).
+                 * @example 1a3c5e7f-9b2d-4f6a-8c0e-2d4f6a8c0e1b
+                 */
+                requestId: components["parameters"]["ActivationCodeRequestId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify activation code (verifyOtp)
+         * @description Sandbox only. The customer enters the activation code on the device: its outcome is
+         *     recorded and answered in `verificationResult` (an answer, not an error): `OTP_VERIFIED` (the
+         *     request is `ACTIVATED`), `INCORRECT_CODE` (still `PENDING_VERIFICATION`), `ATTEMPTS_EXCEEDED`
+         *     (the fifth wrong code: `FAILED`) or `CODE_EXPIRED` (`EXPIRED`). A request that is not
+         *     `PENDING_VERIFICATION` is 409 `ACTIVATION_CODE_REQUEST_STATUS_NOT_ALLOWED`, with nothing
+         *     changed; an unknown one 404 `ACTIVATION_CODE_REQUEST_NOT_FOUND`; 404 `NOT_FOUND` when
+         *     `SANDBOX=false`.
+         */
+        post: operations["verifyOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/testhelpers/tokenization/activation-code-requests/{requestId}/confirm-ivr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The activation code request's id (seed E9).
+                 * @example 1a3c5e7f-9b2d-4f6a-8c0e-2d4f6a8c0e1b
+                 */
+                requestId: components["parameters"]["ActivationCodeRequestId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm by IVR (confirmIvr)
+         * @description Sandbox only. The customer called the issuer's phone line (IVR) instead of entering the
+         *     code, and confirmed the provisioning (`result` `CONFIRMED`: the request is `ACTIVATED`,
+         *     `verificationResult` `IVR_CONFIRMED`) or refused it (`REJECTED`: `FAILED`,
+         *     `IVR_REJECTED`); `ivrCompletedAt` is set and the code stops working. A request that is not
+         *     `PENDING_VERIFICATION` is 409 `ACTIVATION_CODE_REQUEST_STATUS_NOT_ALLOWED`, with nothing
+         *     changed; an unknown one 404 `ACTIVATION_CODE_REQUEST_NOT_FOUND`; 404 `NOT_FOUND` when
+         *     `SANDBOX=false`.
+         */
+        post: operations["confirmIvr"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2286,6 +2772,16 @@ export interface components {
              */
             expiry_date: string;
             design: components["schemas"]["CardDesign"];
+            /**
+             * Format: uuid
+             * @description The card this one replaces (`verifyReplaceCardOtp`); null for a card issued as such.
+             */
+            replaces_card_id: string | null;
+            /**
+             * Format: uuid
+             * @description The card that replaces this one; null while it is not replaced.
+             */
+            replaced_by_card_id: string | null;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -2337,6 +2833,168 @@ export interface components {
             otp: components["schemas"]["SensitiveDataOtpInput"];
             /** @description Optional guard: the card the caller means to show. When given and it is not the session's card, the answer is 404 `CARD_NOT_FOUND` and nothing is shown. */
             card_id?: components["schemas"]["Uuid"];
+        };
+        CardStepRequest: {
+            /** @description Language of the SMS; the customer's when absent. */
+            locale?: components["schemas"]["Locale"];
+        };
+        SetCardPinRequest: {
+            /**
+             * @description The new PIN, 4 digits. It becomes the card's once the code is verified.
+             * @example 2580
+             */
+            pin: string;
+            /** @description Language of the SMS; the customer's when absent. */
+            locale?: components["schemas"]["Locale"];
+        };
+        ReplaceCardRequest: {
+            /**
+             * @description Why the card is replaced. `DAMAGED` and `EXPIRED` keep the PAN (the old card works until the new one is `ACTIVE`); `LOST` and `STOLEN` give a new PAN and end the old card at once.
+             * @enum {string}
+             */
+            reason: "DAMAGED" | "EXPIRED" | "LOST" | "STOLEN";
+            /** @description Language of the SMS; the customer's when absent. */
+            locale?: components["schemas"]["Locale"];
+        };
+        CardStepSession: {
+            /** @description The step's session, to verify with the code. */
+            session_id: components["schemas"]["Uuid"];
+            card_id: components["schemas"]["Uuid"];
+            /** @description When the code expires (business clock). */
+            otp_expires_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description The code as the customer typed it: 6 digits. Any other value of up to 16 characters is 400 `INVALID_OTP_FORMAT` and does not count as an attempt.
+         * @example 482913
+         */
+        CardStepOtpInput: string;
+        CardStepOtpRequest: {
+            otp: components["schemas"]["CardStepOtpInput"];
+        };
+        /**
+         * @description The PIN as typed at the terminal, 4 digits; when absent the PIN is not checked.
+         * @example 2580
+         */
+        CardPinInput: string;
+        CardAuthorizationRequest: {
+            card_id: components["schemas"]["Uuid"];
+            /** @description The amount to authorize, in the wallet's currency. */
+            amount: components["schemas"]["AmountInput"];
+            pin?: components["schemas"]["CardPinInput"];
+            /**
+             * @description The merchant, as the terminal names it (kept in the transaction's notes).
+             * @example Corner Coffee
+             */
+            merchant_name?: string;
+        };
+        /**
+         * @description Why the issuer declined: the card is not `ACTIVE` (`CARD_NOT_ACTIVE`), past its expiry date (`CARD_EXPIRED`), the PIN sent is not the card's (`INCORRECT_PIN`), the wallet lacks the funds (`INSUFFICIENT_FUNDS`) or is not `ACTIVE` (`ACCOUNT_NOT_ACTIVE`). The list may grow.
+         * @enum {string}
+         */
+        CardDeclineReason: "CARD_NOT_ACTIVE" | "CARD_EXPIRED" | "INCORRECT_PIN" | "INSUFFICIENT_FUNDS" | "ACCOUNT_NOT_ACTIVE";
+        /**
+         * @description `APPROVED`, or `DECLINED` with a `decline_reason`.
+         * @enum {string}
+         */
+        CardSimulationStatus: "APPROVED" | "DECLINED";
+        CardAuthorization: {
+            card_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["CardSimulationStatus"];
+            /** @description Why it was declined; null when approved. */
+            decline_reason: components["schemas"]["CardDeclineReason"] | null;
+            amount: components["schemas"]["Amount"];
+            currency: components["schemas"]["Currency"];
+            /**
+             * Format: uuid
+             * @description The `CARD_PURCHASE` transaction that debited the wallet; null when declined.
+             */
+            transaction_id: string | null;
+            /** @description That transaction's reference; null when declined. */
+            transaction_reference: string | null;
+        };
+        CardBalanceInquiryRequest: {
+            card_id: components["schemas"]["Uuid"];
+            pin?: components["schemas"]["CardPinInput"];
+        };
+        CardBalanceInquiry: {
+            card_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["CardSimulationStatus"];
+            /** @description Why it was declined; null when approved. */
+            decline_reason: components["schemas"]["CardDeclineReason"] | null;
+            /** @description The wallet's balance, what the card can spend; null when declined. */
+            available_balance: components["schemas"]["Balance"] | null;
+            currency: components["schemas"]["Currency"];
+        };
+        ActivationCodeRequestCreate: {
+            /** @description The `ACTIVE` card to provision. */
+            card_id: components["schemas"]["Uuid"];
+            wallet: components["schemas"]["TokenWallet"];
+            /**
+             * @description The device the token goes to, as the wallet names it.
+             * @example Pixel 9
+             */
+            device: string;
+        };
+        /**
+         * @description The device wallet the card is provisioned into. The list may grow.
+         * @enum {string}
+         */
+        TokenWallet: "APPLE_PAY" | "GOOGLE_PAY" | "SAMSUNG_PAY";
+        ActivationCodeOtpRequest: {
+            /**
+             * @description The activation code the customer received, 6 digits.
+             * @example 482913
+             */
+            otp: string;
+        };
+        /** @description A tokenization activation code request (seed "Tokenization activation code request"; the seed's camelCase field names). The state table is in the tag Test Helpers. */
+        ActivationCodeRequest: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * Format: int64
+             * @description The card's `token`.
+             * @example 1000000042
+             */
+            token: number;
+            /**
+             * @description How the activation code reached the customer. The list may grow.
+             * @enum {string}
+             */
+            messageType: "ACTIVATION_CODE_SMS";
+            /**
+             * @description The request's state. The list may grow.
+             * @enum {string}
+             */
+            status: "PENDING_VERIFICATION" | "ACTIVATED" | "FAILED" | "EXPIRED";
+            wallet: components["schemas"]["TokenWallet"];
+            device: string;
+            /** @description The id of the notification that carried the code. */
+            notificationId: components["schemas"]["Uuid"];
+            createdAt: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When the customer confirmed through the issuer's phone line; null otherwise.
+             */
+            ivrCompletedAt: string | null;
+            /** @description When the activation code was sent (business clock). */
+            otpSentAt: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When the right code was entered; null otherwise.
+             */
+            otpVerifiedAt: string | null;
+            /**
+             * @description The outcome of the last confirmation: `OTP_VERIFIED`, `INCORRECT_CODE`, `ATTEMPTS_EXCEEDED`, `CODE_EXPIRED`, `IVR_CONFIRMED` or `IVR_REJECTED`; null before any. The list may grow.
+             * @enum {string|null}
+             */
+            verificationResult: "OTP_VERIFIED" | "INCORRECT_CODE" | "ATTEMPTS_EXCEEDED" | "CODE_EXPIRED" | "IVR_CONFIRMED" | "IVR_REJECTED" | null;
+        };
+        ConfirmIvrRequest: {
+            /**
+             * @description What the customer answered on the issuer's phone line.
+             * @enum {string}
+             */
+            result: "CONFIRMED" | "REJECTED";
         };
         /** @description The card's data (seed "Card sensitive data"); only E6 answers it. */
         CardSensitiveData: {
@@ -2735,6 +3393,16 @@ export interface components {
             /** @enum {string} */
             code: "INVALID_CARD_STATUS" | "OTP_OPERATION_WRONG_STATUS";
         };
+        /** @description Problem details with the codes this response can carry. */
+        CardStepOtpRejectedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_API_VERSION" | "INVALID_OTP_FORMAT" | "OTP_EXPIRED" | "OTP_MAX_ATTEMPTS_REACHED" | "OTP_VERIFICATION_FAILED" | "OTP_INCORRECT";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        CardStepNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "CARD_NOT_FOUND" | "OTP_OPERATION_NOT_FOUND";
+        };
         /**
          * @description Positive decimal amount in major units with at most two decimals, written as a string (`"125.5"`, `"10"`). Zero is refused with 400 `VALIDATION_ERROR`.
          * @example 125.50
@@ -2847,6 +3515,21 @@ export interface components {
         WebhookEndpointNotSubscribedProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "WEBHOOK_ENDPOINT_NOT_SUBSCRIBED";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        SandboxCardNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "NOT_FOUND" | "CARD_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        ActivationCodeRequestNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "NOT_FOUND" | "ACTIVATION_CODE_REQUEST_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        ActivationCodeRequestStatusNotAllowedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "ACTIVATION_CODE_REQUEST_STATUS_NOT_ALLOWED";
         };
         /** @description Problem details with the codes this response can carry. */
         SandboxDisabledProblem: components["schemas"]["Problem"] & {
@@ -3533,6 +4216,36 @@ export interface components {
                 "application/problem+json": components["schemas"]["SensitiveDataWrongStatusProblem"];
             };
         };
+        /** @description The request cannot be used (`VALIDATION_ERROR`, `MALFORMED_JSON`, `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_API_VERSION`), or the code of a card step is refused: not 6 digits (`INVALID_OTP_FORMAT`, not counted as an attempt), expired (`OTP_EXPIRED`), wrong with attempts left (`OTP_INCORRECT`), wrong for the last allowed time or after it (`OTP_MAX_ATTEMPTS_REACHED`), or sent to a mobile number that is no longer the customer's (`OTP_VERIFICATION_FAILED`). After the last three ask for the step again. */
+        CardStepOtpRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CardStepOtpRejectedProblem"];
+            };
+        };
+        /** @description No such card for this business (`CARD_NOT_FOUND`), or no such session of this step for this card (`OTP_OPERATION_NOT_FOUND`). Nothing changed and no attempt was counted. */
+        CardStepNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["CardStepNotFoundProblem"];
+            };
+        };
         /** @description An earlier request with this `idempotency-key` is still running (`IDEMPOTENCY_KEY_IN_USE`, retry after `Retry-After`), or the receiving customer is not `ACTIVE` (`CUSTOMER_NOT_ACTIVE`): nothing moved. */
         PayoutConflict: {
             headers: {
@@ -3683,6 +4396,51 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["WebhookEndpointNotSubscribedProblem"];
+            };
+        };
+        /** @description No such card for this business (`CARD_NOT_FOUND`), or test helpers are answered only in the sandbox (`NOT_FOUND` when `SANDBOX=false`). */
+        SandboxCardNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["SandboxCardNotFoundProblem"];
+            };
+        };
+        /** @description No such activation code request for this business (`ACTIVATION_CODE_REQUEST_NOT_FOUND`), or test helpers are answered only in the sandbox (`NOT_FOUND` when `SANDBOX=false`). */
+        ActivationCodeRequestNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ActivationCodeRequestNotFoundProblem"];
+            };
+        };
+        /** @description The activation code request's state table does not allow this step now (`ACTIVATION_CODE_REQUEST_STATUS_NOT_ALLOWED`; the detail names the state): nothing changed. */
+        ActivationCodeRequestStatusNotAllowed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ActivationCodeRequestStatusNotAllowedProblem"];
             };
         };
         /** @description Test helpers are answered only in the sandbox (`NOT_FOUND` when `SANDBOX=false`). */
@@ -3837,6 +4595,16 @@ export interface components {
          * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
          */
         CardId: string;
+        /**
+         * @description The session of a card step, as its step answered it (`session_id`).
+         * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+         */
+        CardStepSessionId: string;
+        /**
+         * @description The activation code request's id (seed E9).
+         * @example 1a3c5e7f-9b2d-4f6a-8c0e-2d4f6a8c0e1b
+         */
+        ActivationCodeRequestId: string;
         /**
          * @description Makes the card request safe to retry, and is kept on the issuance as `idempotency_key`. The same request with the same key answers the same issuance (200), never a second card; the same key with another customer, type or design is 422 `IDEMPOTENCY_KEY_REUSED`. Keys are the business's and never expire. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
          * @example 6a0f6c39-8a55-4d2e-9b1f-3c2d1e0f9a8b
@@ -5556,6 +6324,500 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    setCardPin: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pin": "2580",
+                 *       "locale": "en"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetCardPinRequest"];
+            };
+        };
+        responses: {
+            /** @description The code is on its way; verify it with `verifyCardPinOtp` and this `session_id`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d",
+                     *       "card_id": "7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a",
+                     *       "otp_expires_at": "2026-03-01T10:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardStepSession"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyCardPinOtp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+                /**
+                 * @description The session of a card step, as its step answered it (`session_id`).
+                 * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+                 */
+                session_id: components["parameters"]["CardStepSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp": "482913"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardStepOtpRequest"];
+            };
+        };
+        responses: {
+            /** @description The PIN is set; the card. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Card"];
+                };
+            };
+            400: components["responses"]["CardStepOtpRejected"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardStepNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            412: components["responses"]["OtpOperationWrongStatus"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    activateCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "locale": "en"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardStepRequest"];
+            };
+        };
+        responses: {
+            /** @description The code is on its way; verify it with `verifyCardActivationOtp` and this `session_id`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d",
+                     *       "card_id": "7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a",
+                     *       "otp_expires_at": "2026-03-01T10:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardStepSession"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyCardActivationOtp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+                /**
+                 * @description The session of a card step, as its step answered it (`session_id`).
+                 * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+                 */
+                session_id: components["parameters"]["CardStepSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp": "482913"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardStepOtpRequest"];
+            };
+        };
+        responses: {
+            /** @description The card is `ACTIVE`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Card"];
+                };
+            };
+            400: components["responses"]["CardStepOtpRejected"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardStepNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            412: components["responses"]["OtpOperationWrongStatus"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    convertCardToPhysical: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "locale": "en"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardStepRequest"];
+            };
+        };
+        responses: {
+            /** @description The code is on its way; verify it with `verifyCardConversionOtp` and this `session_id`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d",
+                     *       "card_id": "7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a",
+                     *       "otp_expires_at": "2026-03-01T10:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardStepSession"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyCardConversionOtp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+                /**
+                 * @description The session of a card step, as its step answered it (`session_id`).
+                 * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+                 */
+                session_id: components["parameters"]["CardStepSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp": "482913"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardStepOtpRequest"];
+            };
+        };
+        responses: {
+            /** @description The card is `PHYSICAL`, waiting for activation. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Card"];
+                };
+            };
+            400: components["responses"]["CardStepOtpRejected"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardStepNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            412: components["responses"]["OtpOperationWrongStatus"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replaceCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "LOST",
+                 *       "locale": "en"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplaceCardRequest"];
+            };
+        };
+        responses: {
+            /** @description The code is on its way; verify it with `verifyReplaceCardOtp` and this `session_id`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d",
+                     *       "card_id": "7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a",
+                     *       "otp_expires_at": "2026-03-01T10:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CardStepSession"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyReplaceCardOtp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Card id (`card.id` of an issued card issuance).
+                 * @example 7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a
+                 */
+                card_id: components["parameters"]["CardId"];
+                /**
+                 * @description The session of a card step, as its step answered it (`session_id`).
+                 * @example 5e7a9c1b-3d2f-4a6b-8c0d-2e4f6a8b0c1d
+                 */
+                session_id: components["parameters"]["CardStepSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp": "482913"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardStepOtpRequest"];
+            };
+        };
+        responses: {
+            /** @description The new card. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Card"];
+                };
+            };
+            400: components["responses"]["CardStepOtpRejected"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CardStepNotFound"];
+            409: components["responses"]["CardStatusNotAllowed"];
+            412: components["responses"]["OtpOperationWrongStatus"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     createPayout: {
         parameters: {
             query?: never;
@@ -6242,6 +7504,312 @@ export interface operations {
             404: components["responses"]["EventOrWebhookEndpointNotFound"];
             409: components["responses"]["WebhookEndpointDisabled"];
             422: components["responses"]["WebhookEndpointNotSubscribed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    simulateCardAuthorization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "card_id": "7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a",
+                 *       "amount": "25.00",
+                 *       "pin": "2580",
+                 *       "merchant_name": "Corner Coffee"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardAuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The authorization, approved (the wallet was debited) or declined with its reason. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardAuthorization"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SandboxCardNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    simulateCardBalanceInquiry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "card_id": "7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a",
+                 *       "pin": "2580"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CardBalanceInquiryRequest"];
+            };
+        };
+        responses: {
+            /** @description The wallet's available balance, or the decline and its reason. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardBalanceInquiry"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SandboxCardNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSandboxActivationCodeRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "card_id": "7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a",
+                 *       "wallet": "GOOGLE_PAY",
+                 *       "device": "Pixel 9"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ActivationCodeRequestCreate"];
+            };
+        };
+        responses: {
+            /** @description The request, waiting for its code. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivationCodeRequest"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SandboxCardNotFound"];
+            412: components["responses"]["InvalidCardStatus"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getActivationCodeRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description The activation code request's id (seed E9).
+                 * @example 1a3c5e7f-9b2d-4f6a-8c0e-2d4f6a8c0e1b
+                 */
+                requestId: components["parameters"]["ActivationCodeRequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The activation code request. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivationCodeRequest"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ActivationCodeRequestNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyOtp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description The activation code request's id (seed E9).
+                 * @example 1a3c5e7f-9b2d-4f6a-8c0e-2d4f6a8c0e1b
+                 */
+                requestId: components["parameters"]["ActivationCodeRequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp": "482913"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ActivationCodeOtpRequest"];
+            };
+        };
+        responses: {
+            /** @description The request with the outcome of the code. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivationCodeRequest"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ActivationCodeRequestNotFound"];
+            409: components["responses"]["ActivationCodeRequestStatusNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    confirmIvr: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description The activation code request's id (seed E9).
+                 * @example 1a3c5e7f-9b2d-4f6a-8c0e-2d4f6a8c0e1b
+                 */
+                requestId: components["parameters"]["ActivationCodeRequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "result": "CONFIRMED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConfirmIvrRequest"];
+            };
+        };
+        responses: {
+            /** @description The request, activated or failed as the customer answered. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivationCodeRequest"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ActivationCodeRequestNotFound"];
+            409: components["responses"]["ActivationCodeRequestStatusNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -16,6 +16,8 @@ import * as rateLimits from './migrations/008_rate_limits.js';
 import * as webhookDeliveries from './migrations/009_webhook_deliveries.js';
 import * as cards from './migrations/010_cards.js';
 import * as payouts from './migrations/011_payouts.js';
+import * as cardSteps from './migrations/012_card_steps.js';
+import * as cardPurchases from './migrations/013_card_purchases.js';
 import * as payoutWhitelist from './migrations/014_payout_whitelist.js';
 import * as bulkPayouts from './migrations/015_bulk_payouts.js';
 
@@ -34,6 +36,8 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '009_webhook_deliveries': webhookDeliveries,
   '010_cards': cards,
   '011_payouts': payouts,
+  '012_card_steps': cardSteps,
+  '013_card_purchases': cardPurchases,
   '014_payout_whitelist': payoutWhitelist,
   '015_bulk_payouts': bulkPayouts,
 };

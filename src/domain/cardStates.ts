@@ -35,19 +35,47 @@ export const LIVE_ISSUANCE_STATES: readonly CardIssuanceState[] = LIVE_ISSUANCE;
 
 export const CARD_STATES = ['PENDING_ACTIVATION', 'ACTIVE', 'TEMPORARILY_BLOCKED', 'LOST', 'STOLEN', 'CLOSED'] as const;
 export type CardState = (typeof CARD_STATES)[number];
-export type CardEvent = 'ACTIVATE' | 'BLOCK' | 'UNBLOCK' | 'REPORT_LOST' | 'REPORT_STOLEN' | 'CLOSE';
+export type CardEvent =
+  | 'ACTIVATE'
+  | 'BLOCK'
+  | 'UNBLOCK'
+  | 'REPORT_LOST'
+  | 'REPORT_STOLEN'
+  | 'CLOSE'
+  | 'SET_PIN'
+  | 'CONVERT'
+  | 'REPLACE_DAMAGED'
+  | 'REPLACE_EXPIRED'
+  | 'REPLACE_LOST'
+  | 'REPLACE_STOLEN';
 
 const NOT_ENDED: CardState[] = ['PENDING_ACTIVATION', 'ACTIVE', 'TEMPORARILY_BLOCKED'];
 
-/** The card's moves; each is refused with the state the card is in and the state asked for. */
-export const CARD_MOVES: Record<CardEvent, { from: readonly CardState[]; to: CardState }> = {
-  // A physical card, once the customer has it (the activation operations come in a later slice).
+/**
+ * The card's moves; each is refused with the state the card is in. A move
+ * without `to` keeps the state (the step changes something else). The OTP-guarded
+ * steps (./cardSteps.ts) are checked when asked for and again when their code
+ * is verified.
+ */
+export const CARD_MOVES: Record<CardEvent, { from: readonly CardState[]; to?: CardState }> = {
+  // A physical card, once the customer has it (activateCard + its code).
   ACTIVATE: { from: ['PENDING_ACTIVATION'], to: 'ACTIVE' },
   BLOCK: { from: ['ACTIVE'], to: 'TEMPORARILY_BLOCKED' },
   UNBLOCK: { from: ['TEMPORARILY_BLOCKED'], to: 'ACTIVE' },
   REPORT_LOST: { from: NOT_ENDED, to: 'LOST' },
   REPORT_STOLEN: { from: NOT_ENDED, to: 'STOLEN' },
   CLOSE: { from: NOT_ENDED, to: 'CLOSED' },
+  // Set or update the PIN (setCardPin + its code): before activation too.
+  SET_PIN: { from: ['PENDING_ACTIVATION', 'ACTIVE'] },
+  // Virtual → physical (convertCardToPhysical + its code), same card: the plastic must be activated.
+  CONVERT: { from: ['ACTIVE'], to: 'PENDING_ACTIVATION' },
+  // Replacement (replaceCard + its code). Damaged and expired: the old card works until the
+  // new one is ACTIVE, then it is CLOSED. Lost and stolen: the old card ends at once (it may
+  // already have been reported so with changeCardStatus).
+  REPLACE_DAMAGED: { from: ['ACTIVE', 'TEMPORARILY_BLOCKED'] },
+  REPLACE_EXPIRED: { from: ['ACTIVE', 'TEMPORARILY_BLOCKED'] },
+  REPLACE_LOST: { from: [...NOT_ENDED, 'LOST'], to: 'LOST' },
+  REPLACE_STOLEN: { from: [...NOT_ENDED, 'STOLEN'], to: 'STOLEN' },
 };
 
 /** The event `changeCardStatus` makes for each status it may be asked for. */
@@ -63,7 +91,8 @@ export const STATUS_CHANGE_EVENT: Record<Exclude<CardState, 'PENDING_ACTIVATION'
 export function nextCardState(state: CardState, event: CardEvent): CardState {
   const move = CARD_MOVES[event];
   if (!move.from.includes(state)) {
-    throw new AppError('CARD_STATUS_NOT_ALLOWED', `The card is ${state}; it cannot become ${move.to}.`);
+    const asked = move.to ? `become ${move.to}` : `take the step ${event}`;
+    throw new AppError('CARD_STATUS_NOT_ALLOWED', `The card is ${state}; it cannot ${asked}.`);
   }
-  return move.to;
+  return move.to ?? state;
 }

@@ -30,7 +30,8 @@ export type TransactionType =
   | 'REVERSAL'
   | 'CUSTOMER_PAYOUT'
   | 'CUSTOMER_PAYOUT_COMPLETION'
-  | 'CUSTOMER_PAYOUT_RETURN';
+  | 'CUSTOMER_PAYOUT_RETURN'
+  | 'CARD_PURCHASE';
 
 /** What `ledger_move` is asked to do: a transaction type, or a movement posting another type (011_payouts). */
 export type Movement = TransactionType | 'PAYOUT_ACCOUNT_TOPUP';

@@ -79,3 +79,29 @@ export async function changeNumber(b: TestBusiness, customerId: string): Promise
   expect(done.body.status, JSON.stringify(done.body)).to.equal('COMPLETED');
   return newNumber;
 }
+
+/** The path segment of each OTP-guarded card step (setCardPin, activateCard, convertCardToPhysical, replaceCard). */
+export type CardStep = 'pin' | 'activation' | 'conversion' | 'replacement';
+
+/** Starts card step `step` on card `cardId`; returns the response (not asserted). */
+export const startStep = (b: TestBusiness, cardId: string, step: CardStep, body: Record<string, unknown> = {}) =>
+  post(`/cards/${cardId}/${step}/sessions`, body, { token: b.token });
+
+/** The "verify … OTP" of a card step; returns the response (not asserted). */
+export const verifyStep = (b: TestBusiness, cardId: string, step: CardStep, sessionId: string, otp: string) =>
+  post(`/cards/${cardId}/${step}/sessions/${sessionId}/verify-otp`, { otp }, { token: b.token });
+
+/** Starts card step `step` on `card` (asserts 200); its session id and the 6-digit code sent to `mobileNumber`. */
+export async function stepSession(b: TestBusiness, card: any, step: CardStep, body: Record<string, unknown>, mobileNumber: string): Promise<{ sessionId: string; code: string }> {
+  const res = await startStep(b, card.id, step, body);
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  return { sessionId: res.body.session_id, code: await latestCode(b, mobileNumber, 6) };
+}
+
+/** Card step `step` on `card` to the end (asserts 200); the card answered. */
+export async function completedStep(b: TestBusiness, card: any, step: CardStep, body: Record<string, unknown>, mobileNumber: string): Promise<any> {
+  const { sessionId, code } = await stepSession(b, card, step, body, mobileNumber);
+  const res = await verifyStep(b, card.id, step, sessionId, code);
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  return res.body;
+}

@@ -30,10 +30,35 @@ const isE6Success = (r: RecordedResponse) => r.method === 'POST' && r.path === '
 const isStaticFile = (r: RecordedResponse) => r.method === 'GET' && /^\/(docs|openapi)(\/|$)/.test(r.path);
 
 /**
+ * JSON members whose string values are short digit strings by nature, never card data: a
+ * card's own last four digits, and the fields of PostgreSQL's errors in logged stacks.
+ */
+const DIGIT_FIELDS = new Set(['last_4_digits', 'position', 'internalPosition', 'line', 'code']);
+
+/** Where each 3- to 12-digit string is the string value of a JSON member other than DIGIT_FIELDS in `text` (first offset). */
+function digitMembers(text: string): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const m of text.matchAll(/"([A-Za-z0-9_]+)"\s*:\s*"(\d{3,12})"/g)) {
+    if (!DIGIT_FIELDS.has(m[1]) && !found.has(m[2])) found.set(m[2], m.index!);
+  }
+  return found;
+}
+
+/**
+ * Where `value` occurs in `place`: anywhere for a PAN; for a CVV or PIN only as the string
+ * value of a JSON member (`"cvv":"123"`, `"note":"123"`), which is what a leak would look
+ * like: a 3- or 4-digit string occurs by chance anywhere in a large text.
+ */
+function occurrence(place: { text: string; members: Map<string, number> }, field: SealedField, value: string): number {
+  return field === 'pan' ? place.text.indexOf(value) : (place.members.get(value) ?? -1);
+}
+
+/**
  * The PAN, CVV and PIN of every card in `db`, opened with the run's keys, and where
  * each appears in the log file or in a recorded response other than a successful E6:
- * a PAN anywhere (16 digits), a CVV or PIN as a JSON string ("123", "4821"). Returns one
- * description per leak (never the value itself); empty when nothing leaked.
+ * a PAN anywhere (16 digits), a CVV or PIN as the string value of a JSON member (see
+ * `occurrence`). Returns one description per leak (never the value itself); empty when
+ * nothing leaked.
  */
 export async function cardDataLeaks(db: Knex, config: Config, logFile: string, responsesFile: string): Promise<string[]> {
   if (!(await db.schema.hasTable('cards'))) return [];
@@ -49,17 +74,18 @@ export async function cardDataLeaks(db: Knex, config: Config, logFile: string, r
       .map((r) => `${r.method} ${r.path} ${r.text}`)
       .join('\n'),
   });
+  const searched = places.map((place) => ({ ...place, members: digitMembers(place.text) }));
   const leaks: string[] = [];
   for (const card of cards) {
     const open = (field: SealedField, sealed: string, keyVersion: number) => openCardValue(keys, card.id, field, { sealed, keyVersion });
     const values: [SealedField, string][] = [
       ['pan', open('pan', card.pan_sealed, card.pan_key_version)],
-      ['cvv', `"${open('cvv', card.cvv_sealed, card.cvv_key_version)}"`],
+      ['cvv', open('cvv', card.cvv_sealed, card.cvv_key_version)],
     ];
-    if (card.pin_sealed) values.push(['pin', `"${open('pin', card.pin_sealed, card.pin_key_version)}"`]);
+    if (card.pin_sealed) values.push(['pin', open('pin', card.pin_sealed, card.pin_key_version)]);
     for (const [field, value] of values) {
-      for (const place of places) {
-        const at = place.text.indexOf(value);
+      for (const place of searched) {
+        const at = occurrence(place, field, value);
         if (at < 0) continue;
         // Name the response (its request line) or log line, never the value.
         const lineStart = place.text.lastIndexOf('\n', at) + 1;

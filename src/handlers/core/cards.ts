@@ -9,6 +9,7 @@ import { changeCardStatus, getCard } from '../../domain/cards.js';
 import { displayCardSensitiveData, verifyDisplaySensitiveDataOtp } from '../../domain/cardSensitiveData.js';
 import { businessIdOf, type OperationMap, type Principal, type Services } from '../../http/operation.js';
 import { flowEnv } from './flowEnv.js';
+import { startCardStep, verifyCardStep, type CardStepPurpose, type StepRequest } from '../../domain/cardSteps.js';
 
 type CardOperations = Pick<
   operations,
@@ -20,11 +21,41 @@ type CardOperations = Pick<
   | 'changeCardStatus'
   | 'displayCardSensitiveData'
   | 'verifyDisplaySensitiveDataOtp'
+  | 'setCardPin'
+  | 'verifyCardPinOtp'
+  | 'activateCard'
+  | 'verifyCardActivationOtp'
+  | 'convertCardToPhysical'
+  | 'verifyCardConversionOtp'
+  | 'replaceCard'
+  | 'verifyReplaceCardOtp'
 >;
+
 
 /** A business request's environment with the card data keys. */
 async function cardEnv(ctx: { db: Knex; principal: Principal | null; services: Services; koa: KoaContext }): Promise<CardEnv> {
   return { ...(await flowEnv(ctx)), cardKeys: await cardKeys(ctx.services.db, ctx.services.config) };
+}
+
+type StepContext = Parameters<typeof cardEnv>[0] & { path: { card_id: string } };
+
+/** The handler of step `purpose` (answers its session). */
+function stepStart(purpose: CardStepPurpose) {
+  return {
+    access: 'business' as const,
+    handle: async (ctx: StepContext & { body: StepRequest }) => ({ status: 200 as const, body: await startCardStep(await cardEnv(ctx), ctx.path.card_id, purpose, ctx.body) }),
+  };
+}
+
+/** The handler of the "verify … OTP" of step `purpose` (answers the card). */
+function stepVerify(purpose: CardStepPurpose) {
+  return {
+    access: 'business' as const,
+    handle: async (ctx: StepContext & { path: { session_id: string }; body: { otp: string } }) => ({
+      status: 200 as const,
+      body: await verifyCardStep(await cardEnv(ctx), ctx.path.card_id, purpose, ctx.path.session_id, ctx.body.otp),
+    }),
+  };
 }
 
 export const cardOperations = {
@@ -67,4 +98,13 @@ export const cardOperations = {
       return { status: 200, body: data };
     },
   },
+  // The OTP-guarded card steps (src/domain/cardSteps.ts): the step, then its code.
+  setCardPin: stepStart('SET_PIN'),
+  verifyCardPinOtp: stepVerify('SET_PIN'),
+  activateCard: stepStart('ACTIVATION'),
+  verifyCardActivationOtp: stepVerify('ACTIVATION'),
+  convertCardToPhysical: stepStart('CONVERSION'),
+  verifyCardConversionOtp: stepVerify('CONVERSION'),
+  replaceCard: stepStart('REPLACEMENT'),
+  verifyReplaceCardOtp: stepVerify('REPLACEMENT'),
 } satisfies OperationMap<CardOperations>;

@@ -5,6 +5,7 @@ import { authOperations } from '../closedLoop/auth.js';
 import { businessOperations } from '../closedLoop/businesses.js';
 import { bulkPayoutOperations } from './bulkPayouts.js';
 import { cardOperations } from './cards.js';
+import { cardTestHelperOperations } from './cardTestHelpers.js';
 import type { WebhookOperationId } from '../closedLoop/types.js';
 import { customerOperations } from './customers.js';
 import { docsOperations } from './docs.js';
@@ -31,6 +32,7 @@ export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> 
   ...bulkPayoutOperations,
   ...eventOperations,
   ...coreTestHelperOperations,
+  ...cardTestHelperOperations,
   ...gatewayOperations,
   ...docsOperations,
   ...metricsOperations,

@@ -1,0 +1,57 @@
+/**
+ * Card test helpers of the core API (sandbox only: 404 NOT_FOUND when
+ * SANDBOX=false): the card transaction simulator (an authorization, a balance
+ * inquiry; src/domain/cardSimulator.ts) and the tokenization activation code
+ * requests (create, seed E9, verifyOtp, confirmIvr; src/domain/tokenization.ts).
+ */
+import type { operations } from '../../../generated/types/core.js';
+import { cardKeys } from '../../domain/cardKeys.js';
+import { simulateCardAuthorization, simulateCardBalanceInquiry, type SimulatorEnv } from '../../domain/cardSimulator.js';
+import { businessIdOf, type OperationMap, type Principal, type Services } from '../../http/operation.js';
+import type { Knex } from 'knex';
+import { flowEnv, requireSandbox } from './flowEnv.js';
+import { confirmActivationIvr, createActivationCodeRequest, getActivationCodeRequest, verifyActivationCode } from '../../domain/tokenization.js';
+
+type CardTestHelperOperations = Pick<
+  operations,
+  'simulateCardAuthorization' | 'simulateCardBalanceInquiry' | 'createSandboxActivationCodeRequest' | 'getActivationCodeRequest' | 'verifyOtp' | 'confirmIvr'
+>;
+
+/** A business request's flow environment, once the sandbox is checked. */
+async function sandboxFlowEnv(ctx: Parameters<typeof flowEnv>[0]) {
+  requireSandbox(ctx.services);
+  return flowEnv(ctx);
+}
+
+/** The simulator's environment, once the sandbox is checked. */
+async function simulatorEnv(ctx: { db: Knex; principal: Principal | null; services: Services }): Promise<SimulatorEnv> {
+  requireSandbox(ctx.services);
+  return { db: ctx.db, businessId: businessIdOf(ctx), cardKeys: await cardKeys(ctx.services.db, ctx.services.config) };
+}
+
+export const cardTestHelperOperations = {
+  simulateCardAuthorization: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await simulateCardAuthorization(await simulatorEnv(ctx), ctx.body) }),
+  },
+  simulateCardBalanceInquiry: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await simulateCardBalanceInquiry(await simulatorEnv(ctx), ctx.body) }),
+  },
+  createSandboxActivationCodeRequest: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 201, body: await createActivationCodeRequest(await sandboxFlowEnv(ctx), ctx.body) }),
+  },
+  getActivationCodeRequest: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await getActivationCodeRequest(await sandboxFlowEnv(ctx), ctx.path.requestId) }),
+  },
+  verifyOtp: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await verifyActivationCode(await sandboxFlowEnv(ctx), ctx.path.requestId, ctx.body.otp) }),
+  },
+  confirmIvr: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await confirmActivationIvr(await sandboxFlowEnv(ctx), ctx.path.requestId, ctx.body.result) }),
+  },
+} satisfies OperationMap<CardTestHelperOperations>;
