@@ -19,6 +19,33 @@ const db = () => running().db;
 describe('ledger (PL/pgSQL): ledger_move_keyed', () => {
   const context = { request_id: 'req-1', instance: '/cl/v1/funds' };
 
+  it('a duplicate arriving while the request it repeats releases its locks gets the replay, not 422 (016)', async () => {
+    // PostgreSQL releases a committed transaction's locks one by one: the duplicate can find
+    // the request lock free and the key lock still held. Hold the key lock from another
+    // session after the first request committed, and send the duplicate.
+    const b = await newBusiness();
+    const w = await newWallet(b.token);
+    await topup(b.token, '10.00');
+    const first = new KeyClaim(b.id, randomUUID(), 'hash-1', context);
+    const posting = await move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '3.00' }, first);
+    const holder = await db().transaction();
+    try {
+      await holder.raw("SELECT pg_advisory_xact_lock(hashtextextended(? || '/' || ?, 0))", [b.id, first.key]);
+      const duplicate = new KeyClaim(b.id, first.key, 'hash-1', context);
+      expect(await move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '3.00' }, duplicate)).to.deep.equal(posting);
+      expect(duplicate.replayed).to.equal(true);
+      const other = new KeyClaim(b.id, first.key, 'hash-2', context);
+      expect(((await errorOf(move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '4.00' }, other))) as AppError).code).to.equal('IDEMPOTENCY_KEY_REUSED');
+      // With no completed response, the key lock's holder is another request in flight.
+      const fresh = new KeyClaim(b.id, randomUUID(), 'hash-3', context);
+      await holder.raw("SELECT pg_advisory_xact_lock(hashtextextended(? || '/' || ?, 0))", [b.id, fresh.key]);
+      expect(((await errorOf(move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '1.00' }, fresh))) as AppError).code).to.equal('IDEMPOTENCY_KEY_REUSED');
+    } finally {
+      await holder.rollback();
+    }
+    expect((await get(`/cl/v1/wallets/${w.id}/balance`, { token: b.token })).body.balance).to.equal('3.00');
+  });
+
   it('takes the key, moves and stores the posting with it in one statement; a second call finds it held', async () => {
     const b = await newBusiness();
     const w = await newWallet(b.token);
