@@ -1349,6 +1349,170 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/business-account/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get business account balance
+         * @description The balances of the caller's business accounts as they are now: the operational account (prefix `1`) and the payout account (prefix `2`) that payouts to customers draw from (topped up in the sandbox with `createSandboxPayoutAccountTopup`).
+         */
+        get: operations["getBusinessAccountBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List business transactions
+         * @description Lists the ledger transactions of the caller's business, newest first (the same ledger as the closed-loop API's `listTransactions`), optionally filtered by type (for example the payout steps `CUSTOMER_PAYOUT`, `CUSTOMER_PAYOUT_COMPLETION`, `CUSTOMER_PAYOUT_RETURN`), status and creation time.
+         */
+        get: operations["listBusinessTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transactions/{reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Transaction reference (`TXN` and 12 digits).
+                 * @example TXN000000000042
+                 */
+                reference: components["parameters"]["TransactionReference"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get transaction details
+         * @description One ledger transaction of the caller's business by its reference (`TXN` and 12 digits, as `transaction_id` and `outcome_transaction_id` of a payout carry it), with its entries. An unknown reference or another business's transaction is 404 `TRANSACTION_NOT_FOUND`.
+         */
+        get: operations["getTransactionDetails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List wallets
+         * @description Lists the wallets of the caller's business (its customers' wallets, made by onboarding), newest first, optionally filtered by status and label.
+         */
+        get: operations["listWallets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallets/{wallet_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Wallet id.
+                 * @example 7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11
+                 */
+                wallet_id: components["parameters"]["WalletId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get wallet
+         * @description One wallet of the caller's business. An unknown wallet or another business's wallet is 404 `WALLET_NOT_FOUND`.
+         */
+        get: operations["getWallet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallets/{wallet_id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Wallet id.
+                 * @example 7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11
+                 */
+                wallet_id: components["parameters"]["WalletId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get wallet balance
+         * @description The current ledger balance of a wallet of the caller's business. An unknown wallet or another business's wallet is 404 `WALLET_NOT_FOUND`.
+         */
+        get: operations["getWalletBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallets/{wallet_id}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Wallet id.
+                 * @example 7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11
+                 */
+                wallet_id: components["parameters"]["WalletId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List wallet transactions
+         * @description Lists the ledger transactions that debit or credit the wallet, newest first, optionally filtered by type and creation time. An unknown wallet or another business's wallet is 404 `WALLET_NOT_FOUND`.
+         */
+        get: operations["listWalletTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -2266,6 +2430,21 @@ export interface components {
             /** @description The payout account's balance after the top-up. */
             balance: components["schemas"]["Amount"];
             created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description The balances of the business's own ledger accounts, as of `as_of`. */
+        BusinessAccountBalance: {
+            business_id: components["schemas"]["Uuid"];
+            currency: components["schemas"]["Currency"];
+            operational_account: components["schemas"]["OperationalAccount"];
+            payout_account: components["schemas"]["PayoutAccountBalance"];
+            as_of: components["schemas"]["Timestamp"];
+        };
+        /** @description The business's payout account in the ledger, which payouts to customers draw from. */
+        PayoutAccountBalance: {
+            /** @description 12 digits, prefix `2`. */
+            account_number: string;
+            currency: components["schemas"]["Currency"];
+            balance: components["schemas"]["Balance"];
         };
         SandboxPayoutOutcomeRequest: {
             /**
@@ -3454,6 +3633,118 @@ export interface components {
             code: "UNSUPPORTED_API_VERSION";
         };
         /**
+         * @description Kind of ledger transaction. The enum may grow. `CARD_PURCHASE`: a card payment approved by the issuer, which debits the card's wallet and credits the settlement account (money leaving the closed loop to the card network); it cannot be reversed. `CUSTOMER_PAYOUT`, `CUSTOMER_PAYOUT_COMPLETION`, `CUSTOMER_PAYOUT_RETURN`: the steps of a core API payout to a customer (payout account to in-transit, then to the customer's wallet, or back to the payout account when it fails).
+         * @enum {string}
+         */
+        TransactionType: "TOPUP" | "FUND" | "PAYOUT" | "TRANSFER" | "WITHDRAWAL" | "REFUND" | "REVERSAL" | "CUSTOMER_PAYOUT" | "CUSTOMER_PAYOUT_COMPLETION" | "CUSTOMER_PAYOUT_RETURN" | "CARD_PURCHASE";
+        /**
+         * @description Movements complete synchronously, so every transaction is SUCCESS today; the enum may grow.
+         * @enum {string}
+         */
+        TransactionStatus: "SUCCESS";
+        /**
+         * @description DEBIT lowers the account's balance, CREDIT raises it.
+         * @enum {string}
+         */
+        EntryDirection: "DEBIT" | "CREDIT";
+        /** @description One immutable ledger entry; the entries of a transaction balance to zero. */
+        LedgerEntry: {
+            account_number: string;
+            direction: components["schemas"]["EntryDirection"];
+            amount: components["schemas"]["Amount"];
+            balance_after: components["schemas"]["Balance"];
+        };
+        Transaction: {
+            /** Format: uuid */
+            id: string;
+            /** @description Human-readable unique reference (`TXN` and 12 digits). */
+            reference: string;
+            /** Format: uuid */
+            business_id: string;
+            type: components["schemas"]["TransactionType"];
+            status: components["schemas"]["TransactionStatus"];
+            amount: components["schemas"]["Amount"];
+            currency: components["schemas"]["Currency"];
+            /** @description Account debited. */
+            sender_account_number: string;
+            /** @description Account credited. */
+            receiver_account_number: string;
+            /**
+             * Format: uuid
+             * @description Wallet debited, when the debited account is a wallet.
+             */
+            source_wallet_id: string | null;
+            /**
+             * Format: uuid
+             * @description Wallet credited, when the credited account is a wallet.
+             */
+            destination_wallet_id: string | null;
+            external_reference: string | null;
+            notes: string | null;
+            /**
+             * Format: uuid
+             * @description For refunds and reversals, the transaction they act on.
+             */
+            original_transaction_id: string | null;
+            /**
+             * Format: uuid
+             * @description The reversal of this transaction, once reversed.
+             */
+            reversal_transaction_id: string | null;
+            /** @description Running total refunded against this transaction (payouts); 0.00 otherwise. */
+            refunded_amount: components["schemas"]["Amount"];
+            entries: components["schemas"]["LedgerEntry"][];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        TransactionList: components["schemas"]["Page"] & {
+            data: components["schemas"]["Transaction"][];
+        };
+        /** @description Problem details with the codes this response can carry. */
+        TransactionNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "TRANSACTION_NOT_FOUND";
+        };
+        /**
+         * @description `ACTIVE` wallets take part in movements; `SUSPENDED` wallets are frozen and can be reactivated; `CLOSED` is final and needs a zero balance. The enum may grow.
+         * @enum {string}
+         */
+        WalletStatus: "ACTIVE" | "SUSPENDED" | "CLOSED";
+        Wallet: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            business_id: string;
+            name: string;
+            /** Format: uuid */
+            label_id: string | null;
+            external_reference: string | null;
+            can_overdraft: boolean;
+            status: components["schemas"]["WalletStatus"];
+            /** @description 12 digits, prefix `9` (individual wallet), Luhn check digit last. */
+            account_number: string;
+            currency: components["schemas"]["Currency"];
+            balance: components["schemas"]["Balance"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        WalletList: components["schemas"]["Page"] & {
+            data: components["schemas"]["Wallet"][];
+        };
+        /** @description Problem details with the codes this response can carry. */
+        WalletNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "WALLET_NOT_FOUND";
+        };
+        WalletBalance: {
+            /** Format: uuid */
+            wallet_id: string;
+            account_number: string;
+            currency: components["schemas"]["Currency"];
+            balance: components["schemas"]["Balance"];
+            can_overdraft: boolean;
+            as_of: components["schemas"]["Timestamp"];
+        };
+        /**
          * @description Event codes that can be subscribed to. The list may grow.
          * @enum {string}
          */
@@ -4353,6 +4644,36 @@ export interface components {
                 "application/problem+json": components["schemas"]["UnsupportedVersionProblem"];
             };
         };
+        /** @description No such transaction for this business (`TRANSACTION_NOT_FOUND`). */
+        TransactionNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["TransactionNotFoundProblem"];
+            };
+        };
+        /** @description No such wallet for this business (`WALLET_NOT_FOUND`); another business's wallet is a 404 too. */
+        WalletNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["WalletNotFoundProblem"];
+            };
+        };
         /** @description No such event (`EVENT_NOT_FOUND`) or no such webhook endpoint (`WEBHOOK_ENDPOINT_NOT_FOUND`) for this business; another business's event or endpoint is a 404 too. */
         EventOrWebhookEndpointNotFound: {
             headers: {
@@ -4516,6 +4837,11 @@ export interface components {
     };
     parameters: {
         /**
+         * @description Transaction reference (`TXN` and 12 digits).
+         * @example TXN000000000042
+         */
+        TransactionReference: string;
+        /**
          * @description Payout id (`payout_id` of `createPayout`).
          * @example 1f2e3d4c-5b6a-4798-8a1b-2c3d4e5f6a7b
          */
@@ -4626,6 +4952,16 @@ export interface components {
          */
         CursorParameter: components["schemas"]["Cursor"];
         /**
+         * @description Only transactions of this type.
+         * @example PAYOUT
+         */
+        TransactionTypeFilter: components["schemas"]["TransactionType"];
+        /**
+         * @description Only transactions in this status.
+         * @example SUCCESS
+         */
+        TransactionStatusFilter: components["schemas"]["TransactionStatus"];
+        /**
          * @description Only items created at or after this instant.
          * @example 2026-11-01T00:00:00.000Z
          */
@@ -4635,6 +4971,21 @@ export interface components {
          * @example 2026-12-01T00:00:00.000Z
          */
         CreatedToParameter: components["schemas"]["Timestamp"];
+        /**
+         * @description Only wallets in this status.
+         * @example ACTIVE
+         */
+        WalletStatusFilter: components["schemas"]["WalletStatus"];
+        /**
+         * @description Only wallets with this label.
+         * @example 5c2d9a7e-1b3f-4e6a-8d2c-7f9e0a1b2c3d
+         */
+        LabelIdFilter: string;
+        /**
+         * @description Wallet id.
+         * @example 7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11
+         */
+        WalletId: string;
         /**
          * @description Unique id of the message (the event id); the same on every retry of a delivery.
          * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
@@ -7355,6 +7706,560 @@ export interface operations {
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBusinessAccountBalance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The business account balances. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "business_id": "3b7e1f0a-8c1d-4f7e-9d0a-2f5c6b7a8e91",
+                     *       "currency": "SAR",
+                     *       "operational_account": {
+                     *         "account_number": "100000000016",
+                     *         "currency": "SAR",
+                     *         "balance": "0.00"
+                     *       },
+                     *       "payout_account": {
+                     *         "account_number": "200000000027",
+                     *         "currency": "SAR",
+                     *         "balance": "9750.00"
+                     *       },
+                     *       "as_of": "2026-11-21T10:31:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BusinessAccountBalance"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBusinessTransactions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 100; 20 when absent.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["LimitParameter"];
+                /**
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+                 */
+                cursor?: components["parameters"]["CursorParameter"];
+                /**
+                 * @description Only transactions of this type.
+                 * @example PAYOUT
+                 */
+                type?: components["parameters"]["TransactionTypeFilter"];
+                /**
+                 * @description Only transactions in this status.
+                 * @example SUCCESS
+                 */
+                status?: components["parameters"]["TransactionStatusFilter"];
+                /**
+                 * @description Only items created at or after this instant.
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                created_from?: components["parameters"]["CreatedFromParameter"];
+                /**
+                 * @description Only items created before this instant.
+                 * @example 2026-12-01T00:00:00.000Z
+                 */
+                created_to?: components["parameters"]["CreatedToParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "4e8a2b61-9c3d-4f5e-8a7b-1c2d3e4f5a60",
+                     *           "reference": "TXN000000000042",
+                     *           "business_id": "3b7e1f0a-8c1d-4f7e-9d0a-2f5c6b7a8e91",
+                     *           "type": "CUSTOMER_PAYOUT_COMPLETION",
+                     *           "status": "SUCCESS",
+                     *           "amount": "250.00",
+                     *           "currency": "SAR",
+                     *           "sender_account_number": "700000000035",
+                     *           "receiver_account_number": "900000000019",
+                     *           "source_wallet_id": null,
+                     *           "destination_wallet_id": "7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11",
+                     *           "external_reference": "payout-2026-0001",
+                     *           "notes": null,
+                     *           "original_transaction_id": null,
+                     *           "reversal_transaction_id": null,
+                     *           "refunded_amount": "0.00",
+                     *           "entries": [
+                     *             {
+                     *               "account_number": "700000000035",
+                     *               "direction": "DEBIT",
+                     *               "amount": "250.00",
+                     *               "balance_after": "0.00"
+                     *             },
+                     *             {
+                     *               "account_number": "900000000019",
+                     *               "direction": "CREDIT",
+                     *               "amount": "250.00",
+                     *               "balance_after": "250.00"
+                     *             }
+                     *           ],
+                     *           "created_at": "2026-11-21T10:20:03.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "MjAyNi0xMS0yMVQxMDoyMDowMC4wMDBafDRlOGEyYjYx"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransactionList"];
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTransactionDetails: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Transaction reference (`TXN` and 12 digits).
+                 * @example TXN000000000042
+                 */
+                reference: components["parameters"]["TransactionReference"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transaction. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "4e8a2b61-9c3d-4f5e-8a7b-1c2d3e4f5a60",
+                     *       "reference": "TXN000000000042",
+                     *       "business_id": "3b7e1f0a-8c1d-4f7e-9d0a-2f5c6b7a8e91",
+                     *       "type": "CUSTOMER_PAYOUT_COMPLETION",
+                     *       "status": "SUCCESS",
+                     *       "amount": "250.00",
+                     *       "currency": "SAR",
+                     *       "sender_account_number": "700000000035",
+                     *       "receiver_account_number": "900000000019",
+                     *       "source_wallet_id": null,
+                     *       "destination_wallet_id": "7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11",
+                     *       "external_reference": "payout-2026-0001",
+                     *       "notes": null,
+                     *       "original_transaction_id": null,
+                     *       "reversal_transaction_id": null,
+                     *       "refunded_amount": "0.00",
+                     *       "entries": [
+                     *         {
+                     *           "account_number": "700000000035",
+                     *           "direction": "DEBIT",
+                     *           "amount": "250.00",
+                     *           "balance_after": "0.00"
+                     *         },
+                     *         {
+                     *           "account_number": "900000000019",
+                     *           "direction": "CREDIT",
+                     *           "amount": "250.00",
+                     *           "balance_after": "250.00"
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-21T10:20:03.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Transaction"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["TransactionNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWallets: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 100; 20 when absent.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["LimitParameter"];
+                /**
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+                 */
+                cursor?: components["parameters"]["CursorParameter"];
+                /**
+                 * @description Only wallets in this status.
+                 * @example ACTIVE
+                 */
+                status?: components["parameters"]["WalletStatusFilter"];
+                /**
+                 * @description Only wallets with this label.
+                 * @example 5c2d9a7e-1b3f-4e6a-8d2c-7f9e0a1b2c3d
+                 */
+                label_id?: components["parameters"]["LabelIdFilter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of wallets. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11",
+                     *           "business_id": "3b7e1f0a-8c1d-4f7e-9d0a-2f5c6b7a8e91",
+                     *           "name": "Sandbox Customer",
+                     *           "label_id": null,
+                     *           "external_reference": null,
+                     *           "can_overdraft": false,
+                     *           "status": "ACTIVE",
+                     *           "account_number": "900000000019",
+                     *           "currency": "SAR",
+                     *           "balance": "250.00",
+                     *           "created_at": "2026-11-21T10:15:30.123Z",
+                     *           "updated_at": "2026-11-21T10:15:30.123Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalletList"];
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Wallet id.
+                 * @example 7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11
+                 */
+                wallet_id: components["parameters"]["WalletId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The wallet. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11",
+                     *       "business_id": "3b7e1f0a-8c1d-4f7e-9d0a-2f5c6b7a8e91",
+                     *       "name": "Sandbox Customer",
+                     *       "label_id": null,
+                     *       "external_reference": null,
+                     *       "can_overdraft": false,
+                     *       "status": "ACTIVE",
+                     *       "account_number": "900000000019",
+                     *       "currency": "SAR",
+                     *       "balance": "250.00",
+                     *       "created_at": "2026-11-21T10:15:30.123Z",
+                     *       "updated_at": "2026-11-21T10:15:30.123Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Wallet"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WalletNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWalletBalance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Wallet id.
+                 * @example 7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11
+                 */
+                wallet_id: components["parameters"]["WalletId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The wallet's balance. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "wallet_id": "7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11",
+                     *       "account_number": "900000000019",
+                     *       "currency": "SAR",
+                     *       "balance": "250.00",
+                     *       "can_overdraft": false,
+                     *       "as_of": "2026-11-21T10:31:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalletBalance"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WalletNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWalletTransactions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 100; 20 when absent.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["LimitParameter"];
+                /**
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+                 */
+                cursor?: components["parameters"]["CursorParameter"];
+                /**
+                 * @description Only transactions of this type.
+                 * @example PAYOUT
+                 */
+                type?: components["parameters"]["TransactionTypeFilter"];
+                /**
+                 * @description Only items created at or after this instant.
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                created_from?: components["parameters"]["CreatedFromParameter"];
+                /**
+                 * @description Only items created before this instant.
+                 * @example 2026-12-01T00:00:00.000Z
+                 */
+                created_to?: components["parameters"]["CreatedToParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Wallet id.
+                 * @example 7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11
+                 */
+                wallet_id: components["parameters"]["WalletId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the wallet's transactions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "4e8a2b61-9c3d-4f5e-8a7b-1c2d3e4f5a60",
+                     *           "reference": "TXN000000000042",
+                     *           "business_id": "3b7e1f0a-8c1d-4f7e-9d0a-2f5c6b7a8e91",
+                     *           "type": "CUSTOMER_PAYOUT_COMPLETION",
+                     *           "status": "SUCCESS",
+                     *           "amount": "250.00",
+                     *           "currency": "SAR",
+                     *           "sender_account_number": "700000000035",
+                     *           "receiver_account_number": "900000000019",
+                     *           "source_wallet_id": null,
+                     *           "destination_wallet_id": "7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11",
+                     *           "external_reference": "payout-2026-0001",
+                     *           "notes": null,
+                     *           "original_transaction_id": null,
+                     *           "reversal_transaction_id": null,
+                     *           "refunded_amount": "0.00",
+                     *           "entries": [
+                     *             {
+                     *               "account_number": "700000000035",
+                     *               "direction": "DEBIT",
+                     *               "amount": "250.00",
+                     *               "balance_after": "0.00"
+                     *             },
+                     *             {
+                     *               "account_number": "900000000019",
+                     *               "direction": "CREDIT",
+                     *               "amount": "250.00",
+                     *               "balance_after": "250.00"
+                     *             }
+                     *           ],
+                     *           "created_at": "2026-11-21T10:20:03.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "MjAyNi0xMS0yMVQxMDoyMDowMC4wMDBafDRlOGEyYjYx"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransactionList"];
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WalletNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

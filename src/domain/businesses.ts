@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/closed-loop.js';
+import type { components as CoreComponents } from '../../generated/types/core.js';
 import { AppError } from '../errors.js';
 import { nextAccountNumber } from './accountNumbers.js';
 import { createClient } from './clients.js';
@@ -88,4 +89,28 @@ export async function getBusiness(db: Knex, id: string): Promise<BusinessView> {
 /** A page of all businesses, newest first. */
 export async function listBusinesses(db: Knex, page: PageQuery): Promise<Page<BusinessView>> {
   return paginate<BusinessRow, BusinessView>(withOperationalAccount(db), page, (rows) => rows.map(toView), 'b');
+}
+
+type CoreSchemas = CoreComponents['schemas'];
+
+/**
+ * The balances of the business's own ledger accounts as they are now (core API
+ * `getBusinessAccountBalance`, issue 8 "Transactions group"): the operational
+ * account (prefix 1) and the payout account (prefix 2) that payouts to customers
+ * draw from. Amounts are decimal strings with two places. Every business has
+ * both accounts from its creation (migration 011 added the payout account to
+ * older ones), so there is no error of its own.
+ */
+export async function getBusinessAccountBalance(db: Knex, businessId: string): Promise<CoreSchemas['BusinessAccountBalance']> {
+  const rows: { kind: string; account_number: string; currency: string; balance: string }[] = await db('accounts')
+    .where({ business_id: businessId })
+    .whereIn('kind', ['OPERATIONAL', 'PAYOUT'])
+    .select('kind', 'account_number', 'currency', 'balance');
+  const account = (kind: string) => {
+    const row = rows.find((r) => r.kind === kind);
+    if (!row) throw new Error(`business ${businessId} has no ${kind} account`);
+    return { account_number: row.account_number, currency: row.currency as CoreSchemas['Currency'], balance: formatMoney(row.balance) };
+  };
+  const operational = account('OPERATIONAL');
+  return { business_id: businessId, currency: operational.currency, operational_account: operational, payout_account: account('PAYOUT'), as_of: new Date().toISOString() };
 }

@@ -75,14 +75,18 @@ async function toViews(db: Knex, rows: JoinedRow[]): Promise<TransactionView[]> 
   return rows.map((r) => toView(r, entries.filter((e) => e.transaction_id === r.id)));
 }
 
-/** The transaction `id` of the business. Throws `notFound` (default TRANSACTION_NOT_FOUND). */
+/**
+ * The transaction `id` of the business (or, with `by: 'reference'`, the one whose
+ * `TXN…` reference is `id`: the core API's getTransactionDetails). Throws
+ * `notFound` (default TRANSACTION_NOT_FOUND), also for another business's transaction.
+ */
 export async function getTransaction(
   db: Knex,
   businessId: string,
   id: string,
-  opts: { type?: TransactionType; notFound?: 'TRANSACTION_NOT_FOUND' | 'PAYOUT_NOT_FOUND' } = {},
+  opts: { type?: TransactionType; notFound?: 'TRANSACTION_NOT_FOUND' | 'PAYOUT_NOT_FOUND'; by?: 'id' | 'reference' } = {},
 ): Promise<TransactionView> {
-  const query = joined(db).where({ 't.id': id, 't.business_id': businessId });
+  const query = joined(db).where({ [`t.${opts.by ?? 'id'}`]: id, 't.business_id': businessId });
   if (opts.type) query.where('t.type', opts.type);
   const row = (await query.first()) as JoinedRow | undefined;
   const code = opts.notFound ?? 'TRANSACTION_NOT_FOUND';

@@ -17,6 +17,7 @@ import { onboardingOperations } from './onboarding.js';
 import { payoutOperations } from './payouts.js';
 import { payoutWhitelistOperations } from './payoutWhitelist.js';
 import { coreTestHelperOperations } from './testHelpers.js';
+import { coreTransactionOperations } from './transactions.js';
 
 /** Every operation of the document but its `webhooks` (events the service sends, not serves). */
 export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> = {
@@ -30,6 +31,7 @@ export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> 
   ...payoutOperations,
   ...payoutWhitelistOperations,
   ...bulkPayoutOperations,
+  ...coreTransactionOperations,
   ...eventOperations,
   ...coreTestHelperOperations,
   ...cardTestHelperOperations,

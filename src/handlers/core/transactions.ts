@@ -1,0 +1,34 @@
+/**
+ * The Transactions group of the core API (issue 8): read-only views over the same
+ * ledger as the closed loop, served by the closed loop's domain functions (the
+ * lists and wallet reads by the closed loop's very handlers). Business tokens
+ * only; another business's transaction or wallet is 404.
+ */
+import type { operations } from '../../../generated/types/core.js';
+import { getBusinessAccountBalance } from '../../domain/businesses.js';
+import { getTransaction } from '../../domain/transactions.js';
+import { businessIdOf, type OperationMap } from '../../http/operation.js';
+import { transactionOperations } from '../closedLoop/transactions.js';
+import { walletOperations } from '../closedLoop/wallets.js';
+
+type TransactionGroupOperations = Pick<
+  operations,
+  'getBusinessAccountBalance' | 'listBusinessTransactions' | 'getTransactionDetails' | 'listWallets' | 'getWallet' | 'getWalletBalance' | 'listWalletTransactions'
+>;
+
+export const coreTransactionOperations = {
+  getBusinessAccountBalance: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await getBusinessAccountBalance(ctx.db, businessIdOf(ctx)) }),
+  },
+  listBusinessTransactions: transactionOperations.listTransactions,
+  getTransactionDetails: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await getTransaction(ctx.db, businessIdOf(ctx), ctx.path.reference, { by: 'reference' }) }),
+  },
+  // The same wallets as the closed loop: the same handlers.
+  listWallets: walletOperations.listWallets,
+  getWallet: walletOperations.getWallet,
+  getWalletBalance: walletOperations.getWalletBalance,
+  listWalletTransactions: transactionOperations.listWalletTransactions,
+} satisfies OperationMap<TransactionGroupOperations>;
