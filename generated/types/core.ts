@@ -7758,7 +7758,7 @@ export interface operations {
                     "application/json": components["schemas"]["BusinessAccountBalance"];
                 };
             };
-            400: components["responses"]["InvalidParameters"];
+            400: components["responses"]["UnsupportedVersion"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
