@@ -2,7 +2,8 @@
  * `npm run bench`: the service beside the bare reference (scripts/reference-server.ts)
  * in one run on one PostgreSQL, with autocannon on loopback.
  *
- * 1. Starts the service with `npm start` on a fresh DATA_DIR (first start: initdb,
+ * 1. Starts the service with `npm start` (its log lines to DATA_DIR/service.log, as a
+ *    log collector would take them) on a fresh DATA_DIR (first start: initdb,
  *    migrations, sandbox seed), stops it, then starts it STARTS more times on that
  *    existing data directory, timing spawn → first 200 from /health; the last one
  *    stays up as the service under test (its own process: its peak RSS is its own).
@@ -44,7 +45,7 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-bench-'));
 chmodSync(dataDir, 0o755); // PostgreSQL runs as the `postgres` user when we are root
 const servicePort = await freePort();
 const serviceEnv = { PORT: String(servicePort), DATA_DIR: dataDir, DB_POOL_SIZE: String(POOL_SIZE), RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000000', SANDBOX: 'true' };
-const startService = () => spawnServer('npm', ['start', '--silent'], serviceEnv, servicePort);
+const startService = () => spawnServer('npm', ['start', '--silent'], serviceEnv, servicePort, path.join(dataDir, 'service.log'));
 
 let service: Spawned | undefined;
 let reference: Spawned | undefined;
@@ -67,7 +68,7 @@ try {
   const seed = await seedBench(service.url, WALLETS);
   const databaseUrl = `postgres://postgres:postgres@127.0.0.1:${postgresPort(path.join(dataDir, 'pg'))}/wallet`;
   const referencePort = await freePort();
-  reference = spawnServer(process.execPath, ['--import', 'tsx', 'scripts/reference-server.ts'], { DATABASE_URL: databaseUrl, PORT: String(referencePort), DB_POOL_SIZE: String(POOL_SIZE) }, referencePort);
+  reference = spawnServer(process.execPath, ['--import', 'tsx', 'scripts/reference-server.ts'], { DATABASE_URL: databaseUrl, PORT: String(referencePort), DB_POOL_SIZE: String(POOL_SIZE) }, referencePort, path.join(dataDir, 'reference.log'));
   await waitHealthy(reference);
 
   const wallet = () => seed.wallets[Math.floor(Math.random() * seed.wallets.length)];

@@ -10,6 +10,13 @@
  *
  * LOG_LEVEL (default `info`; `silent` turns logs off) and LOG_FILE (append to a file
  * instead of stdout; the tests use it to search every line the suite produced).
+ *
+ * Standard output is written asynchronously (pino's `sync: false`): a line is queued
+ * and written as soon as the descriptor takes it, lines queued meanwhile go out in
+ * one write, and what is queued is flushed when the process exits. A synchronous
+ * write would stall every request whenever the reader of the output (a pipe to a
+ * log collector) falls behind: pino's writer then sleeps 100 ms per retry. A log
+ * file stays synchronous, so that a test reads every line as soon as it is logged.
  */
 import pino, { type Logger } from 'pino';
 
@@ -33,7 +40,7 @@ export const REDACT_PATHS = SENSITIVE.flatMap((name) => [name, `*.${name}`, `*.*
 
 /** The service's logger for `level` and an optional `file` (stdout otherwise). */
 export function createLogger(opts: { level?: string; file?: string } = {}): Logger {
-  const destination = opts.file ? pino.destination({ dest: opts.file, append: true, sync: true }) : pino.destination(1);
+  const destination = opts.file ? pino.destination({ dest: opts.file, append: true, sync: true }) : pino.destination({ dest: 1, sync: false });
   return pino(
     {
       level: opts.level ?? 'info',

@@ -95,4 +95,29 @@ describe('rate limits shared by all instances (PostgreSQL store)', () => {
       await Promise.all(leased.map((s) => s.close()));
     }
   });
+
+  it('with leases refilled ahead (a limit of 2,000: 20 at a time, the next taken when 10 are left), two instances together still admit at most the limit', async function () {
+    this.timeout(180_000);
+    // A database of its own: the tests above spent points of the same client's window.
+    const own = `${database}_ahead`;
+    await running().db.raw(`CREATE DATABASE ${own}`);
+    const limits = { rateLimitPerMinute: 2000, rateLimitPerAddressPerMinute: 100_000 };
+    const leased = [await startExtraService(limits, own), await startExtraService(limits, own)]; // one after the other: the first migrates
+    try {
+      const token = await post('/auth/token', { grant_type: 'client_credentials', client_id: 'sandbox-platform', client_secret: 'sandbox-platform-secret' }, { baseUrl: leased[0].url });
+      const statuses: number[] = [];
+      for (let i = 0; i < 2100; i += 20) {
+        const batch = await Promise.all(Array.from({ length: 20 }, (_, j) => get('/cl/v1/businesses?limit=1', { token: token.body.access_token, baseUrl: leased[(i + j) % 2].url })));
+        statuses.push(...batch.map((r) => r.status));
+      }
+      const admitted = statuses.filter((s) => s === 200).length;
+      expect(statuses.filter((s) => s !== 200 && s !== 429), 'only 200 and 429').to.deep.equal([]);
+      // Each instance holds at most 1.5 leases: at most 29 points per instance left unspent.
+      expect(admitted).to.be.within(2000 - 2 * 29, 2000);
+      expect(statuses.slice(-20), 'the last requests, past the limit').to.deep.equal(Array(20).fill(429));
+    } finally {
+      await Promise.all(leased.map((s) => s.close()));
+      await running().db.raw(`DROP DATABASE IF EXISTS ${own} WITH (FORCE)`);
+    }
+  });
 });

@@ -4,7 +4,7 @@
  * service's node process and its peak resident set size, VmHWM).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -16,8 +16,18 @@ export interface Spawned {
   output: () => string;
 }
 
-/** Spawns `command args` in the repository with extra environment, capturing stdout and stderr. */
-export function spawnServer(command: string, args: string[], env: Record<string, string>, port: number): Spawned {
+/**
+ * Spawns `command args` in the repository with extra environment. Its stdout and
+ * stderr go to `logFile` when given (so that the load generator in this process
+ * does not spend its time reading a busy server's log lines), else are captured.
+ */
+export function spawnServer(command: string, args: string[], env: Record<string, string>, port: number, logFile?: string): Spawned {
+  if (logFile) {
+    const fd = openSync(logFile, 'a');
+    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
+    closeSync(fd);
+    return { child, url: `http://127.0.0.1:${port}`, output: () => readFileSync(logFile, 'utf8').slice(-20_000) };
+  }
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (d) => (output += d));
