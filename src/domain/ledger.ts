@@ -16,6 +16,7 @@
  * constraints.
  */
 import type { Knex } from 'knex';
+import { preparedQuery, type PreparedStatement } from '../db/knex.js';
 import { refusalError, type Refusal } from '../errors.js';
 import type { KeyClaim } from '../http/idempotency.js';
 import type { AccountKind } from './accountNumbers.js';
@@ -118,24 +119,21 @@ export async function move(db: Knex, businessId: string, type: Movement, request
 /** The ledger's answer as the database gave it (see `move`), for a caller that acts on it in the same transaction. */
 export type RawOutcome = Result | { held: unknown } | { status: number; posting?: Posting; refusal?: Refusal };
 
+const LEDGER_MOVE: PreparedStatement = { name: 'ledger_move', text: 'SELECT ledger_move(?::uuid, ?, ?::jsonb) AS result' };
+const LEDGER_MOVE_KEYED: PreparedStatement = {
+  name: 'ledger_move_keyed',
+  text: 'SELECT ledger_move_keyed(?, ?, ?, ?::int, ?::int, ?::jsonb, ?::uuid, ?, ?::jsonb) AS outcome',
+};
+
 /** `move`'s database call alone: nothing is interpreted or thrown but database errors. */
 export async function moveRaw(db: Knex, businessId: string, type: Movement, request: object, claim?: KeyClaim | null): Promise<RawOutcome> {
   if (!claim) {
-    const { rows } = await db
-      .raw('SELECT ledger_move(?::uuid, ?, ?::jsonb) AS result', [businessId, type, JSON.stringify(request)])
-      .options({ name: 'ledger_move' });
-    return rows[0].result as Result;
+    const rows = await preparedQuery<{ result: Result }>(db, LEDGER_MOVE, [businessId, type, JSON.stringify(request)]);
+    return rows[0].result;
   }
   claim.sent = true;
-  const { rows } = await db
-    .raw('SELECT ledger_move_keyed(?, ?, ?, ?::int, ?::int, ?::jsonb, ?::uuid, ?, ?::jsonb) AS outcome', [
-      ...claim.sqlArgs(),
-      businessId,
-      type,
-      JSON.stringify(request),
-    ])
-    .options({ name: 'ledger_move_keyed' });
-  return rows[0].outcome as RawOutcome;
+  const rows = await preparedQuery<{ outcome: RawOutcome }>(db, LEDGER_MOVE_KEYED, [...claim.sqlArgs(), businessId, type, JSON.stringify(request)]);
+  return rows[0].outcome;
 }
 
 /** The posting `raw` made just now (not a refusal, not an earlier request's), or null. */

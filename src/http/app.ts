@@ -8,6 +8,7 @@ import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { isDatabaseUnavailable, OutageLog } from '../db/unavailable.js';
+import { requestLogger } from '../log.js';
 import { AppError, toProblem } from '../errors.js';
 import { closedLoopOperations } from '../handlers/closedLoop/index.js';
 import { coreOperations } from '../handlers/core/index.js';
@@ -42,6 +43,7 @@ export async function createApp(services: Services, opts: { apiDir?: string } = 
     perAddress: services.config.rateLimitPerAddressPerMinute,
   });
   const { log } = services;
+  const requestLog = requestLogger(log);
   const outages = new OutageLog(services.db, log);
   app.use(corsMiddleware(services.config.corsOrigins));
 
@@ -75,7 +77,7 @@ export async function createApp(services: Services, opts: { apiDir?: string } = 
       const seconds = (performance.now() - started) / 1000;
       const replayed = ctx.response.get('Idempotent-Replayed') === 'true';
       services.metrics.observeRequest(ctx.state.operationId, ctx.status, seconds, replayed ? undefined : ctx.state.ledgerType);
-      log.info(
+      requestLog.info(
         {
           req_id: requestId,
           method: ctx.method,
