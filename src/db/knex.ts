@@ -22,6 +22,7 @@ import * as payoutWhitelist from './migrations/014_payout_whitelist.js';
 import * as bulkPayouts from './migrations/015_bulk_payouts.js';
 import * as idempotencyReleaseRace from './migrations/016_idempotency_release_race.js';
 import * as ledgerDirectMovements from './migrations/017_ledger_direct_movements.js';
+import * as ledgerKeyedDirect from './migrations/018_ledger_keyed_direct.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '015_bulk_payouts': bulkPayouts,
   '016_idempotency_release_race': idempotencyReleaseRace,
   '017_ledger_direct_movements': ledgerDirectMovements,
+  '018_ledger_keyed_direct': ledgerKeyedDirect,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */
