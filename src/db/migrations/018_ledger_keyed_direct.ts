@@ -18,6 +18,10 @@
  * was not there when it was taken (PostgreSQL releases a transaction's locks
  * only after its commit is visible), and the unique (scope, key) index still
  * refuses a second row, so two effects can never both commit.
+ *
+ * That index is now the table's primary key, and the index on the random `id`
+ * (kept as a column) is gone: one random b-tree fewer to write per keyed request,
+ * with its full-page images in the WAL after each checkpoint.
  */
 import type { Knex } from 'knex';
 
@@ -46,6 +50,10 @@ const KEYED_007 = `
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
+    ALTER TABLE idempotency_keys DROP CONSTRAINT idempotency_keys_pkey;
+    ALTER TABLE idempotency_keys DROP CONSTRAINT idempotency_keys_scope_key_unique;
+    ALTER TABLE idempotency_keys ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (scope, key);
+
     CREATE OR REPLACE FUNCTION ledger_move_keyed(
       p_scope text, p_key text, p_hash text, p_ttl_seconds int, p_stale_seconds int, p_context jsonb,
       p_business uuid, p_type text, p_request jsonb
@@ -89,5 +97,10 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw(KEYED_007);
+  await knex.raw(`
+    ${KEYED_007}
+    ALTER TABLE idempotency_keys DROP CONSTRAINT idempotency_keys_pkey;
+    ALTER TABLE idempotency_keys ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (id);
+    ALTER TABLE idempotency_keys ADD CONSTRAINT idempotency_keys_scope_key_unique UNIQUE (scope, key);
+  `);
 }
