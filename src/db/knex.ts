@@ -95,21 +95,16 @@ export async function connectAndMigrate(connectionString: string, poolSize?: num
 export interface PreparedStatement {
   /** The prepared statement's name: one per distinct text. */
   name: string;
-  /** The SQL with Knex's `?` placeholders. */
+  /** The SQL with Knex's `?` placeholders (for `db.raw` inside a transaction). */
   text: string;
+  /** The same SQL with PostgreSQL's `$1 … $n` (for the pg client). */
+  pgText: string;
 }
 
-/** `?` placeholders → PostgreSQL's `$1 … $n`, once per statement text. */
-const numberedTexts = new Map<string, string>();
-
-function numbered(text: string): string {
-  let pgText = numberedTexts.get(text);
-  if (pgText === undefined) {
-    let n = 0;
-    pgText = text.replace(/\?/g, () => `$${++n}`);
-    numberedTexts.set(text, pgText);
-  }
-  return pgText;
+/** The statement `name` of `text` (SQL with Knex's `?` placeholders), numbered once for pg. */
+export function preparedStatement(name: string, text: string): PreparedStatement {
+  let n = 0;
+  return { name, text, pgText: text.replace(/\?/g, () => `$${++n}`) };
 }
 
 /**
@@ -128,7 +123,7 @@ export async function preparedQuery<Row>(db: Knex, statement: PreparedStatement,
   const client = db.client as { acquireConnection(): Promise<pg.Client>; releaseConnection(connection: pg.Client): Promise<void> };
   const connection = await client.acquireConnection();
   try {
-    const { rows } = await connection.query({ name: statement.name, text: numbered(statement.text), values });
+    const { rows } = await connection.query({ name: statement.name, text: statement.pgText, values });
     return rows as Row[];
   } finally {
     await client.releaseConnection(connection);

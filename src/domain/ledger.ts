@@ -16,7 +16,7 @@
  * constraints.
  */
 import type { Knex } from 'knex';
-import { preparedQuery, type PreparedStatement } from '../db/knex.js';
+import { preparedQuery, preparedStatement } from '../db/knex.js';
 import { refusalError, type Refusal } from '../errors.js';
 import type { KeyClaim } from '../http/idempotency.js';
 import type { AccountKind } from './accountNumbers.js';
@@ -119,11 +119,11 @@ export async function move(db: Knex, businessId: string, type: Movement, request
 /** The ledger's answer as the database gave it (see `move`), for a caller that acts on it in the same transaction. */
 export type RawOutcome = Result | { held: unknown } | { status: number; posting?: Posting; refusal?: Refusal };
 
-const LEDGER_MOVE: PreparedStatement = { name: 'ledger_move', text: 'SELECT ledger_move(?::uuid, ?, ?::jsonb) AS result' };
-const LEDGER_MOVE_KEYED: PreparedStatement = {
-  name: 'ledger_move_keyed',
-  text: 'SELECT ledger_move_keyed(?, ?, ?, ?::int, ?::int, ?::jsonb, ?::uuid, ?, ?::jsonb) AS outcome',
-};
+const LEDGER_MOVE = preparedStatement('ledger_move', 'SELECT ledger_move(?::uuid, ?, ?::jsonb) AS result');
+const LEDGER_MOVE_KEYED = preparedStatement(
+  'ledger_move_keyed',
+  'SELECT ledger_move_keyed(?, ?, ?, ?::int, ?::int, ?::jsonb, ?::uuid, ?, ?::jsonb) AS outcome',
+);
 
 /** `move`'s database call alone: nothing is interpreted or thrown but database errors. */
 export async function moveRaw(db: Knex, businessId: string, type: Movement, request: object, claim?: KeyClaim | null): Promise<RawOutcome> {

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { preparedQuery, type PreparedStatement } from '../db/knex.js';
+import { preparedQuery, preparedStatement } from '../db/knex.js';
 import type { components } from '../../generated/types/closed-loop.js';
 import { AppError } from '../errors.js';
 import { nextAccountNumber } from './accountNumbers.js';
@@ -47,11 +47,11 @@ function wallets(db: Knex, businessId: string): Knex.QueryBuilder {
  * business's (business_id, kind, created_at, id) index (28 buffers for a business of
  * 2,000 wallets) instead of the primary key (3 buffers).
  */
-const ACCOUNT_BY_ID: PreparedStatement = { name: 'account_by_id', text: 'SELECT * FROM accounts WHERE id = ?' };
-const WALLET_ROW_FOR_UPDATE: PreparedStatement = {
-  name: 'wallet_row_for_update',
-  text: "SELECT * FROM accounts WHERE id = ? AND business_id = ? AND kind = 'WALLET' FOR UPDATE",
-};
+const ACCOUNT_BY_ID = preparedStatement('account_by_id', 'SELECT * FROM accounts WHERE id = ?');
+const WALLET_ROW_FOR_UPDATE = preparedStatement(
+  'wallet_row_for_update',
+  "SELECT * FROM accounts WHERE id = ? AND business_id = ? AND kind = 'WALLET' FOR UPDATE",
+);
 
 /**
  * The wallet row `id` of the business (locked with `lock`), by a named prepared
