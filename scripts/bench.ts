@@ -14,6 +14,8 @@
  *    measured each with CONNECTIONS connections, in eight alternating turns
  *    (scripts/bench/load.ts), so that the ratio is fair on a machine whose load
  *    changes.
+ *    Around each turn it reads the CPU time of the server's process, of the database
+ *    cluster and of itself, and prints CPU milliseconds per request for each.
  * 5. Checks the ledger afterwards (balanced transactions, balances = entries,
  *    money conserved, no wallet below zero) and prints the table of targets.
  *
@@ -28,7 +30,7 @@ import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { freePort } from '../src/db/embedded.js';
 import { comparePair, type LoadRequest, type LoadResult } from './bench/load.js';
-import { peakRssMiB, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './bench/processes.js';
+import { cpuMs, peakRssMiB, postgresCpuMs, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './bench/processes.js';
 import { checkLedger, seedBench, settle } from './bench/seed.js';
 
 const SECONDS = Number(process.env.SECONDS ?? 10);
@@ -66,10 +68,12 @@ try {
   const pid = servicePid(service.child.pid!);
 
   const seed = await seedBench(service.url, WALLETS);
-  const databaseUrl = `postgres://postgres:postgres@127.0.0.1:${postgresPort(path.join(dataDir, 'pg'))}/wallet`;
+  const pgDataDir = path.join(dataDir, 'pg');
+  const databaseUrl = `postgres://postgres:postgres@127.0.0.1:${postgresPort(pgDataDir)}/wallet`;
   const referencePort = await freePort();
   reference = spawnServer(process.execPath, ['--import', 'tsx', 'scripts/reference-server.ts'], { DATABASE_URL: databaseUrl, PORT: String(referencePort), DB_POOL_SIZE: String(POOL_SIZE) }, referencePort, path.join(dataDir, 'reference.log'));
   await waitHealthy(reference);
+  const referencePid = reference.child.pid!;
 
   const wallet = () => seed.wallets[Math.floor(Math.random() * seed.wallets.length)];
   const pair = () => {
@@ -118,7 +122,11 @@ try {
   const rows: { name: string; target: number; ref: LoadResult; svc: LoadResult }[] = [];
   for (const s of scenarios) {
     await settle(databaseUrl); // no checkpoint or autovacuum left to land in one server's turn
-    const [ref, svc] = await comparePair({ url: reference.url, build: s.reference }, { url: service.url, build: s.service }, load);
+    const [ref, svc] = await comparePair(
+      { url: reference.url, build: s.reference, cpu: () => ({ server: cpuMs(referencePid), database: postgresCpuMs(pgDataDir) }) },
+      { url: service.url, build: s.service, cpu: () => ({ server: cpuMs(pid), database: postgresCpuMs(pgDataDir) }) },
+      load,
+    );
     rows.push({ name: s.name, target: s.target, ref, svc });
   }
   const rss = peakRssMiB(pid);
@@ -129,6 +137,16 @@ try {
   for (const r of rows) {
     for (const [who, x] of [['reference', r.ref], ['service', r.svc]] as const) {
       console.log(`${(who === 'reference' ? r.name : '').padEnd(32)}${who.padEnd(11)}${pad(x.requestsPerSecond.toFixed(0), 8)}${pad(x.p50, 8)}${pad(x.p99, 8)}  ${pad(x.failures, 14)}  ${x.statuses}`);
+    }
+  }
+  // Where each request's CPU went (the server's node process, the database cluster,
+  // the load generator); all share the machine's cores, so their sum bounds req/s.
+  const ms = (v: number) => pad(v.toFixed(2), 9);
+  console.log(`\n${'CPU ms per request'.padEnd(32)}${'server'.padEnd(11)}${pad('node', 9)}${pad('database', 9)}${pad('load', 9)}${pad('total', 9)}`);
+  for (const r of rows) {
+    for (const [who, x] of [['reference', r.ref], ['service', r.svc]] as const) {
+      const c = x.cpuPerRequest;
+      console.log(`${(who === 'reference' ? r.name : '').padEnd(32)}${who.padEnd(11)}${ms(c.server)}${ms(c.database)}${ms(c.load)}${ms(c.server + c.database + c.load)}`);
     }
   }
 

@@ -6,6 +6,13 @@
  * A B B A B A A B, so that changes of load on the machine during the scenario
  * (other processes, PostgreSQL's background work) weigh on both alike. Latency
  * percentiles are exact, over every response of a server.
+ *
+ * CPU per request: around each measured turn, the server's own process, the
+ * database cluster and this process (the load generator) are read; their CPU time
+ * over a server's turns divided by its responses tells where a request's cost goes
+ * on a machine whose cores they all share. The database's readings include its
+ * background work (WAL writer, checkpointer, autovacuum), which may land in either
+ * server's turns.
  */
 import autocannon from 'autocannon';
 
@@ -25,12 +32,28 @@ export interface LoadResult {
   /** Responses other than 2xx, and connection errors or timeouts. */
   failures: number;
   statuses: string;
+  /** CPU per response over the measured turns. */
+  cpuPerRequest: CpuPerRequest;
 }
 
-/** A server under load: its base URL and how to build each request. */
+/** CPU time (ms) used so far by a server's process and by the database cluster. */
+export interface CpuReading {
+  server: number;
+  database: number;
+}
+
+/** Milliseconds of CPU per response, by process: the server, the database cluster, the load generator. */
+export interface CpuPerRequest {
+  server: number;
+  database: number;
+  load: number;
+}
+
+/** A server under load: its base URL, how to build each request, and how to read its CPU time. */
 export interface Target {
   url: string;
   build: () => LoadRequest;
+  cpu: () => CpuReading;
 }
 
 interface Tally {
@@ -38,9 +61,17 @@ interface Tally {
   latencies: number[];
   failures: number;
   statuses: Map<number, number>;
+  cpu: CpuPerRequest; // totals (ms) over the measured turns
+}
+
+/** CPU time (ms) this process (the load generator) has used so far. */
+function loadCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 async function run(target: Target, connections: number, seconds: number, tally?: Tally): Promise<void> {
+  const before = tally && { ...target.cpu(), load: loadCpuMs() };
   const instance = autocannon({
     url: target.url,
     connections,
@@ -55,7 +86,11 @@ async function run(target: Target, connections: number, seconds: number, tally?:
     });
   }
   const result = await instance;
-  if (tally) {
+  if (tally && before) {
+    const after = target.cpu();
+    tally.cpu.server += after.server - before.server;
+    tally.cpu.database += after.database - before.database;
+    tally.cpu.load += loadCpuMs() - before.load;
     tally.seconds += result.duration;
     tally.failures += result.errors + result.timeouts;
   }
@@ -70,6 +105,11 @@ function summary(t: Tally): LoadResult {
     p99: pct(99),
     failures: t.failures,
     statuses: [...t.statuses].map(([s, n]) => `${s}×${n}`).join(' '),
+    cpuPerRequest: {
+      server: t.cpu.server / t.latencies.length,
+      database: t.cpu.database / t.latencies.length,
+      load: t.cpu.load / t.latencies.length,
+    },
   };
 }
 
@@ -82,7 +122,7 @@ export async function comparePair(
   b: Target,
   opts: { connections: number; seconds: number; warmupSeconds: number },
 ): Promise<[LoadResult, LoadResult]> {
-  const tallies: Tally[] = [a, b].map(() => ({ seconds: 0, latencies: [], failures: 0, statuses: new Map() }));
+  const tallies: Tally[] = [a, b].map(() => ({ seconds: 0, latencies: [], failures: 0, statuses: new Map(), cpu: { server: 0, database: 0, load: 0 } }));
   if (opts.warmupSeconds > 0) {
     await run(a, opts.connections, opts.warmupSeconds);
     await run(b, opts.connections, opts.warmupSeconds);

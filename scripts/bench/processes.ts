@@ -1,7 +1,8 @@
 /**
  * Child processes of the benchmark: the service started exactly as `npm start`
  * starts it, and the reference server. Linux only (reads /proc for the
- * service's node process and its peak resident set size, VmHWM).
+ * service's node process, its peak resident set size, VmHWM, and the CPU time
+ * of processes).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
@@ -51,14 +52,22 @@ export async function waitHealthy(server: Spawned, timeoutMs = 60_000): Promise<
   throw new Error(`no healthy /health at ${server.url} within ${timeoutMs} ms:\n${server.output()}`);
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ: 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** Fields of /proc/`pid`/stat after the command name (state is [0], ppid [1], utime [11], stime [12]). */
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /** pid → parent pid and command line, for every process. */
 function processTable(): Map<number, { ppid: number; cmdline: string }> {
   const table = new Map<number, { ppid: number; cmdline: string }>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const ppid = Number(statFields(Number(entry))[1]);
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
       table.set(Number(entry), { ppid, cmdline });
     } catch {
@@ -94,6 +103,29 @@ export function servicePid(rootPid: number): number {
 export function peakRssMiB(pid: number): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) / 1024 : NaN;
+}
+
+/** CPU time (user + system, ms, 10 ms resolution) `pid` has used so far; 0 once it has ended. */
+export function cpuMs(pid: number): number {
+  try {
+    const f = statFields(pid);
+    return ((Number(f[11]) + Number(f[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU time (ms) used so far by the PostgreSQL cluster in `pgDataDir`: its postmaster
+ * (first line of postmaster.pid) and every process it started (backends, WAL writer,
+ * checkpointer, autovacuum workers). A process that ended since the last reading
+ * takes its time with it: the readings are for a short interval.
+ */
+export function postgresCpuMs(pgDataDir: string): number {
+  const postmaster = Number(readFileSync(path.join(pgDataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  let total = cpuMs(postmaster);
+  for (const [pid, { ppid }] of processTable()) if (ppid === postmaster) total += cpuMs(pid);
+  return total;
 }
 
 /** Sends SIGTERM to `pid` and waits for `child` to exit (SIGKILL after `timeoutMs`). */
