@@ -26,7 +26,7 @@
  * rendered again as the same problem details. A replay is sent with
  * `Idempotent-Replayed: true`.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError, refusalError, toProblem, type Refusal } from '../errors.js';
 
@@ -42,17 +42,26 @@ export interface StoredResponse {
 
 /** Stable JSON (sorted object keys) for hashing request bodies. */
 function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + canonical(value[i]);
+    return `${out}]`;
+  }
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+    const keys = Object.keys(value).sort();
+    let out = '{';
+    for (let i = 0; i < keys.length; i++) out += `${i ? ',' : ''}${JSON.stringify(keys[i])}:${canonical((value as Record<string, unknown>)[keys[i]])}`;
+    return `${out}}`;
   }
   return JSON.stringify(value ?? null);
 }
 
-/** Fingerprint of an operation call: operationId, path parameters and body. */
+/**
+ * Fingerprint of an operation call: the hex SHA-256 of the canonical JSON of its
+ * operationId, path parameters and body (`crypto.hash`, one call, no Hash object).
+ */
 export function requestHash(operationId: string, path: unknown, body: unknown): string {
-  return createHash('sha256').update(canonical({ operationId, path, body })).digest('hex');
+  return hash('sha256', canonical({ operationId, path, body }), 'hex');
 }
 
 /** What a replay needs to render a stored refusal as it was first sent. */
