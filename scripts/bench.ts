@@ -13,7 +13,8 @@
  *    lands in one server's turn), both servers: WARMUP seconds thrown away, then SECONDS
  *    measured each with CONNECTIONS connections, in eight alternating turns
  *    (scripts/bench/load.ts), so that the ratio is fair on a machine whose load
- *    changes.
+ *    changes. p50 and p99 leave out the first response on each connection of a turn
+ *    (a set-up burst of every turn, see load.ts); `p99 all` includes them.
  *    Around each turn it reads the CPU time of the server's process, of the database
  *    cluster and of itself, and prints CPU milliseconds per request for each.
  * 5. Checks the ledger afterwards (balanced transactions, balances = entries,
@@ -133,12 +134,14 @@ try {
   const ledger = await checkLedger(databaseUrl, seed.businessId);
 
   const pad = (v: string | number, n: number) => String(v).padStart(n);
-  console.log(`\n${'scenario'.padEnd(32)}${'server'.padEnd(11)}${pad('req/s', 8)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}  non-2xx/errors  statuses`);
+  console.log(`\n${'scenario'.padEnd(32)}${'server'.padEnd(11)}${pad('req/s', 8)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('p99 all', 9)}  non-2xx/errors  statuses`);
   for (const r of rows) {
     for (const [who, x] of [['reference', r.ref], ['service', r.svc]] as const) {
-      console.log(`${(who === 'reference' ? r.name : '').padEnd(32)}${who.padEnd(11)}${pad(x.requestsPerSecond.toFixed(0), 8)}${pad(x.p50, 8)}${pad(x.p99, 8)}  ${pad(x.failures, 14)}  ${x.statuses}`);
+      console.log(`${(who === 'reference' ? r.name : '').padEnd(32)}${who.padEnd(11)}${pad(x.requestsPerSecond.toFixed(0), 8)}${pad(x.p50, 8)}${pad(x.p99, 8)}${pad(x.p99All, 9)}  ${pad(x.failures, 14)}  ${x.statuses}`);
     }
   }
+  const setup = rows.reduce((n, r) => n + r.ref.setupResponses + r.svc.setupResponses, 0);
+  console.log(`p50, p99: all responses but the first on each connection of a turn (${setup} left out: a set-up burst per turn); p99 all: every response`);
   // Where each request's CPU went (the server's node process, the database cluster,
   // the load generator); all share the machine's cores, so their sum bounds req/s.
   const ms = (v: number) => pad(v.toFixed(2), 9);
