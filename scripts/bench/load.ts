@@ -69,8 +69,6 @@ export interface Target {
 
 interface Tally {
   seconds: number;
-  /** Responses received (every one: req/s is responses / seconds). */
-  responses: number;
   /** Latencies (ms) of the responses after the first on each connection of a turn. */
   latencies: number[];
   /** Latencies (ms) of the first response on each connection of a turn. */
@@ -97,7 +95,6 @@ async function run(target: Target, connections: number, seconds: number, tally?:
   if (tally) {
     const connected = new Set<unknown>(); // connections whose first response has come
     instance.on('response', (client: unknown, status: number, _bytes: number, responseTime: number) => {
-      tally.responses++;
       if (connected.has(client)) tally.latencies.push(responseTime);
       else {
         connected.add(client);
@@ -125,8 +122,9 @@ function percentile(latencies: number[], p: number): number {
 }
 
 function summary(t: Tally): LoadResult {
+  const responses = t.latencies.length + t.setupLatencies.length; // every one counts in req/s and CPU
   return {
-    requestsPerSecond: t.responses / t.seconds,
+    requestsPerSecond: responses / t.seconds,
     p50: percentile(t.latencies, 50),
     p99: percentile(t.latencies, 99),
     p99All: percentile([...t.latencies, ...t.setupLatencies], 99),
@@ -134,9 +132,9 @@ function summary(t: Tally): LoadResult {
     failures: t.failures,
     statuses: [...t.statuses].map(([s, n]) => `${s}×${n}`).join(' '),
     cpuPerRequest: {
-      server: t.cpu.server / t.responses,
-      database: t.cpu.database / t.responses,
-      load: t.cpu.load / t.responses,
+      server: t.cpu.server / responses,
+      database: t.cpu.database / responses,
+      load: t.cpu.load / responses,
     },
   };
 }
@@ -150,7 +148,7 @@ export async function comparePair(
   b: Target,
   opts: { connections: number; seconds: number; warmupSeconds: number },
 ): Promise<[LoadResult, LoadResult]> {
-  const tallies: Tally[] = [a, b].map(() => ({ seconds: 0, responses: 0, latencies: [], setupLatencies: [], failures: 0, statuses: new Map(), cpu: { server: 0, database: 0, load: 0 } }));
+  const tallies: Tally[] = [a, b].map(() => ({ seconds: 0, latencies: [], setupLatencies: [], failures: 0, statuses: new Map(), cpu: { server: 0, database: 0, load: 0 } }));
   if (opts.warmupSeconds > 0) {
     await run(a, opts.connections, opts.warmupSeconds);
     await run(b, opts.connections, opts.warmupSeconds);
