@@ -18,7 +18,7 @@
  * default generated once and kept), IDENTITY_PROVIDER_CALLBACK_SECRET and
  * SCREENING_PROVIDER_CALLBACK_SECRET (HMAC keys of the providers' signed callbacks;
  * default generated once and kept, which suits the sandbox providers).
- * Card data (src/domain/cardData.ts): CARD_DATA_KEY seals PANs, CVVs and PINs
+ * Card data (src/cards/data.ts): CARD_DATA_KEY seals PANs, CVVs and PINs
  * (AES-256-GCM), as key version CARD_DATA_KEY_VERSION (default 1);
  * CARD_DATA_PREVIOUS_KEYS (`<version>:<secret>,…`) keeps older versions readable
  * after a rotation; CARD_FINGERPRINT_KEY keys the PAN fingerprints (never rotate
@@ -32,7 +32,7 @@
  * worker sees a job another instance enqueued) and JOB_MAINTENANCE_INTERVAL_SECONDS
  * (default 60: how often jobs of a crashed instance are looked for).
  * Payouts: PAYOUT_PROCESSING_MS (default 3000: how long a payout stays PROCESSING before
- * its automatic outcome; src/domain/payoutStates.ts).
+ * its automatic outcome; src/payouts/states.ts).
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */

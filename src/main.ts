@@ -5,7 +5,7 @@
  * deadline exits the process whatever still hangs.
  */
 import { loadConfig } from './config.js';
-import { SANDBOX_BUSINESS, SANDBOX_PLATFORM } from './domain/sandbox.js';
+import { SANDBOX_BUSINESS, SANDBOX_PLATFORM } from './businesses/sandboxSeed.js';
 import { startService } from './server.js';
 
 const config = loadConfig();

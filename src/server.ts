@@ -14,7 +14,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { PRECOMPILED_API_DIR, RUNNING_COMPILED } from './paths.js';
 import { JobQueue } from './jobs/queue.js';
 import { startDispatcher } from './webhooks/dispatcher.js';
-import { startPayoutProcessing } from './domain/payoutProcessing.js';
+import { startPayoutProcessing } from './payouts/processing.js';
 
 /** How long requests in flight may take to finish on shutdown. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -52,10 +52,10 @@ export async function startService(
   starting?.catch(() => undefined); // awaited below: an early failure must not go unhandled meanwhile
   const [{ connectAndMigrate }, { seedSandbox }, { jwtKey }, { createApp }, { createMetrics }, { createLogger }] = await Promise.all([
     import('./db/knex.js'),
-    import('./domain/sandbox.js'),
-    import('./domain/settings.js'),
+    import('./businesses/sandboxSeed.js'),
+    import('./kernel/settings.js'),
     import('./http/app.js'),
-    import('./http/metrics.js'),
+    import('./kernel/metrics.js'),
     import('./log.js'),
   ]).catch(async (err) => {
     await starting?.then((e) => e.stop(), () => undefined);

@@ -112,7 +112,7 @@ export function preparedStatement(name: string, text: string): PreparedStatement
  * rows. On the pool itself, the pg client is taken from Knex's pool and queried
  * directly, which skips Knex's query builder and runner: on the hottest path (one
  * money movement per request) that was a measurable share of the service's CPU
- * (issue 7). Inside a transaction it runs through `db.raw` on the transaction's own
+ *. Inside a transaction it runs through `db.raw` on the transaction's own
  * connection. Throws what `db.raw` throws: pg's errors, or Knex's pool timeout.
  */
 export async function preparedQuery<Row>(db: Knex, statement: PreparedStatement, values: unknown[]): Promise<Row[]> {

@@ -9,14 +9,14 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { isDatabaseUnavailable, OutageLog } from '../db/unavailable.js';
 import { requestLogger } from '../log.js';
-import { AppError, toProblem } from '../errors.js';
+import { AppError, toProblem } from '../kernel/errors.js';
 import { closedLoopOperations } from '../handlers/closedLoop/index.js';
 import { coreOperations } from '../handlers/core/index.js';
 import { TokenVerifier } from './auth.js';
 import { loadApi } from './compiledApi.js';
 import { corsMiddleware } from './cors.js';
 import { hasBody, mountApi } from './openapi.js';
-import type { Services } from './operation.js';
+import type { Services } from '../kernel/services.js';
 import { RateLimiter } from './rateLimit.js';
 import { SUPPORTED_API_VERSIONS } from './versions.js';
 

@@ -1,5 +1,5 @@
 /** Webhook endpoints (preview): register and list. */
-import { createWebhookEndpoint, listWebhookEndpoints } from '../../domain/webhooks.js';
+import { createWebhookEndpoint, listWebhookEndpoints } from '../../webhooks/endpoints.js';
 import { businessIdOf } from '../../http/operation.js';
 import type { ClosedLoopMap } from './types.js';
 
