@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { AppError } from '../kernel/errors.js';
 import { expiryDateFor, newCvv, newPan, openCardValue, panFingerprint, sealCardValue, type CardKeyring } from './data.js';
-import { nextCardState, STATUS_CHANGE_EVENT, type CardState } from './states.js';
+import { cardMachine, STATUS_CHANGE_EVENT, type CardState } from './states.js';
 
 type Schemas = components['schemas'];
 export type CardView = Schemas['Card'];
@@ -159,7 +159,7 @@ export async function createReplacementCard(trx: Knex, keys: CardKeyring, old: C
       pin: old.pin_sealed === null ? null : open('pin', old.pin_sealed, old.pin_key_version!),
     },
   );
-  const endsNow = keepPan && status === 'ACTIVE' ? nextCardState(old.status, 'CLOSE') : oldStatus;
+  const endsNow = keepPan && status === 'ACTIVE' ? cardMachine.next(old.status, 'CLOSE') : oldStatus;
   await trx('cards').where({ id: old.id }).update({ replaced_by_card_id: card.id, status: endsNow, updated_at: trx.fn.now(3) });
   return card;
 }
@@ -187,7 +187,7 @@ export async function changeCardStatus(db: Knex, businessId: string, id: string,
   return db.transaction(async (trx) => {
     const row = await cardRow(trx, businessId, id, true);
     if (row.status === status) return toCardView(row);
-    const next = nextCardState(row.status, STATUS_CHANGE_EVENT[status]);
+    const next = cardMachine.next(row.status, STATUS_CHANGE_EVENT[status]);
     const [updated] = await trx('cards').where({ id }).update({ status: next, updated_at: trx.fn.now(3) }).returning('*');
     return toCardView(updated);
   });

@@ -10,7 +10,7 @@
  * a physical card waits in PENDING_ACTIVATION until activated.
  */
 import { AppError } from '../kernel/errors.js';
-import { stateMachine } from '../kernel/stateMachine.js';
+import { stateMachine, type StateMachine } from '../kernel/stateMachine.js';
 
 export const CARD_ISSUANCE_STATES = ['PENDING_COMPLETION', 'PENDING_OTP_VERIFICATION', 'ISSUED', 'EXPIRED'] as const;
 export type CardIssuanceState = (typeof CARD_ISSUANCE_STATES)[number];
@@ -19,6 +19,7 @@ export type CardIssuanceEvent = 'COMPLETE' | 'VERIFY_OTP' | 'EXPIRE';
 const LIVE_ISSUANCE: CardIssuanceState[] = ['PENDING_COMPLETION', 'PENDING_OTP_VERIFICATION'];
 
 export const cardIssuanceMachine = stateMachine<CardIssuanceState, CardIssuanceEvent>(
+  CARD_ISSUANCE_STATES,
   {
     // The code is sent (again, while the issuance waits for it: a new code replaces the old).
     COMPLETE: { from: LIVE_ISSUANCE, to: 'PENDING_OTP_VERIFICATION' },
@@ -57,7 +58,9 @@ const NOT_ENDED: CardState[] = ['PENDING_ACTIVATION', 'ACTIVE', 'TEMPORARILY_BLO
  * steps (./steps.ts) are checked when asked for and again when their code
  * is verified.
  */
-export const CARD_MOVES: Record<CardEvent, { from: readonly CardState[]; to?: CardState }> = {
+export const cardMachine: StateMachine<CardState, CardEvent> = stateMachine<CardState, CardEvent>(
+  CARD_STATES,
+  {
   // A physical card, once the customer has it (activateCard + its code).
   ACTIVATE: { from: ['PENDING_ACTIVATION'], to: 'ACTIVE' },
   BLOCK: { from: ['ACTIVE'], to: 'TEMPORARILY_BLOCKED' },
@@ -76,7 +79,13 @@ export const CARD_MOVES: Record<CardEvent, { from: readonly CardState[]; to?: Ca
   REPLACE_EXPIRED: { from: ['ACTIVE', 'TEMPORARILY_BLOCKED'] },
   REPLACE_LOST: { from: [...NOT_ENDED, 'LOST'], to: 'LOST' },
   REPLACE_STOLEN: { from: [...NOT_ENDED, 'STOLEN'], to: 'STOLEN' },
-};
+  },
+  (state, event): AppError => {
+    const to: CardState | undefined = cardMachine.moves[event].to;
+    const asked: string = to ? `become ${to}` : `take the step ${event}`;
+    return new AppError('CARD_STATUS_NOT_ALLOWED', `The card is ${state}; it cannot ${asked}.`);
+  },
+);
 
 /** The event `changeCardStatus` makes for each status it may be asked for. */
 export const STATUS_CHANGE_EVENT: Record<Exclude<CardState, 'PENDING_ACTIVATION'>, CardEvent> = {
@@ -86,13 +95,3 @@ export const STATUS_CHANGE_EVENT: Record<Exclude<CardState, 'PENDING_ACTIVATION'
   STOLEN: 'REPORT_STOLEN',
   CLOSED: 'CLOSE',
 };
-
-/** The state `event` leads a card in `state` to; 409 CARD_STATUS_NOT_ALLOWED when the table does not allow it. */
-export function nextCardState(state: CardState, event: CardEvent): CardState {
-  const move = CARD_MOVES[event];
-  if (!move.from.includes(state)) {
-    const asked = move.to ? `become ${move.to}` : `take the step ${event}`;
-    throw new AppError('CARD_STATUS_NOT_ALLOWED', `The card is ${state}; it cannot ${asked}.`);
-  }
-  return move.to ?? state;
-}

@@ -17,7 +17,7 @@ import { AppError } from '../kernel/errors.js';
 import { sealCardValue } from './data.js';
 import { cardOtpFailure, verifyCardOtp, type CardEnv } from './otp.js';
 import { cardRow, createReplacementCard, toCardView, type CardRow, type ReplacementReason } from './cards.js';
-import { nextCardState, type CardEvent } from './states.js';
+import { cardMachine, type CardEvent } from './states.js';
 import { businessNow } from '../kernel/clock.js';
 import { smsDelivery } from '../customers/requestEnv.js';
 import type { Locale } from '../kernel/messages.js';
@@ -73,7 +73,7 @@ export async function startCardStep(env: CardEnv, cardId: string, purpose: CardS
   const now = await businessNow(env.db, env.businessId);
   return env.db.transaction(async (trx) => {
     const card = await cardRow(trx, env.businessId, cardId, true);
-    nextCardState(card.status, stepEvent(card, purpose, req.reason));
+    cardMachine.next(card.status, stepEvent(card, purpose, req.reason));
     const customer = await trx('customers').where({ id: card.customer_id }).first('mobile_number', 'locale');
     const otpId = await issueOtp(trx, env.otpKey, {
       businessId: env.businessId,
@@ -107,7 +107,7 @@ async function applyStep(env: CardEnv, trx: CardEnv['db'], card: CardRow, sessio
       .update({ ...changes, updated_at: trx.fn.now(3) })
       .returning('*')
       .then((rows: CardRow[]) => rows[0]);
-  const next = nextCardState(card.status, event);
+  const next = cardMachine.next(card.status, event);
   switch (session.purpose) {
     case 'SET_PIN':
       // Sealed for this card's `pin` field when asked for: it moves over as it is.
@@ -148,7 +148,7 @@ export async function verifyCardStep(env: CardEnv, cardId: string, purpose: Card
     const operation = await getOtpOperation(trx, env.businessId, session.otp_operation_id);
     // Only a pending code is worth the card check: a spent one answers its own status.
     const event = () => stepEvent(row, purpose, session.reason);
-    if (operation?.status === 'PENDING') nextCardState(row.status, event());
+    if (operation?.status === 'PENDING') cardMachine.next(row.status, event());
     const customer = await trx('customers').where({ id: row.customer_id }).first('mobile_number');
     const result = await verifyCardOtp(trx, env, { operationId: session.otp_operation_id, code: otp, now, customerMobileNumber: customer.mobile_number });
     if (result.result !== 'VERIFIED') return { outcome: result, card: undefined };

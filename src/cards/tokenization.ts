@@ -31,8 +31,11 @@ type RequestState = RequestView['status'];
 /** Activation codes: 6 digits, 10 minutes, 5 attempts, no resend (make a new request). */
 export const ACTIVATION_CODE_OTP_POLICY: OtpPolicy = { digits: 6, ttlSeconds: 600, maxAttempts: 5, resendCooldownSeconds: 60, maxResends: 0 };
 
+const REQUEST_STATES: readonly RequestState[] = ['PENDING_VERIFICATION', 'ACTIVATED', 'FAILED', 'EXPIRED'];
+
 /** The request's state table; a refusal names the current state. */
 export const activationRequestMachine = stateMachine<RequestState, 'VERIFY_OTP' | 'CONFIRM_IVR' | 'REJECT_IVR'>(
+  REQUEST_STATES,
   {
     // The outcome of a code decides the state: ACTIVATED, FAILED, EXPIRED, or still pending.
     VERIFY_OTP: { from: ['PENDING_VERIFICATION'] },

@@ -43,6 +43,7 @@ export type OnboardingEvent =
 export type OnboardingStatusReason = 'CUSTOMER_REQUEST' | 'BUSINESS_DECISION' | 'SUPERSEDED' | 'IDENTITY_REJECTED' | 'SCREENING_MATCH';
 
 export const onboardingMachine = stateMachine<OnboardingState, OnboardingEvent>(
+  ONBOARDING_STATES,
   {
     VERIFY_OTP: { from: ['PENDING_OTP_VERIFICATION'], to: 'OTP_VERIFIED' },
     RESEND_OTP: { from: ['PENDING_OTP_VERIFICATION'] },

@@ -1,9 +1,12 @@
 /**
- * State machines as tables: each event lists the states it may leave and the
- * state it enters. A refused move throws the machine's typed error for the
- * current state (409, a code naming that state) and changes nothing.
- * The same tables are published in the API documents. `moveRow` and
- * `expireRowIfDue` persist the moves of a session table.
+ * State machines as tables, one form for every resource with states (onboarding
+ * and mobile number change sessions, card issuances, cards, payouts): each event
+ * lists the states it may leave and the state it enters. A refused move throws the
+ * machine's typed error (409, naming the current state) and changes nothing. The
+ * same tables are published in the API documents (a tag's description) and
+ * test/stateTables.test.ts keeps the two equal. `moveRow` and `expireRowIfDue`
+ * persist the moves of a session table; a machine whose moves are applied in SQL
+ * under a row lock (payouts) passes the table's `from` and `to` to its statement.
  */
 import type { Knex } from 'knex';
 import type { AppError } from './errors.js';
@@ -15,6 +18,7 @@ export interface Move<S extends string> {
 }
 
 export interface StateMachine<S extends string, E extends string> {
+  readonly states: readonly S[];
   readonly moves: Readonly<Record<E, Move<S>>>;
   /** The state `event` leads to from `state`; throws the refusal when the move is not allowed. */
   next(state: S, event: E): S;
@@ -22,13 +26,21 @@ export interface StateMachine<S extends string, E extends string> {
   allows(state: S, event: E): boolean;
 }
 
-/** A machine over `moves`; `refusal(state)` is the error of a move not allowed in `state`. */
-export function stateMachine<S extends string, E extends string>(moves: Record<E, Move<S>>, refusal: (state: S) => AppError): StateMachine<S, E> {
+/**
+ * A machine over `states` and `moves`; `refusal(state, event)` is the error of
+ * `event` when the table does not allow it in `state`.
+ */
+export function stateMachine<S extends string, E extends string>(
+  states: readonly S[],
+  moves: Record<E, Move<S>>,
+  refusal: (state: S, event: E) => AppError,
+): StateMachine<S, E> {
   return {
+    states,
     moves,
     allows: (state, event) => moves[event].from.includes(state),
     next(state, event) {
-      if (!moves[event].from.includes(state)) throw refusal(state);
+      if (!moves[event].from.includes(state)) throw refusal(state, event);
       return moves[event].to ?? state;
     },
   };

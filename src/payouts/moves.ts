@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import type { Refusal } from '../kernel/errors.js';
-import { PAYOUT_MOVES, type FailureCode, type PayoutEvent } from './states.js';
+import { payoutMachine, type FailureCode, type PayoutEvent } from './states.js';
 
 type Schemas = components['schemas'];
 
@@ -19,12 +19,12 @@ export type PayoutMoveResult = { payout: { id: string; status: Schemas['PayoutSt
  * `failureCode` is the FAIL event's reason.
  */
 export async function payoutMove(db: Knex, businessId: string, payoutId: string, event: PayoutEvent, failureCode?: FailureCode): Promise<PayoutMoveResult> {
-  const { from, to } = PAYOUT_MOVES[event];
+  const { from, to } = payoutMachine.moves[event];
   const { rows } = await db.raw("SELECT payout_move(?::uuid, ?::uuid, string_to_array(?, ','), ?, ?) AS result", [
     businessId,
     payoutId,
     from.join(','),
-    to,
+    to!, // every payout move enters a state
     failureCode ?? null,
   ]);
   return rows[0].result as PayoutMoveResult;

@@ -3,29 +3,37 @@
  * automatic outcome rule.
  *
  * PENDING → (SUBMIT) PROCESSING → (COMPLETE) COMPLETED | (FAIL) FAILED.
- * The table is enforced under the payout's row lock by the PL/pgSQL `payout_move`
- * (src/db/migrations/011_payouts.ts), which receives each move's `from` states
- * from here; a refused move is 409 PAYOUT_STATUS_NOT_ALLOWED and changes nothing.
+ * The table is the kernel's one form (src/kernel/stateMachine.ts). It is enforced
+ * under the payout's row lock by the PL/pgSQL `payout_move` (./moves.ts), which
+ * receives the move's `from` and `to` from here, so the rule is written once; a
+ * refused move is 409 PAYOUT_STATUS_NOT_ALLOWED and changes nothing.
  * Each outcome is one balanced ledger transaction (in-transit → wallet, or
  * in-transit → payout account) with its `payout.*` event, in one database transaction.
  */
 import { Decimal } from 'decimal.js';
 import type { components } from '../../generated/types/core.js';
-import type { Move } from '../kernel/stateMachine.js';
+import { AppError } from '../kernel/errors.js';
+import { stateMachine } from '../kernel/stateMachine.js';
 
 export type PayoutState = components['schemas']['PayoutStatus'];
 export type PayoutEvent = 'SUBMIT' | 'COMPLETE' | 'FAIL';
 export type FailureCode = NonNullable<components['schemas']['PayoutFailureCode']>;
 
+export const PAYOUT_STATES: readonly PayoutState[] = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED'];
+
 /** The payout's moves (the document's table). */
-export const PAYOUT_MOVES: Readonly<Record<PayoutEvent, Required<Move<PayoutState>>>> = {
+export const payoutMachine = stateMachine<PayoutState, PayoutEvent>(
+  PAYOUT_STATES,
+  {
   // Submitted to the bank (the processing job, or the sandbox helper on a PENDING payout).
   SUBMIT: { from: ['PENDING'], to: 'PROCESSING' },
   // The bank paid: in-transit → the customer's wallet.
   COMPLETE: { from: ['PROCESSING'], to: 'COMPLETED' },
   // The bank refused, or the receiver is no longer ACTIVE: in-transit → payout account.
   FAIL: { from: ['PROCESSING'], to: 'FAILED' },
-};
+  },
+  (state) => new AppError('PAYOUT_STATUS_NOT_ALLOWED', `The payout is ${state}; this move is not allowed now.`),
+);
 
 /** What the automatic processing does with a payout of `amount` (a numeric(20,2) string). */
 export type AutomaticOutcome =

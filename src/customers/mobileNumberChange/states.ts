@@ -48,6 +48,7 @@ export type MobileChangeStatusReason =
   | 'SUPERSEDED';
 
 export const mobileChangeMachine = stateMachine<MobileChangeState, MobileChangeEvent>(
+  MOBILE_CHANGE_STATES,
   {
     // The steps a client or provider may take, and the state each may be taken in (VERIFY_OTP and
     // IDENTITY_RESULT are then followed by one of the moves below).
