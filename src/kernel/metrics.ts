@@ -7,12 +7,16 @@
  * - `ledger_transactions_total` by `type`: ledger transactions this instance posted,
  *   counted from the money-moving operations' 201 responses;
  * - `db_pool_connections` by `state` (`used`, `free`, `pending` acquisitions);
+ * - `db_transaction_retries_total` by `sqlstate` (`40P01` deadlock, `40001`
+ *   serialization failure): transactions run again after PostgreSQL aborted them for
+ *   a conflict with concurrent ones (src/db/retry.ts);
  * - `outbox_backlog_events` and `outbox_oldest_event_age_seconds`: events not yet
  *   dispatched, read from the database at scrape time (the backlog is shared by all
  *   instances).
  * Plus prom-client's default process metrics (CPU, memory, event loop lag, GC).
  */
 import type { Knex } from 'knex';
+import { RETRY_EVENT } from '../db/retry.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The metrics of one application instance. */
@@ -45,6 +49,13 @@ export function createMetrics(db: Knex): Metrics {
     labelNames: ['type'],
     registers: [registry],
   });
+  const retries = new Counter({
+    name: 'db_transaction_retries_total',
+    help: 'Database transactions run again after a deadlock (40P01) or serialization failure (40001), by SQLSTATE.',
+    labelNames: ['sqlstate'],
+    registers: [registry],
+  });
+  db.on(RETRY_EVENT, ({ code }: { code: string }) => retries.inc({ sqlstate: code }));
   const pool = (db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
   new Gauge({
     name: 'db_pool_connections',
