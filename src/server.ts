@@ -50,13 +50,15 @@ export async function startService(
   const given = opts.database ?? config.databaseUrl;
   const starting = given ? undefined : startEmbeddedPostgres(config.dataDir, { persistent: opts.persistent ?? true, quiet: opts.quiet });
   starting?.catch(() => undefined); // awaited below: an early failure must not go unhandled meanwhile
-  const [{ connectAndMigrate }, { seedSandbox }, { jwtKey }, { createApp }, { createMetrics }, { createLogger }] = await Promise.all([
+  const [{ connectAndMigrate }, { seedSandbox }, { jwtKey }, { createApp }, { createMetrics }, { createLogger }, { webhookSecretKeys }, { resealEndpointSecrets }] = await Promise.all([
     import('./db/knex.js'),
     import('./domain/sandbox.js'),
     import('./domain/settings.js'),
     import('./http/app.js'),
     import('./http/metrics.js'),
     import('./log.js'),
+    import('./domain/cardKeys.js'),
+    import('./webhooks/secrets.js'),
   ]).catch(async (err) => {
     await starting?.then((e) => e.stop(), () => undefined);
     throw err;
@@ -67,6 +69,11 @@ export async function startService(
   if (config.sandbox) await seedSandbox(db);
   const apiDir = opts.apiDir ?? (RUNNING_COMPILED ? PRECOMPILED_API_DIR : undefined);
   const log = createLogger({ level: config.logLevel, file: config.logFile });
+  // Webhook secrets stored in clear (before sealing) or under an older key are sealed under the current key.
+  const secretKeys = await webhookSecretKeys(db, config);
+  const resealed = await resealEndpointSecrets(db, secretKeys);
+  if (resealed.sealed) log.info({ sealed: resealed.sealed }, 'webhook endpoint secrets sealed under the current data key');
+  if (resealed.unreadable) log.warn({ unreadable: resealed.unreadable }, 'webhook endpoint secrets under a data key version not configured: their deliveries fail');
   const jobs = await JobQueue.start({
     databaseUrl,
     log,
@@ -80,6 +87,7 @@ export async function startService(
     policy: { sandbox: config.sandbox },
     timeoutMs: config.webhookTimeoutMs,
     retryScale: config.webhookRetryScale,
+    secretKeys,
     concurrency: config.webhookConcurrency,
     relayIntervalMs: 500,
   });
