@@ -20,6 +20,9 @@
  *   older ones open with the key of their version.
  * These values leave the service only through E6 (verify display sensitive data
  * OTP): never in another response, a log line or an error.
+ * The same data keys, derived for another purpose (`sealingKeys`), seal other
+ * secrets at rest with `sealValue`/`openValue` (webhook endpoint secrets:
+ * src/webhooks/secrets.ts).
  */
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomInt } from 'node:crypto';
 import { luhnCheckDigit } from '../ledger/accountNumbers.js';
@@ -30,12 +33,16 @@ export const SANDBOX_BIN = '999001';
 /** Card fields sealed at rest. */
 export type SealedField = 'pan' | 'cvv' | 'pin';
 
-/** Keys of the card data: AES-256 keys by version, the current version, and the fingerprint key. */
-export interface CardKeyring {
+/** AES-256 keys that seal values at rest, by version, and the version new values are sealed under. */
+export interface SealingKeys {
   /** Version new values are sealed under. */
   readonly current: number;
   /** 32-byte AES keys by version (the current one and every older one still readable). */
   readonly keys: ReadonlyMap<number, Buffer>;
+}
+
+/** Keys of the card data: AES-256 keys by version, the current version, and the fingerprint key. */
+export interface CardKeyring extends SealingKeys {
   /** 32-byte HMAC key of the PAN fingerprints; it never rotates (the unique index depends on it). */
   readonly fingerprint: Buffer;
 }
@@ -55,13 +62,23 @@ const derive = (secret: Buffer, purpose: string): Buffer => createHmac('sha256',
  * version has no secret or a version is not a positive integer.
  */
 export function cardKeyring(args: { current: number; secrets: ReadonlyMap<number, Buffer>; fingerprintSecret: Buffer }): CardKeyring {
+  return { ...sealingKeys(args.current, args.secrets, 'card-data-seal'), fingerprint: derive(args.fingerprintSecret, 'card-pan-fingerprint') };
+}
+
+/**
+ * Sealing keys for one purpose from the data key secrets by version: each AES key is
+ * HMAC-SHA256(secret, `purpose`), so values of different purposes (card data,
+ * webhook secrets) never share a key. Throws when the current version has no
+ * secret or a version is not a positive integer.
+ */
+export function sealingKeys(current: number, secrets: ReadonlyMap<number, Buffer>, purpose: string): SealingKeys {
   const keys = new Map<number, Buffer>();
-  for (const [version, secret] of args.secrets) {
+  for (const [version, secret] of secrets) {
     if (!Number.isInteger(version) || version < 1) throw new Error(`card data key version must be a positive integer, got ${version}`);
-    keys.set(version, derive(secret, 'card-data-seal'));
+    keys.set(version, derive(secret, purpose));
   }
-  if (!keys.has(args.current)) throw new Error(`no card data key of the current version ${args.current}`);
-  return { current: args.current, keys, fingerprint: derive(args.fingerprintSecret, 'card-pan-fingerprint') };
+  if (!keys.has(current)) throw new Error(`no card data key of the current version ${current}`);
+  return { current, keys };
 }
 
 /** A new PAN: SANDBOX_BIN + 9 random digits + Luhn check digit (16 digits). */
@@ -83,15 +100,11 @@ export function panFingerprint(keys: CardKeyring, pan: string): string {
   return createHmac('sha256', keys.fingerprint).update(pan).digest('hex');
 }
 
-const aad = (cardId: string, field: SealedField): Buffer => Buffer.from(`card:${cardId}:${field}`);
+const aad = (cardId: string, field: SealedField): string => `card:${cardId}:${field}`;
 
 /** Seals `value` of card `cardId`'s `field` under the current key: `<iv>.<tag>.<ciphertext>` (base64url). */
 export function sealCardValue(keys: CardKeyring, cardId: string, field: SealedField, value: string): Sealed {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', keys.keys.get(keys.current)!, iv);
-  cipher.setAAD(aad(cardId, field));
-  const data = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
-  return { sealed: [iv, cipher.getAuthTag(), data].map((p) => p.toString('base64url')).join('.'), keyVersion: keys.current };
+  return sealValue(keys, aad(cardId, field), value);
 }
 
 /**
@@ -100,11 +113,33 @@ export function sealCardValue(keys: CardKeyring, cardId: string, field: SealedFi
  * another key (the GCM tag does not verify).
  */
 export function openCardValue(keys: CardKeyring, cardId: string, field: SealedField, value: Sealed): string {
+  return openValue(keys, aad(cardId, field), value);
+}
+
+/**
+ * Seals `value` under the current key with `context` as additional authenticated
+ * data (what the value belongs to, e.g. `card:<id>:pan`): `<iv>.<tag>.<ciphertext>`
+ * (base64url), AES-256-GCM with a random 96-bit IV.
+ */
+export function sealValue(keys: SealingKeys, context: string, value: string): Sealed {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', keys.keys.get(keys.current)!, iv);
+  cipher.setAAD(Buffer.from(context));
+  const data = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
+  return { sealed: [iv, cipher.getAuthTag(), data].map((p) => p.toString('base64url')).join('.'), keyVersion: keys.current };
+}
+
+/**
+ * Opens a value sealed by `sealValue` with the same `context`. Throws when its key
+ * version is unknown, or when it was altered, sealed for another context, or under
+ * another key (the GCM tag does not verify).
+ */
+export function openValue(keys: SealingKeys, context: string, value: Sealed): string {
   const key = keys.keys.get(value.keyVersion);
   if (!key) throw new Error(`no card data key of version ${value.keyVersion}`);
   const [iv, tag, data] = value.sealed.split('.').map((p) => Buffer.from(p, 'base64url'));
   const decipher = createDecipheriv('aes-256-gcm', key, iv);
-  decipher.setAAD(aad(cardId, field));
+  decipher.setAAD(Buffer.from(context));
   decipher.setAuthTag(tag);
   return Buffer.concat([decipher.update(data), decipher.final()]).toString('utf8');
 }

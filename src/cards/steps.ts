@@ -110,8 +110,9 @@ async function applyStep(env: CardEnv, trx: CardEnv['db'], card: CardRow, sessio
   const next = cardMachine.next(card.status, event);
   switch (session.purpose) {
     case 'SET_PIN':
-      // Sealed for this card's `pin` field when asked for: it moves over as it is.
-      return update({ pin_sealed: session.pin_sealed, pin_key_version: session.pin_key_version });
+      // Sealed for this card's `pin` field when asked for: it moves over as it is. A new PIN
+      // starts a new count of wrong tries, which unblocks a PIN blocked by them.
+      return update({ pin_sealed: session.pin_sealed, pin_key_version: session.pin_key_version, pin_failed_tries: 0 });
     case 'CONVERSION':
       return update({ type: 'PHYSICAL', status: next });
     case 'ACTIVATION':

@@ -2,11 +2,14 @@
  * Webhook endpoints (seed E3, preview): a registration is stored ENABLED and
  * receives the deliveries of its event codes (src/webhooks/); a 410 from it makes it
  * DISABLED (reason GONE). Its URL must pass the URL policy (src/webhooks/urlPolicy.ts);
- * its secret is the Standard Webhooks signing secret and is never returned.
+ * its secret is the Standard Webhooks signing secret, stored sealed
+ * (src/webhooks/secrets.ts) and never returned.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/closed-loop.js';
+import type { SealingKeys } from '../cards/data.js';
+import { sealEndpointSecret } from './secrets.js';
 import { checkRegistrationUrl, type UrlPolicy } from './urlPolicy.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
 
@@ -22,14 +25,21 @@ interface EndpointRow {
   created_at: Date;
 }
 
-/** Stores an endpoint registration, ENABLED; throws 400 WEBHOOK_URL_NOT_ALLOWED. */
-export async function createWebhookEndpoint(db: Knex, policy: UrlPolicy, businessId: string, req: Schemas['WebhookEndpointCreateRequest']): Promise<void> {
+/** Stores an endpoint registration, ENABLED, its secret sealed with `keys`; throws 400 WEBHOOK_URL_NOT_ALLOWED. */
+export async function createWebhookEndpoint(
+  db: Knex,
+  policy: UrlPolicy,
+  keys: SealingKeys,
+  businessId: string,
+  req: Schemas['WebhookEndpointCreateRequest'],
+): Promise<void> {
   await checkRegistrationUrl(policy, req.url);
+  const id = randomUUID();
   await db('webhook_endpoints').insert({
-    id: randomUUID(),
+    id,
     business_id: businessId,
     url: req.url,
-    secret: req.secret,
+    ...sealEndpointSecret(keys, id, req.secret),
     events: JSON.stringify(req.events),
     status: 'ENABLED',
   });
