@@ -14,28 +14,11 @@ import { expect } from 'chai';
 import knex from 'knex';
 import type { RunningService } from '../src/server.js';
 import { get, post } from './support/client.js';
-import { newMobileNumber, newNationalId, validInformation } from './support/customers.js';
+import { onboardAt } from './support/customers.js';
 import { killServiceProcess, startServiceProcess, type ServiceProcess } from './support/property/processes.js';
 import { running, startExtraService } from './support/service.js';
 
 const PAYOUTS = 8;
-
-/** Onboards an ACTIVE customer of the demo business through `baseUrl`, as the README does. */
-async function onboard(baseUrl: string, token: string): Promise<{ id: string; mobile: string; walletId: string }> {
-  const mobile = newMobileNumber();
-  const session = await post('/onboarding/sessions', { mobile_number: mobile, locale: 'en' }, { token, baseUrl });
-  expect(session.status, JSON.stringify(session.body)).to.equal(201);
-  const sms = await get(`/testhelpers/sms-messages?mobile_number=${mobile}&limit=1`, { token, baseUrl });
-  const otp = /\d{6}/.exec(sms.body.data[0].text)![0];
-  const id = session.body.session_id;
-  expect((await post(`/onboarding/sessions/${id}/verify-otp`, { otp }, { token, baseUrl })).status).to.equal(200);
-  const screened = await post(`/onboarding/sessions/${id}/identity-verification`, { national_id: newNationalId(), date_of_birth: '1990-04-15' }, { token, baseUrl });
-  expect(screened.body.status, JSON.stringify(screened.body)).to.equal('SCREENING_PASSED');
-  const customerId = session.body.customer_id;
-  expect((await post('/onboarding/complete-customer-information', validInformation(customerId), { token, baseUrl })).status).to.equal(200);
-  const customer = await get(`/customers/${customerId}`, { token, baseUrl });
-  return { id: customerId, mobile, walletId: customer.body.wallet_id };
-}
 
 /** Sends PAYOUTS payouts of 1.00 to `mobile` through `baseUrl`; returns their ids. */
 async function sendPayouts(baseUrl: string, token: string, mobile: string, prefix: string): Promise<string[]> {
@@ -83,7 +66,7 @@ describe('payout processing across a restart', function () {
     services.push(first);
     const login = await post('/auth/token', { grant_type: 'client_credentials', client_id: 'demo-business', client_secret: 'demo-business-secret' }, { baseUrl: first.url });
     const token = login.body.access_token;
-    const customer = await onboard(first.url, token);
+    const customer = await onboardAt(first.url, token);
     expect((await post('/testhelpers/payout-account/topups', { amount: '100.00' }, { token, baseUrl: first.url })).status).to.equal(201);
     const ids = await sendPayouts(first.url, token, customer.mobile, 'restart');
     // Stop while the payouts wait to be settled (1.5 s after they were submitted).
@@ -131,7 +114,7 @@ describe('payout processing across a crash (SIGKILL) of the instance running it'
     const [victim, survivor] = services;
     const login = await post('/auth/token', { grant_type: 'client_credentials', client_id: 'demo-business', client_secret: 'demo-business-secret' }, { baseUrl: victim.url });
     const token = login.body.access_token;
-    const customer = await onboard(victim.url, token);
+    const customer = await onboardAt(victim.url, token);
     expect((await post('/testhelpers/payout-account/topups', { amount: '100.00' }, { token, baseUrl: victim.url })).status).to.equal(201);
     const ids = await sendPayouts(victim.url, token, customer.mobile, 'kill');
 
