@@ -57,9 +57,14 @@ export async function startPayoutProcessing(deps: PayoutProcessingDeps): Promise
   await deps.jobs.defineQueue<PayoutJob>({
     name: PAYOUT_QUEUE,
     concurrency: 2,
-    retryLimit: 20,
-    retryDelaySeconds: 5,
-    expireInSeconds: 60,
+    // A step is one short transaction, so a job active for 10 s belongs to an instance
+    // that died; with the queue's maintenance every 5 s (JOB_MAINTENANCE_INTERVAL_SECONDS)
+    // and a retry 1 s later, another instance takes it within about 22 s of the crash
+    // (test/payoutRestart.test.ts). 300 retries 1 s apart ride out a database outage of
+    // five minutes.
+    retryLimit: 300,
+    retryDelaySeconds: 1,
+    expireInSeconds: 10,
     handler: (data) => runPayoutJob(deps, data),
   });
 }
