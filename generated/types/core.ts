@@ -3245,7 +3245,7 @@ export interface components {
         ErrorCode: string;
         ProblemFieldError: {
             /**
-             * @description JSON Pointer into the request (`/amount`, or `/query/limit` and `/header/X-API-Version` outside the body).
+             * @description JSON Pointer into the request (`/amount`, or `/query/limit` and `/header/X-API-Version` outside the body). A pointer longer than 300 characters (a long field or parameter name) is cut, ending in `…`.
              * @example /amount
              */
             pointer: string;
@@ -3268,16 +3268,19 @@ export interface components {
              * @example 422
              */
             status: number;
-            /** @example Wallet 900000000019 has 10.00 SAR; 25.00 SAR was requested. */
+            /**
+             * @description What went wrong, for a person. Text it repeats from the request (a header value, the path) is cut so that the whole fits 1,000 characters, ending in `…`.
+             * @example Wallet 900000000019 has 10.00 SAR; 25.00 SAR was requested.
+             */
             detail: string;
             /**
-             * @description The request path.
+             * @description The request path, as sent (percent-encoded). A longer path is cut to 2,048 characters ending in `%E2%80%A6` (`…`).
              * @example /cl/v1/transfers
              */
             instance?: string;
             code: components["schemas"]["ErrorCode"];
             request_id: components["schemas"]["RequestId"];
-            /** @description Present on validation failures, one item per invalid field. */
+            /** @description Present on validation failures, one item per invalid field (the first 100 when there are more). */
             errors?: components["schemas"]["ProblemFieldError"][];
         };
         /** @description Problem details with the codes this response can carry. */
@@ -3627,11 +3630,6 @@ export interface components {
             /** @enum {string} */
             code: "PAYOUT_WHITELIST_ENTRY_NOT_FOUND";
         };
-        /** @description Problem details with the codes this response can carry. */
-        UnsupportedVersionProblem: components["schemas"]["Problem"] & {
-            /** @enum {string} */
-            code: "UNSUPPORTED_API_VERSION";
-        };
         /**
          * @description Kind of ledger transaction. The enum may grow. `CARD_PURCHASE`: a card payment approved by the issuer, which debits the card's wallet and credits the settlement account (money leaving the closed loop to the card network); it cannot be reversed. `CUSTOMER_PAYOUT`, `CUSTOMER_PAYOUT_COMPLETION`, `CUSTOMER_PAYOUT_RETURN`: the steps of a core API payout to a customer (payout account to in-transit, then to the customer's wallet, or back to the payout account when it fails).
          * @enum {string}
@@ -3906,7 +3904,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request cannot be used: a field fails validation (`VALIDATION_ERROR`, with `errors`), the body is not valid JSON (`MALFORMED_JSON`) or not sent as a documented media type (`UNSUPPORTED_MEDIA_TYPE`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
+        /** @description The request cannot be used: a field or parameter fails validation, or a query parameter is not one the operation documents (`VALIDATION_ERROR`, with `errors`), the body is not valid JSON (`MALFORMED_JSON`) or not sent as a documented media type (`UNSUPPORTED_MEDIA_TYPE`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
         InvalidBody: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4024,7 +4022,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["MobileNumberTakenProblem"];
             };
         };
-        /** @description A path, query or header parameter fails validation (`VALIDATION_ERROR`, with `errors`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
+        /** @description A path, query or header parameter fails validation, or the request has a query parameter the operation does not document (every operation refuses one) (`VALIDATION_ERROR`, with `errors` naming `/path/…`, `/query/…` or `/header/…`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
         InvalidParameters: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4190,7 +4188,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["CustomerInformationRefusedProblem"];
             };
         };
-        /** @description A query parameter fails validation (`VALIDATION_ERROR`, with `errors`), the cursor is not one this service issued (`INVALID_CURSOR`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). */
+        /** @description A query parameter fails validation or is not one the operation documents (`VALIDATION_ERROR`, with `errors`), the cursor is not one this service issued (`INVALID_CURSOR`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
         InvalidListParameters: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4629,21 +4627,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["PayoutWhitelistEntryNotFoundProblem"];
             };
         };
-        /** @description An unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
-        UnsupportedVersion: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version"];
-                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["UnsupportedVersionProblem"];
-            };
-        };
         /** @description No such transaction for this business (`TRANSACTION_NOT_FOUND`). */
         TransactionNotFound: {
             headers: {
@@ -4937,7 +4920,7 @@ export interface components {
          */
         CardIdempotencyKey: components["schemas"]["IdempotencyKey"];
         /**
-         * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+         * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
          * @example v1
          */
         ApiVersionParameter: components["schemas"]["ApiVersion"];
@@ -5064,7 +5047,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5129,7 +5112,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5198,7 +5181,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5248,7 +5231,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5293,7 +5276,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5349,7 +5332,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5405,7 +5388,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5460,7 +5443,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5516,7 +5499,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5598,7 +5581,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5636,7 +5619,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5681,7 +5664,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5739,7 +5722,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5784,7 +5767,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5840,7 +5823,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5898,7 +5881,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5943,7 +5926,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5999,7 +5982,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6056,7 +6039,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6113,7 +6096,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6172,7 +6155,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6230,7 +6213,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6302,7 +6285,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6347,7 +6330,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6403,7 +6386,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6459,7 +6442,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6504,7 +6487,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6559,7 +6542,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6621,7 +6604,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6680,7 +6663,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6743,7 +6726,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6804,7 +6787,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6866,7 +6849,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6927,7 +6910,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6989,7 +6972,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7050,7 +7033,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7113,7 +7096,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7174,7 +7157,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7225,7 +7208,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7270,7 +7253,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7341,7 +7324,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7386,7 +7369,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7431,7 +7414,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7493,7 +7476,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7531,7 +7514,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7586,7 +7569,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7631,7 +7614,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7656,7 +7639,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutWhitelistEnforcement"];
                 };
             };
-            400: components["responses"]["UnsupportedVersion"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7669,7 +7652,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7716,7 +7699,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7758,7 +7741,7 @@ export interface operations {
                     "application/json": components["schemas"]["BusinessAccountBalance"];
                 };
             };
-            400: components["responses"]["UnsupportedVersion"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7802,7 +7785,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7881,7 +7864,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7982,7 +7965,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8042,7 +8025,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8103,7 +8086,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8184,7 +8167,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8296,7 +8279,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8354,7 +8337,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8419,7 +8402,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8470,7 +8453,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8519,7 +8502,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8570,7 +8553,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8615,7 +8598,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8670,7 +8653,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8725,7 +8708,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8774,7 +8757,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8840,7 +8823,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8915,7 +8898,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8968,7 +8951,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9022,7 +9005,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9077,7 +9060,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9121,7 +9104,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayDescriptor"];
                 };
             };
-            400: components["responses"]["UnsupportedVersion"];
+            400: components["responses"]["InvalidParameters"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -9130,7 +9113,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9158,7 +9141,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthStatus"];
                 };
             };
-            400: components["responses"]["UnsupportedVersion"];
+            400: components["responses"]["InvalidParameters"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -9167,7 +9150,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9198,7 +9181,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessStatus"];
                 };
             };
-            400: components["responses"]["UnsupportedVersion"];
+            400: components["responses"]["InvalidParameters"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -9208,7 +9191,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9236,7 +9219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pong"];
                 };
             };
-            400: components["responses"]["UnsupportedVersion"];
+            400: components["responses"]["InvalidParameters"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -9245,7 +9228,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9292,7 +9275,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9340,7 +9323,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9377,7 +9360,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9415,7 +9398,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9442,7 +9425,7 @@ export interface operations {
                     "text/plain": components["schemas"]["MetricsText"];
                 };
             };
-            400: components["responses"]["UnsupportedVersion"];
+            400: components["responses"]["InvalidParameters"];
             500: components["responses"]["InternalError"];
         };
     };
