@@ -22,6 +22,21 @@ import { RateLimiter } from './rateLimit.js';
 import { SUPPORTED_API_VERSIONS } from './versions.js';
 
 
+/**
+ * The API version a request asks for: `v1` without the header; the header's value
+ * when it is one of SUPPORTED_API_VERSIONS. Any other value, an empty one and a
+ * repeated header included, throws 400 UNSUPPORTED_API_VERSION: the one rule of the
+ * shared `X-API-Version` parameter, applied to every request before anything else.
+ */
+export function negotiatedVersion(header: string | string[] | undefined): string {
+  if (header === undefined) return SUPPORTED_API_VERSIONS[0];
+  const requested = Array.isArray(header) ? header.join(', ') : header;
+  if ((SUPPORTED_API_VERSIONS as readonly string[]).includes(requested)) return requested;
+  throw new AppError('UNSUPPORTED_API_VERSION', `X-API-Version "${requested}" is not supported; use one of ${SUPPORTED_API_VERSIONS.join(', ')}.`, {
+    errors: [{ pointer: '/header/X-API-Version', detail: `must be one of ${SUPPORTED_API_VERSIONS.join(', ')}` }],
+  });
+}
+
 function errorToResponse(err: unknown): AppError {
   if (err instanceof AppError) return err;
   if (isDatabaseUnavailable(err)) return new AppError('SERVICE_UNAVAILABLE', 'The service cannot reach its database; retry later.');
@@ -65,13 +80,7 @@ export async function createApp(services: Services, opts: { apiDir?: string; out
     ctx.set('X-Request-Id', requestId);
     ctx.set('X-API-Version', SUPPORTED_API_VERSIONS[0]);
     try {
-      const requested = ctx.get('x-api-version') || SUPPORTED_API_VERSIONS[0];
-      if (!(SUPPORTED_API_VERSIONS as readonly string[]).includes(requested)) {
-        throw new AppError('UNSUPPORTED_API_VERSION', `X-API-Version "${requested}" is not supported; use one of ${SUPPORTED_API_VERSIONS.join(', ')}.`, {
-          errors: [{ pointer: '/header/X-API-Version', detail: `must be one of ${SUPPORTED_API_VERSIONS.join(', ')}` }],
-        });
-      }
-      ctx.set('X-API-Version', requested);
+      ctx.set('X-API-Version', negotiatedVersion(ctx.headers['x-api-version']));
       await next();
     } catch (err) {
       const appError = errorToResponse(err);

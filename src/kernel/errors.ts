@@ -170,17 +170,63 @@ function titleOf(code: ErrorCode): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** Renders an AppError as problem details for the request `instance` path. */
+/**
+ * The documented maximum lengths (shared.yaml, `Problem` and `ProblemFieldError`) of
+ * the members that may repeat the request's own text (a header value, the path, a
+ * field name), and of the list of field errors: `toProblem` cuts a longer one to fit.
+ */
+export const PROBLEM_LIMITS = { detail: 1000, instance: 2048, pointer: 300, fieldDetail: 500, errors: 100 } as const;
+
+/** Marks text that was cut to fit its documented length. */
+export const CUT_MARKER = '\u2026';
+
+/** Control characters a problem's text may not hold (its schema's pattern); each becomes U+FFFD. */
+const CONTROL = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/g;
+
+/** Line breaks, which a pointer may not hold (its pattern is one line); each becomes U+FFFD. */
+const LINE_BREAKS = /[\n\r\u2028\u2029]/g;
+
+/** `text` within `max` Unicode characters (JSON Schema's unit), its end replaced by CUT_MARKER when cut. */
+export function fitText(text: string, max: number): string {
+  const clean = text.replace(CONTROL, '\uFFFD');
+  if (clean.length <= max) return clean;
+  const chars = Array.from(clean);
+  return chars.length <= max ? clean : `${chars.slice(0, max - 1).join('')}${CUT_MARKER}`;
+}
+
+/**
+ * The request path as `instance` (a URI reference, printable ASCII): within
+ * `max` characters, a cut one ending in the percent-encoded CUT_MARKER, never in
+ * the middle of a percent-escape.
+ */
+export function fitInstance(path: string, max = PROBLEM_LIMITS.instance): string {
+  const ascii = path.replace(/[^\x21-\x7E]/gu, (c) => (c.length === 1 && c >= '\uD800' && c <= '\uDFFF' ? '%EF%BF%BD' : encodeURIComponent(c)));
+  if (ascii.length <= max) return ascii;
+  const marker = encodeURIComponent(CUT_MARKER);
+  return `${ascii.slice(0, max - marker.length).replace(/%[0-9A-Fa-f]?$/, '')}${marker}`;
+}
+
+/**
+ * Renders an AppError as problem details for the request `instance` path. Every
+ * member that may repeat the request's own text is cut to its documented length
+ * here, whatever the error: no input makes a problem break its schema.
+ */
 export function toProblem(err: AppError, instance: string, requestId: string): Problem {
   return {
     type: `https://errors.wallet.example/${err.code.toLowerCase().replaceAll('_', '-')}`,
     title: titleOf(err.code),
     status: err.status,
-    detail: err.message,
-    instance,
+    detail: fitText(err.message, PROBLEM_LIMITS.detail),
+    instance: fitInstance(instance),
     code: err.code,
     request_id: requestId,
-    ...(err.errors ? { errors: err.errors } : {}),
+    ...(err.errors
+      ? {
+          errors: err.errors
+            .slice(0, PROBLEM_LIMITS.errors)
+            .map((e) => ({ pointer: fitText(e.pointer.replace(LINE_BREAKS, '\uFFFD'), PROBLEM_LIMITS.pointer), detail: fitText(e.detail, PROBLEM_LIMITS.fieldDetail) })),
+        }
+      : {}),
     ...err.extensions,
   };
 }
