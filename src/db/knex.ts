@@ -23,6 +23,8 @@ import * as bulkPayouts from './migrations/015_bulk_payouts.js';
 import * as idempotencyReleaseRace from './migrations/016_idempotency_release_race.js';
 import * as ledgerDirectMovements from './migrations/017_ledger_direct_movements.js';
 import * as ledgerKeyedDirect from './migrations/018_ledger_keyed_direct.js';
+import * as sqlDefinitions from './migrations/019_sql_definitions.js';
+import { applySqlDefinitions } from './sqlFunctions.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -46,6 +48,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '016_idempotency_release_race': idempotencyReleaseRace,
   '017_ledger_direct_movements': ledgerDirectMovements,
   '018_ledger_keyed_direct': ledgerKeyedDirect,
+  '019_sql_definitions': sqlDefinitions,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */
@@ -81,13 +84,16 @@ async function upToDate(db: Knex): Promise<boolean> {
 }
 
 /**
- * Opens a pool of at most `poolSize` connections to `connectionString` and
- * applies pending migrations (knex's migrator, with its lock, runs only when
- * some are pending: a restart skips it).
+ * Opens a pool of at most `poolSize` connections to `connectionString`, applies
+ * pending migrations (knex's migrator, with its lock, runs only when some are
+ * pending: a restart skips it), then the SQL definitions whose files changed
+ * (./sqlFunctions.ts: functions and triggers, which may use anything the
+ * migrations create; one query when none changed).
  */
 export async function connectAndMigrate(connectionString: string, poolSize?: number): Promise<Knex> {
   const db = knexFactory(knexConfig(connectionString, poolSize));
   if (!(await upToDate(db))) await db.migrate.latest();
+  await applySqlDefinitions(db);
   return db;
 }
 
