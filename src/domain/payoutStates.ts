@@ -4,7 +4,7 @@
  *
  * PENDING → (SUBMIT) PROCESSING → (COMPLETE) COMPLETED | (FAIL) FAILED.
  * The table is enforced under the payout's row lock by the PL/pgSQL `payout_move`
- * (src/db/migrations/011_payouts.ts), which receives each move's `from` states
+ * (src/payouts/sql/payout_move.sql), which receives each move's `from` states
  * from here; a refused move is 409 PAYOUT_STATUS_NOT_ALLOWED and changes nothing.
  * Each outcome is one balanced ledger transaction (in-transit → wallet, or
  * in-transit → payout account) with its `payout.*` event, in one database transaction.
