@@ -54,8 +54,8 @@ function movementSql(debit: string): string {
       FROM checked c WHERE c.ok
       RETURNING id, reference
     ), entries AS (
-      INSERT INTO ledger_entries (transaction_id, account_id, amount, balance_after)
-      SELECT tx.id, m.id, CASE WHEN m.id = m.debit_id THEN -m.amount ELSE m.amount END, m.balance FROM tx, moved m
+      INSERT INTO ledger_entries (business_id, transaction_id, account_id, amount, balance_after)
+      SELECT c.business_id, tx.id, m.id, CASE WHEN m.id = m.debit_id THEN -m.amount ELSE m.amount END, m.balance FROM tx, moved m, checked c
     )
     SELECT c.ok, tx.id, tx.reference FROM checked c LEFT JOIN tx ON true`;
 }

@@ -114,9 +114,9 @@ describe('ledger under concurrency', function () {
     expect(results.filter((r) => r.status === 201)).to.have.length(50);
     expect(results.filter((r) => r.status === 422 && r.body.code === 'INSUFFICIENT_FUNDS')).to.have.length(10);
     expect(await operationalBalance(b)).to.equal('0.00');
-    const keys = await running().db('idempotency_keys').where({ scope: b.id }).select('state', 'response_status');
-    expect(keys.filter((k) => k.state === 'COMPLETED' && k.response_status === 201)).to.have.length(50);
-    expect(keys.filter((k) => k.state === 'COMPLETED' && k.response_status === 422)).to.have.length(10);
+    const keys = await running().db('idempotency_keys').where({ scope: b.id }).select('state', 'response_body');
+    expect(keys.filter((k) => k.state === 'COMPLETED' && k.response_body.transaction_id)).to.have.length(50);
+    expect(keys.filter((k) => k.state === 'COMPLETED' && k.response_body.refusal?.code === 'INSUFFICIENT_FUNDS')).to.have.length(10);
 
     const replays = await send();
     replays.forEach((r, i) => {
@@ -221,7 +221,7 @@ describe('ledger guards in the database', () => {
     let error: unknown;
     try {
       await db.transaction(async (trx) => {
-        await trx('ledger_entries').insert({ transaction_id: tx.id, account_id: account.id, amount: '1.00', balance_after: '11.00' });
+        await trx('ledger_entries').insert({ business_id: b.id, transaction_id: tx.id, account_id: account.id, amount: '1.00', balance_after: '11.00' });
       });
     } catch (err) {
       error = err;

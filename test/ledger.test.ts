@@ -1,5 +1,5 @@
 /**
- * The PL/pgSQL ledger (migrations 002 and 003) called directly: every rule it
+ * The PL/pgSQL ledger (src/ledger/sql/) called directly: every rule it
  * enforces refuses with the API's error code and changes nothing; what it
  * returns is what was committed; a top-up's outbox event. (Its Idempotency-Key
  * handling: idempotencyKeys.test.ts.)
@@ -162,13 +162,11 @@ describe('ledger (PL/pgSQL): every refusal changes nothing', () => {
 
   it('ledger_post itself refuses accounts of another business, unknown or identical accounts (a caller bug, not a refusal)', async () => {
     const theirs = await newWallet(other.token);
-    for (const [debit, creditId] of [[rich.id, theirs.id], [rich.id, randomUUID()], [rich.id, rich.id]]) {
+    for (const [debit, creditId] of [[rich.id, theirs.id], [rich.id, randomUUID()], [rich.id, rich.id], [theirs.id, rich.id]]) {
       const before = await snapshot(b.id);
+      // Sides named by account id (no kind): what a caller read from the ledger itself, as a reversal does.
       const error = await errorOf(
-        db().raw(
-          `SELECT ledger_post(?::uuid, 'TRANSFER', (SELECT a FROM accounts a WHERE a.id = ?), (SELECT a FROM accounts a WHERE a.id = ?), 1.00, 'SAR')`,
-          [b.id, debit, creditId],
-        ),
+        db().raw(`SELECT ledger_post(?::uuid, 'TRANSFER', NULL, ?, NULL, ?, '1.00', 'SAR', NULL, NULL)`, [b.id, debit, creditId]),
       );
       expect(String(error)).to.match(/ledger_post: /);
       expect((error as { code?: string }).code).to.equal('P0001');

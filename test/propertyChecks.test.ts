@@ -38,8 +38,8 @@ async function insertTransaction(
     debit_account_id: t.debit, credit_account_id: t.credit, original_transaction_id: t.original ?? null,
   });
   await trx('ledger_entries').insert([
-    { transaction_id: id, account_id: t.debit, amount: `-${t.amount}`, balance_after: t.debitAfter },
-    { transaction_id: id, account_id: t.credit, amount: t.amount, balance_after: t.creditAfter },
+    { business_id: t.business, transaction_id: id, account_id: t.debit, amount: `-${t.amount}`, balance_after: t.debitAfter },
+    { business_id: t.business, transaction_id: id, account_id: t.credit, amount: t.amount, balance_after: t.creditAfter },
   ]);
   return id;
 }
@@ -86,7 +86,8 @@ describe('property checks catch seeded violations', function () {
       insertTransaction(trx, { business: reversal.business_id, type: 'REVERSAL', amount: reversal.amount, debit: reversal.debit_account_id, credit: reversal.credit_account_id, original: reversal.original_transaction_id, debitAfter: '0.00', creditAfter: '0.00' }).then(() => undefined);
     expect(await flaggedAfter(log, again)).to.include('single reversal');
 
-    const unbalanced = (trx: Knex.Transaction) => trx('ledger_entries').insert({ transaction_id: reversal.id, account_id: reversal.credit_account_id, amount: '1.00', balance_after: '1.00' }).then(() => undefined);
+    const unbalanced = (trx: Knex.Transaction) =>
+      trx('ledger_entries').insert({ business_id: reversal.business_id, transaction_id: reversal.id, account_id: reversal.credit_account_id, amount: '1.00', balance_after: '1.00' }).then(() => undefined);
     expect(await flaggedAfter(log, unbalanced)).to.include('balanced transactions');
 
     const wrongRunning = async (trx: Knex.Transaction, business: string) => {

@@ -2,7 +2,7 @@
  * The card transaction simulator (sandbox test helpers): what a card
  * network would ask the issuer. An authorization of an amount on a card either
  * debits the card's wallet through the ledger (one balanced CARD_PURCHASE
- * transaction, wallet → settlement account: src/db/migrations/013) or is
+ * transaction, wallet → settlement account: src/ledger/sql/ledger_move.sql) or is
  * declined with a reason; a balance inquiry answers the wallet's available
  * balance. A decline is an answer (200, `APPROVED`/`DECLINED` with
  * `decline_reason`), not an error: only an unknown card is (404 CARD_NOT_FOUND).

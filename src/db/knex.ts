@@ -24,7 +24,9 @@ import * as bulkPayouts from './migrations/015_bulk_payouts.js';
 import * as idempotencyReleaseRace from './migrations/016_idempotency_release_race.js';
 import * as ledgerDirectMovements from './migrations/017_ledger_direct_movements.js';
 import * as ledgerKeyedDirect from './migrations/018_ledger_keyed_direct.js';
+import * as sqlDefinitions from './migrations/019_sql_definitions.js';
 import * as sealedWebhookSecretsAndPinTries from './migrations/021_sealed_webhook_secrets_and_pin_tries.js';
+import { applySqlDefinitions } from './sqlFunctions.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -48,6 +50,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '016_idempotency_release_race': idempotencyReleaseRace,
   '017_ledger_direct_movements': ledgerDirectMovements,
   '018_ledger_keyed_direct': ledgerKeyedDirect,
+  '019_sql_definitions': sqlDefinitions,
   '021_sealed_webhook_secrets_and_pin_tries': sealedWebhookSecretsAndPinTries,
 };
 
@@ -150,11 +153,14 @@ async function migrate(db: Knex, connectionString: string): Promise<void> {
 /**
  * Opens a pool to `connectionString` (see ConnectionOptions) whose transactions retry
  * conflicts (db/retry.ts), and applies pending migrations (under an advisory lock, so
- * that any number of instances may start at once; a restart skips it).
+ * that any number of instances may start at once; a restart skips it), then the SQL
+ * definitions whose files changed (./sqlFunctions.ts: functions and triggers, which may
+ * use anything the migrations create; one query when none changed).
  */
 export async function connectAndMigrate(connectionString: string, opts: ConnectionOptions = {}): Promise<Knex> {
   const db = retryTransactions(knexFactory(knexConfig(connectionString, opts)));
   if (!(await upToDate(db))) await migrate(db, connectionString);
+  await applySqlDefinitions(db);
   return db;
 }
 

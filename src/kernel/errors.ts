@@ -85,7 +85,7 @@ export const ERROR_STATUS = {
   INVALID_CARD_STATUS: 412,
   IDEMPOTENCY_KEY_REUSED: 422,
   INSUFFICIENT_FUNDS: 422,
-  // createPayout to a receiver not on the business's enforced payout whitelist (014_payout_whitelist.ts).
+  // createPayout to a receiver not on the business's enforced payout whitelist (src/payouts/sql/payout_create.sql).
   PAYOUT_RECEIVER_NOT_WHITELISTED: 422,
   WALLET_NOT_ACTIVE: 422,
   SAME_WALLET_TRANSFER: 422,

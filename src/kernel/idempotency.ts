@@ -18,7 +18,7 @@
  * Keys are scoped to the calling business (or platform client) and kept 24 hours.
  *
  * All of it is one statement: the operation's ledger call (`ledger_move_keyed`,
- * src/db/migrations/007_ledger_idempotency.ts) takes the key (transaction-scoped
+ * src/ledger/sql/ledger_move_keyed.sql) takes the key (transaction-scoped
  * advisory locks are what duplicates see as "in use"), moves the money, stores
  * the outcome with the key and commits once. The stored response of a success
  * is the posting the ledger returned, rendered again on a replay (same posting,

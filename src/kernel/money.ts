@@ -2,7 +2,7 @@
  * Money values: decimal strings in the API, decimal.js in code, numeric(20,2)
  * in PostgreSQL. Never a JavaScript number (openapi/API_CONVENTIONS.md, "Values").
  * Amounts of movements are parsed and checked (positive, two decimals, below
- * ±1e15 as balances) by the ledger in PostgreSQL (migrations 002 and 003).
+ * ±1e15 as balances) by the ledger in PostgreSQL (src/ledger/sql/ledger_post.sql).
  */
 import { Decimal } from 'decimal.js';
 

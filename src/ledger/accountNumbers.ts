@@ -5,7 +5,7 @@
  * Prefixes (seed, "Wallet" rule 2: 9 means individual wallet; the others are ours):
  * 9 individual wallet, 1 business operational account, 8 business settlement account,
  * 2 business payout account (pays customers, core API E4), 7 business in-transit account
- * (payouts between creation and outcome). The SQL twin is `account_number_next` (011_payouts).
+ * (payouts between creation and outcome). Numbers are drawn here only: the database has no twin.
  */
 import type { Knex } from 'knex';
 

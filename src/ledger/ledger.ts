@@ -4,13 +4,12 @@
  * amount (entries sum to zero), written in one database transaction together
  * with the balance updates of both accounts.
  *
- * The ledger itself is PL/pgSQL (src/db/migrations/002_ledger_posting.ts and
- * 003_ledger_movements.ts): `ledger_move` locks the accounts (ascending id
- * order: concurrent movements serialise and never deadlock; a refund or
- * reversal locks its original transaction first), checks every rule, posts the
- * entries and updates the balances in ONE statement, so a movement is one
- * database round trip and row locks are held only for that statement and its
- * commit. Balance rules: the settlement account may go below zero (it mirrors
+ * The ledger itself is PL/pgSQL (src/ledger/sql/: `ledger_move` dispatches by
+ * type, `ledger_post` posts): it locks the accounts (ascending id order:
+ * concurrent movements serialise and never deadlock; a refund or reversal locks
+ * its original transaction first), checks every rule, posts the entries and
+ * updates the balances in ONE statement, so a movement is one database round
+ * trip and row locks are held only for that statement and its commit. Balance rules: the settlement account may go below zero (it mirrors
  * money outside the closed loop); a wallet only with can_overdraft; the
  * operational account never. The database repeats these rules as CHECK
  * constraints.
@@ -34,7 +33,7 @@ export type TransactionType =
   | 'CUSTOMER_PAYOUT_RETURN'
   | 'CARD_PURCHASE';
 
-/** What `ledger_move` is asked to do: a transaction type, or a movement posting another type (011_payouts). */
+/** What `ledger_move` is asked to do: a transaction type, or a movement posting another type (PAYOUT_ACCOUNT_TOPUP posts a TOPUP). */
 export type Movement = TransactionType | 'PAYOUT_ACCOUNT_TOPUP';
 
 /** A row of `accounts`. */
@@ -100,8 +99,8 @@ function posted(result: Result): Posting {
 
 /**
  * Moves money of business `businessId`: one statement, `ledger_move` with the
- * validated request body `request` (shape per `type`, see 003_ledger_movements),
- * or, with `claim` (the request's Idempotency-Key), `ledger_move_keyed` (004),
+ * validated request body `request` (shape per `type`, see src/ledger/sql/ledger_move.sql),
+ * or, with `claim` (the request's Idempotency-Key), `ledger_move_keyed`,
  * which also takes the key and stores the outcome with it. Both are named
  * prepared statements. Returns the posting as committed.
  *
@@ -116,8 +115,12 @@ export async function move(db: Knex, businessId: string, type: Movement, request
   return outcomeOf(await moveRaw(db, businessId, type, request, claim), claim);
 }
 
-/** The ledger's answer as the database gave it (see `move`), for a caller that acts on it in the same transaction. */
-export type RawOutcome = Result | { held: unknown } | { status: number; posting?: Posting; refusal?: Refusal };
+/**
+ * The ledger's answer as the database gave it (see `move`), for a caller that acts on it in the same
+ * transaction: `ledger_move`'s, or under a key `ledger_move_keyed`'s (the key held by another request,
+ * the posting, or the refusal with the request's context).
+ */
+export type RawOutcome = Result | { held: unknown } | { posting: Posting } | { refusal: Refusal; context: unknown };
 
 const LEDGER_MOVE = preparedStatement('ledger_move', 'SELECT ledger_move(?::uuid, ?, ?::jsonb) AS result');
 const LEDGER_MOVE_KEYED = preparedStatement(

@@ -2,7 +2,7 @@
  * Payouts to customers (core API, seed E4): create one, read one, and the
  * sandbox helpers (top up the payout account, decide an outcome).
  *
- * Money moves only through the ledger in PL/pgSQL (src/db/migrations/011_payouts.ts):
+ * Money moves only through the ledger in PL/pgSQL (src/payouts/sql/, src/ledger/sql/):
  * creation is one `ledger_move` (CUSTOMER_PAYOUT: payout account → in-transit, the
  * payout row and its `payout.pending` event), under the request's Idempotency-Key,
  * and the processing job is enqueued in the same database transaction; later steps

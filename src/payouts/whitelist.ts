@@ -2,7 +2,7 @@
  * The payout whitelist (core.yaml tag Whitelist): entries name customers the
  * business may pay while it enforces the list (`businesses.payout_whitelist_enforced`).
  * The enforcement itself is in the ledger's `payout_create`
- * (src/db/migrations/014_payout_whitelist.ts), so every payout path honours it.
+ * (src/payouts/sql/payout_create.sql), so every payout path honours it.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';

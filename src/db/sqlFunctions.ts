@@ -1,0 +1,196 @@
+/**
+ * The service's SQL definitions: every PL/pgSQL (and SQL-language) function and
+ * trigger function has exactly one current definition, in a `.sql` file beside the
+ * TypeScript of its capability (`src/<capability>/sql/<name>.sql`, `CREATE OR
+ * REPLACE`; a trigger function's file also creates its trigger). Migrations hold
+ * DDL and data changes only. Why this pattern: openapi/DESIGN.md, "Current SQL".
+ *
+ * `applySqlDefinitions` runs after the migrations (`connectAndMigrate`), because a
+ * definition may use any table or type they create. It applies the files whose
+ * content changed since they were last applied, recorded in `sql_definitions` (file,
+ * SHA-256, the functions it defines):
+ *   - a start with nothing changed costs one query (the record, compared in memory);
+ *   - otherwise, in one transaction under a transaction-level advisory lock (so that
+ *     instances starting at once apply them once: the second waits, reads the record
+ *     again and finds nothing to do), each changed file in dependency order (a file
+ *     after the files whose functions it calls, then by path): the functions the file
+ *     defines or defined are dropped first (so that a changed signature leaves no old
+ *     overload behind), then the file is run and recorded. Trigger functions are
+ *     replaced in place instead (their signature never changes and their triggers
+ *     depend on them). A recorded file that no longer exists has its functions dropped.
+ *     A function that something outside the files depends on (a view, a default) is
+ *     not dropped silently: the start fails and names it.
+ *
+ * The files are read from the directory tree this module runs in: `src/` under tsx,
+ * `dist/src/` compiled (`npm run build` copies them there, see scripts/build.mjs).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Knex } from 'knex';
+import type pg from 'pg';
+
+/** The tree holding the capability folders: src/ or dist/src/. */
+const SOURCE_ROOT = path.join(import.meta.dirname, '..');
+
+/** Taken for the transaction that applies definitions; one constant for every instance. */
+const APPLY_LOCK_KEY = "hashtextextended('sql_definitions', 0)";
+
+/** One `.sql` file. */
+export interface SqlDefinition {
+  /** Its path below src/, with `/` separators, e.g. `ledger/sql/ledger_move.sql`: its key in `sql_definitions`. */
+  name: string;
+  sql: string;
+  sha256: string;
+  /** The functions it creates (lower-case names), in order of appearance. */
+  functions: string[];
+  /** The triggers it creates: `table.trigger`. */
+  triggers: string[];
+}
+
+const FUNCTION = /\bCREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(/gi;
+const TRIGGER = /\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:CONSTRAINT\s+)?TRIGGER\s+([A-Za-z_][A-Za-z0-9_]*)\s[\s\S]*?\bON\s+([A-Za-z_][A-Za-z0-9_]*)/gi;
+
+/** The SQL of `sql` without its `--` comments (names in comments are not definitions or calls). */
+function withoutComments(sql: string): string {
+  return sql.replace(/--[^\n]*/g, '');
+}
+
+/** Parses one file's text. */
+export function parseDefinition(name: string, sql: string): SqlDefinition {
+  const code = withoutComments(sql);
+  return {
+    name,
+    sql,
+    sha256: createHash('sha256').update(sql).digest('hex'),
+    functions: [...code.matchAll(FUNCTION)].map((m) => m[1].toLowerCase()),
+    triggers: [...code.matchAll(TRIGGER)].map((m) => `${m[2].toLowerCase()}.${m[1].toLowerCase()}`),
+  };
+}
+
+/**
+ * Orders `definitions` so that a file comes after the files defining the functions
+ * it calls (a call is the name followed by `(` outside comments), ties broken by
+ * name; a cycle (which only PL/pgSQL allows: its bodies are bound when they run) is
+ * broken at the first file by name.
+ */
+export function dependencyOrder(definitions: SqlDefinition[]): SqlDefinition[] {
+  const sorted = [...definitions].sort((a, b) => a.name.localeCompare(b.name));
+  const definer = new Map<string, SqlDefinition>();
+  for (const d of sorted) for (const f of d.functions) definer.set(f, d);
+  const needs = new Map<SqlDefinition, Set<SqlDefinition>>();
+  for (const d of sorted) {
+    const calls = new Set<SqlDefinition>();
+    for (const m of withoutComments(d.sql).matchAll(/\b([A-Za-z_][A-Za-z0-9_]*)\s*\(/g)) {
+      const other = definer.get(m[1].toLowerCase());
+      if (other && other !== d) calls.add(other);
+    }
+    needs.set(d, calls);
+  }
+  const order: SqlDefinition[] = [];
+  const placed = new Set<SqlDefinition>();
+  while (order.length < sorted.length) {
+    const ready = sorted.find((d) => !placed.has(d) && [...needs.get(d)!].every((n) => placed.has(n)));
+    const next = ready ?? sorted.find((d) => !placed.has(d))!;
+    order.push(next);
+    placed.add(next);
+  }
+  return order;
+}
+
+/** Every `.sql` file of `src/<capability>/sql/` (or `dist/src/…`), in dependency order. */
+export function sqlDefinitions(root = SOURCE_ROOT): SqlDefinition[] {
+  const found: SqlDefinition[] = [];
+  for (const capability of readdirSync(root).sort()) {
+    const dir = path.join(root, capability, 'sql');
+    if (!existsSync(dir)) continue;
+    for (const file of readdirSync(dir).sort()) {
+      if (file.endsWith('.sql')) found.push(parseDefinition(`${capability}/sql/${file}`, readFileSync(path.join(dir, file), 'utf8')));
+    }
+  }
+  return dependencyOrder(found);
+}
+
+interface Recorded {
+  name: string;
+  sha256: string;
+  functions: string[];
+}
+
+/** Knex's pool as the pg driver's connections (the same access `preparedQuery` uses). */
+interface PgPool {
+  acquireConnection(): Promise<pg.Client>;
+  releaseConnection(connection: pg.Client): Promise<void>;
+}
+
+/** The files of `definitions` not recorded with their current content, and the recorded files that are gone. */
+function pending(definitions: SqlDefinition[], recorded: Recorded[]): { changed: SqlDefinition[]; removed: Recorded[] } {
+  const bySha = new Map(recorded.map((r) => [r.name, r.sha256]));
+  const names = new Set(definitions.map((d) => d.name));
+  return { changed: definitions.filter((d) => bySha.get(d.name) !== d.sha256), removed: recorded.filter((r) => !names.has(r.name)) };
+}
+
+/**
+ * Drops every overload of the functions `names` in the service's schema, except
+ * trigger functions unless `triggersToo` (then with their triggers).
+ */
+async function dropFunctions(connection: pg.Client, names: string[], triggersToo: boolean): Promise<void> {
+  if (!names.length) return;
+  const { rows } = await connection.query<{ signature: string; trigger: boolean }>(
+    `SELECT p.oid::regprocedure::text AS signature, p.prorettype = 'trigger'::regtype AS trigger
+       FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace AND p.proname = ANY($1)`,
+    [names],
+  );
+  for (const row of rows) {
+    if (row.trigger && !triggersToo) continue;
+    await connection.query(`DROP FUNCTION ${row.signature}${row.trigger ? ' CASCADE' : ''}`);
+  }
+}
+
+/**
+ * Applies the SQL definitions that changed (see the module comment) on `db`, whose
+ * migrations are applied. Returns the names of the files it applied (empty when
+ * nothing changed, or when another instance applied them first). Throws the
+ * database's error of a file, naming it; nothing of that start is then applied.
+ */
+export async function applySqlDefinitions(db: Knex, definitions: SqlDefinition[] = sqlDefinitions()): Promise<string[]> {
+  const pool = db.client as PgPool;
+  const connection = await pool.acquireConnection();
+  try {
+    const read = async () => (await connection.query<Recorded>('SELECT name, sha256, functions FROM sql_definitions')).rows;
+    const first = pending(definitions, await read());
+    if (!first.changed.length && !first.removed.length) return [];
+    await connection.query('BEGIN');
+    try {
+      await connection.query(`SELECT pg_advisory_xact_lock(${APPLY_LOCK_KEY})`);
+      const recorded = await read();
+      const { changed, removed } = pending(definitions, recorded);
+      // Every function a changed or removed file defines or defined is dropped before any
+      // file runs, so that a function moving from one file to another is dropped once.
+      const before = new Map(recorded.map((r) => [r.name, r.functions]));
+      const dropped = new Set([...changed.flatMap((d) => [...(before.get(d.name) ?? []), ...d.functions])]);
+      await dropFunctions(connection, [...dropped], false);
+      await dropFunctions(connection, removed.flatMap((r) => r.functions).filter((f) => !dropped.has(f)), true);
+      for (const gone of removed) await connection.query('DELETE FROM sql_definitions WHERE name = $1', [gone.name]);
+      for (const d of changed) {
+        try {
+          await connection.query(d.sql);
+        } catch (err) {
+          throw Object.assign(err as Error, { message: `${d.name}: ${(err as Error).message}` });
+        }
+        await connection.query(
+          `INSERT INTO sql_definitions (name, sha256, functions) VALUES ($1, $2, $3)
+           ON CONFLICT (name) DO UPDATE SET sha256 = EXCLUDED.sha256, functions = EXCLUDED.functions, applied_at = now()`,
+          [d.name, d.sha256, d.functions],
+        );
+      }
+      await connection.query('COMMIT');
+      return changed.map((d) => d.name);
+    } catch (err) {
+      await connection.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    await pool.releaseConnection(connection);
+  }
+}

@@ -1,0 +1,54 @@
+-- One movement of money of business p_business: the ledger's entry point, one
+-- statement and one round trip per movement. r is the API request body as JSON
+-- (already validated against the document; the ledger checks again what it relies on).
+--
+-- Each movement type is one line of this table: the two sides it moves money
+-- between (see ledger_post for how a side is named) and, where a movement has rules
+-- of its own, the function that holds them. Every posting's own rules (wallets
+-- exist and are ACTIVE, funds, limits, locking order) are ledger_post's.
+--
+--   FUND, PAYOUT          the operational account → wallet_id
+--   WITHDRAWAL            wallet_id → the operational account
+--   TRANSFER              source_wallet_id → destination_wallet_id (SAME_WALLET_TRANSFER first)
+--   CARD_PURCHASE         wallet_id → the settlement account (the money leaves the
+--                         closed loop to the card network, as a top-up's enters from it)
+--   TOPUP                 ledger_topup: the settlement account → the operational account
+--   PAYOUT_ACCOUNT_TOPUP  the settlement account → the payout account (type TOPUP; sandbox)
+--   REFUND                ledger_refund: a wallet → the operational account
+--   REVERSAL              ledger_reversal: an original transaction back
+--   CUSTOMER_PAYOUT       payout_create: the payout account → in transit, and the payout
+--
+-- Returns the posting or the refusal (see ledger_post); an unknown type is a
+-- caller's bug and raises.
+CREATE OR REPLACE FUNCTION ledger_move(p_business uuid, p_type text, r jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+BEGIN
+  CASE p_type
+  WHEN 'FUND', 'PAYOUT' THEN
+    RETURN ledger_post(p_business, p_type, 'OPERATIONAL', NULL, 'WALLET', r->>'wallet_id',
+                       r->>'amount', r->>'currency', r->>'external_reference', r->>'notes');
+  WHEN 'TRANSFER' THEN
+    IF r->>'source_wallet_id' = r->>'destination_wallet_id' THEN
+      RETURN ledger_refusal('SAME_WALLET_TRANSFER', 'The source and destination wallets must differ.');
+    END IF;
+    RETURN ledger_post(p_business, p_type, 'WALLET', r->>'source_wallet_id', 'WALLET', r->>'destination_wallet_id',
+                       r->>'amount', r->>'currency', r->>'external_reference', r->>'notes');
+  WHEN 'WITHDRAWAL' THEN
+    RETURN ledger_post(p_business, p_type, 'WALLET', r->>'wallet_id', 'OPERATIONAL', NULL,
+                       r->>'amount', r->>'currency', r->>'external_reference', r->>'notes');
+  WHEN 'CARD_PURCHASE' THEN
+    RETURN ledger_post(p_business, p_type, 'WALLET', r->>'wallet_id', 'SETTLEMENT', NULL,
+                       r->>'amount', r->>'currency', r->>'external_reference', r->>'notes');
+  WHEN 'TOPUP' THEN
+    RETURN ledger_topup(p_business, r);
+  WHEN 'PAYOUT_ACCOUNT_TOPUP' THEN
+    RETURN ledger_post(p_business, 'TOPUP', 'SETTLEMENT', NULL, 'PAYOUT', NULL, r->>'amount', NULL, NULL, NULL);
+  WHEN 'REFUND' THEN
+    RETURN ledger_refund(p_business, r);
+  WHEN 'REVERSAL' THEN
+    RETURN ledger_reversal(p_business, r);
+  WHEN 'CUSTOMER_PAYOUT' THEN
+    RETURN payout_create(p_business, r);
+  ELSE
+    RAISE EXCEPTION 'ledger_move: unknown movement type %', p_type;
+  END CASE;
+END $$;

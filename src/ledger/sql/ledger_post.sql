@@ -1,0 +1,118 @@
+-- Posts one balanced ledger transaction of type p_type, p_amount from one account
+-- of business p_business (the debit side) to another (the credit side), in the
+-- caller's transaction: locks both accounts, checks every rule, inserts the
+-- transaction and its two entries (a debit and a credit of the same amount, each
+-- with the balance after it, each carrying the business) and updates both
+-- balances. Every movement of money goes through here, so its rules are written once.
+--
+-- Each side is named by a kind and a value:
+--   'WALLET', the wallet's id as the request sent it: anything that is not one of
+--             the business's wallets is refused as WALLET_NOT_FOUND naming that value;
+--   a business account kind ('OPERATIONAL', 'SETTLEMENT', 'PAYOUT', 'IN_TRANSIT')
+--             and NULL: the business's account of that kind (one per kind; missing
+--             means the business is: BUSINESS_NOT_FOUND);
+--   NULL, an account id the caller read from the ledger itself (a reversal's
+--             original sides): one that is missing, of another business, or the
+--             same on both sides is a caller's bug and raises.
+-- p_amount is the amount as the request sent it (VALIDATION_ERROR at /amount).
+-- The transaction is in p_currency, else in the credit account's currency (the
+-- accounts of a business share the business's currency).
+--
+-- Refusals, in this order, all decided before the first write: WALLET_NOT_FOUND
+-- (debit side first), BUSINESS_NOT_FOUND, VALIDATION_ERROR, WALLET_NOT_ACTIVE (only
+-- ACTIVE wallets move money; debit side first), INSUFFICIENT_FUNDS (a balance may
+-- go below 0.00 only on the settlement account, which mirrors money outside the
+-- closed loop, or on a wallet with can_overdraft), BALANCE_LIMIT_EXCEEDED (no
+-- balance reaches ±1e15: the documented Balance has 15 integer digits, although
+-- numeric(20,2) could hold 18). The database guards on the tables (CHECK
+-- constraints, immutable entries, balanced transactions at commit) still apply.
+--
+-- Returns the posting (ledger_posting_json) or the refusal (ledger_refusal).
+--
+-- Both accounts are locked lower id first, each by its own single-row statement:
+-- concurrent movements over the same accounts then queue in one order and never
+-- deadlock, and two single-row statements cost less than one ordered query read
+-- through a cursor. This is the hot path of every transfer and fund, so it stays
+-- in this one body rather than calling helpers.
+CREATE OR REPLACE FUNCTION ledger_post(
+  p_business uuid, p_type text,
+  p_debit_kind text, p_debit text,
+  p_credit_kind text, p_credit text,
+  p_amount text, p_currency text,
+  p_external_reference text, p_notes text, p_original uuid DEFAULT NULL
+) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  debit_id uuid;
+  credit_id uuid;
+  acc accounts;
+  d accounts;
+  c accounts;
+  problem text;
+  v_amount numeric(20,2);
+  d_after numeric(20,2);
+  c_after numeric(20,2);
+  t transactions;
+BEGIN
+  IF p_debit_kind IS NULL OR p_debit_kind = 'WALLET' THEN
+    debit_id := ledger_uuid(p_debit);
+  ELSE
+    SELECT id INTO debit_id FROM accounts WHERE business_id = p_business AND kind = p_debit_kind;
+  END IF;
+  IF p_credit_kind IS NULL OR p_credit_kind = 'WALLET' THEN
+    credit_id := ledger_uuid(p_credit);
+  ELSE
+    SELECT id INTO credit_id FROM accounts WHERE business_id = p_business AND kind = p_credit_kind;
+  END IF;
+
+  SELECT * INTO acc FROM accounts WHERE id = least(debit_id, credit_id) AND business_id = p_business FOR UPDATE;
+  IF acc.id = debit_id THEN d := acc; ELSIF acc.id IS NOT NULL THEN c := acc; END IF;
+  IF debit_id <> credit_id THEN
+    SELECT * INTO acc FROM accounts WHERE id = greatest(debit_id, credit_id) AND business_id = p_business FOR UPDATE;
+    IF acc.id = debit_id THEN d := acc; ELSIF acc.id IS NOT NULL THEN c := acc; END IF;
+  END IF;
+
+  IF p_debit_kind = 'WALLET' AND (d.id IS NULL OR d.kind <> 'WALLET') THEN
+    RETURN ledger_refusal('WALLET_NOT_FOUND', format('No wallet %s for this business.', p_debit));
+  END IF;
+  IF p_credit_kind = 'WALLET' AND (c.id IS NULL OR c.kind <> 'WALLET') THEN
+    RETURN ledger_refusal('WALLET_NOT_FOUND', format('No wallet %s for this business.', p_credit));
+  END IF;
+  IF d.id IS NULL OR c.id IS NULL THEN
+    IF p_debit_kind IS NULL OR p_credit_kind IS NULL THEN
+      RAISE EXCEPTION 'ledger_post: accounts % and % are not two accounts of business %', p_debit, p_credit, p_business;
+    END IF;
+    RETURN ledger_refusal('BUSINESS_NOT_FOUND', format('No business %s.', p_business));
+  END IF;
+  problem := ledger_amount_problem(p_amount);
+  IF problem IS NOT NULL THEN
+    RETURN ledger_refusal('VALIDATION_ERROR', problem, '/amount');
+  END IF;
+  v_amount := round(p_amount::numeric, 2);
+
+  IF d.kind = 'WALLET' AND d.status <> 'ACTIVE' THEN
+    RETURN ledger_refusal('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(d), d.status));
+  END IF;
+  IF c.kind = 'WALLET' AND c.status <> 'ACTIVE' THEN
+    RETURN ledger_refusal('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(c), c.status));
+  END IF;
+  IF d.balance - v_amount < 0 AND NOT (d.kind = 'SETTLEMENT' OR (d.kind = 'WALLET' AND d.can_overdraft)) THEN
+    RETURN ledger_refusal('INSUFFICIENT_FUNDS',
+      format('%s has %s %s; %s %s was requested.', ledger_describe(d), d.balance, d.currency, v_amount, coalesce(p_currency, c.currency)));
+  END IF;
+  IF abs(d.balance - v_amount) >= 1e15 OR abs(c.balance + v_amount) >= 1e15 THEN
+    RETURN ledger_refusal('BALANCE_LIMIT_EXCEEDED', 'The movement would take a balance beyond ±999999999999999.99.');
+  END IF;
+  d_after := d.balance - v_amount;
+  c_after := c.balance + v_amount;
+
+  INSERT INTO transactions (id, reference, business_id, type, status, amount, currency,
+                            debit_account_id, credit_account_id, external_reference, notes, original_transaction_id)
+  VALUES (gen_random_uuid(), 'TXN' || lpad(nextval('transaction_reference_seq')::text, 12, '0'), p_business, p_type,
+          'SUCCESS', v_amount, coalesce(p_currency, c.currency), d.id, c.id, p_external_reference, p_notes, p_original)
+  RETURNING * INTO t;
+  INSERT INTO ledger_entries (business_id, transaction_id, account_id, amount, balance_after)
+  VALUES (p_business, t.id, d.id, -v_amount, d_after), (p_business, t.id, c.id, v_amount, c_after);
+  UPDATE accounts SET balance = CASE WHEN id = d.id THEN d_after ELSE c_after END, updated_at = now()
+  WHERE id IN (d.id, c.id);
+  RETURN ledger_posting_json(t, d, c, d_after, c_after);
+END $$;

@@ -1,0 +1,35 @@
+-- The posting of transaction p_id exactly as ledger_move returned it when it
+-- committed, for the replay of an Idempotency-Key: rebuilt from what never
+-- changes rather than stored, so that a key's row stays small. That is the
+-- transaction row as created (refunded_amount 0.00, no reversal yet), both
+-- accounts, its entries; for a refund linked to a payout, the payout's refunded
+-- total up to this refund (refunds of one payout are serialised by its row lock
+-- and draw their references in that order); for a customer payout, its payout.
+CREATE OR REPLACE FUNCTION ledger_posting_of(p_id uuid) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  t transactions;
+  o transactions;
+  d accounts;
+  c accounts;
+  posting jsonb;
+BEGIN
+  SELECT * INTO STRICT t FROM transactions WHERE id = p_id;
+  SELECT * INTO STRICT d FROM accounts WHERE id = t.debit_account_id;
+  SELECT * INTO STRICT c FROM accounts WHERE id = t.credit_account_id;
+  t.refunded_amount := 0;
+  t.reversal_transaction_id := NULL;
+  posting := ledger_posting_json(t, d, c,
+    (SELECT balance_after FROM ledger_entries WHERE transaction_id = t.id AND account_id = d.id),
+    (SELECT balance_after FROM ledger_entries WHERE transaction_id = t.id AND account_id = c.id));
+  IF t.type = 'REFUND' THEN
+    SELECT * INTO o FROM transactions WHERE id = t.original_transaction_id;
+    posting := posting || jsonb_build_object('original', CASE WHEN o.id IS NULL THEN NULL ELSE jsonb_build_object(
+      'reference', o.reference, 'amount', o.amount::text,
+      'refunded_amount', (SELECT sum(x.amount) FROM transactions x
+                          WHERE x.original_transaction_id = o.id AND x.type = 'REFUND' AND x.reference <= t.reference)::text) END);
+  ELSIF t.type = 'CUSTOMER_PAYOUT' THEN
+    posting := posting || coalesce((SELECT jsonb_build_object('payout', jsonb_build_object('id', p.id, 'created_at', p.created_at))
+                                      FROM payouts p WHERE p.creation_transaction_id = p_id), '{}');
+  END IF;
+  RETURN posting;
+END $$;

@@ -1,0 +1,59 @@
+-- CUSTOMER_PAYOUT (createPayout, E4; also each item of a bulk payout): the payout
+-- account → the in-transit account, the `payouts` row (PENDING) and its
+-- `payout.pending` event, in the caller's transaction. Money is always in exactly
+-- one place: on the payout account, in transit, or (once the payout completes,
+-- payout_move) on the customer's wallet.
+-- Request: the E4 body {payout_amount, one receiver identifier (payout_receiver),
+-- payout_purpose?, external_reference?}.
+--
+-- Refusals, in this order, all before the first write: VALIDATION_ERROR
+-- (/payout_amount; /customer_id when not exactly one identifier is given),
+-- CUSTOMER_NOT_FOUND, PAYOUT_RECEIVER_NOT_WHITELISTED (an ACTIVE receiver missing
+-- from the list of a business that enforces its payout whitelist; deciding it here
+-- makes every payout path honour the list, and stores the refusal with the
+-- Idempotency-Key like any other), CUSTOMER_NOT_ACTIVE, then ledger_post's.
+-- The posting adds {payout: {id, created_at}}.
+CREATE OR REPLACE FUNCTION payout_create(p_business uuid, r jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  problem text := ledger_amount_problem(r->>'payout_amount');
+  given int := payout_receiver_count(r);
+  receiver customers;
+  posting jsonb;
+  p payouts;
+BEGIN
+  IF problem IS NOT NULL THEN
+    RETURN ledger_refusal('VALIDATION_ERROR', problem, '/payout_amount');
+  END IF;
+  IF given <> 1 THEN
+    RETURN ledger_refusal('VALIDATION_ERROR',
+      format('exactly one of customer_id, walletAccountNumber and mobileNumber must be present (%s given)', given), '/customer_id');
+  END IF;
+  receiver := payout_receiver(p_business, r);
+  IF receiver.id IS NULL THEN
+    RETURN ledger_refusal('CUSTOMER_NOT_FOUND', format('No customer with %s %s for this business.',
+      CASE WHEN jsonb_exists(r, 'customer_id') THEN 'id' WHEN jsonb_exists(r, 'walletAccountNumber') THEN 'wallet account number' ELSE 'mobile number' END,
+      coalesce(r->>'customer_id', r->>'walletAccountNumber', r->>'mobileNumber')));
+  END IF;
+  IF receiver.status = 'ACTIVE'
+     AND (SELECT payout_whitelist_enforced FROM businesses WHERE id = p_business)
+     AND NOT EXISTS (SELECT 1 FROM payout_whitelist_entries w WHERE w.business_id = p_business AND w.customer_id = receiver.id) THEN
+    RETURN ledger_refusal('PAYOUT_RECEIVER_NOT_WHITELISTED',
+      format('The business enforces its payout whitelist and customer %s is not on it.', receiver.id));
+  END IF;
+  IF receiver.status <> 'ACTIVE' OR receiver.wallet_id IS NULL THEN
+    RETURN ledger_refusal('CUSTOMER_NOT_ACTIVE', format('Customer %s is %s; payouts go to ACTIVE customers only.', receiver.id, receiver.status));
+  END IF;
+  posting := ledger_post(p_business, 'CUSTOMER_PAYOUT', 'PAYOUT', NULL, 'IN_TRANSIT', NULL,
+                         r->>'payout_amount', NULL, r->>'external_reference', r->>'payout_purpose');
+  IF posting->'refusal' IS NOT NULL THEN
+    RETURN posting;
+  END IF;
+  INSERT INTO payouts (id, business_id, customer_id, wallet_id, amount, currency, status, purpose, external_reference,
+                       creation_transaction_id, created_at, updated_at)
+  VALUES (gen_random_uuid(), p_business, receiver.id, receiver.wallet_id, (posting->>'amount')::numeric, posting->>'currency', 'PENDING',
+          r->>'payout_purpose', r->>'external_reference', (posting->>'id')::uuid,
+          (posting->>'created_at')::timestamptz, (posting->>'created_at')::timestamptz)
+  RETURNING * INTO p;
+  PERFORM payout_event(p, posting->>'reference');
+  RETURN posting || jsonb_build_object('payout', jsonb_build_object('id', p.id, 'created_at', p.created_at));
+END $$;
