@@ -116,11 +116,11 @@ describe('card issuance', () => {
       expect((await get(`/cards/issuances/${fresh.body.id}`, { token: b.token })).body.status).to.equal('PENDING_COMPLETION');
     });
 
-    it('400 OTP_INCORRECT with attempts left, OTP_MAX_ATTEMPTS_REACHED on the fifth; a new code by completing again', async () => {
+    it('400 OTP_INCORRECT with attempts left, OTP_MAX_ATTEMPTS_REACHED on the fifth, 412 after it; a new code by completing again', async () => {
       const { issuance, code } = await pendingIssuance(b, {}, customer);
       for (let i = 0; i < 4; i++) expectProblem(await verifyIssuance(b, issuance.id, otherCode(code)), 400, 'OTP_INCORRECT');
       expectProblem(await verifyIssuance(b, issuance.id, otherCode(code)), 400, 'OTP_MAX_ATTEMPTS_REACHED');
-      expectProblem(await verifyIssuance(b, issuance.id, code), 400, 'OTP_MAX_ATTEMPTS_REACHED');
+      expectProblem(await verifyIssuance(b, issuance.id, code), 412, 'OTP_OPERATION_WRONG_STATUS');
       expect((await get(`/cards/issuances/${issuance.id}`, { token: b.token })).body.status).to.equal('PENDING_OTP_VERIFICATION');
       await advanceClock(b, 61);
       expect((await completeIssuance(b, issuance.id)).status).to.equal(200);

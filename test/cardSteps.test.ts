@@ -55,12 +55,12 @@ for (const [step, { type, body, refusedIn }] of Object.entries(STEPS) as [CardSt
       expectProblem(await verifyStep(b, card.id, step, sessionId, code), 412, 'OTP_OPERATION_WRONG_STATUS');
     });
 
-    it('verify: 400 OTP_INCORRECT with attempts left, OTP_MAX_ATTEMPTS_REACHED on the fifth; nothing changes', async () => {
+    it('verify: 400 OTP_INCORRECT with attempts left, OTP_MAX_ATTEMPTS_REACHED on the fifth, 412 after it; nothing changes', async () => {
       const card = await freshCard();
       const { sessionId, code } = await stepSession(b, card, step, body, customer.mobile_number);
       for (let i = 0; i < 4; i++) expectProblem(await verifyStep(b, card.id, step, sessionId, otherCode(code)), 400, 'OTP_INCORRECT');
       expectProblem(await verifyStep(b, card.id, step, sessionId, otherCode(code)), 400, 'OTP_MAX_ATTEMPTS_REACHED');
-      expectProblem(await verifyStep(b, card.id, step, sessionId, code), 400, 'OTP_MAX_ATTEMPTS_REACHED');
+      expectProblem(await verifyStep(b, card.id, step, sessionId, code), 412, 'OTP_OPERATION_WRONG_STATUS');
       expect((await get(`/cards/${card.id}`, { token: b.token })).body).to.deep.equal(card);
     });
 

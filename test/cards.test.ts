@@ -132,21 +132,22 @@ describe('cards', () => {
       expectProblem(await verifyDisplay(b, { session_id: blocked.sessionId, otp: blocked.code }), 412, 'OTP_OPERATION_WRONG_STATUS');
     });
 
-    it('E6 400 OTP_INVALID, then OTP_MAX_ATTEMPTS_REACHED on the fifth invalid attempt and after it, even for the right code', async () => {
+    it('E6 400 OTP_INVALID, then OTP_MAX_ATTEMPTS_REACHED on the fifth invalid attempt, and 412 after it, even for the right code', async () => {
       const card = await cardIn('ACTIVE');
       const { sessionId, code } = await displaySession(b, card, customer);
       for (let i = 0; i < 4; i++) expectProblem(await verifyDisplay(b, { session_id: sessionId, otp: otherCode(code) }), 400, 'OTP_INVALID');
       expectProblem(await verifyDisplay(b, { session_id: sessionId, otp: '0000' }), 400, 'OTP_MAX_ATTEMPTS_REACHED');
-      expectProblem(await verifyDisplay(b, { session_id: sessionId, otp: code }), 400, 'OTP_MAX_ATTEMPTS_REACHED');
+      expectProblem(await verifyDisplay(b, { session_id: sessionId, otp: code }), 412, 'OTP_OPERATION_WRONG_STATUS');
     });
 
-    it('E6 holds the 5-attempt lock under parallel guesses: 4 OTP_INVALID, the rest OTP_MAX_ATTEMPTS_REACHED, no data', async () => {
+    it('E6 holds the 5-attempt lock under parallel guesses: 4 OTP_INVALID, one OTP_MAX_ATTEMPTS_REACHED, the rest 412, no data', async () => {
       const card = await cardIn('ACTIVE');
       const { sessionId, code } = await displaySession(b, card, customer);
       const answers = await Promise.all(Array.from({ length: 25 }, () => verifyDisplay(b, { session_id: sessionId, otp: otherCode(code) })));
       expect(answers.filter((a) => a.body.code === 'OTP_INVALID')).to.have.length(4);
-      expect(answers.filter((a) => a.body.code === 'OTP_MAX_ATTEMPTS_REACHED')).to.have.length(21);
-      expectProblem(await verifyDisplay(b, { session_id: sessionId, otp: code }), 400, 'OTP_MAX_ATTEMPTS_REACHED');
+      expect(answers.filter((a) => a.body.code === 'OTP_MAX_ATTEMPTS_REACHED')).to.have.length(1);
+      expect(answers.filter((a) => a.body.code === 'OTP_OPERATION_WRONG_STATUS')).to.have.length(20);
+      expectProblem(await verifyDisplay(b, { session_id: sessionId, otp: code }), 412, 'OTP_OPERATION_WRONG_STATUS');
       const session = await running().db('card_otp_sessions').where({ id: sessionId }).first();
       expect((await running().db('otp_operations').where({ id: session.otp_operation_id }).first()).attempts).to.equal(5);
     });

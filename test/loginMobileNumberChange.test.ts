@@ -4,7 +4,7 @@
  * and the change session's state machine against its published table.
  */
 import { expect } from 'chai';
-import { FINAL_MOBILE_CHANGE_STATES, MOBILE_CHANGE_STATES, mobileChangeMachine, type MobileChangeState } from '../src/customers/mobileNumberChange/states.js';
+import { MOBILE_CHANGE_STATES, mobileChangeMachine, type MobileChangeState } from '../src/customers/mobileNumberChange/states.js';
 import { expectProblem, expectValidation } from './support/assertions.js';
 import { get, type ApiResponse } from './support/client.js';
 import {
@@ -58,6 +58,9 @@ describe('mobile number change from the login screen', () => {
     expect((await customerOf(b, customer.id)).mobile_number).to.equal(newNumber);
     const notice = await get(`/testhelpers/sms-messages?mobile_number=${customer.mobile_number}&limit=1`, { token: b.token });
     expect(notice.body.data[0].text).to.include(newNumber.slice(-4));
+    // The seed's OTP rule also holds once the session ended: 412, and nothing changes.
+    expectProblem(await verifyChange(b, 'login', res.body.session_id, code), 412, 'OTP_OPERATION_WRONG_STATUS');
+    expect((await changeStatus(b, 'login', res.body.session_id)).status).to.equal('COMPLETED');
     expect((await changeStatus(b, 'login', res.body.session_id)).completed_at).to.be.a('string');
   });
 
@@ -114,6 +117,18 @@ describe('mobile number change from the login screen', () => {
     expect((await changeStatus(own, 'login', res.body.session_id)).status).to.equal('PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION');
   });
 
+  it('verifyLoginMobileNumberChangeOtp: the fifth wrong code is 400 OTP_MAX_ATTEMPTS_REACHED and FAILS the change; any later code is 412', async () => {
+    const nationalId = newNationalId();
+    await activeCustomerWithId(b, nationalId);
+    const newNumber = newMobileNumber();
+    const res = await changeFromLogin(b, nationalId, newNumber);
+    const code = await latestOtp(b, newNumber);
+    for (let i = 0; i < 4; i++) expectProblem(await verifyChange(b, 'login', res.body.session_id, wrongCode(code)), 400, 'OTP_INCORRECT');
+    expectProblem(await verifyChange(b, 'login', res.body.session_id, wrongCode(code)), 400, 'OTP_MAX_ATTEMPTS_REACHED');
+    expect(await changeStatus(b, 'login', res.body.session_id)).to.include({ status: 'FAILED', status_reason: 'OTP_MAX_ATTEMPTS_REACHED' });
+    expectProblem(await verifyChange(b, 'login', res.body.session_id, code), 412, 'OTP_OPERATION_WRONG_STATUS');
+  });
+
   it('the identity provider\'s rejection (signed callback) FAILS the change (IDENTITY_REJECTED); the number stays', async () => {
     const customer = await activeCustomerWithId(b, '1000000006');
     const sessionId = await verifiedLoginChange(b, '1000000006');
@@ -134,18 +149,21 @@ async function loginChangeIn(state: MobileChangeState, b: TestBusiness): Promise
     if (!existing) await activeCustomerWithId(business, nationalId);
   } else await activeCustomerWithId(business, nationalId);
   const placed = (sessionId: string) => ({ business, sessionId, nationalId });
-  const newNumber = state === 'AWAITING_OWNERSHIP_CHECK' ? '966500000006' : newMobileNumber();
+  // FAILED by the ownership check's rejection (966500000002), while the code is still pending.
+  const newNumber = state === 'AWAITING_OWNERSHIP_CHECK' ? '966500000006' : state === 'FAILED' ? '966500000002' : newMobileNumber();
   if (state === 'PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION' || state === 'EXPIRED' || state === 'CANCELLED' || state === 'FAILED') {
     const res = await changeFromLogin(business, nationalId, newNumber);
     if (state === 'EXPIRED') await advanceClock(business, 30 * 60);
     if (state === 'CANCELLED') await changeFromLogin(business, nationalId, newMobileNumber());
-    if (state === 'FAILED') for (let i = 0; i < 5; i++) await verifyChange(business, 'login', res.body.session_id, wrongCode(await latestOtp(business, newNumber)));
     return placed(res.body.session_id);
   }
   const sessionId = await verifiedLoginChange(business, nationalId, newNumber);
   if (state !== 'PENDING_IDENTITY_VERIFICATION') await initiateLoginIdentity(business, sessionId, nationalId);
   return placed(sessionId);
 }
+
+/** The states `loginChangeIn` places before the change's code was verified (every other one, COMPLETED included, is placed after). */
+const CODE_PENDING: MobileChangeState[] = ['PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION', 'EXPIRED', 'CANCELLED', 'FAILED'];
 
 describe('mobile number change state machine: every refused step, in every state', function () {
   this.timeout(120_000);
@@ -168,8 +186,8 @@ describe('mobile number change state machine: every refused step, in every state
       for (const step of steps.filter((s) => !mobileChangeMachine.allows(state, s.event))) {
         const before = await changeStatus(p.business, 'login', p.sessionId);
         const res = await step.send(p);
-        const live = !FINAL_MOBILE_CHANGE_STATES.includes(state);
-        const expected = step.event === 'VERIFY_OTP' && live ? [412, 'OTP_OPERATION_WRONG_STATUS'] : [409, `MOBILE_CHANGE_STATE_${state}`];
+        // Verifying a code whose operation completed or failed is the OTP rule's 412 in any state.
+        const expected = step.event === 'VERIFY_OTP' && !CODE_PENDING.includes(state) ? [412, 'OTP_OPERATION_WRONG_STATUS'] : [409, `MOBILE_CHANGE_STATE_${state}`];
         expect([res.status, res.body.code], `${step.name} in ${state}: ${JSON.stringify(res.body)}`).to.deep.equal(expected);
         expect(await changeStatus(p.business, 'login', p.sessionId), `${step.name} in ${state}`).to.deep.equal(before);
       }

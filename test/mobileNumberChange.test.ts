@@ -55,7 +55,11 @@ describe('changeMobileNumber (E7) and verifyMobileNumberChangeOtp', () => {
     expect(changed.mobile_number_changed_at).to.equal(done.body.completed_at);
     const notice = (await messagesTo(b, customer.mobile_number))[0];
     expect(notice).to.include(`********${newNumber.slice(-4)}`).and.not.include(newNumber);
-    expectProblem(await verifyChange(b, 'profile', res.body.session_id, code), 409, 'MOBILE_CHANGE_STATE_COMPLETED');
+    // The seed's OTP rule also holds once the session ended: 412, and nothing changes.
+    expectProblem(await verifyChange(b, 'profile', res.body.session_id, code), 412, 'OTP_OPERATION_WRONG_STATUS');
+    expectProblem(await verifyChange(b, 'profile', res.body.session_id, wrongCode(code)), 412, 'OTP_OPERATION_WRONG_STATUS');
+    expect(await changeStatus(b, 'profile', res.body.session_id)).to.include({ status: 'COMPLETED', completed_at: done.body.completed_at });
+    expect((await customerOf(b, customer.id)).mobile_number).to.equal(newNumber);
   });
 
   it('429 MOBILE_NUMBER_CHANGE_TOO_SOON within 24 hours of the last change (Retry-After, next_change_allowed_at); allowed again after them', async () => {
@@ -154,7 +158,7 @@ describe('changeMobileNumber (E7) and verifyMobileNumberChangeOtp', () => {
     expect((await verifyChange(b, 'profile', res.body.session_id, code)).body.status).to.equal('COMPLETED');
   });
 
-  it('the code\'s rules: 400 INVALID_OTP_FORMAT, OTP_INCORRECT, then OTP_MAX_ATTEMPTS_REACHED FAILS the session (409 after); OTP_EXPIRED after 5 minutes', async () => {
+  it('the code\'s rules: 400 INVALID_OTP_FORMAT, OTP_INCORRECT, then OTP_MAX_ATTEMPTS_REACHED FAILS the session (412 after); OTP_EXPIRED after 5 minutes', async () => {
     const customer = await activeCustomer(b);
     const newNumber = newMobileNumber();
     const res = await changeFromProfile(b, customer.id, newNumber);
@@ -163,7 +167,7 @@ describe('changeMobileNumber (E7) and verifyMobileNumberChangeOtp', () => {
     for (let i = 0; i < 4; i++) expectProblem(await verifyChange(b, 'profile', res.body.session_id, wrongCode(code)), 400, 'OTP_INCORRECT');
     expectProblem(await verifyChange(b, 'profile', res.body.session_id, wrongCode(code)), 400, 'OTP_MAX_ATTEMPTS_REACHED');
     expect(await changeStatus(b, 'profile', res.body.session_id)).to.include({ status: 'FAILED', status_reason: 'OTP_MAX_ATTEMPTS_REACHED' });
-    expectProblem(await verifyChange(b, 'profile', res.body.session_id, code), 409, 'MOBILE_CHANGE_STATE_FAILED');
+    expectProblem(await verifyChange(b, 'profile', res.body.session_id, code), 412, 'OTP_OPERATION_WRONG_STATUS');
 
     const own = await newBusiness();
     const late = await activeCustomer(own);
@@ -189,7 +193,7 @@ describe('changeMobileNumber (E7) and verifyMobileNumberChangeOtp', () => {
     expectProblem(await verifyChange(own, 'profile', expiring.body.session_id, '000000'), 409, 'MOBILE_CHANGE_STATE_EXPIRED');
   });
 
-  it('ends FAILED (MOBILE_NUMBER_TAKEN), changing nothing, when another customer took the number first; completed sessions refuse the code with 409', async () => {
+  it('ends FAILED (MOBILE_NUMBER_TAKEN), changing nothing, when another customer took the number first; ended sessions refuse their code with 412', async () => {
     const x = await activeCustomer(b);
     const y = await activeCustomer(b);
     const contested = newMobileNumber();
@@ -201,7 +205,8 @@ describe('changeMobileNumber (E7) and verifyMobileNumberChangeOtp', () => {
     expect(lost.status).to.equal(200);
     expect(lost.body).to.include({ status: 'FAILED', status_reason: 'MOBILE_NUMBER_TAKEN' });
     expect((await customerOf(b, x.id)).mobile_number).to.equal(x.mobile_number);
-    expectProblem(await verifyChange(b, 'profile', yChange.body.session_id, '000000'), 409, 'MOBILE_CHANGE_STATE_COMPLETED');
+    expectProblem(await verifyChange(b, 'profile', yChange.body.session_id, '000000'), 412, 'OTP_OPERATION_WRONG_STATUS');
+    expectProblem(await verifyChange(b, 'profile', xChange.body.session_id, xCode), 412, 'OTP_OPERATION_WRONG_STATUS');
   });
 
   it('completeCustomerInformation: 409 MOBILE_NUMBER_TAKEN when an active customer changed to the number during onboarding', async () => {

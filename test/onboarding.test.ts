@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { expectProblem, expectValidation } from './support/assertions.js';
 import { get, post } from './support/client.js';
-import { advanceClock, latestOtp, newMobileNumber, providerOutage, startSession, verifiedSession, wrongCode } from './support/customers.js';
+import { advanceClock, initiateIdentity, latestOtp, newMobileNumber, providerOutage, startSession, validInformation, verifiedSession, wrongCode } from './support/customers.js';
 import { newBusiness, type TestBusiness } from './support/fixtures.js';
 import { captureLogs } from './support/logs.js';
 import { running } from './support/service.js';
@@ -95,7 +95,7 @@ describe('onboarding: verifyOnboardingOtp', () => {
     expect((await verify(b, session.session_id, await latestOtp(b, session.mobile_number))).status).to.equal(200);
   });
 
-  it('400 OTP_INCORRECT with the attempts left, then OTP_MAX_ATTEMPTS_REACHED on the fifth, after which even the right code is refused', async () => {
+  it('400 OTP_INCORRECT with the attempts left, then OTP_MAX_ATTEMPTS_REACHED on the fifth, after which even the right code is 412 (the operation failed)', async () => {
     const session = await startSession(b);
     const code = await latestOtp(b, session.mobile_number);
     for (let left = 4; left >= 1; left--) {
@@ -104,7 +104,7 @@ describe('onboarding: verifyOnboardingOtp', () => {
       expect(res.body.detail).to.include(`${left} attempt`);
     }
     expectProblem(await verify(b, session.session_id, wrongCode(code)), 400, 'OTP_MAX_ATTEMPTS_REACHED');
-    expectProblem(await verify(b, session.session_id, code), 400, 'OTP_MAX_ATTEMPTS_REACHED');
+    expectProblem(await verify(b, session.session_id, code), 412, 'OTP_OPERATION_WRONG_STATUS');
     expect((await get(`/onboarding/sessions/${session.session_id}`, { token: b.token })).body.status).to.equal('PENDING_OTP_VERIFICATION');
   });
 
@@ -124,7 +124,30 @@ describe('onboarding: verifyOnboardingOtp', () => {
     expectProblem(await verify(b, '00000000-0000-4000-8000-000000000000', '123456'), 404, 'ONBOARDING_SESSION_NOT_FOUND');
   });
 
-  it('409 ONBOARDING_STATE_CANCELLED and ONBOARDING_STATE_EXPIRED for an ended session; nothing changes', async () => {
+  it('412 OTP_OPERATION_WRONG_STATUS for the verified code sent again after the session ended COMPLETED, FAILED or CANCELLED; nothing changes', async () => {
+    const verifiedWithCode = async () => {
+      const session = await startSession(b);
+      const code = await latestOtp(b, session.mobile_number);
+      expect((await verify(b, session.session_id, code)).status).to.equal(200);
+      return { session, code };
+    };
+    const completed = await verifiedWithCode();
+    expect((await initiateIdentity(b, completed.session.session_id)).body.status).to.equal('SCREENING_PASSED');
+    expect((await post('/onboarding/complete-customer-information', validInformation(completed.session.customer_id), { token: b.token })).status).to.equal(200);
+    const failed = await verifiedWithCode();
+    expect((await initiateIdentity(b, failed.session.session_id, '1000000002')).body.status).to.equal('FAILED');
+    const cancelled = await verifiedWithCode();
+    await cancel(b, cancelled.session.session_id);
+    for (const [{ session, code }, state] of [[completed, 'COMPLETED'], [failed, 'FAILED'], [cancelled, 'CANCELLED']] as const) {
+      const before = (await get(`/onboarding/sessions/${session.session_id}`, { token: b.token })).body;
+      expect(before.status).to.equal(state);
+      expectProblem(await verify(b, session.session_id, code), 412, 'OTP_OPERATION_WRONG_STATUS');
+      expectProblem(await verify(b, session.session_id, wrongCode(code)), 412, 'OTP_OPERATION_WRONG_STATUS');
+      expect((await get(`/onboarding/sessions/${session.session_id}`, { token: b.token })).body).to.deep.equal(before);
+    }
+  });
+
+  it('409 ONBOARDING_STATE_CANCELLED and ONBOARDING_STATE_EXPIRED for a session that ended with its code pending; nothing changes', async () => {
     const cancelled = await startSession(b);
     await cancel(b, cancelled.session_id);
     expectProblem(await verify(b, cancelled.session_id, await latestOtp(b, cancelled.mobile_number)), 409, 'ONBOARDING_STATE_CANCELLED');
@@ -137,17 +160,18 @@ describe('onboarding: verifyOnboardingOtp', () => {
 });
 
 describe('onboarding: parallel wrong guesses', () => {
-  it('20 wrong codes at once are counted up to the cap of 5 and no further; the right code is then refused', async () => {
+  it('20 wrong codes at once are counted up to the cap of 5 and no further; the right code is then refused (412)', async () => {
     const b = await newBusiness();
     const session = await startSession(b);
     const code = await latestOtp(b, session.mobile_number);
     const results = await Promise.all(Array.from({ length: 20 }, () => verify(b, session.session_id, wrongCode(code))));
     const codes = results.map((r) => r.body.code);
     expect(codes.filter((c) => c === 'OTP_INCORRECT')).to.have.length(4);
-    expect(codes.filter((c) => c === 'OTP_MAX_ATTEMPTS_REACHED')).to.have.length(16);
+    expect(codes.filter((c) => c === 'OTP_MAX_ATTEMPTS_REACHED')).to.have.length(1);
+    expect(codes.filter((c) => c === 'OTP_OPERATION_WRONG_STATUS')).to.have.length(15);
     const op = await db()('otp_operations').where({ business_id: b.id, mobile_number: session.mobile_number }).first();
     expect(op).to.include({ attempts: 5, status: 'FAILED' });
-    expectProblem(await verify(b, session.session_id, code), 400, 'OTP_MAX_ATTEMPTS_REACHED');
+    expectProblem(await verify(b, session.session_id, code), 412, 'OTP_OPERATION_WRONG_STATUS');
   });
 });
 

@@ -48,9 +48,11 @@ describe('OTP engine', () => {
       Array.from({ length: 20 }, () => verifyOtp(running().db, KEY, { operationId: id, businessId, code: wrong, now: new Date() })),
     );
     expect(outcomes.filter((o) => o.result === 'INCORRECT')).to.have.length(4);
-    expect(outcomes.filter((o) => o.result === 'MAX_ATTEMPTS_REACHED')).to.have.length(16);
+    expect(outcomes.filter((o) => o.result === 'MAX_ATTEMPTS_REACHED')).to.have.length(1);
+    expect(outcomes.filter((o) => o.result === 'WRONG_STATUS')).to.have.length(15);
     expect((await running().db('otp_operations').where({ id }).first()).attempts).to.equal(5);
-    expect(await verifyOtp(running().db, KEY, { operationId: id, businessId, code, now: new Date() })).to.deep.equal({ result: 'MAX_ATTEMPTS_REACHED' });
+    // The operation failed: any later verification is the seed's 412, the right code included.
+    expect(await verifyOtp(running().db, KEY, { operationId: id, businessId, code, now: new Date() })).to.deep.equal({ result: 'WRONG_STATUS', status: 'FAILED' });
   });
 
   it('reports VERIFIED once, then WRONG_STATUS (412); EXPIRED past the expiry; NOT_FOUND for another business', async () => {

@@ -104,7 +104,7 @@ export interface paths {
         put?: never;
         /**
          * Verify onboarding OTP
-         * @description Checks the code sent to the session's mobile number; a correct one moves the session to `OTP_VERIFIED`. Every check of a 6-digit code counts as an attempt (5 per code): a wrong code is 400 `OTP_INCORRECT` with the attempts left, the last wrong one and any later one 400 `OTP_MAX_ATTEMPTS_REACHED`, an expired code 400 `OTP_EXPIRED`; then ask for a new code (`resendOnboardingOtp`). A session that has ended is 409 `ONBOARDING_STATE_<state>`; a code sent again after it was verified is 412 `OTP_OPERATION_WRONG_STATUS`.
+         * @description Checks the code sent to the session's mobile number; a correct one moves the session to `OTP_VERIFIED`. Every check of a 6-digit code counts as an attempt (5 per code): a wrong code is 400 `OTP_INCORRECT` with the attempts left, the last wrong one 400 `OTP_MAX_ATTEMPTS_REACHED`, an expired code 400 `OTP_EXPIRED`; then ask for a new code (`resendOnboardingOtp`). Any verification once the session's OTP operation completed (its code verified) or failed (attempts used up) is 412 `OTP_OPERATION_WRONG_STATUS`, whatever the session's state, `COMPLETED` and `FAILED` included; a session that ended with its code still pending is 409 `ONBOARDING_STATE_CANCELLED` or `ONBOARDING_STATE_EXPIRED`. Nothing changes on a refusal but the counted attempt.
          */
         post: operations["verifyOnboardingOtp"];
         delete?: never;
@@ -356,7 +356,7 @@ export interface paths {
         put?: never;
         /**
          * Verify mobile number change OTP
-         * @description Checks the code sent to the new number. When the ownership check has confirmed the number the change completes at once (`COMPLETED`: the customer's number changes and the previous number is told by SMS; 503 `SERVICE_UNAVAILABLE` with nothing changed when the SMS provider is down); otherwise the session awaits the check (`AWAITING_OWNERSHIP_CHECK`). If another `ACTIVE` customer got the number meanwhile the answer is the session `FAILED` (`MOBILE_NUMBER_TAKEN`). A wrong code is 400 `OTP_INCORRECT`; the fifth wrong one 400 `OTP_MAX_ATTEMPTS_REACHED` and the session `FAILED`; an expired code 400 `OTP_EXPIRED` (start a new change). An ended session is 409 `MOBILE_CHANGE_STATE_<state>`; a code sent again after it was verified 412 `OTP_OPERATION_WRONG_STATUS`.
+         * @description Checks the code sent to the new number. When the ownership check has confirmed the number the change completes at once (`COMPLETED`: the customer's number changes and the previous number is told by SMS; 503 `SERVICE_UNAVAILABLE` with nothing changed when the SMS provider is down); otherwise the session awaits the check (`AWAITING_OWNERSHIP_CHECK`). If another `ACTIVE` customer got the number meanwhile the answer is the session `FAILED` (`MOBILE_NUMBER_TAKEN`). A wrong code is 400 `OTP_INCORRECT`; the fifth wrong one 400 `OTP_MAX_ATTEMPTS_REACHED` and the session `FAILED`; an expired code 400 `OTP_EXPIRED` (start a new change). Any verification once the OTP operation completed (its code verified) or failed is 412 `OTP_OPERATION_WRONG_STATUS`, whatever the session's state, `COMPLETED` included; a session that ended with its code still pending is 409 `MOBILE_CHANGE_STATE_<state>` (`FAILED`, `EXPIRED`, `CANCELLED`).
          */
         post: operations["verifyMobileNumberChangeOtp"];
         delete?: never;
@@ -439,7 +439,7 @@ export interface paths {
         put?: never;
         /**
          * Verify mobile number change OTP (login screen)
-         * @description Checks the code sent to the new number; a correct one moves the session to `PENDING_IDENTITY_VERIFICATION`. The OTP rules are those of `verifyMobileNumberChangeOtp` (the fifth wrong code `FAILS` the session); an ended session is 409 `MOBILE_CHANGE_STATE_<state>`, a code sent again after it was verified 412 `OTP_OPERATION_WRONG_STATUS`.
+         * @description Checks the code sent to the new number; a correct one moves the session to `PENDING_IDENTITY_VERIFICATION`. The OTP rules are those of `verifyMobileNumberChangeOtp` (the fifth wrong code `FAILS` the session): any verification once the OTP operation completed or failed is 412 `OTP_OPERATION_WRONG_STATUS`, whatever the session's state, `COMPLETED` included; a session that ended with its code still pending is 409 `MOBILE_CHANGE_STATE_<state>`.
          */
         post: operations["verifyLoginMobileNumberChangeOtp"];
         delete?: never;
@@ -650,15 +650,24 @@ export interface paths {
          *     is created (a new PAN, CVV and expiry, kept encrypted) and the issuance becomes `ISSUED`
          *     with its `card`: `ACTIVE` for a virtual card, `PENDING_ACTIVATION` for a physical one.
          *
-         *     Checked in this order, each refusal changing nothing but the counted attempt: a code
-         *     that is not 4 digits (400 `INVALID_OTP_FORMAT`, not counted); an unknown issuance (404
-         *     `CARD_ISSUANCE_NOT_FOUND`); no code asked for yet (404 `OTP_OPERATION_NOT_FOUND`); an
-         *     issuance that is `EXPIRED` (409 `CARD_STATUS_NOT_ALLOWED`) or already `ISSUED` (412
-         *     `OTP_OPERATION_WRONG_STATUS`); a code sent to a mobile number that is no longer the
-         *     customer's (400 `OTP_VERIFICATION_FAILED`, the code stops working); then the code: expired
-         *     (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time or after it (400
-         *     `OTP_MAX_ATTEMPTS_REACHED`). After the last three ask for a new code with
-         *     `completeCardIssuance`.
+         *     **Errors** (the seed's table; what each condition is here after the colon):
+         *
+         *     | status | code | condition |
+         *     |---|---|---|
+         *     | 400 | `INVALID_OTP_FORMAT` | OTP is not 4 digits (not counted as an attempt) |
+         *     | 400 | `OTP_EXPIRED` | OTP expired; a new operation must be started: `completeCardIssuance` again |
+         *     | 400 | `OTP_MAX_ATTEMPTS_REACHED` | verification attempts used up; a new operation must be started: the fifth wrong code |
+         *     | 400 | `OTP_VERIFICATION_FAILED` | generic verification failure: the code went to a mobile number that is no longer the customer's (it stops working) |
+         *     | 400 | `OTP_INCORRECT` | wrong OTP; retry allowed |
+         *     | 404 | `CARD_ISSUANCE_NOT_FOUND` | card issuance does not exist (or is another business's) |
+         *     | 404 | `OTP_OPERATION_NOT_FOUND` | OTP operation context missing: no code asked for yet |
+         *     | 409 | `CARD_STATUS_NOT_ALLOWED` | card issuance state transition not allowed: the issuance `EXPIRED` with its code pending |
+         *     | 412 | `OTP_OPERATION_WRONG_STATUS` | OTP operation already completed or failed: the issuance is `ISSUED`, or its code's attempts are used up |
+         *     | 503 | `SERVICE_UNAVAILABLE` | service temporarily unavailable (`Retry-After`) |
+         *
+         *     Checked in that order from the top of the list down: format, issuance, operation,
+         *     operation already completed or failed, issuance state, then the code (mobile number,
+         *     expiry, value). Each refusal changes nothing but the counted attempt.
          */
         post: operations["verifyCardIssuanceOtp"];
         delete?: never;
@@ -740,16 +749,24 @@ export interface paths {
          *     customer and keep them nowhere. A session shows the data once; show them again with a
          *     new display.
          *
-         *     Checked in this order, each refusal changing nothing but the counted attempt: a code that
-         *     is not 4 to 8 digits (400 `INVALID_OTP_FORMAT`, not counted); an unknown session (404
-         *     `OTP_OPERATION_NOT_FOUND`); a `card_id` that is not the session's card (404
-         *     `CARD_NOT_FOUND`); a card that is not `ACTIVE` (412 `INVALID_CARD_STATUS`); a session
-         *     whose code was already verified, or that failed otherwise (412
-         *     `OTP_OPERATION_WRONG_STATUS`); a code
-         *     sent to a mobile number that is no longer the customer's (400 `OTP_VERIFICATION_FAILED`,
-         *     the session fails); then the code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INVALID`),
-         *     wrong for the fifth time or after it (400 `OTP_MAX_ATTEMPTS_REACHED`: at most 5 invalid
-         *     attempts, also when guesses arrive at once).
+         *     **Errors** (the seed's table; what each condition is here after the colon):
+         *
+         *     | status | code | condition |
+         *     |---|---|---|
+         *     | 400 | `INVALID_OTP_FORMAT` | OTP is not 4 to 8 digits (not counted as an attempt) |
+         *     | 400 | `OTP_EXPIRED` | OTP expired: 5 minutes after the display; start a new display |
+         *     | 400 | `OTP_MAX_ATTEMPTS_REACHED` | attempts used up: the fifth invalid code (at most 5 invalid attempts, also when guesses arrive at once) |
+         *     | 400 | `OTP_VERIFICATION_FAILED` | generic verification failure: the code went to a mobile number that is no longer the customer's (the session fails) |
+         *     | 400 | `OTP_INVALID` | wrong OTP |
+         *     | 404 | `CARD_NOT_FOUND` | card invalid: the `card_id` sent is not the session's card |
+         *     | 404 | `OTP_OPERATION_NOT_FOUND` | operation id invalid: no such display session (or another business's) |
+         *     | 412 | `INVALID_CARD_STATUS` | card is not `ACTIVE` |
+         *     | 412 | `OTP_OPERATION_WRONG_STATUS` | OTP operation already completed or failed: the data was shown already, or the session failed |
+         *     | 503 | `SERVICE_UNAVAILABLE` | service temporarily unavailable (`Retry-After`) |
+         *
+         *     Checked in this order: format, session, `card_id`, operation already completed or
+         *     failed, card status, then the code (mobile number, expiry, value). Each refusal changes
+         *     nothing but the counted attempt.
          */
         post: operations["verifyDisplaySensitiveDataOtp"];
         delete?: never;
@@ -826,10 +843,10 @@ export interface paths {
          *     `CARD_NOT_FOUND`); no such session of this step for this card (404
          *     `OTP_OPERATION_NOT_FOUND`); while the code is pending, a card that can no longer take the
          *     step (409 `CARD_STATUS_NOT_ALLOWED`, the code is not spent); a session whose code was
-         *     already verified, or that failed otherwise (412 `OTP_OPERATION_WRONG_STATUS`); a code sent to
+         *     already verified, or whose operation failed (412 `OTP_OPERATION_WRONG_STATUS`); a code sent to
          *     a mobile number that is no longer the customer's (400 `OTP_VERIFICATION_FAILED`); then the
-         *     code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time or
-         *     after it (400 `OTP_MAX_ATTEMPTS_REACHED`). After the last three ask for the step again.
+         *     code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time
+         *     (400 `OTP_MAX_ATTEMPTS_REACHED`; any later one is 412, the operation has failed). After the last three ask for the step again.
          */
         post: operations["verifyCardPinOtp"];
         delete?: never;
@@ -901,10 +918,10 @@ export interface paths {
          *     `CARD_NOT_FOUND`); no such session of this step for this card (404
          *     `OTP_OPERATION_NOT_FOUND`); while the code is pending, a card that can no longer take the
          *     step (409 `CARD_STATUS_NOT_ALLOWED`, the code is not spent); a session whose code was
-         *     already verified, or that failed otherwise (412 `OTP_OPERATION_WRONG_STATUS`); a code sent to
+         *     already verified, or whose operation failed (412 `OTP_OPERATION_WRONG_STATUS`); a code sent to
          *     a mobile number that is no longer the customer's (400 `OTP_VERIFICATION_FAILED`); then the
-         *     code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time or
-         *     after it (400 `OTP_MAX_ATTEMPTS_REACHED`). After the last three ask for the step again.
+         *     code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time
+         *     (400 `OTP_MAX_ATTEMPTS_REACHED`; any later one is 412, the operation has failed). After the last three ask for the step again.
          */
         post: operations["verifyCardActivationOtp"];
         delete?: never;
@@ -978,10 +995,10 @@ export interface paths {
          *     `CARD_NOT_FOUND`); no such session of this step for this card (404
          *     `OTP_OPERATION_NOT_FOUND`); while the code is pending, a card that can no longer take the
          *     step (409 `CARD_STATUS_NOT_ALLOWED`, the code is not spent); a session whose code was
-         *     already verified, or that failed otherwise (412 `OTP_OPERATION_WRONG_STATUS`); a code sent to
+         *     already verified, or whose operation failed (412 `OTP_OPERATION_WRONG_STATUS`); a code sent to
          *     a mobile number that is no longer the customer's (400 `OTP_VERIFICATION_FAILED`); then the
-         *     code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time or
-         *     after it (400 `OTP_MAX_ATTEMPTS_REACHED`). After the last three ask for the step again.
+         *     code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time
+         *     (400 `OTP_MAX_ATTEMPTS_REACHED`; any later one is 412, the operation has failed). After the last three ask for the step again.
          */
         post: operations["verifyCardConversionOtp"];
         delete?: never;
@@ -1058,10 +1075,10 @@ export interface paths {
          *     `CARD_NOT_FOUND`); no such session of this step for this card (404
          *     `OTP_OPERATION_NOT_FOUND`); while the code is pending, a card that can no longer take the
          *     step (409 `CARD_STATUS_NOT_ALLOWED`, the code is not spent); a session whose code was
-         *     already verified, or that failed otherwise (412 `OTP_OPERATION_WRONG_STATUS`); a code sent to
+         *     already verified, or whose operation failed (412 `OTP_OPERATION_WRONG_STATUS`); a code sent to
          *     a mobile number that is no longer the customer's (400 `OTP_VERIFICATION_FAILED`); then the
-         *     code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time or
-         *     after it (400 `OTP_MAX_ATTEMPTS_REACHED`). After the last three ask for the step again.
+         *     code: expired (400 `OTP_EXPIRED`), wrong (400 `OTP_INCORRECT`), wrong for the fifth time
+         *     (400 `OTP_MAX_ATTEMPTS_REACHED`; any later one is 412, the operation has failed). After the last three ask for the step again.
          */
         post: operations["verifyReplaceCardOtp"];
         delete?: never;
@@ -3419,9 +3436,9 @@ export interface components {
             code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_API_VERSION" | "INVALID_OTP_FORMAT" | "OTP_EXPIRED" | "OTP_MAX_ATTEMPTS_REACHED" | "OTP_INCORRECT";
         };
         /** @description Problem details with the codes this response can carry. */
-        OnboardingEndedProblem: components["schemas"]["Problem"] & {
+        OnboardingEndedWithCodePendingProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
-            code: "ONBOARDING_STATE_COMPLETED" | "ONBOARDING_STATE_CANCELLED" | "ONBOARDING_STATE_EXPIRED" | "ONBOARDING_STATE_FAILED";
+            code: "ONBOARDING_STATE_CANCELLED" | "ONBOARDING_STATE_EXPIRED";
         };
         /** @description Problem details with the codes this response can carry. */
         OtpOperationWrongStatusProblem: components["schemas"]["Problem"] & {
@@ -3442,6 +3459,11 @@ export interface components {
         OtpResendTooSoonProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "RATE_LIMITED" | "OTP_RESEND_TOO_SOON";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        OnboardingEndedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "ONBOARDING_STATE_COMPLETED" | "ONBOARDING_STATE_CANCELLED" | "ONBOARDING_STATE_EXPIRED" | "ONBOARDING_STATE_FAILED";
         };
         /** @description Problem details with the codes this response can carry. */
         IdentityVerificationRefusedProblem: components["schemas"]["Problem"] & {
@@ -3495,7 +3517,7 @@ export interface components {
         /** @description Problem details with the codes this response can carry. */
         MobileNumberChangeEndedProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
-            code: "MOBILE_CHANGE_STATE_COMPLETED" | "MOBILE_CHANGE_STATE_FAILED" | "MOBILE_CHANGE_STATE_EXPIRED" | "MOBILE_CHANGE_STATE_CANCELLED";
+            code: "MOBILE_CHANGE_STATE_FAILED" | "MOBILE_CHANGE_STATE_EXPIRED" | "MOBILE_CHANGE_STATE_CANCELLED";
         };
         /** @description Problem details with the codes this response can carry. */
         LoginIdentityVerificationRefusedProblem: components["schemas"]["Problem"] & {
@@ -4079,8 +4101,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["OtpRejectedProblem"];
             };
         };
-        /** @description The session has ended, and the code names its state (`ONBOARDING_STATE_COMPLETED`, `ONBOARDING_STATE_CANCELLED`, `ONBOARDING_STATE_EXPIRED`, `ONBOARDING_STATE_FAILED`): nothing changed. */
-        OnboardingEnded: {
+        /** @description The session ended while its code was still pending (`ONBOARDING_STATE_CANCELLED`: cancelled, or replaced by a newer session; `ONBOARDING_STATE_EXPIRED`): nothing changed and no attempt was counted. A session whose code was verified or failed is 412 `OTP_OPERATION_WRONG_STATUS` instead, whatever its state. */
+        OnboardingEndedWithCodePending: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-API-Version": components["headers"]["X-API-Version"];
@@ -4091,10 +4113,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["OnboardingEndedProblem"];
+                "application/problem+json": components["schemas"]["OnboardingEndedWithCodePendingProblem"];
             };
         };
-        /** @description The code was already verified (`OTP_OPERATION_WRONG_STATUS`): nothing changed. */
+        /** @description The OTP operation already completed (its code was verified) or failed (its attempts are used up, or a newer code replaced it), whatever the state of its session now, ended sessions included (`OTP_OPERATION_WRONG_STATUS`, the seed's rule for any OTP verification): nothing changed and no attempt was counted. Start a new operation. */
         OtpOperationWrongStatus: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4153,6 +4175,21 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["OtpResendTooSoonProblem"];
+            };
+        };
+        /** @description The session has ended, and the code names its state (`ONBOARDING_STATE_COMPLETED`, `ONBOARDING_STATE_CANCELLED`, `ONBOARDING_STATE_EXPIRED`, `ONBOARDING_STATE_FAILED`): nothing changed. */
+        OnboardingEnded: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["OnboardingEndedProblem"];
             };
         };
         /** @description The session is not `OTP_VERIFIED`, and the code names its state (`ONBOARDING_STATE_<state>`), or an `ACTIVE` customer of the business has this national id (`NATIONAL_ID_TAKEN`): nothing changed. */
@@ -4261,7 +4298,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["MobileNumberChangeSessionNotFoundProblem"];
             };
         };
-        /** @description The change session has ended, and the code names its state (`MOBILE_CHANGE_STATE_<state>`): nothing changed. */
+        /** @description The change session ended while its code was still pending, and the code names its state (`MOBILE_CHANGE_STATE_FAILED`: the ownership check rejected the number; `MOBILE_CHANGE_STATE_EXPIRED`; `MOBILE_CHANGE_STATE_CANCELLED`: replaced by a newer change): nothing changed and no attempt was counted. A session whose code was verified or failed (`COMPLETED` included) is 412 `OTP_OPERATION_WRONG_STATUS` instead. */
         MobileNumberChangeEnded: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4502,7 +4539,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["SensitiveDataNotFoundProblem"];
             };
         };
-        /** @description The card is no longer `ACTIVE` (`INVALID_CARD_STATUS`), or the session's code was already verified or the session failed (`OTP_OPERATION_WRONG_STATUS`): start a new display. Nothing changed. */
+        /** @description The session's code was already verified or the session failed (`OTP_OPERATION_WRONG_STATUS`, checked first), or the card is no longer `ACTIVE` (`INVALID_CARD_STATUS`): start a new display. Nothing changed. */
         SensitiveDataWrongStatus: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5332,7 +5369,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["OnboardingSessionNotFound"];
-            409: components["responses"]["OnboardingEnded"];
+            409: components["responses"]["OnboardingEndedWithCodePending"];
             412: components["responses"]["OtpOperationWrongStatus"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -16,7 +16,7 @@ import { cardIssuanceMachine, LIVE_ISSUANCE_STATES, type CardIssuanceEvent, type
 import { businessNow } from '../kernel/clock.js';
 import { smsDelivery, type FlowEnv } from '../customers/requestEnv.js';
 import type { Locale } from '../kernel/messages.js';
-import { assertOtpFormat, issueOtp, otpFailure, resendOtp, type IssueRequest } from '../kernel/otp.js';
+import { assertOtpFormat, assertOtpOperationOpen, issueOtp, resendOtp, type IssueRequest } from '../kernel/otp.js';
 import { expireRowIfDue, moveRow } from '../kernel/stateMachine.js';
 
 type Schemas = components['schemas'];
@@ -162,7 +162,8 @@ export async function completeCardIssuance(env: FlowEnv, id: string, req: { loca
  * Seed E5: verifies the issuance's code; the right one creates the card and
  * ISSUES the issuance. In order: 400 INVALID_OTP_FORMAT; 404
  * CARD_ISSUANCE_NOT_FOUND; 404 OTP_OPERATION_NOT_FOUND (no code sent yet); 412
- * OTP_OPERATION_WRONG_STATUS (ISSUED); 409 CARD_STATUS_NOT_ALLOWED (EXPIRED);
+ * OTP_OPERATION_WRONG_STATUS (its code verified, ISSUED, or failed); 409
+ * CARD_STATUS_NOT_ALLOWED (EXPIRED with its code pending);
  * 400 OTP_VERIFICATION_FAILED, OTP_EXPIRED, OTP_INCORRECT,
  * OTP_MAX_ATTEMPTS_REACHED (the attempt is committed first).
  */
@@ -173,7 +174,7 @@ export async function verifyCardIssuanceOtp(env: CardEnv, id: string, code: stri
   const { outcome, view } = await env.db.transaction(async (trx) => {
     const row = await issuanceRow(trx, env.businessId, id, true);
     if (!row.otp_operation_id) throw new AppError('OTP_OPERATION_NOT_FOUND', 'No code was asked for this card issuance yet; call completeCardIssuance first.');
-    if (row.status === 'ISSUED') throw otpFailure({ result: 'WRONG_STATUS', status: 'VERIFIED' });
+    await assertOtpOperationOpen(trx, env.businessId, row.otp_operation_id);
     cardIssuanceMachine.next(row.status, 'VERIFY_OTP');
     const customer = await trx('customers').where({ id: row.customer_id }).first('mobile_number');
     const result = await verifyCardOtp(trx, env, { operationId: row.otp_operation_id, code, now, customerMobileNumber: customer.mobile_number });

@@ -15,7 +15,7 @@ import { cardRow, type CardRow } from './cards.js';
 import { businessNow } from '../kernel/clock.js';
 import { smsDelivery, type FlowEnv } from '../customers/requestEnv.js';
 import type { Locale } from '../kernel/messages.js';
-import { assertOtpFormat, issueOtp } from '../kernel/otp.js';
+import { assertOtpFormat, assertOtpOperationOpen, issueOtp } from '../kernel/otp.js';
 
 type Schemas = components['schemas'];
 
@@ -53,9 +53,10 @@ export async function displayCardSensitiveData(env: FlowEnv, cardId: string, req
 /**
  * Seed E6. In order: 400 INVALID_OTP_FORMAT (not 4 to 8 digits); 404
  * OTP_OPERATION_NOT_FOUND (no such session); 404 CARD_NOT_FOUND (`card_id`
- * given and not the session's card); 412 INVALID_CARD_STATUS; then the code
- * (the attempt committed before a refusal): 412 OTP_OPERATION_WRONG_STATUS, 400
- * OTP_VERIFICATION_FAILED, OTP_EXPIRED, OTP_INVALID, OTP_MAX_ATTEMPTS_REACHED.
+ * given and not the session's card); 412 OTP_OPERATION_WRONG_STATUS (the
+ * session's code already verified or failed); 412 INVALID_CARD_STATUS; then the
+ * code (the attempt committed before a refusal): 400 OTP_VERIFICATION_FAILED,
+ * OTP_EXPIRED, OTP_INVALID, OTP_MAX_ATTEMPTS_REACHED.
  */
 export async function verifyDisplaySensitiveDataOtp(env: CardEnv, req: Schemas['SensitiveDataOtpRequest']): Promise<Schemas['CardSensitiveData']> {
   assertOtpFormat(req.otp, 4, 8);
@@ -65,6 +66,7 @@ export async function verifyDisplaySensitiveDataOtp(env: CardEnv, req: Schemas['
     if (!session) throw new AppError('OTP_OPERATION_NOT_FOUND', `No display session ${req.session_id} for this business.`);
     if (req.card_id && req.card_id !== session.card_id) throw new AppError('CARD_NOT_FOUND', `Card ${req.card_id} is not the session's card.`);
     const card = await cardRow(trx, env.businessId, session.card_id, true);
+    await assertOtpOperationOpen(trx, env.businessId, session.otp_operation_id);
     assertActive(card);
     const customer = await trx('customers').where({ id: card.customer_id }).first('mobile_number');
     const result = await verifyCardOtp(trx, env, { operationId: session.otp_operation_id, code: req.otp, now, customerMobileNumber: customer.mobile_number });

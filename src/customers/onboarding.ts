@@ -21,7 +21,7 @@ import {
   type OnboardingState,
   type OnboardingStatusReason,
 } from './onboardingStates.js';
-import { assertOtpFormat, issueOtp, otpFailure, resendOtp, verifyOtp } from '../kernel/otp.js';
+import { assertOtpFormat, assertOtpOperationOpen, issueOtp, otpFailure, resendOtp, verifyOtp } from '../kernel/otp.js';
 import { expireRowIfDue, moveRow } from '../kernel/stateMachine.js';
 
 type Schemas = components['schemas'];
@@ -166,9 +166,11 @@ export async function getOnboardingSession(env: FlowEnv, id: string): Promise<On
 }
 
 /**
- * Verifies the session's code. The attempt is counted and committed before a
- * refusal is answered (OTP_INCORRECT, OTP_MAX_ATTEMPTS_REACHED, OTP_EXPIRED);
- * 409 for an ended session; 412 OTP_OPERATION_WRONG_STATUS once verified.
+ * Verifies the session's code. 412 OTP_OPERATION_WRONG_STATUS once its code was
+ * verified or failed, whatever the session's state (ended sessions included); 409
+ * for a session that ended with its code still pending; then the attempt is
+ * counted and committed before a refusal is answered (OTP_INCORRECT,
+ * OTP_MAX_ATTEMPTS_REACHED, OTP_EXPIRED).
  */
 export async function verifyOnboardingOtp(env: FlowEnv, id: string, code: string): Promise<OnboardingSessionView> {
   assertOtpFormat(code, CUSTOMER_OTP_POLICY.digits);
@@ -176,6 +178,7 @@ export async function verifyOnboardingOtp(env: FlowEnv, id: string, code: string
   await expireIfDue(env.db, env.businessId, id, now);
   const { outcome, row } = await env.db.transaction(async (trx) => {
     const session = await sessionRow(trx, env.businessId, id, true);
+    await assertOtpOperationOpen(trx, env.businessId, session.otp_operation_id);
     if (FINAL_ONBOARDING_STATES.includes(session.status)) onboardingMachine.next(session.status, 'VERIFY_OTP');
     const result = await verifyOtp(trx, env.otpKey, { operationId: session.otp_operation_id, businessId: env.businessId, code, now });
     return { outcome: result, row: result.result === 'VERIFIED' ? await moveSession(trx, session, 'VERIFY_OTP') : session };

@@ -19,8 +19,9 @@
  * Verification reports an outcome instead of throwing, so that the caller can
  * commit the counted attempt (and any state move) before answering the error
  * from `otpFailure` (seed codes: INVALID_OTP_FORMAT, OTP_EXPIRED,
- * OTP_MAX_ATTEMPTS_REACHED, OTP_INCORRECT, OTP_OPERATION_NOT_FOUND,
- * OTP_OPERATION_WRONG_STATUS 412).
+ * OTP_MAX_ATTEMPTS_REACHED on the attempt that uses the last one up,
+ * OTP_INCORRECT, OTP_OPERATION_NOT_FOUND, and OTP_OPERATION_WRONG_STATUS 412 for
+ * any verification of an operation already VERIFIED or FAILED).
  */
 import { createHmac, randomInt, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -183,8 +184,21 @@ export async function verifyOtp(db: Knex, key: Buffer, args: { operationId: stri
     return { result: 'EXPIRED' };
   }
   if (row.status === 'EXPIRED') return { result: 'EXPIRED' };
-  if (row.status === 'FAILED' && row.attempts >= row.max_attempts) return { result: 'MAX_ATTEMPTS_REACHED' };
+  // Completed or failed (attempts used up by an earlier guess, replaced, voided): the seed's 412.
   return { result: 'WRONG_STATUS', status: row.status };
+}
+
+/**
+ * Throws 412 OTP_OPERATION_WRONG_STATUS when operation `operationId` already
+ * completed (VERIFIED) or failed (FAILED), without counting an attempt: the
+ * seed's rule for any OTP verification ("operation already completed or failed
+ * → unchanged, 412"), which the flows apply before their own state checks, so
+ * that it holds also after their session ended. A PENDING or EXPIRED operation,
+ * or none, passes.
+ */
+export async function assertOtpOperationOpen(db: Knex, businessId: string, operationId: string): Promise<void> {
+  const row: Pick<OtpOperationRow, 'status'> | undefined = await db('otp_operations').where({ id: operationId, business_id: businessId }).first('status');
+  if (row?.status === 'VERIFIED' || row?.status === 'FAILED') throw otpFailure({ result: 'WRONG_STATUS', status: row.status });
 }
 
 /** The seed's error for an outcome other than VERIFIED. */
@@ -197,7 +211,12 @@ export function otpFailure(outcome: Exclude<OtpOutcome, { result: 'VERIFIED' }>)
     case 'EXPIRED':
       return new AppError('OTP_EXPIRED', 'The OTP has expired; a new code must be requested.');
     case 'WRONG_STATUS':
-      return new AppError('OTP_OPERATION_WRONG_STATUS', `The OTP operation is already ${outcome.status === 'VERIFIED' ? 'completed' : 'failed'}.`);
+      return new AppError(
+        'OTP_OPERATION_WRONG_STATUS',
+        outcome.status === 'VERIFIED'
+          ? 'The OTP operation is already completed: its code was verified.'
+          : 'The OTP operation already failed (its attempts are used up, or a newer code replaced it); a new operation must be started.',
+      );
     case 'NOT_FOUND':
       return new AppError('OTP_OPERATION_NOT_FOUND', 'No such OTP operation.');
   }

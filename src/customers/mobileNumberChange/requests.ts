@@ -25,7 +25,7 @@ import {
   MOBILE_CHANGE_SESSION_TTL_SECONDS, moveChange, toChangeView, type Channel, type ChangeRow, type MobileNumberChangeView } from './sessions.js';
 import { FINAL_MOBILE_CHANGE_STATES, mobileChangeMachine } from './states.js';
 import { assertMobileNumberFree } from '../onboarding.js';
-import { assertOtpFormat, issueOtp, otpFailure, verifyOtp } from '../../kernel/otp.js';
+import { assertOtpFormat, assertOtpOperationOpen, issueOtp, otpFailure, verifyOtp } from '../../kernel/otp.js';
 import { createProviderRequest } from '../providerRequests.js';
 
 type Schemas = components['schemas'];
@@ -121,7 +121,8 @@ export async function getMobileNumberChange(env: FlowEnv, channel: Channel, id: 
  * old number is told; 503 when the SMS provider fails, nothing changed) or
  * awaits the ownership check; login: identity verification comes next. The
  * attempt is committed before a refusal; the last allowed wrong code FAILS the
- * session. 409 for an ended session; 412 once the code was verified.
+ * session. 412 OTP_OPERATION_WRONG_STATUS once the code was verified or failed,
+ * whatever the session's state; 409 for a session that ended with its code pending.
  */
 export async function verifyMobileNumberChangeOtp(env: FlowEnv, channel: Channel, id: string, code: string): Promise<MobileNumberChangeView> {
   assertOtpFormat(code, CUSTOMER_OTP_POLICY.digits);
@@ -129,6 +130,7 @@ export async function verifyMobileNumberChangeOtp(env: FlowEnv, channel: Channel
   await expireChangeIfDue(env.db, env.businessId, id, now);
   const { outcome, row } = await env.db.transaction(async (trx) => {
     let session = await changeRow(trx, env.businessId, channel, id, true);
+    await assertOtpOperationOpen(trx, env.businessId, session.otp_operation_id);
     if (FINAL_MOBILE_CHANGE_STATES.includes(session.status)) mobileChangeMachine.next(session.status, 'VERIFY_OTP');
     const result = await verifyOtp(trx, env.otpKey, { operationId: session.otp_operation_id, businessId: env.businessId, code, now });
     if (result.result === 'VERIFIED') {
