@@ -9,12 +9,13 @@
  */
 import type { Server } from 'node:http';
 import type { Knex } from 'knex';
-import type { Config } from './config.js';
+import { checkConfig, type Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { PRECOMPILED_API_DIR, RUNNING_COMPILED } from './paths.js';
 import { JobQueue } from './jobs/queue.js';
 import { startDispatcher } from './webhooks/dispatcher.js';
 import { startPayoutProcessing } from './domain/payoutProcessing.js';
+import { payoutRailOf } from './payouts/rails.js';
 
 /** How long requests in flight may take to finish on shutdown. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -47,6 +48,7 @@ export async function startService(
   config: Config,
   opts: { persistent?: boolean; quiet?: boolean; host?: string; database?: string; apiDir?: string } = {},
 ): Promise<RunningService> {
+  checkConfig(config); // before anything starts: a configuration that cannot run starts nothing
   const given = opts.database ?? config.databaseUrl;
   const starting = given ? undefined : startEmbeddedPostgres(config.dataDir, { persistent: opts.persistent ?? true, quiet: opts.quiet });
   starting?.catch(() => undefined); // awaited below: an early failure must not go unhandled meanwhile
@@ -91,7 +93,7 @@ export async function startService(
     concurrency: config.webhookConcurrency,
     relayIntervalMs: 500,
   });
-  await startPayoutProcessing({ db, jobs, sandbox: config.sandbox, processingMs: config.payoutProcessingMs });
+  await startPayoutProcessing({ db, jobs, rail: payoutRailOf(config, log) });
   const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db), jobs }, { apiDir });
   const host = opts.host ?? '127.0.0.1';
   const server: Server = await new Promise((resolve) => {

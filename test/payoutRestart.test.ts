@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { RunningService } from '../src/server.js';
 import { get, post } from './support/client.js';
-import { newMobileNumber, newNationalId, validInformation } from './support/customers.js';
+import { onboardThrough } from './support/payouts.js';
 import { running, startExtraService } from './support/service.js';
 
 const PAYOUTS = 8;
@@ -25,29 +25,12 @@ describe('payout processing across a restart', function () {
     await running().db.raw(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   });
 
-  /** Onboards an ACTIVE customer of the demo business through `baseUrl`, as the README does. */
-  async function onboard(baseUrl: string, token: string): Promise<{ id: string; mobile: string; walletId: string }> {
-    const mobile = newMobileNumber();
-    const session = await post('/onboarding/sessions', { mobile_number: mobile, locale: 'en' }, { token, baseUrl });
-    expect(session.status, JSON.stringify(session.body)).to.equal(201);
-    const sms = await get(`/testhelpers/sms-messages?mobile_number=${mobile}&limit=1`, { token, baseUrl });
-    const otp = /\d{6}/.exec(sms.body.data[0].text)![0];
-    const id = session.body.session_id;
-    expect((await post(`/onboarding/sessions/${id}/verify-otp`, { otp }, { token, baseUrl })).status).to.equal(200);
-    const screened = await post(`/onboarding/sessions/${id}/identity-verification`, { national_id: newNationalId(), date_of_birth: '1990-04-15' }, { token, baseUrl });
-    expect(screened.body.status, JSON.stringify(screened.body)).to.equal('SCREENING_PASSED');
-    const customerId = session.body.customer_id;
-    expect((await post('/onboarding/complete-customer-information', validInformation(customerId), { token, baseUrl })).status).to.equal(200);
-    const customer = await get(`/customers/${customerId}`, { token, baseUrl });
-    return { id: customerId, mobile, walletId: customer.body.wallet_id };
-  }
-
   it('a payout whose instance stops is finished by the next one, exactly once', async () => {
     const first = await startExtraService({ payoutProcessingMs: 1_500 }, database);
     services.push(first);
     const login = await post('/auth/token', { grant_type: 'client_credentials', client_id: 'demo-business', client_secret: 'demo-business-secret' }, { baseUrl: first.url });
     const token = login.body.access_token;
-    const customer = await onboard(first.url, token);
+    const customer = await onboardThrough(first.url, token);
     expect((await post('/testhelpers/payout-account/topups', { amount: '100.00' }, { token, baseUrl: first.url })).status).to.equal(201);
     const ids: string[] = [];
     for (let i = 0; i < PAYOUTS; i++) {
