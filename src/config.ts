@@ -35,8 +35,13 @@
  * worker sees a job another instance enqueued) and JOB_MAINTENANCE_INTERVAL_SECONDS
  * (default 5: how often jobs of a crashed instance are looked for; with the payout
  * steps' 10-second expiry a payout caught by a crash goes on within about 25 s).
- * Payouts: PAYOUT_PROCESSING_MS (default 3000: how long a payout stays PROCESSING before
- * its automatic outcome; src/payouts/states.ts).
+ * Payouts: PAYOUT_PROCESSING_MS (default 3000: how long a payout of the sandbox rail stays
+ * PROCESSING before its automatic outcome; src/payouts/sandboxRail.ts); PAYOUT_RAIL_URL (the
+ * bank connector's submission endpoint: with it payouts go to the real rail,
+ * src/payouts/httpRail.ts, also in the sandbox) and PAYOUT_RAIL_CALLBACK_SECRET (the HMAC
+ * secret shared with the connector: it signs the submissions and the connector's callbacks;
+ * required with PAYOUT_RAIL_URL). With SANDBOX=false both are required: there the service
+ * refuses to start without a rail.
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
@@ -75,8 +80,12 @@ export interface Config {
   webhookConcurrency: number;
   jobPollingIntervalMs: number;
   jobMaintenanceIntervalSeconds: number;
-  /** How long a payout stays PROCESSING before its automatic outcome (ms). */
+  /** How long a payout of the sandbox rail stays PROCESSING before its automatic outcome (ms). */
   payoutProcessingMs: number;
+  /** The payout rail's submission endpoint; unset: the sandbox rail (sandbox only). */
+  payoutRailUrl?: string;
+  /** HMAC secret shared with the payout rail (submissions and callbacks). */
+  payoutRailCallbackSecret?: string;
 }
 
 /**
@@ -159,9 +168,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobPollingIntervalMs: intFrom(env.JOB_POLLING_INTERVAL_MS, 1000, 'JOB_POLLING_INTERVAL_MS', 60_000, 500),
     jobMaintenanceIntervalSeconds: intFrom(env.JOB_MAINTENANCE_INTERVAL_SECONDS, 5, 'JOB_MAINTENANCE_INTERVAL_SECONDS', 3600, 1),
     payoutProcessingMs: intFrom(env.PAYOUT_PROCESSING_MS, 3000, 'PAYOUT_PROCESSING_MS', 3_600_000, 0),
+    payoutRailUrl: env.PAYOUT_RAIL_URL || undefined,
+    payoutRailCallbackSecret: env.PAYOUT_RAIL_CALLBACK_SECRET || undefined,
   };
+  checkConfig(config);
+  return config;
+}
+
+/**
+ * Throws when `config` cannot run: SANDBOX=false without its data keys or without a
+ * payout rail (every payout would wait forever, or complete with no bank step), a
+ * rail without its secret, or a rail URL that is not http(s). Called by `loadConfig`
+ * and again by `startService` (for configurations built in code).
+ */
+export function checkConfig(config: Config): void {
   if (!config.sandbox && (!config.cardDataKey || !config.cardFingerprintKey)) {
     throw new Error('CARD_DATA_KEY and CARD_FINGERPRINT_KEY are required when SANDBOX=false');
   }
-  return config;
+  if (!config.sandbox && !config.payoutRailUrl) {
+    throw new Error('PAYOUT_RAIL_URL and PAYOUT_RAIL_CALLBACK_SECRET are required when SANDBOX=false: payouts are settled by the payout rail');
+  }
+  if (config.payoutRailUrl) {
+    if (!config.payoutRailCallbackSecret) throw new Error('PAYOUT_RAIL_CALLBACK_SECRET is required with PAYOUT_RAIL_URL');
+    if (!/^https?:\/\/[^\s]+$/.test(config.payoutRailUrl) || !URL.canParse(config.payoutRailUrl)) {
+      throw new Error(`PAYOUT_RAIL_URL must be an http(s) URL, got "${config.payoutRailUrl}"`);
+    }
+  }
 }

@@ -9,7 +9,7 @@
  */
 import type { Server } from 'node:http';
 import type { Knex } from 'knex';
-import type { Config } from './config.js';
+import { checkConfig, type Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { PRECOMPILED_API_DIR, RUNNING_COMPILED } from './paths.js';
 import { JobQueue } from './jobs/queue.js';
@@ -17,6 +17,7 @@ import { OutageLog } from './db/unavailable.js';
 import { createLogger, type Logger } from './log.js';
 import { startDispatcher } from './webhooks/dispatcher.js';
 import { startPayoutProcessing } from './payouts/processing.js';
+import { payoutRailOf } from './payouts/rails.js';
 
 /** How long requests in flight may take to finish on shutdown. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -62,6 +63,7 @@ export async function startService(
   config: Config,
   opts: { persistent?: boolean; quiet?: boolean; host?: string; database?: string; apiDir?: string; log?: Logger } = {},
 ): Promise<RunningService> {
+  checkConfig(config); // before anything starts: a configuration that cannot run starts nothing
   const log = opts.log ?? createLogger({ level: config.logLevel, file: config.logFile });
   const given = opts.database ?? config.databaseUrl;
   const postgresLog = opts.quiet ? undefined : (line: string) => log.debug({ postgres: line }, 'embedded PostgreSQL');
@@ -109,7 +111,7 @@ export async function startService(
     concurrency: config.webhookConcurrency,
     relayIntervalMs: 500,
   });
-  await startPayoutProcessing({ db, jobs, sandbox: config.sandbox, processingMs: config.payoutProcessingMs });
+  await startPayoutProcessing({ db, jobs, rail: payoutRailOf(config, log) });
   const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db), jobs }, { apiDir, outages });
   const host = opts.host ?? config.host;
   const server: Server = await new Promise((resolve) => {

@@ -11,6 +11,7 @@ import { get, post } from './support/client.js';
 import { activeCustomer } from './support/customers.js';
 import { newBusiness, type TestBusiness } from './support/fixtures.js';
 import { assertLedgerConsistent } from './support/ledgerInvariants.js';
+import { signatureHeaders } from './support/operations.js';
 import { createPayout, payoutBusiness, payoutEventCodes, payoutOf, payoutReaching, topupPayoutAccount } from './support/payouts.js';
 import { running, startExtraService } from './support/service.js';
 
@@ -63,6 +64,20 @@ describe('Payout processing', function () {
 
     const failed = await decide(b, submitted.payout_id, { status: 'FAILED', failure_code: 'TIMEOUT' });
     expect(failed.body).to.include({ status: 'FAILED', failure_code: 'TIMEOUT' });
+  });
+
+  it("the rail's signed callback decides a .99 payout in the sandbox too; a .98 one, never submitted, is 409", async () => {
+    const waiting = await createPayout(b, { payout_amount: '21.98', customer_id: customer.id });
+    const submitted = await createPayout(b, { payout_amount: '21.99', customer_id: customer.id });
+    await payoutReaching(b, submitted.payout_id, 'PROCESSING');
+    const rail = (payoutId: string) => {
+      const body = { event_id: `rail_${randomUUID().replaceAll('-', '')}`, payout_id: payoutId, outcome: 'COMPLETED', occurred_at: new Date().toISOString() };
+      return post('/callbacks/payout-rail', body, { headers: signatureHeaders({ signedBy: 'PAYOUT_RAIL' }, body) });
+    };
+    expect((await rail(submitted.payout_id)).body.result).to.equal('APPLIED');
+    expect(await payoutEventCodes(b, submitted.payout_id)).to.deep.equal(['payout.pending', 'payout.processing', 'payout.completed']);
+    expectProblem(await rail(waiting.payout_id), 409, 'PAYOUT_STATUS_NOT_ALLOWED');
+    expect((await payoutOf(b, waiting.payout_id)).status).to.equal('PENDING');
   });
 
   it('409 PAYOUT_STATUS_NOT_ALLOWED for a decided payout; 404 PAYOUT_NOT_FOUND; 400 for a failure code with COMPLETED', async () => {

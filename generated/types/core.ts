@@ -534,6 +534,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/callbacks/payout-rail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Payout rail result
+         * @description The payout rail's answer for a payout it was given (the service submits every `PROCESSING` payout to the rail; protocol in `openapi/PAYOUT_RAIL.md`). `COMPLETED` moves the payout to `COMPLETED`: the money goes from the in-transit account to the customer's wallet, event `payout.completed` (or, when the customer or wallet is no longer `ACTIVE`, to `FAILED` with `RECEIVER_NOT_ACTIVE` and the money back on the payout account). `FAILED` with a `failure_code` moves it to `FAILED`: the money returns to the business's payout account, event `payout.failed`. A result the payout already has (sent again under a new `event_id`) is acknowledged `IGNORED`; one that contradicts it (the other outcome, or a payout never submitted) is 409 `PAYOUT_STATUS_NOT_ALLOWED`. Signed with the rail's secret (`PAYOUT_RAIL_CALLBACK_SECRET`, see the tag): a missing or wrong signature is 401 `INVALID_SIGNATURE`, an old timestamp 401 `SIGNATURE_EXPIRED`, an `event_id` already processed 409 `CALLBACK_REPLAYED`, an unknown `payout_id` 404 `PAYOUT_NOT_FOUND`; none of them changes anything. In the sandbox it decides a `PROCESSING` payout too (a `.99` one waits for it).
+         */
+        post: operations["receivePayoutRailResult"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cards/issuances": {
         parameters: {
             query?: never;
@@ -2659,6 +2679,25 @@ export interface components {
             match_types: ("PEP" | "SANCTIONS" | "ADVERSE_MEDIA")[];
             occurred_at: components["schemas"]["Timestamp"];
         };
+        /** @description The payout rail's outcome of one payout it was given. */
+        PayoutRailResult: {
+            event_id: components["schemas"]["ProviderEventId"];
+            /** @description The payout, as the service submitted it (`payout_id` of the submission). */
+            payout_id: components["schemas"]["Uuid"];
+            /**
+             * @description `COMPLETED`: the money was paid; `FAILED`: it was not, for `failure_code`.
+             * @enum {string}
+             */
+            outcome: "COMPLETED" | "FAILED";
+            failure_code?: components["schemas"]["PayoutRailFailureCode"];
+            /** @description When the rail decided. */
+            occurred_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description Why the rail did not pay (with `outcome` `FAILED` only, where it is required): the bank refused the payment (`REJECTED_BY_BANK`) or gave no answer in the rail's time (`TIMEOUT`). It becomes the payout's `failure_code`. The list may grow.
+         * @enum {string}
+         */
+        PayoutRailFailureCode: "REJECTED_BY_BANK" | "TIMEOUT";
         /** @description The seed's E7 request. */
         ChangeMobileNumberRequest: {
             customer_id: components["schemas"]["Uuid"];
@@ -2731,7 +2770,7 @@ export interface components {
         CallbackAcknowledgement: {
             event_id: components["schemas"]["ProviderEventId"];
             /**
-             * @description `APPLIED`: the result moved its session; `IGNORED`: nothing waited for it any more (a session that ended, or a request that already had its result).
+             * @description `APPLIED`: the result moved its session or payout; `IGNORED`: nothing waited for it any more (a session that ended, a request that already had its result, or a payout that already has this outcome).
              * @enum {string}
              */
             result: "APPLIED" | "IGNORED";
@@ -3544,6 +3583,16 @@ export interface components {
             /** @enum {string} */
             code: "CALLBACK_REPLAYED";
         };
+        /** @description Problem details with the codes this response can carry. */
+        PayoutNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "PAYOUT_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        PayoutRailConflictProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "CALLBACK_REPLAYED" | "PAYOUT_STATUS_NOT_ALLOWED";
+        };
         /**
          * @description Idempotency key, printable ASCII.
          * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
@@ -3644,11 +3693,6 @@ export interface components {
          * @example 125.50
          */
         Amount: string;
-        /** @description Problem details with the codes this response can carry. */
-        PayoutNotFoundProblem: components["schemas"]["Problem"] & {
-            /** @enum {string} */
-            code: "PAYOUT_NOT_FOUND";
-        };
         /** @description Problem details with the codes this response can carry. */
         IdempotencyKeyReusedProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
@@ -4387,6 +4431,36 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["CallbackReplayedProblem"];
+            };
+        };
+        /** @description No payout has this `payout_id` (`PAYOUT_NOT_FOUND`): nothing changed. */
+        RailPayoutNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["PayoutNotFoundProblem"];
+            };
+        };
+        /** @description This `event_id` was already processed (`CALLBACK_REPLAYED`: do not send it again), or the outcome contradicts the payout's state (`PAYOUT_STATUS_NOT_ALLOWED`, naming the state: the payout already has the other outcome, or was never submitted): nothing changed. */
+        PayoutRailConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["PayoutRailConflictProblem"];
             };
         };
         /** @description The customer is not `ACTIVE` (`CUSTOMER_NOT_ACTIVE`): nothing changed. */
@@ -6252,6 +6326,49 @@ export interface operations {
             401: components["responses"]["InvalidSignature"];
             404: components["responses"]["CallbackReferenceNotFound"];
             409: components["responses"]["CallbackReplayed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    receivePayoutRailResult: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutRailResult"];
+            };
+        };
+        responses: {
+            /** @description The result was received (applied, or ignored when the payout already has it). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallbackAcknowledgement"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["InvalidSignature"];
+            404: components["responses"]["RailPayoutNotFound"];
+            409: components["responses"]["PayoutRailConflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

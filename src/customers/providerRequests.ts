@@ -64,13 +64,22 @@ export async function claimCallback(
 ): Promise<{ request: ProviderRequestRow; firstResult: boolean }> {
   const request: ProviderRequestRow | undefined = await trx('provider_requests').where({ id: event.reference, kind }).forUpdate().first();
   if (!request) throw new AppError('CALLBACK_REFERENCE_NOT_FOUND', `No ${kind.toLowerCase().replace('_', ' ')} request ${event.reference}.`);
-  const claimed = await trx('provider_callback_events')
-    .insert({ provider: request.provider, event_id: event.event_id, business_id: request.business_id })
-    .onConflict(['provider', 'event_id'])
-    .ignore()
-    .returning('event_id');
-  if (!claimed.length) throw new AppError('CALLBACK_REPLAYED', `Event ${event.event_id} was already processed.`);
+  await claimCallbackEvent(trx, request.provider, event.event_id, request.business_id);
   if (request.status === 'COMPLETED') return { request, firstResult: false };
   await trx('provider_requests').where({ id: request.id }).update({ status: 'COMPLETED', outcome: event.outcome, completed_at: trx.fn.now(3) });
   return { request, firstResult: true };
+}
+
+/**
+ * Claims `signer`'s event id `eventId` in transaction `trx` (kept with the business it
+ * concerns): throws 409 CALLBACK_REPLAYED when it was claimed before. The claim is undone
+ * with the transaction, so a callback that fails leaves its id free for the retry.
+ */
+export async function claimCallbackEvent(trx: Knex, signer: string, eventId: string, businessId: string): Promise<void> {
+  const claimed = await trx('provider_callback_events')
+    .insert({ provider: signer, event_id: eventId, business_id: businessId })
+    .onConflict(['provider', 'event_id'])
+    .ignore()
+    .returning('event_id');
+  if (!claimed.length) throw new AppError('CALLBACK_REPLAYED', `Event ${eventId} was already processed.`);
 }

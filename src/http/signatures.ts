@@ -1,20 +1,20 @@
 /**
  * Security schemes verified by a provider's HMAC signature instead of a bearer
- * token (the provider callbacks; see src/providers/signatures.ts for the
+ * token (the provider and payout rail callbacks; see src/providers/signatures.ts for the
  * format). An operation whose document security names one of these schemes has
  * access `signature`; `mountApi` registers a verifier per scheme, which checks
  * the header against the raw request body (as @koa/bodyparser keeps it in
  * `ctx.request.rawBody`) with the scheme's provider secret.
  */
 import type { Context as KoaContext } from 'koa';
-import type { ProviderName } from '../providers/call.js';
-import { callbackSecret, SIGNATURE_HEADER, verifyCallbackSignature } from '../providers/signatures.js';
+import { callbackSecret, SIGNATURE_HEADER, verifyCallbackSignature, type CallbackSigner } from '../providers/signatures.js';
 import type { Services } from '../kernel/services.js';
 
 /** Signature security schemes of the documents, and whose secret signs each. */
-export const SIGNATURE_SCHEMES: Record<string, Exclude<ProviderName, 'SMS'>> = {
+export const SIGNATURE_SCHEMES: Record<string, CallbackSigner> = {
   identityProviderSignature: 'IDENTITY_VERIFICATION',
   screeningProviderSignature: 'SCREENING',
+  payoutRailSignature: 'PAYOUT_RAIL',
 };
 
 /** The security handler of signature scheme `scheme`: resolves, or rejects with 401 INVALID_SIGNATURE / SIGNATURE_EXPIRED. */

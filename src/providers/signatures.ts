@@ -1,5 +1,5 @@
 /**
- * Signed provider callbacks. A provider signs each callback with its own secret:
+ * Signed provider callbacks (and the payout rail's, src/payouts/). A provider signs each callback with its own secret:
  * header `X-Provider-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`
  * (several `v1=` while a secret rotates; the same shape as Stripe's and the
  * Standard Webhooks scheme's timestamped HMAC). The receiver checks the HMAC in
@@ -12,17 +12,26 @@ import type { Knex } from 'knex';
 import type { Config } from '../config.js';
 import { keptSecret } from '../kernel/settings.js';
 import { AppError } from '../kernel/errors.js';
-import type { ProviderName } from './call.js';
+
+/** Who signs callbacks to the service: the identity verification and screening providers, and the payout rail. */
+export type CallbackSigner = 'IDENTITY_VERIFICATION' | 'SCREENING' | 'PAYOUT_RAIL';
+
+const SECRETS: Record<CallbackSigner, { kept: string; configured: (config: Config) => string | undefined }> = {
+  IDENTITY_VERIFICATION: { kept: 'identity_provider_callback_secret', configured: (c) => c.identityProviderCallbackSecret },
+  SCREENING: { kept: 'screening_provider_callback_secret', configured: (c) => c.screeningProviderCallbackSecret },
+  PAYOUT_RAIL: { kept: 'payout_rail_callback_secret', configured: (c) => c.payoutRailCallbackSecret },
+};
 
 export const SIGNATURE_HEADER = 'X-Provider-Signature';
 /** Oldest (and furthest in the future) a signature's timestamp may be, seconds. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
-/** The secret that signs `provider`'s callbacks: from the configuration, else generated once and kept. */
-export function callbackSecret(db: Knex, config: Config, provider: Exclude<ProviderName, 'SMS'>): Promise<Buffer> {
-  return provider === 'IDENTITY_VERIFICATION'
-    ? keptSecret(db, 'identity_provider_callback_secret', config.identityProviderCallbackSecret)
-    : keptSecret(db, 'screening_provider_callback_secret', config.screeningProviderCallbackSecret);
+/**
+ * The secret that signs `signer`'s callbacks: from the configuration, else generated once
+ * and kept (the sandbox providers'; the payout rail's is configured whenever a rail is).
+ */
+export function callbackSecret(db: Knex, config: Config, signer: CallbackSigner): Promise<Buffer> {
+  return keptSecret(db, SECRETS[signer].kept, SECRETS[signer].configured(config));
 }
 
 const hmac = (secret: Buffer, timestamp: string, rawBody: string): Buffer =>

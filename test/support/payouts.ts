@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { get, post, type ApiResponse } from './client.js';
-import { activeCustomer } from './customers.js';
+import { activeCustomer, newMobileNumber, newNationalId, validInformation } from './customers.js';
 import { newBusiness, type TestBusiness } from './fixtures.js';
 
 /** Tops up the business's payout account (sandbox helper); asserts 201. */
@@ -81,4 +81,24 @@ export async function bulkPayoutSettled(b: TestBusiness, id: string, ms = 20_000
     }
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/**
+ * Onboards an ACTIVE customer of the business whose `token` it is through the service at
+ * `baseUrl` (a sandbox instance, e.g. on a database of its own), as the README does.
+ */
+export async function onboardThrough(baseUrl: string, token: string): Promise<{ id: string; mobile: string; walletId: string }> {
+  const mobile = newMobileNumber();
+  const session = await post('/onboarding/sessions', { mobile_number: mobile, locale: 'en' }, { token, baseUrl });
+  expect(session.status, JSON.stringify(session.body)).to.equal(201);
+  const sms = await get(`/testhelpers/sms-messages?mobile_number=${mobile}&limit=1`, { token, baseUrl });
+  const otp = /\d{6}/.exec(sms.body.data[0].text)![0];
+  const id = session.body.session_id;
+  expect((await post(`/onboarding/sessions/${id}/verify-otp`, { otp }, { token, baseUrl })).status).to.equal(200);
+  const screened = await post(`/onboarding/sessions/${id}/identity-verification`, { national_id: newNationalId(), date_of_birth: '1990-04-15' }, { token, baseUrl });
+  expect(screened.body.status, JSON.stringify(screened.body)).to.equal('SCREENING_PASSED');
+  const customerId = session.body.customer_id;
+  expect((await post('/onboarding/complete-customer-information', validInformation(customerId), { token, baseUrl })).status).to.equal(200);
+  const customer = await get(`/customers/${customerId}`, { token, baseUrl });
+  return { id: customerId, mobile, walletId: customer.body.wallet_id };
 }

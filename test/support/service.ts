@@ -32,11 +32,18 @@ const NO_FAULT_REACHES = new Set([
   'getReadiness', // turns every database failure into its documented 503
 ]);
 
-/** The providers' callback secrets of every service the tests start (tests sign callbacks with them). */
+/** The providers' and the payout rail's callback secrets of every service the tests start (tests sign callbacks with them). */
 export const TEST_CALLBACK_SECRETS = {
   IDENTITY_VERIFICATION: 'test-identity-provider-callback-secret',
   SCREENING: 'test-screening-provider-callback-secret',
+  PAYOUT_RAIL: 'test-payout-rail-callback-secret',
 } as const;
+
+/**
+ * The payout rail of a production-mode service (SANDBOX=false needs one) when a test names
+ * none: a local address where nothing listens, so a submission fails and is retried.
+ */
+const UNREACHABLE_RAIL = 'http://127.0.0.1:9/payouts';
 
 let service: RunningService | undefined;
 let dataDir: string | undefined;
@@ -64,6 +71,7 @@ export const RESPONSES_FILE = path.join(RUN_DIR, 'responses.jsonl');
 
 /** Configuration of the service under test; `overrides` for extra instances. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
+  const rail = overrides.sandbox === false && !('payoutRailUrl' in overrides) ? { payoutRailUrl: UNREACHABLE_RAIL } : {};
   return {
     ...loadConfig(),
     port: 0,
@@ -82,6 +90,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     cardFingerprintKey: 'test-card-fingerprint-key-test-card-fingerprint-key',
     identityProviderCallbackSecret: TEST_CALLBACK_SECRETS.IDENTITY_VERIFICATION,
     screeningProviderCallbackSecret: TEST_CALLBACK_SECRETS.SCREENING,
+    payoutRailCallbackSecret: TEST_CALLBACK_SECRETS.PAYOUT_RAIL,
     // Webhook retries: the whole three-day schedule in about 3 s (24 h → 0.86 s), an
     // attempt times out after 2 s, idle job workers look every 0.5 s.
     webhookRetryScale: 0.00001,
@@ -89,6 +98,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     jobPollingIntervalMs: 500,
     // Payouts stay PROCESSING 1 s before their automatic outcome.
     payoutProcessingMs: 1_000,
+    ...rail,
     ...overrides,
   };
 }

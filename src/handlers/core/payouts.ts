@@ -1,10 +1,17 @@
-/** Payouts (seed E4): create a payout, read its status; sandbox helpers for the payout account and outcomes. */
+/**
+ * Payouts (seed E4): create a payout, read its status; the payout rail's signed
+ * callback; sandbox helpers for the payout account and outcomes.
+ */
 import type { operations } from '../../../generated/types/core.js';
 import { createCustomerPayout, decidePayout, getCustomerPayout, topupPayoutAccount } from '../../payouts/customerPayouts.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
+import { receivePayoutRailResult } from '../../payouts/railCallbacks.js';
 import { requireSandbox } from './flowEnv.js';
 
-type PayoutOperations = Pick<operations, 'createPayout' | 'getPayoutStatus' | 'createSandboxPayoutAccountTopup' | 'setSandboxPayoutOutcome'>;
+type PayoutOperations = Pick<
+  operations,
+  'createPayout' | 'getPayoutStatus' | 'receivePayoutRailResult' | 'createSandboxPayoutAccountTopup' | 'setSandboxPayoutOutcome'
+>;
 
 export const payoutOperations = {
   createPayout: {
@@ -16,6 +23,10 @@ export const payoutOperations = {
   getPayoutStatus: {
     access: 'business',
     handle: async (ctx) => ({ status: 200, body: await getCustomerPayout(ctx.db, businessIdOf(ctx), ctx.path.payout_id) }),
+  },
+  receivePayoutRailResult: {
+    access: 'signature',
+    handle: async (ctx) => ({ status: 200, body: await receivePayoutRailResult(ctx.db, ctx.body) }),
   },
   createSandboxPayoutAccountTopup: {
     access: 'business',
