@@ -5,6 +5,8 @@
  * API documents' operations and request validators into dist/api/
  * (src/http/apiBuild.ts), so that the compiled service starts without compiling a
  * schema. Plain JavaScript, so that it runs on a fresh clone.
+ * tsc's messages (compile errors) go to stderr: `npm start` builds first, and its
+ * stdout carries JSON log lines only.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,7 +38,7 @@ function copySqlDefinitions() {
 /** Builds dist/; exits the process on a compile error. */
 export async function build() {
   const tsc = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')], {
-    stdio: 'inherit',
+    stdio: ['ignore', process.stderr, process.stderr],
   });
   if (tsc.status !== 0) process.exit(tsc.status ?? 1);
   copySqlDefinitions();

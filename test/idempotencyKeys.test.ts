@@ -3,13 +3,13 @@
  * directly: ledger_move_keyed takes the key, moves and keeps the outcome in
  * one statement; a key in flight is in use (same body) or reused (another);
  * refusals are kept with their code and replayed with the HTTP status
- * src/errors.ts gives it.
+ * src/kernel/errors.ts gives it.
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { move } from '../src/domain/ledger.js';
-import { AppError } from '../src/errors.js';
-import { KeyClaim } from '../src/http/idempotency.js';
+import { move } from '../src/ledger/ledger.js';
+import { AppError } from '../src/kernel/errors.js';
+import { KeyClaim } from '../src/kernel/idempotency.js';
 import { errorOf } from './support/assertions.js';
 import { get } from './support/client.js';
 import { newBusiness, newWallet, topup } from './support/fixtures.js';
@@ -55,7 +55,7 @@ describe('ledger (PL/pgSQL): ledger_move_keyed', () => {
     const posting = await move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '4.00' }, first);
     const row = await db()('idempotency_keys').where({ scope: b.id, key: first.key }).first();
     expect(row).to.include({ state: 'COMPLETED', request_hash: 'hash-1', business_id: b.id });
-    // A ledger outcome is kept without an HTTP status: the service gives it (src/errors.ts).
+    // A ledger outcome is kept without an HTTP status: the service gives it (src/kernel/errors.ts).
     expect(row.response_status).to.equal(null);
     expect(row.response_body).to.deep.equal({ transaction_id: posting.id });
 
@@ -79,7 +79,7 @@ describe('ledger (PL/pgSQL): ledger_move_keyed', () => {
     expect(row.response_body.refusal).to.deep.equal({ code: 'INSUFFICIENT_FUNDS', detail: (error as AppError).message, pointer: null });
     expect(row.response_body.context).to.deep.equal(context);
     expect(await db()('transactions').where({ business_id: b.id }).count({ n: '*' }).first()).to.deep.equal({ n: '0' });
-    // The replay answers the same refusal, with the status src/errors.ts gives its code.
+    // The replay answers the same refusal, with the status src/kernel/errors.ts gives its code.
     const replay = new KeyClaim(b.id, claim.key, 'hash', { request_id: 'req-2', instance: '/cl/v1/funds' });
     const replayed = await errorOf(move(db(), b.id, 'FUND', { wallet_id: w.id, amount: '1.00' }, replay));
     const { response } = replayed as { response: { status: number; body: { code: string; detail: string; request_id: string } } };

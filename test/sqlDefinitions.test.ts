@@ -3,7 +3,7 @@
  * function and trigger of the service's schema is defined in exactly one `.sql`
  * file and every file's definitions are live; migrations from here on hold no
  * definitions; every error code the SQL can refuse with has its HTTP status in
- * src/errors.ts (the only map); every table of a business's data carries
+ * src/kernel/errors.ts (the only map); every table of a business's data carries
  * `business_id`; and the applier applies what changed, once, however many
  * instances start.
  */
@@ -13,7 +13,7 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { connectAndMigrate } from '../src/db/knex.js';
 import { applySqlDefinitions, dependencyOrder, parseDefinition, sqlDefinitions, type SqlDefinition } from '../src/db/sqlFunctions.js';
-import { ERROR_STATUS } from '../src/errors.js';
+import { ERROR_STATUS } from '../src/kernel/errors.js';
 import { running } from './support/service.js';
 
 const definitions = sqlDefinitions();
@@ -96,10 +96,10 @@ describe('SQL definitions: one place where an error code gets its status', () =>
   /** Every code a `.sql` file can refuse with: the first argument of each ledger_refusal call. */
   const codes = new Set(definitions.flatMap((d) => [...d.sql.matchAll(/ledger_refusal\(\s*'([A-Z_]+)'/g)].map((m) => m[1])));
 
-  it('every code the SQL can refuse with is one of src/errors.ts', () => {
+  it('every code the SQL can refuse with is one of src/kernel/errors.ts', () => {
     expect(codes.size).to.be.greaterThan(15);
     const missing = [...codes].filter((code) => !(code in ERROR_STATUS));
-    expect(missing, 'codes the SQL refuses with that src/errors.ts does not map').to.deep.equal([]);
+    expect(missing, 'codes the SQL refuses with that src/kernel/errors.ts does not map').to.deep.equal([]);
   });
 
   it('refusals are built by ledger_refusal only, and carry no HTTP status', async () => {
@@ -161,8 +161,8 @@ describe('SQL definitions: the applier', function () {
   before(async () => {
     await running().db.raw(`CREATE DATABASE ${database}`);
     const url = running().databaseUrl.replace(/\/[^/]*$/, `/${database}`);
-    first = await connectAndMigrate(url, 4);
-    second = await connectAndMigrate(url, 4);
+    first = await connectAndMigrate(url, { poolSize: 4 });
+    second = await connectAndMigrate(url, { poolSize: 4 });
   });
 
   after(async () => {

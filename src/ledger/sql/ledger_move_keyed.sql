@@ -2,7 +2,7 @@
 -- key is taken (idempotency_lock), the money moves (ledger_move) and the outcome is
 -- stored with the key, so that the effect and its stored outcome commit together
 -- and the key's locks are released only once both are visible. (Semantics of the
--- key: src/http/idempotency.ts.)
+-- key: src/kernel/idempotency.ts.)
 --
 -- Returns {held: <the key as another request holds it>} and does nothing else; or
 -- moves and returns {posting}, kept with the key as {transaction_id} (the posting

@@ -5,7 +5,7 @@
 -- rule is checked before the first write, so a caller that returns a refusal at
 -- once has changed nothing.
 --
--- It carries the API's error code only (src/errors.ts maps each code to its HTTP
+-- It carries the API's error code only (src/kernel/errors.ts maps each code to its HTTP
 -- status, the one place that does), the detail shown to the client and, for
 -- VALIDATION_ERROR, the JSON Pointer of the request field at fault.
 CREATE OR REPLACE FUNCTION ledger_refusal(p_code text, p_detail text, p_pointer text DEFAULT NULL) RETURNS jsonb

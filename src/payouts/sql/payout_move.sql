@@ -1,5 +1,5 @@
 -- Moves payout p_payout of business p_business from one of the states p_from to
--- p_to (the caller's state table, src/domain/payoutStates.ts), with failure code
+-- p_to (the caller's state table, src/payouts/states.ts), with failure code
 -- p_failure_code for FAILED, under the payout's row lock and in the caller's
 -- transaction:
 --   PROCESSING  no money moves (submitted to the bank);
