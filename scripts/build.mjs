@@ -4,9 +4,9 @@
  * code, which applies them on start (src/db/sqlFunctions.ts), then precompiles the
  * API documents' operations and request validators into dist/api/
  * (src/http/apiBuild.ts), so that the compiled service starts without compiling a
- * schema. Plain JavaScript, so that it runs on a fresh clone. tsc's messages
- * (compile errors) go to stderr: `npm start` builds first, and its stdout carries
- * JSON log lines only.
+ * schema. Plain JavaScript, so that it runs on a fresh clone.
+ * tsc's messages (compile errors) go to stderr: `npm start` builds first, and its
+ * stdout carries JSON log lines only.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';

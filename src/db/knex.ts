@@ -152,10 +152,11 @@ async function migrate(db: Knex, connectionString: string): Promise<void> {
 
 /**
  * Opens a pool to `connectionString` (see ConnectionOptions) whose transactions retry
- * conflicts (db/retry.ts), and applies pending migrations (under an advisory lock, so
+ * conflicts (db/retry.ts), applies pending migrations (under an advisory lock, so
  * that any number of instances may start at once; a restart skips it), then the SQL
- * definitions whose files changed (./sqlFunctions.ts: functions and triggers, which may
- * use anything the migrations create; one query when none changed).
+ * definitions whose files changed (./sqlFunctions.ts: functions and triggers, which
+ * may use anything the migrations create; under a lock of their own, one query when
+ * none changed).
  */
 export async function connectAndMigrate(connectionString: string, opts: ConnectionOptions = {}): Promise<Knex> {
   const db = retryTransactions(knexFactory(knexConfig(connectionString, opts)));

@@ -12,12 +12,12 @@
  *   - a start with nothing changed costs one query (the record, compared in memory);
  *   - otherwise, in one transaction under a transaction-level advisory lock (so that
  *     instances starting at once apply them once: the second waits, reads the record
- *     again and finds nothing to do), each changed file in dependency order (a file
- *     after the files whose functions it calls, then by path): the functions the file
- *     defines or defined are dropped first (so that a changed signature leaves no old
- *     overload behind), then the file is run and recorded. Trigger functions are
- *     replaced in place instead (their signature never changes and their triggers
- *     depend on them). A recorded file that no longer exists has its functions dropped.
+ *     again and finds nothing to do): first the functions that the changed files define
+ *     or defined are dropped (so that a changed signature leaves no old overload
+ *     behind), and those of recorded files that no longer exist; then each changed file
+ *     runs, in dependency order (a file after the files whose functions it calls, then
+ *     by path), and is recorded. Trigger functions of changed files are replaced in
+ *     place instead (their signature never changes and their triggers depend on them).
  *     A function that something outside the files depends on (a view, a default) is
  *     not dropped silently: the start fails and names it.
  *

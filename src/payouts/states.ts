@@ -5,9 +5,9 @@
  * PENDING → (SUBMIT) PROCESSING → (COMPLETE) COMPLETED | (FAIL) FAILED.
  * The table is the kernel's one form (src/kernel/stateMachine.ts). It is enforced
  * under the payout's row lock by the PL/pgSQL `payout_move`
- * (src/payouts/sql/payout_move.sql, called by ./moves.ts), which
- * receives the move's `from` and `to` from here, so the rule is written once; a
- * refused move is 409 PAYOUT_STATUS_NOT_ALLOWED and changes nothing.
+ * (src/payouts/sql/payout_move.sql, called by ./moves.ts), which receives the move's
+ * `from` and `to` from here, so the rule is written once; a refused move is 409
+ * PAYOUT_STATUS_NOT_ALLOWED and changes nothing.
  * Each outcome is one balanced ledger transaction (in-transit → wallet, or
  * in-transit → payout account) with its `payout.*` event, in one database transaction.
  */

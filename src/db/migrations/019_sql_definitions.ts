@@ -54,8 +54,9 @@ export async function up(knex: Knex): Promise<void> {
     ALTER TABLE ledger_entries DISABLE TRIGGER USER;
     UPDATE ledger_entries e SET business_id = t.business_id FROM transactions t WHERE t.id = e.transaction_id;
     ALTER TABLE ledger_entries ENABLE TRIGGER USER;
-    ALTER TABLE ledger_entries ALTER COLUMN business_id SET NOT NULL,
-      ADD CONSTRAINT ledger_entries_business_id_foreign FOREIGN KEY (business_id) REFERENCES businesses (id);
+    -- No foreign key of its own: it is its transaction's business, which that transaction's key
+    -- already checks; a second check on every entry would cost two lookups per movement.
+    ALTER TABLE ledger_entries ALTER COLUMN business_id SET NOT NULL;
 
     -- No foreign key: a key's row records whose request it answered, even a request naming no business.
     ALTER TABLE idempotency_keys ADD COLUMN business_id uuid;

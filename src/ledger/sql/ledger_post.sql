@@ -53,15 +53,17 @@ DECLARE
   c_after numeric(20,2);
   t transactions;
 BEGIN
+  -- A business account is found by kind through the unique index of business accounts
+  -- (kind <> 'WALLET'): the plan cached for any kind must not scan the business's wallets.
   IF p_debit_kind IS NULL OR p_debit_kind = 'WALLET' THEN
     debit_id := ledger_uuid(p_debit);
   ELSE
-    SELECT id INTO debit_id FROM accounts WHERE business_id = p_business AND kind = p_debit_kind;
+    SELECT id INTO debit_id FROM accounts WHERE business_id = p_business AND kind = p_debit_kind AND kind <> 'WALLET';
   END IF;
   IF p_credit_kind IS NULL OR p_credit_kind = 'WALLET' THEN
     credit_id := ledger_uuid(p_credit);
   ELSE
-    SELECT id INTO credit_id FROM accounts WHERE business_id = p_business AND kind = p_credit_kind;
+    SELECT id INTO credit_id FROM accounts WHERE business_id = p_business AND kind = p_credit_kind AND kind <> 'WALLET';
   END IF;
 
   SELECT * INTO acc FROM accounts WHERE id = least(debit_id, credit_id) AND business_id = p_business FOR UPDATE;
