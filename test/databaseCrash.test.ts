@@ -21,7 +21,7 @@ import knex, { type Knex } from 'knex';
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { expectProblem } from './support/assertions.js';
 import { get, post } from './support/client.js';
-import { killServiceProcess, startServiceProcess, type ServiceProcess } from './support/property/processes.js';
+import { killServiceProcess, startServiceProcesses, type ServiceProcess } from './support/property/processes.js';
 
 /** Workers sending funds, spread over both instances. */
 const WORKERS = 8;
@@ -81,7 +81,7 @@ describe('two instances and a PostgreSQL that crashes', function () {
   it('both instances started at the same moment on an empty database come up healthy', async () => {
     const { rows } = await db!.raw("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema IN ('public', 'pgboss')");
     expect(rows[0].n, 'the database is empty').to.equal(0);
-    services.push(...(await Promise.all(logFiles.map((file) => startServiceProcess(database!.url, 90_000, { LOG_FILE: file })))));
+    services.push(...(await startServiceProcesses(database!.url, logFiles.map((file) => ({ LOG_FILE: file })))));
     for (const service of services) {
       expect((await get('/ready', { baseUrl: service.url })).status).to.equal(200);
       const token = await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: 'demo-business', client_secret: 'demo-business-secret' }, { baseUrl: service.url });
