@@ -21,7 +21,7 @@
  * default generated once and kept), IDENTITY_PROVIDER_CALLBACK_SECRET and
  * SCREENING_PROVIDER_CALLBACK_SECRET (HMAC keys of the providers' signed callbacks;
  * default generated once and kept, which suits the sandbox providers).
- * Card data (src/domain/cardData.ts): CARD_DATA_KEY seals PANs, CVVs and PINs
+ * Card data (src/cards/data.ts): CARD_DATA_KEY seals PANs, CVVs and PINs
  * (AES-256-GCM), as key version CARD_DATA_KEY_VERSION (default 1);
  * CARD_DATA_PREVIOUS_KEYS (`<version>:<secret>,…`) keeps older versions readable
  * after a rotation; CARD_FINGERPRINT_KEY keys the PAN fingerprints (never rotate
@@ -36,7 +36,7 @@
  * (default 5: how often jobs of a crashed instance are looked for; with the payout
  * steps' 10-second expiry a payout caught by a crash goes on within about 25 s).
  * Payouts: PAYOUT_PROCESSING_MS (default 3000: how long a payout stays PROCESSING before
- * its automatic outcome; src/domain/payoutStates.ts).
+ * its automatic outcome; src/payouts/states.ts).
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */

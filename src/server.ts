@@ -16,7 +16,7 @@ import { JobQueue } from './jobs/queue.js';
 import { OutageLog } from './db/unavailable.js';
 import { createLogger, type Logger } from './log.js';
 import { startDispatcher } from './webhooks/dispatcher.js';
-import { startPayoutProcessing } from './domain/payoutProcessing.js';
+import { startPayoutProcessing } from './payouts/processing.js';
 
 /** How long requests in flight may take to finish on shutdown. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -67,12 +67,14 @@ export async function startService(
   const postgresLog = opts.quiet ? undefined : (line: string) => log.debug({ postgres: line }, 'embedded PostgreSQL');
   const starting = given ? undefined : startEmbeddedPostgres(config.dataDir, { persistent: opts.persistent ?? true, log: postgresLog });
   starting?.catch(() => undefined); // awaited below: an early failure must not go unhandled meanwhile
-  const [{ connectAndMigrate }, { seedSandbox }, { jwtKey }, { createApp }, { createMetrics }] = await Promise.all([
+  const [{ connectAndMigrate }, { seedSandbox }, { jwtKey }, { createApp }, { createMetrics }, { webhookSecretKeys }, { resealEndpointSecrets }] = await Promise.all([
     import('./db/knex.js'),
-    import('./domain/sandbox.js'),
-    import('./domain/settings.js'),
+    import('./businesses/sandboxSeed.js'),
+    import('./kernel/settings.js'),
     import('./http/app.js'),
-    import('./http/metrics.js'),
+    import('./kernel/metrics.js'),
+    import('./cards/keys.js'),
+    import('./webhooks/secrets.js'),
   ]).catch(async (err) => {
     await starting?.then((e) => e.stop(), () => undefined);
     throw err;
@@ -83,6 +85,11 @@ export async function startService(
   if (config.sandbox) await seedSandbox(db);
   const apiDir = opts.apiDir ?? (RUNNING_COMPILED ? PRECOMPILED_API_DIR : undefined);
   const outages = new OutageLog(db, log);
+  // Webhook secrets stored in clear (before sealing) or under an older key are sealed under the current key.
+  const secretKeys = await webhookSecretKeys(db, config);
+  const resealed = await resealEndpointSecrets(db, secretKeys);
+  if (resealed.sealed) log.info({ sealed: resealed.sealed }, 'webhook endpoint secrets sealed under the current data key');
+  if (resealed.unreadable) log.warn({ unreadable: resealed.unreadable }, 'webhook endpoint secrets under a data key version not configured: their deliveries fail');
   const jobs = await JobQueue.start({
     databaseUrl,
     log,
@@ -98,6 +105,7 @@ export async function startService(
     policy: { sandbox: config.sandbox },
     timeoutMs: config.webhookTimeoutMs,
     retryScale: config.webhookRetryScale,
+    secretKeys,
     concurrency: config.webhookConcurrency,
     relayIntervalMs: 500,
   });

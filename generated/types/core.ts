@@ -778,7 +778,9 @@ export interface paths {
          * @description Sets the card's 4-digit PIN, or changes it: the PIN is kept (encrypted) with a session and
          *     becomes the card's once `verifyCardPinOtp` checks the code sent to the customer. Allowed for a
          *     card `PENDING_ACTIVATION` or `ACTIVE`. The PIN is never answered, logged or put in an error;
-         *     only `verifyDisplaySensitiveDataOtp` (E6) shows it.
+         *     only `verifyDisplaySensitiveDataOtp` (E6) shows it. Setting a PIN is also how a PIN blocked
+         *     by three wrong tries in a row (decline `PIN_TRIES_EXCEEDED`, see
+         *     `simulateCardAuthorization`) is unblocked.
          *
          *     The code is 6 digits, sent by SMS to the customer's mobile number, valid 5 minutes with 5
          *     attempts; there is no resend: ask for the step again (a new session). An SMS provider that is
@@ -816,7 +818,8 @@ export interface paths {
         /**
          * Verify card PIN OTP
          * @description Checks the code sent by `setCardPin`; when it is right the PIN of the session becomes the
-         *     card's (E6 then shows it) and the card is answered (it never holds the PIN).
+         *     card's (E6 then shows it), the count of wrong PIN tries starts again from zero (a blocked
+         *     PIN is unblocked), and the card is answered (it never holds the PIN).
          *
          *     Checked in this order, each refusal changing nothing but the counted attempt: a code that
          *     is not 6 digits (400 `INVALID_OTP_FORMAT`, not counted); an unknown card (404
@@ -1579,10 +1582,17 @@ export interface paths {
          *     Declined, with nothing moved, in this order: a card that is not `ACTIVE`
          *     (`CARD_NOT_ACTIVE`), past its `expiry_date` on the business's clock (`CARD_EXPIRED`), a
          *     `pin` that is not the card's or sent for a card without a PIN (`INCORRECT_PIN`; without
-         *     `pin` the PIN is not checked, as for an online purchase), a wallet without the funds (`INSUFFICIENT_FUNDS`) or not `ACTIVE`
-         *     (`ACCOUNT_NOT_ACTIVE`). A decline is an answer (200 with `status` `DECLINED` and
+         *     `pin` the PIN is not checked, as for an online purchase), a PIN blocked by wrong tries
+         *     (`PIN_TRIES_EXCEEDED`, below), a wallet without the funds (`INSUFFICIENT_FUNDS`) or not
+         *     `ACTIVE` (`ACCOUNT_NOT_ACTIVE`). A decline is an answer (200 with `status` `DECLINED` and
          *     `decline_reason`), not an error. An unknown card is 404 `CARD_NOT_FOUND`; 404 `NOT_FOUND`
          *     when `SANDBOX=false`.
+         *
+         *     **PIN tries.** Every wrong `pin` counts, a right one starts the count again; the third
+         *     wrong PIN in a row blocks the PIN: it is declined `PIN_TRIES_EXCEEDED`, and so is every
+         *     later authorization or balance inquiry that sends a `pin`, the right one included, until
+         *     a new PIN is set (`setCardPin`, then `verifyCardPinOtp`). Transactions without `pin` are
+         *     not affected. Wrong PINs of balance inquiries count too.
          */
         post: operations["simulateCardAuthorization"];
         delete?: never;
@@ -1606,9 +1616,11 @@ export interface paths {
          *     available balance of the card's wallet (`available_balance`). Declined, with nothing moved, in this order: a card that is not `ACTIVE`
          *     (`CARD_NOT_ACTIVE`), past its `expiry_date` on the business's clock (`CARD_EXPIRED`), a
          *     `pin` that is not the card's or sent for a card without a PIN (`INCORRECT_PIN`; without
-         *     `pin` the PIN is not checked, as for an online purchase), or a wallet that is
+         *     `pin` the PIN is not checked, as for an online purchase), a PIN blocked by three wrong
+         *     tries in a row (`PIN_TRIES_EXCEEDED`; wrong PINs count here as in
+         *     `simulateCardAuthorization`, whose description has the rule), or a wallet that is
          *     not `ACTIVE` (`ACCOUNT_NOT_ACTIVE`): then `status` is `DECLINED` with `decline_reason` and no
-         *     balance. Nothing moves. An unknown card is 404 `CARD_NOT_FOUND`; 404 `NOT_FOUND` when
+         *     balance. No money moves. An unknown card is 404 `CARD_NOT_FOUND`; 404 `NOT_FOUND` when
          *     `SANDBOX=false`.
          */
         post: operations["simulateCardBalanceInquiry"];
@@ -3067,10 +3079,10 @@ export interface components {
             merchant_name?: string;
         };
         /**
-         * @description Why the issuer declined: the card is not `ACTIVE` (`CARD_NOT_ACTIVE`), past its expiry date (`CARD_EXPIRED`), the PIN sent is not the card's (`INCORRECT_PIN`), the wallet lacks the funds (`INSUFFICIENT_FUNDS`) or is not `ACTIVE` (`ACCOUNT_NOT_ACTIVE`). The list may grow.
+         * @description Why the issuer declined: the card is not `ACTIVE` (`CARD_NOT_ACTIVE`), past its expiry date (`CARD_EXPIRED`), the PIN sent is not the card's (`INCORRECT_PIN`), the PIN is blocked after three wrong tries in a row until a new one is set (`PIN_TRIES_EXCEEDED`), the wallet lacks the funds (`INSUFFICIENT_FUNDS`) or is not `ACTIVE` (`ACCOUNT_NOT_ACTIVE`). The list may grow.
          * @enum {string}
          */
-        CardDeclineReason: "CARD_NOT_ACTIVE" | "CARD_EXPIRED" | "INCORRECT_PIN" | "INSUFFICIENT_FUNDS" | "ACCOUNT_NOT_ACTIVE";
+        CardDeclineReason: "CARD_NOT_ACTIVE" | "CARD_EXPIRED" | "INCORRECT_PIN" | "PIN_TRIES_EXCEEDED" | "INSUFFICIENT_FUNDS" | "ACCOUNT_NOT_ACTIVE";
         /**
          * @description `APPROVED`, or `DECLINED` with a `decline_reason`.
          * @enum {string}
@@ -3245,7 +3257,7 @@ export interface components {
         ErrorCode: string;
         ProblemFieldError: {
             /**
-             * @description JSON Pointer into the request (`/amount`, or `/query/limit` and `/header/X-API-Version` outside the body).
+             * @description JSON Pointer into the request (`/amount`, or `/query/limit` and `/header/X-API-Version` outside the body). A pointer longer than 300 characters (a long field or parameter name) is cut, ending in `…`.
              * @example /amount
              */
             pointer: string;
@@ -3268,16 +3280,19 @@ export interface components {
              * @example 422
              */
             status: number;
-            /** @example Wallet 900000000019 has 10.00 SAR; 25.00 SAR was requested. */
+            /**
+             * @description What went wrong, for a person. Text it repeats from the request (a header value, the path) is cut so that the whole fits 1,000 characters, ending in `…`.
+             * @example Wallet 900000000019 has 10.00 SAR; 25.00 SAR was requested.
+             */
             detail: string;
             /**
-             * @description The request path.
+             * @description The request path, as sent (percent-encoded). A longer path is cut to 2,048 characters ending in `%E2%80%A6` (`…`).
              * @example /cl/v1/transfers
              */
             instance?: string;
             code: components["schemas"]["ErrorCode"];
             request_id: components["schemas"]["RequestId"];
-            /** @description Present on validation failures, one item per invalid field. */
+            /** @description Present on validation failures, one item per invalid field (the first 100 when there are more). */
             errors?: components["schemas"]["ProblemFieldError"][];
         };
         /** @description Problem details with the codes this response can carry. */
@@ -3627,11 +3642,6 @@ export interface components {
             /** @enum {string} */
             code: "PAYOUT_WHITELIST_ENTRY_NOT_FOUND";
         };
-        /** @description Problem details with the codes this response can carry. */
-        UnsupportedVersionProblem: components["schemas"]["Problem"] & {
-            /** @enum {string} */
-            code: "UNSUPPORTED_API_VERSION";
-        };
         /**
          * @description Kind of ledger transaction. The enum may grow. `CARD_PURCHASE`: a card payment approved by the issuer, which debits the card's wallet and credits the settlement account (money leaving the closed loop to the card network); it cannot be reversed. `CUSTOMER_PAYOUT`, `CUSTOMER_PAYOUT_COMPLETION`, `CUSTOMER_PAYOUT_RETURN`: the steps of a core API payout to a customer (payout account to in-transit, then to the customer's wallet, or back to the payout account when it fails).
          * @enum {string}
@@ -3906,7 +3916,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request cannot be used: a field fails validation (`VALIDATION_ERROR`, with `errors`), the body is not valid JSON (`MALFORMED_JSON`) or not sent as a documented media type (`UNSUPPORTED_MEDIA_TYPE`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
+        /** @description The request cannot be used: a field or parameter fails validation, or a query parameter is not one the operation documents (`VALIDATION_ERROR`, with `errors`), the body is not valid JSON (`MALFORMED_JSON`) or not sent as a documented media type (`UNSUPPORTED_MEDIA_TYPE`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
         InvalidBody: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4024,7 +4034,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["MobileNumberTakenProblem"];
             };
         };
-        /** @description A path, query or header parameter fails validation (`VALIDATION_ERROR`, with `errors`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
+        /** @description A path, query or header parameter fails validation, or the request has a query parameter the operation does not document (every operation refuses one) (`VALIDATION_ERROR`, with `errors` naming `/path/…`, `/query/…` or `/header/…`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
         InvalidParameters: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4190,7 +4200,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["CustomerInformationRefusedProblem"];
             };
         };
-        /** @description A query parameter fails validation (`VALIDATION_ERROR`, with `errors`), the cursor is not one this service issued (`INVALID_CURSOR`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). */
+        /** @description A query parameter fails validation or is not one the operation documents (`VALIDATION_ERROR`, with `errors`), the cursor is not one this service issued (`INVALID_CURSOR`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
         InvalidListParameters: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4629,21 +4639,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["PayoutWhitelistEntryNotFoundProblem"];
             };
         };
-        /** @description An unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
-        UnsupportedVersion: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version"];
-                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["UnsupportedVersionProblem"];
-            };
-        };
         /** @description No such transaction for this business (`TRANSACTION_NOT_FOUND`). */
         TransactionNotFound: {
             headers: {
@@ -4937,7 +4932,7 @@ export interface components {
          */
         CardIdempotencyKey: components["schemas"]["IdempotencyKey"];
         /**
-         * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+         * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
          * @example v1
          */
         ApiVersionParameter: components["schemas"]["ApiVersion"];
@@ -5064,7 +5059,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5129,7 +5124,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5198,7 +5193,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5248,7 +5243,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5293,7 +5288,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5349,7 +5344,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5405,7 +5400,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5460,7 +5455,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5516,7 +5511,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5598,7 +5593,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5636,7 +5631,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5681,7 +5676,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5739,7 +5734,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5784,7 +5779,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5840,7 +5835,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5898,7 +5893,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5943,7 +5938,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5999,7 +5994,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6056,7 +6051,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6113,7 +6108,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6172,7 +6167,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6230,7 +6225,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6302,7 +6297,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6347,7 +6342,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6403,7 +6398,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6459,7 +6454,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6504,7 +6499,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6559,7 +6554,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6621,7 +6616,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6680,7 +6675,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6743,7 +6738,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6804,7 +6799,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6866,7 +6861,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6927,7 +6922,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6989,7 +6984,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7050,7 +7045,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7113,7 +7108,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7174,7 +7169,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7225,7 +7220,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7270,7 +7265,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7341,7 +7336,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7386,7 +7381,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7431,7 +7426,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7493,7 +7488,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7531,7 +7526,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7586,7 +7581,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7631,7 +7626,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7656,7 +7651,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutWhitelistEnforcement"];
                 };
             };
-            400: components["responses"]["UnsupportedVersion"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7669,7 +7664,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7716,7 +7711,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7758,7 +7753,7 @@ export interface operations {
                     "application/json": components["schemas"]["BusinessAccountBalance"];
                 };
             };
-            400: components["responses"]["UnsupportedVersion"];
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -7802,7 +7797,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7881,7 +7876,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7982,7 +7977,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8042,7 +8037,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8103,7 +8098,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8184,7 +8179,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8296,7 +8291,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8354,7 +8349,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8419,7 +8414,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8470,7 +8465,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8519,7 +8514,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8570,7 +8565,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8615,7 +8610,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8670,7 +8665,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8725,7 +8720,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8774,7 +8769,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8840,7 +8835,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8915,7 +8910,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8968,7 +8963,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9022,7 +9017,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9077,7 +9072,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9121,7 +9116,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayDescriptor"];
                 };
             };
-            400: components["responses"]["UnsupportedVersion"];
+            400: components["responses"]["InvalidParameters"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -9130,7 +9125,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9158,7 +9153,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthStatus"];
                 };
             };
-            400: components["responses"]["UnsupportedVersion"];
+            400: components["responses"]["InvalidParameters"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -9167,7 +9162,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9198,7 +9193,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessStatus"];
                 };
             };
-            400: components["responses"]["UnsupportedVersion"];
+            400: components["responses"]["InvalidParameters"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -9208,7 +9203,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9236,7 +9231,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pong"];
                 };
             };
-            400: components["responses"]["UnsupportedVersion"];
+            400: components["responses"]["InvalidParameters"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -9245,7 +9240,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9292,7 +9287,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9340,7 +9335,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9377,7 +9372,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9415,7 +9410,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when absent. Any other value than the supported ones is answered with 400 `UNSUPPORTED_API_VERSION`. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9442,7 +9437,7 @@ export interface operations {
                     "text/plain": components["schemas"]["MetricsText"];
                 };
             };
-            400: components["responses"]["UnsupportedVersion"];
+            400: components["responses"]["InvalidParameters"];
             500: components["responses"]["InternalError"];
         };
     };

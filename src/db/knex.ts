@@ -24,6 +24,7 @@ import * as bulkPayouts from './migrations/015_bulk_payouts.js';
 import * as idempotencyReleaseRace from './migrations/016_idempotency_release_race.js';
 import * as ledgerDirectMovements from './migrations/017_ledger_direct_movements.js';
 import * as ledgerKeyedDirect from './migrations/018_ledger_keyed_direct.js';
+import * as sealedWebhookSecretsAndPinTries from './migrations/021_sealed_webhook_secrets_and_pin_tries.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '016_idempotency_release_race': idempotencyReleaseRace,
   '017_ledger_direct_movements': ledgerDirectMovements,
   '018_ledger_keyed_direct': ledgerKeyedDirect,
+  '021_sealed_webhook_secrets_and_pin_tries': sealedWebhookSecretsAndPinTries,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

@@ -10,17 +10,32 @@ import Koa from 'koa';
 import { isTransactionConflict, TRANSACTION_ATTEMPTS } from '../db/retry.js';
 import { isDatabaseUnavailable, OutageLog } from '../db/unavailable.js';
 import { requestLogger } from '../log.js';
-import { AppError, toProblem } from '../errors.js';
+import { AppError, toProblem } from '../kernel/errors.js';
 import { closedLoopOperations } from '../handlers/closedLoop/index.js';
 import { coreOperations } from '../handlers/core/index.js';
 import { TokenVerifier } from './auth.js';
 import { loadApi } from './compiledApi.js';
 import { corsMiddleware } from './cors.js';
 import { hasBody, mountApi } from './openapi.js';
-import type { Services } from './operation.js';
+import type { Services } from '../kernel/services.js';
 import { RateLimiter } from './rateLimit.js';
 import { SUPPORTED_API_VERSIONS } from './versions.js';
 
+
+/**
+ * The API version a request asks for: `v1` without the header; the header's value
+ * when it is one of SUPPORTED_API_VERSIONS. Any other value, an empty one and a
+ * repeated header included, throws 400 UNSUPPORTED_API_VERSION: the one rule of the
+ * shared `X-API-Version` parameter, applied to every request before anything else.
+ */
+export function negotiatedVersion(header: string | string[] | undefined): string {
+  if (header === undefined) return SUPPORTED_API_VERSIONS[0];
+  const requested = Array.isArray(header) ? header.join(', ') : header;
+  if ((SUPPORTED_API_VERSIONS as readonly string[]).includes(requested)) return requested;
+  throw new AppError('UNSUPPORTED_API_VERSION', `X-API-Version "${requested}" is not supported; use one of ${SUPPORTED_API_VERSIONS.join(', ')}.`, {
+    errors: [{ pointer: '/header/X-API-Version', detail: `must be one of ${SUPPORTED_API_VERSIONS.join(', ')}` }],
+  });
+}
 
 function errorToResponse(err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -65,13 +80,7 @@ export async function createApp(services: Services, opts: { apiDir?: string; out
     ctx.set('X-Request-Id', requestId);
     ctx.set('X-API-Version', SUPPORTED_API_VERSIONS[0]);
     try {
-      const requested = ctx.get('x-api-version') || SUPPORTED_API_VERSIONS[0];
-      if (!(SUPPORTED_API_VERSIONS as readonly string[]).includes(requested)) {
-        throw new AppError('UNSUPPORTED_API_VERSION', `X-API-Version "${requested}" is not supported; use one of ${SUPPORTED_API_VERSIONS.join(', ')}.`, {
-          errors: [{ pointer: '/header/X-API-Version', detail: `must be one of ${SUPPORTED_API_VERSIONS.join(', ')}` }],
-        });
-      }
-      ctx.set('X-API-Version', requested);
+      ctx.set('X-API-Version', negotiatedVersion(ctx.headers['x-api-version']));
       await next();
     } catch (err) {
       const appError = errorToResponse(err);

@@ -7,7 +7,7 @@
  * per invalid field (`/field` in the body, `/path/…`, `/query/…`, `/header/…`).
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { AppError, invalidField, type FieldError } from '../errors.js';
+import { AppError, invalidField, type FieldError } from '../kernel/errors.js';
 
 /** The parts of a request that are validated. */
 export interface RequestParts {
@@ -62,8 +62,8 @@ export function rejectIllFormedStrings(value: unknown, pointer = ''): void {
  * says it is JSON.
  */
 export function validateRequest(validators: ValidateFunction[], parts: RequestParts): Record<string, unknown> {
-  const query: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(parts.query)) query[name] = Array.isArray(value) ? [...value] : value;
+  // Defined, not assigned: a parameter named `__proto__` stays a parameter (and is refused as unknown).
+  const query: Record<string, unknown> = Object.fromEntries(Object.entries(parts.query).map(([name, value]) => [name, Array.isArray(value) ? [...value] : value]));
   const input: Record<string, unknown> = { path: { ...parts.path }, query, header: { ...parts.headers }, cookie: {} };
   if (typeof parts.body === 'object' || parts.contentType === 'application/json') input.requestBody = parts.body;
   const errors: ErrorObject[] = [];

@@ -1,5 +1,5 @@
 /**
- * The webhook dispatcher of one instance (issue 8). Operations write their events to
+ * The webhook dispatcher of one instance. Operations write their events to
  * the transactional outbox (`outbox_events`, in the transaction of their effect); the
  * relay turns each committed event into one delivery per ENABLED endpoint of its
  * business subscribed to its code, and one `webhook-delivery` job per delivery, in one
