@@ -5,8 +5,9 @@
  * 1. Both start at the same moment on the empty database: migrations, pg-boss's schema
  *    and the sandbox seed are made once, and both instances come up healthy.
  * 2. PostgreSQL is killed with SIGKILL while both serve a load of funds (each with its
- *    own Idempotency-Key), and started again a few seconds later on the same data and
- *    port. Both processes stay up; every request is answered 201 or, while the database
+ *    own Idempotency-Key: one ledger statement) and wallet renames (a transaction of
+ *    several statements, whose ROLLBACK meets the broken connection), and started again
+ *    a few seconds later on the same data and port. Both processes stay up; every request is answered 201 or, while the database
  *    is gone, 503 SERVICE_UNAVAILABLE (never another 5xx, never a dropped connection);
  *    each instance recovers by itself; each logs the outage as one line and its end as
  *    another. Afterwards every acknowledged fund is in the ledger, and sending each
@@ -20,8 +21,8 @@ import { expect } from 'chai';
 import knex, { type Knex } from 'knex';
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { expectProblem } from './support/assertions.js';
-import { get, post } from './support/client.js';
-import { killServiceProcess, startServiceProcess, type ServiceProcess } from './support/property/processes.js';
+import { get, post, request } from './support/client.js';
+import { killServiceProcess, startServiceProcesses, type ServiceProcess } from './support/property/processes.js';
 
 /** Workers sending funds, spread over both instances. */
 const WORKERS = 8;
@@ -29,6 +30,8 @@ const WORKERS = 8;
 const DOWN_MS = 3_000;
 
 interface Sent {
+  /** A fund (with `key`), or a rename of `wallet`. */
+  kind: 'fund' | 'rename';
   key: string;
   wallet: string;
   instance: number;
@@ -81,7 +84,7 @@ describe('two instances and a PostgreSQL that crashes', function () {
   it('both instances started at the same moment on an empty database come up healthy', async () => {
     const { rows } = await db!.raw("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema IN ('public', 'pgboss')");
     expect(rows[0].n, 'the database is empty').to.equal(0);
-    services.push(...(await Promise.all(logFiles.map((file) => startServiceProcess(database!.url, 90_000, { LOG_FILE: file })))));
+    services.push(...(await startServiceProcesses(database!.url, logFiles.map((file) => ({ LOG_FILE: file })))));
     for (const service of services) {
       expect((await get('/ready', { baseUrl: service.url })).status).to.equal(200);
       const token = await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: 'demo-business', client_secret: 'demo-business-secret' }, { baseUrl: service.url });
@@ -101,13 +104,16 @@ describe('two instances and a PostgreSQL that crashes', function () {
 
     const sent: Sent[] = [];
     let stop = false;
-    const fund = async (instance: number, wallet: string, key: string): Promise<Sent> => {
-      const record: Sent = { key, wallet, instance, status: 0, at: 0 };
+    const send = async (kind: Sent['kind'], instance: number, wallet: string, key: string): Promise<Sent> => {
+      const record: Sent = { kind, key, wallet, instance, status: 0, at: 0 };
       try {
-        const res = await post('/cl/v1/funds', { wallet_id: wallet, amount: '1.00' }, { token, baseUrl: urls[instance], idempotencyKey: key });
+        const res =
+          kind === 'fund'
+            ? await post('/cl/v1/funds', { wallet_id: wallet, amount: '1.00' }, { token, baseUrl: urls[instance], idempotencyKey: key })
+            : await request('PATCH', `/cl/v1/wallets/${wallet}`, { body: { name: `renamed ${key}` }, token, baseUrl: urls[instance] });
         record.status = res.status;
         if (res.status === 201) record.transactionId = res.body.id;
-        else expectProblem(res, 503, 'SERVICE_UNAVAILABLE');
+        else if (res.status !== 200) expectProblem(res, 503, 'SERVICE_UNAVAILABLE');
       } catch (err) {
         if (!(err instanceof TypeError)) throw err; // fetch's "fetch failed": the connection, not the contract
       }
@@ -116,9 +122,9 @@ describe('two instances and a PostgreSQL that crashes', function () {
     };
     const worker = async (n: number): Promise<void> => {
       for (let i = 0; !stop; i++) {
-        const record = await fund((n + i) % 2, wallets[(n * 7 + i) % wallets.length], randomUUID());
+        const record = await send(i % 3 === 2 ? 'rename' : 'fund', (n + i) % 2, wallets[(n * 7 + i) % wallets.length], randomUUID());
         sent.push(record);
-        if (record.status !== 201) await new Promise((r) => setTimeout(r, 25));
+        if (record.status >= 300 || record.status === 0) await new Promise((r) => setTimeout(r, 25));
       }
     };
     const load = Promise.all(Array.from({ length: WORKERS }, (_, n) => worker(n)));
@@ -134,7 +140,7 @@ describe('two instances and a PostgreSQL that crashes', function () {
       await new Promise((r) => setTimeout(r, Math.max(0, killedAt + DOWN_MS - Date.now())));
       database = await startEmbeddedPostgres(dir, { persistent: true, quiet: true, port });
       restartedAt = Date.now();
-      await until(() => [0, 1].every((i) => sent.some((s) => s.instance === i && s.at > restartedAt && s.status === 201)), 30_000, 'a 201 from each instance after the restart');
+      await until(() => [0, 1].every((i) => sent.some((s) => s.instance === i && s.at > restartedAt && s.status < 300 && s.status > 0)), 30_000, 'a 201 from each instance after the restart');
       await new Promise((r) => setTimeout(r, 2_000));
     } finally {
       stop = true;
@@ -142,14 +148,14 @@ describe('two instances and a PostgreSQL that crashes', function () {
     }
 
     const firstRefusal = [0, 1].map((i) => Math.min(...sent.filter((s) => s.instance === i && s.at > killedAt && s.status === 503).map((s) => s.at)) - killedAt);
-    const recovery = [0, 1].map((i) => Math.min(...sent.filter((s) => s.instance === i && s.at > restartedAt && s.status === 201).map((s) => s.at)) - restartedAt);
+    const recovery = [0, 1].map((i) => Math.min(...sent.filter((s) => s.instance === i && s.at > restartedAt && s.status > 0 && s.status < 300).map((s) => s.at)) - restartedAt);
     const statuses = new Map<number, number>();
     for (const s of sent) statuses.set(s.status, (statuses.get(s.status) ?? 0) + 1);
     console.log(
-      `      ${sent.length} requests: ${[...statuses].map(([status, n]) => `${n} × ${status || 'connection failed'}`).join(', ')}; ` +
-        `first 503 ${firstRefusal.map((ms) => `${ms} ms`).join(' and ')} after the kill; PostgreSQL down ${restartedAt - killedAt} ms; first 201 after its restart: ${recovery.map((ms) => `${ms} ms`).join(' and ')}`,
+      `      ${sent.length} requests (${sent.filter((r) => r.kind === 'fund').length} funds, the rest wallet renames): ${[...statuses].map(([status, n]) => `${n} × ${status || 'connection failed'}`).join(', ')}; ` +
+        `first 503 ${firstRefusal.map((ms) => `${ms} ms`).join(' and ')} after the kill; PostgreSQL down ${restartedAt - killedAt} ms; first success after its restart: ${recovery.map((ms) => `${ms} ms`).join(' and ')}`,
     );
-    expect([...statuses.keys()].filter((status) => status !== 201 && status !== 503), 'only 201 and 503').to.deep.equal([]);
+    expect([...statuses.keys()].filter((status) => ![200, 201, 503].includes(status)), 'only 200, 201 and 503').to.deep.equal([]);
     expect(statuses.get(503), 'requests refused during the outage').to.be.above(0);
     for (const ms of recovery) expect(ms).to.be.below(30_000);
     for (const service of services) {
@@ -161,12 +167,13 @@ describe('two instances and a PostgreSQL that crashes', function () {
     const acknowledged = sent.filter((s) => s.status === 201).map((s) => s.transactionId!);
     const found = await db!('transactions').whereIn('id', acknowledged).count<{ count: string }[]>('* as count');
     expect(Number(found[0].count), 'every acknowledged fund is in the ledger').to.equal(acknowledged.length);
-    for (const s of sent.filter((r) => r.status !== 201)) {
-      const again = await fund(s.instance, s.wallet, s.key);
+    const funds = sent.filter((r) => r.kind === 'fund');
+    for (const s of funds.filter((r) => r.status !== 201)) {
+      const again = await send('fund', s.instance, s.wallet, s.key);
       expect(again.status, `key ${s.key}`).to.equal(201);
     }
     const balances = await db!('accounts').whereIn('id', wallets).sum<{ sum: string }[]>('balance as sum');
-    expect(Number(balances[0].sum), 'one fund of 1.00 per key').to.equal(sent.length);
+    expect(Number(balances[0].sum), 'one fund of 1.00 per key').to.equal(funds.length);
 
     for (const file of logFiles) {
       const lines = logLines(file).filter((l) => l.time && Date.parse(l.time as string) >= killedAt);

@@ -15,7 +15,7 @@ import knex from 'knex';
 import type { RunningService } from '../src/server.js';
 import { get, post } from './support/client.js';
 import { onboardAt } from './support/customers.js';
-import { killServiceProcess, startServiceProcess, type ServiceProcess } from './support/property/processes.js';
+import { killServiceProcess, startServiceProcesses, type ServiceProcess } from './support/property/processes.js';
 import { running, startExtraService } from './support/service.js';
 
 const PAYOUTS = 8;
@@ -110,7 +110,7 @@ describe('payout processing across a crash (SIGKILL) of the instance running it'
     const url = running().databaseUrl.replace(/\/[^/]*$/, `/${database}`);
     // SETTLE is due 3 s after SUBMIT: time to hold the payouts' jobs before they run.
     const env = { PAYOUT_PROCESSING_MS: '3000', JOB_POLLING_INTERVAL_MS: '500' };
-    services.push(...(await Promise.all([startServiceProcess(url, 90_000, env), startServiceProcess(url, 90_000, env)])));
+    services.push(...(await startServiceProcesses(url, [env, env])));
     const [victim, survivor] = services;
     const login = await post('/auth/token', { grant_type: 'client_credentials', client_id: 'demo-business', client_secret: 'demo-business-secret' }, { baseUrl: victim.url });
     const token = login.body.access_token;

@@ -16,6 +16,8 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 
 interface Child {
   process: ChildProcess;
+  /** Everything it wrote to stdout. */
+  stdout(): string;
   url: string;
   dataDir: string;
   exited: Promise<{ code: number | null; ms: number }>;
@@ -28,10 +30,12 @@ async function startChild(): Promise<Child> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: '' },
-    stdio: 'ignore',
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: '', LOG_FILE: '', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
-  const result: Child = { process: child, url: `http://127.0.0.1:${port}`, dataDir, signalledAt: 0, exited: undefined as never };
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const result: Child = { process: child, stdout: () => stdout, url: `http://127.0.0.1:${port}`, dataDir, signalledAt: 0, exited: undefined as never };
   result.exited = new Promise((resolve) => child.on('exit', (code) => resolve({ code, ms: performance.now() - result.signalledAt })));
   for (let i = 0; i < 240; i++) {
     if (await fetch(`${result.url}/health`).then((r) => r.ok, () => false)) return result;
@@ -94,6 +98,13 @@ describe('graceful shutdown (src/main.ts as a process)', function () {
     const { code, ms } = await child.exited;
     expect(code).to.equal(0);
     expect(ms).to.be.below(10_000);
+    // Standard output held JSON log lines only, from the start to the last one.
+    const lines = child.stdout().split('\n').filter(Boolean);
+    const messages = lines.map((line) => {
+      expect(() => JSON.parse(line), line).not.to.throw();
+      return JSON.parse(line).msg;
+    });
+    expect(messages).to.include.members(['starting', 'wallet service listening', 'shutting down', 'stopped']);
   });
 
   it('SIGTERM with PostgreSQL already killed still exits within 10 s', async () => {

@@ -4041,7 +4041,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["InternalErrorProblem"];
             };
         };
-        /** @description A dependency (the database) is unavailable (`SERVICE_UNAVAILABLE`); retry after `Retry-After` seconds. */
+        /** @description A dependency (the database) is unavailable, or concurrent requests on the same records kept conflicting (`SERVICE_UNAVAILABLE`); nothing was changed: retry after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

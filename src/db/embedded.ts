@@ -72,6 +72,7 @@ export async function startEmbeddedPostgres(
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
   const client = pg.getPgClient('postgres', '127.0.0.1');
+  client.on('error', () => undefined); // a connection lost meanwhile fails the query in flight, which reports it
   await client.connect();
   try {
     const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = 'wallet'");

@@ -24,6 +24,7 @@ import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
+import { withConflictRetries } from '../db/retry.js';
 import type { OutageLog } from '../db/unavailable.js';
 import type { Logger } from '../log.js';
 
@@ -184,9 +185,13 @@ export class JobQueue {
       retentionDays: 14,
     };
     // createQueue leaves an existing queue as it is; updateQueue brings its options
-    // (e.g. a shorter expiry) to what this version of the service defines.
-    await this.boss.createQueue(def.name, options);
-    await this.boss.updateQueue(def.name, options);
+    // (e.g. a shorter expiry) to what this version of the service defines. Instances
+    // starting together create the same queues at once, and pg-boss's create_queue can
+    // then deadlock (its insert waits for the other's, which waits for the partitioned
+    // job table): both statements are idempotent, so a conflict is retried.
+    const noted = () => undefined;
+    await withConflictRetries(() => this.boss.createQueue(def.name, options), noted);
+    await withConflictRetries(() => this.boss.updateQueue(def.name, options), noted);
     const ids: string[] = [];
     for (let i = 0; i < def.concurrency; i++) {
       ids.push(

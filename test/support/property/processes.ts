@@ -93,3 +93,18 @@ export async function killServiceProcess(service: ServiceProcess, signal: NodeJS
   if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill(signal);
   await service.exited;
 }
+
+/**
+ * Starts one service process per `envs` entry, all at the same moment; resolves with all
+ * of them, or kills those that started and throws when one did not.
+ */
+export async function startServiceProcesses(databaseUrl: string, envs: Record<string, string>[], timeoutMs = 90_000): Promise<ServiceProcess[]> {
+  const settled = await Promise.allSettled(envs.map((env) => startServiceProcess(databaseUrl, timeoutMs, env)));
+  const started = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(started.map((s) => killServiceProcess(s)));
+    throw failed.reason;
+  }
+  return started;
+}
