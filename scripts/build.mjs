@@ -3,6 +3,8 @@
  * then precompiles the API documents' operations and request validators into
  * dist/api/ (src/http/apiBuild.ts), so that the compiled service starts
  * without compiling a schema. Plain JavaScript, so that it runs on a fresh clone.
+ * tsc's messages (compile errors) go to stderr: `npm start` builds first, and its
+ * stdout carries JSON log lines only.
  */
 import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +18,7 @@ export const STAMP = path.join(ROOT, 'dist', '.build-stamp');
 /** Builds dist/; exits the process on a compile error. */
 export async function build() {
   const tsc = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')], {
-    stdio: 'inherit',
+    stdio: ['ignore', process.stderr, process.stderr],
   });
   if (tsc.status !== 0) process.exit(tsc.status ?? 1);
   const apiDir = path.join(ROOT, 'dist', 'api');

@@ -1,7 +1,8 @@
 /**
  * Service configuration, read once from the environment.
  *
- * PORT (default 3000), DATABASE_URL (any PostgreSQL; when unset an embedded
+ * PORT (default 3000), HOST (the address the HTTP server binds, default `0.0.0.0`:
+ * every interface), DATABASE_URL (any PostgreSQL; when unset an embedded
  * PostgreSQL is started), DATA_DIR (embedded PostgreSQL data, default `.data`),
  * JWT_SECRET (default: generated once and kept in the database),
  * TOKEN_TTL_SECONDS (default 3600), RATE_LIMIT_PER_MINUTE (default 600 per client),
@@ -10,6 +11,8 @@
  * SANDBOX (default true: test helpers on, sandbox clients seeded),
  * STATEMENT_MAX_ENTRIES (default and most 10000: longer periods are 422 STATEMENT_TOO_LARGE),
  * DB_POOL_SIZE (default 40: most database connections the service holds),
+ * DB_PREPARED_STATEMENTS (default true; `false` sends every statement unnamed, for a
+ * pooler in transaction mode such as pgbouncer before 1.21, see src/db/knex.ts),
  * CORS_ORIGINS (default `*`; or a comma-separated list of allowed origins),
  * LOG_LEVEL (default `info`) and LOG_FILE (default: stdout), see src/log.ts,
  * OTP_HASH_KEY (key of the OTPs' keyed hash; default: generated once and kept in
@@ -18,7 +21,7 @@
  * default generated once and kept), IDENTITY_PROVIDER_CALLBACK_SECRET and
  * SCREENING_PROVIDER_CALLBACK_SECRET (HMAC keys of the providers' signed callbacks;
  * default generated once and kept, which suits the sandbox providers).
- * Card data (src/domain/cardData.ts): CARD_DATA_KEY seals PANs, CVVs and PINs
+ * Card data (src/cards/data.ts): CARD_DATA_KEY seals PANs, CVVs and PINs
  * (AES-256-GCM), as key version CARD_DATA_KEY_VERSION (default 1);
  * CARD_DATA_PREVIOUS_KEYS (`<version>:<secret>,…`) keeps older versions readable
  * after a rotation; CARD_FINGERPRINT_KEY keys the PAN fingerprints (never rotate
@@ -30,14 +33,17 @@
  * only), WEBHOOK_CONCURRENCY (default 4 deliveries in parallel per instance), and the
  * job queue's JOB_POLLING_INTERVAL_MS (default 1000, at least 500: how soon an idle
  * worker sees a job another instance enqueued) and JOB_MAINTENANCE_INTERVAL_SECONDS
- * (default 60: how often jobs of a crashed instance are looked for).
+ * (default 5: how often jobs of a crashed instance are looked for; with the payout
+ * steps' 10-second expiry a payout caught by a crash goes on within about 25 s).
  * Payouts: PAYOUT_PROCESSING_MS (default 3000: how long a payout stays PROCESSING before
- * its automatic outcome; src/domain/payoutStates.ts).
+ * its automatic outcome; src/payouts/states.ts).
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
 export interface Config {
   port: number;
+  /** Address the HTTP server binds (HOST). */
+  host: string;
   databaseUrl?: string;
   dataDir: string;
   jwtSecret?: string;
@@ -62,6 +68,8 @@ export interface Config {
   cardFingerprintKey?: string;
   /** Most connections in the database pool. */
   dbPoolSize: number;
+  /** False: statements are sent unnamed (pooler in transaction mode). */
+  dbPreparedStatements: boolean;
   webhookTimeoutMs: number;
   webhookRetryScale: number;
   webhookConcurrency: number;
@@ -85,6 +93,12 @@ function intFrom(value: string | undefined, fallback: number, name: string, max 
   const n = Number(value);
   if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
   return n;
+}
+
+function booleanFrom(value: string | undefined, fallback: boolean, name: string): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new Error(`${name} must be true or false, got "${value}"`);
 }
 
 function scaleFrom(value: string | undefined): number {
@@ -116,6 +130,7 @@ function keysFrom(value: string | undefined): Record<number, string> {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Config = {
     port: intFrom(env.PORT, 3000, 'PORT'),
+    host: env.HOST || '0.0.0.0',
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR || '.data',
     jwtSecret: env.JWT_SECRET || undefined,
@@ -125,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandbox: env.SANDBOX !== 'false',
     statementMaxEntries: intFrom(env.STATEMENT_MAX_ENTRIES, 10_000, 'STATEMENT_MAX_ENTRIES', 10_000),
     dbPoolSize: intFrom(env.DB_POOL_SIZE, DEFAULT_DB_POOL_SIZE, 'DB_POOL_SIZE', 10_000, 1),
+    dbPreparedStatements: booleanFrom(env.DB_PREPARED_STATEMENTS, true, 'DB_PREPARED_STATEMENTS'),
     corsOrigins: originsFrom(env.CORS_ORIGINS),
     logLevel: env.LOG_LEVEL || 'info',
     logFile: env.LOG_FILE || undefined,
@@ -141,7 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryScale: scaleFrom(env.WEBHOOK_RETRY_SCALE),
     webhookConcurrency: intFrom(env.WEBHOOK_CONCURRENCY, 4, 'WEBHOOK_CONCURRENCY', 64, 1),
     jobPollingIntervalMs: intFrom(env.JOB_POLLING_INTERVAL_MS, 1000, 'JOB_POLLING_INTERVAL_MS', 60_000, 500),
-    jobMaintenanceIntervalSeconds: intFrom(env.JOB_MAINTENANCE_INTERVAL_SECONDS, 60, 'JOB_MAINTENANCE_INTERVAL_SECONDS', 3600, 1),
+    jobMaintenanceIntervalSeconds: intFrom(env.JOB_MAINTENANCE_INTERVAL_SECONDS, 5, 'JOB_MAINTENANCE_INTERVAL_SECONDS', 3600, 1),
     payoutProcessingMs: intFrom(env.PAYOUT_PROCESSING_MS, 3000, 'PAYOUT_PROCESSING_MS', 3_600_000, 0),
   };
   if (!config.sandbox && (!config.cardDataKey || !config.cardFingerprintKey)) {

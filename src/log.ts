@@ -17,7 +17,7 @@
  * exits. A synchronous write would stall every request whenever the reader of the
  * output (a pipe to a log collector) falls behind: pino's writer then sleeps 100 ms
  * per retry. One write per line cost about 30 µs of the event loop per request
- * under load (issue 7: the hand-off of each write to libuv's thread pool); a block
+ * under load (the hand-off of each write to libuv's thread pool); a block
  * of lines costs that once. A log file stays synchronous, so that a test reads
  * every line as soon as it is logged.
  */
@@ -62,7 +62,7 @@ export function createLogger(opts: { level?: string; file?: string } = {}): Logg
  * The logger of `log`'s one line per request: the same destination, level and base
  * fields, without redaction. That line has fixed fields (req_id, method, path,
  * operation_id, status, ms, client_id), none of them a redacted name, so redaction
- * could never change it; skipping it saves its cost on every request (issue 7).
+ * could never change it; skipping it saves its cost on every request.
  */
 export function requestLogger(log: Logger): Logger {
   return requestLoggers.get(log) ?? log;

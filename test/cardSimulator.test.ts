@@ -75,6 +75,49 @@ describe('card transaction simulator', () => {
     await assertLedgerConsistent(running().db, b.id);
   });
 
+  it('three wrong PINs in a row block the PIN (PIN_TRIES_EXCEEDED, the right PIN too) until a new PIN is set through its code', async () => {
+    const own = await newBusiness();
+    const holder = await activeCustomer(own);
+    const { card: c } = await issuedCard(own, {}, holder);
+    await topup(own.token, '100.00');
+    await credit(own.token, holder.wallet_id, '100.00');
+    await completedStep(own, c, 'pin', { pin: '4321' }, holder.mobile_number);
+    const reasonOf = async (body: Record<string, unknown>, via = authorize) => {
+      const res = await via(own, { card_id: c.id, ...(via === authorize ? { amount: '1.00' } : {}), ...body });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      return res.body.decline_reason;
+    };
+    const walletBalance = async () => (await get(`/cl/v1/wallets/${holder.wallet_id}/balance`, { token: own.token })).body.balance;
+
+    // A right PIN between wrong ones starts the count again.
+    expect(await reasonOf({ pin: '1111' })).to.equal('INCORRECT_PIN');
+    expect(await reasonOf({ pin: '2222' })).to.equal('INCORRECT_PIN');
+    expect(await reasonOf({ pin: '4321' })).to.equal(null);
+    // Three in a row, a balance inquiry's among them: blocked.
+    expect(await reasonOf({ pin: '1111' })).to.equal('INCORRECT_PIN');
+    expect(await reasonOf({ pin: '2222' }, inquire)).to.equal('INCORRECT_PIN');
+    const before = await walletBalance();
+    expect(await reasonOf({ pin: '3333' })).to.equal('PIN_TRIES_EXCEEDED');
+    expect(await reasonOf({ pin: '4321' })).to.equal('PIN_TRIES_EXCEEDED');
+    expect(await reasonOf({ pin: '4321' }, inquire)).to.equal('PIN_TRIES_EXCEEDED');
+    expect(await walletBalance(), 'nothing moved').to.equal(before);
+    // Without a PIN (an online purchase) the blocked PIN is not asked for.
+    expect(await reasonOf({})).to.equal(null);
+
+    // A new PIN through setCardPin and its code unblocks it, with a fresh count.
+    await completedStep(own, c, 'pin', { pin: '2580' }, holder.mobile_number);
+    expect(await reasonOf({ pin: '2580' })).to.equal(null);
+    expect(await reasonOf({ pin: '4321' })).to.equal('INCORRECT_PIN');
+    expect(await reasonOf({ pin: '4321' })).to.equal('INCORRECT_PIN');
+    expect(await reasonOf({ pin: '2580' })).to.equal(null);
+
+    // Concurrent wrong PINs never count past the limit: two are INCORRECT_PIN, the rest blocked.
+    const answers = await Promise.all(Array.from({ length: 6 }, () => authorize(own, { card_id: c.id, amount: '1.00', pin: '0000' })));
+    expect(answers.map((a) => a.body.decline_reason).sort()).to.deep.equal([...Array(2).fill('INCORRECT_PIN'), ...Array(4).fill('PIN_TRIES_EXCEEDED')]);
+    expect(await reasonOf({ pin: '2580' })).to.equal('PIN_TRIES_EXCEEDED');
+    await assertLedgerConsistent(running().db, own.id);
+  });
+
   it('concurrent authorizations never overdraw the wallet; the ledger stays consistent', async () => {
     const own = await newBusiness();
     const holder = await activeCustomer(own);

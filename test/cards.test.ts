@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { isValidPan } from '../src/domain/cardData.js';
+import { isValidPan } from '../src/cards/data.js';
 import { expectProblem } from './support/assertions.js';
 import { changeNumber, changeStatus, displaySession, issuedCard, latestCode, otherCode, revealed, startDisplay, verifyDisplay } from './support/cards.js';
 import { get } from './support/client.js';

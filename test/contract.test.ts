@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ERROR_STATUS } from '../src/errors.js';
+import { ERROR_STATUS } from '../src/kernel/errors.js';
 import { createAjv, loadBundledDocument } from '../src/http/apiBuild.js';
 import { assertMatchesContract } from './support/contract.js';
 

@@ -9,7 +9,7 @@ import { get, post } from './support/client.js';
 import { advanceClock, latestOtp, newMobileNumber, startSession } from './support/customers.js';
 import { newBusiness, platformToken, tokenFor, type TestBusiness } from './support/fixtures.js';
 import { running, startExtraService } from './support/service.js';
-import { MAX_CLOCK_OFFSET_SECONDS } from '../src/domain/clock.js';
+import { MAX_CLOCK_OFFSET_SECONDS } from '../src/kernel/clock.js';
 
 describe('core API: createToken and createBusiness', () => {
   it('createToken: 200 on the core path; its token works on the closed-loop API and the closed-loop one on core', async () => {

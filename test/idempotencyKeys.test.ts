@@ -2,13 +2,13 @@
  * The Idempotency-Key handling of the PL/pgSQL ledger (migration 004) called
  * directly: ledger_move_keyed takes the key, moves and keeps the outcome in
  * one statement; a key in flight is in use (same body) or reused (another);
- * refusals are kept with their HTTP status as src/errors.ts maps it.
+ * refusals are kept with their HTTP status as src/kernel/errors.ts maps it.
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { move } from '../src/domain/ledger.js';
-import { AppError, ERROR_STATUS } from '../src/errors.js';
-import { KeyClaim } from '../src/http/idempotency.js';
+import { move } from '../src/ledger/ledger.js';
+import { AppError, ERROR_STATUS } from '../src/kernel/errors.js';
+import { KeyClaim } from '../src/kernel/idempotency.js';
 import { errorOf } from './support/assertions.js';
 import { get } from './support/client.js';
 import { newBusiness, newWallet, topup } from './support/fixtures.js';
@@ -97,7 +97,7 @@ describe('ledger (PL/pgSQL): ledger_move_keyed', () => {
     expect((await get(`/cl/v1/wallets/${w.id}/balance`, { token: b.token })).body.balance).to.equal('1.00');
   });
 
-  it('every code the ledger refuses with has the HTTP status src/errors.ts gives it', async () => {
+  it('every code the ledger refuses with has the HTTP status src/kernel/errors.ts gives it', async () => {
     const { readFileSync, readdirSync } = await import('node:fs');
     const dir = new URL('../src/db/migrations/', import.meta.url);
     const sql = readdirSync(dir).map((f) => readFileSync(new URL(f, dir), 'utf8')).join('\n');

@@ -4,7 +4,7 @@
  * and the change session's state machine against its published table.
  */
 import { expect } from 'chai';
-import { MOBILE_CHANGE_STATES, mobileChangeMachine, type MobileChangeState } from '../src/domain/mobileNumberChangeStates.js';
+import { MOBILE_CHANGE_STATES, mobileChangeMachine, type MobileChangeState } from '../src/customers/mobileNumberChange/states.js';
 import { expectProblem, expectValidation } from './support/assertions.js';
 import { get, type ApiResponse } from './support/client.js';
 import {

@@ -6,7 +6,7 @@
  * its customer and its code as they were.
  */
 import { expect } from 'chai';
-import { ONBOARDING_STATES, onboardingMachine, type OnboardingEvent, type OnboardingState } from '../src/domain/onboardingStates.js';
+import { ONBOARDING_STATES, onboardingMachine, type OnboardingEvent, type OnboardingState } from '../src/customers/onboardingStates.js';
 import { get, post, type ApiResponse } from './support/client.js';
 import { activeCustomer, advanceClock, initiateIdentity, screenedSession, startSession, validInformation, verifiedSession } from './support/customers.js';
 import { newBusiness, type TestBusiness } from './support/fixtures.js';

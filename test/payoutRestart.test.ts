@@ -4,15 +4,51 @@
  * instance started next, each exactly once (one completion transaction, one event
  * per state), and the ledger holds. On a database of its own, so that only the
  * instances started here process its jobs.
+ *
+ * And across a crash: of two instances (processes, as `npm start` runs them) one is
+ * killed with SIGKILL while it holds payout jobs; the other finishes every payout
+ * within 30 s of the kill, each exactly once.
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import knex from 'knex';
 import type { RunningService } from '../src/server.js';
 import { get, post } from './support/client.js';
-import { newMobileNumber, newNationalId, validInformation } from './support/customers.js';
+import { onboardAt } from './support/customers.js';
+import { killServiceProcess, startServiceProcess, type ServiceProcess } from './support/property/processes.js';
 import { running, startExtraService } from './support/service.js';
 
 const PAYOUTS = 8;
+
+/** Sends PAYOUTS payouts of 1.00 to `mobile` through `baseUrl`; returns their ids. */
+async function sendPayouts(baseUrl: string, token: string, mobile: string, prefix: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < PAYOUTS; i++) {
+    const res = await post('/payouts/', { payout_amount: '1.00', payout_purpose: 'Cashback', external_reference: `${prefix}-${i}`, mobileNumber: mobile }, {
+      token,
+      baseUrl,
+      headers: { 'idempotency-key': randomUUID() },
+    });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    ids.push(res.body.payout_id);
+  }
+  return ids;
+}
+
+/** Exactly once: one completion transaction and one event per state for each payout, the money in the wallet. */
+async function expectCompletedOnce(service: { url: string }, db: knex.Knex, token: string, ids: string[], walletId: string): Promise<void> {
+  const completions = await db('transactions').where({ type: 'CUSTOMER_PAYOUT_COMPLETION' }).count<{ count: string }[]>('* as count');
+  expect(Number(completions[0].count)).to.equal(PAYOUTS);
+  const events = await db('outbox_events').whereIn('code', ['payout.pending', 'payout.processing', 'payout.completed']).select('code', 'data');
+  for (const id of ids) {
+    const codes = events.filter((e) => (e.data as { payout_id: string }).payout_id === id).map((e) => e.code).sort();
+    expect(codes, id).to.deep.equal(['payout.completed', 'payout.pending', 'payout.processing']);
+  }
+  const wallet = await get(`/cl/v1/wallets/${walletId}/balance`, { token, baseUrl: service.url });
+  expect(wallet.body.balance).to.equal(`${PAYOUTS}.00`);
+  const sums = await db('ledger_entries').sum<{ sum: string }[]>('amount as sum');
+  expect(sums[0].sum, 'every transaction balanced').to.equal('0.00');
+}
 
 describe('payout processing across a restart', function () {
   this.timeout(180_000);
@@ -25,40 +61,14 @@ describe('payout processing across a restart', function () {
     await running().db.raw(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   });
 
-  /** Onboards an ACTIVE customer of the demo business through `baseUrl`, as the README does. */
-  async function onboard(baseUrl: string, token: string): Promise<{ id: string; mobile: string; walletId: string }> {
-    const mobile = newMobileNumber();
-    const session = await post('/onboarding/sessions', { mobile_number: mobile, locale: 'en' }, { token, baseUrl });
-    expect(session.status, JSON.stringify(session.body)).to.equal(201);
-    const sms = await get(`/testhelpers/sms-messages?mobile_number=${mobile}&limit=1`, { token, baseUrl });
-    const otp = /\d{6}/.exec(sms.body.data[0].text)![0];
-    const id = session.body.session_id;
-    expect((await post(`/onboarding/sessions/${id}/verify-otp`, { otp }, { token, baseUrl })).status).to.equal(200);
-    const screened = await post(`/onboarding/sessions/${id}/identity-verification`, { national_id: newNationalId(), date_of_birth: '1990-04-15' }, { token, baseUrl });
-    expect(screened.body.status, JSON.stringify(screened.body)).to.equal('SCREENING_PASSED');
-    const customerId = session.body.customer_id;
-    expect((await post('/onboarding/complete-customer-information', validInformation(customerId), { token, baseUrl })).status).to.equal(200);
-    const customer = await get(`/customers/${customerId}`, { token, baseUrl });
-    return { id: customerId, mobile, walletId: customer.body.wallet_id };
-  }
-
   it('a payout whose instance stops is finished by the next one, exactly once', async () => {
     const first = await startExtraService({ payoutProcessingMs: 1_500 }, database);
     services.push(first);
     const login = await post('/auth/token', { grant_type: 'client_credentials', client_id: 'demo-business', client_secret: 'demo-business-secret' }, { baseUrl: first.url });
     const token = login.body.access_token;
-    const customer = await onboard(first.url, token);
+    const customer = await onboardAt(first.url, token);
     expect((await post('/testhelpers/payout-account/topups', { amount: '100.00' }, { token, baseUrl: first.url })).status).to.equal(201);
-    const ids: string[] = [];
-    for (let i = 0; i < PAYOUTS; i++) {
-      const res = await post('/payouts/', { payout_amount: '1.00', payout_purpose: 'Cashback', external_reference: `restart-${i}`, mobileNumber: customer.mobile }, {
-        token,
-        baseUrl: first.url,
-        headers: { 'idempotency-key': randomUUID() },
-      });
-      expect(res.status, JSON.stringify(res.body)).to.equal(200);
-      ids.push(res.body.payout_id);
-    }
+    const ids = await sendPayouts(first.url, token, customer.mobile, 'restart');
     // Stop while the payouts wait to be settled (1.5 s after they were submitted).
     const unsettled = await first.db('payouts').whereIn('id', ids).whereNot({ status: 'COMPLETED' }).count<{ count: string }[]>('* as count');
     expect(Number(unsettled[0].count), 'payouts still in flight when the instance stops').to.be.above(0);
@@ -76,17 +86,68 @@ describe('payout processing across a restart', function () {
     }
     expect(statuses).to.deep.equal(ids.map(() => 'COMPLETED'));
 
-    // Exactly once: one completion transaction per payout, one event per state, money in place.
-    const completions = await second.db('transactions').where({ type: 'CUSTOMER_PAYOUT_COMPLETION' }).count<{ count: string }[]>('* as count');
-    expect(Number(completions[0].count)).to.equal(PAYOUTS);
-    const events = await second.db('outbox_events').whereIn('code', ['payout.pending', 'payout.processing', 'payout.completed']).select('code', 'data');
-    for (const id of ids) {
-      const codes = events.filter((e) => (e.data as { payout_id: string }).payout_id === id).map((e) => e.code).sort();
-      expect(codes, id).to.deep.equal(['payout.completed', 'payout.pending', 'payout.processing']);
+    await expectCompletedOnce(second, second.db, token, ids, customer.walletId);
+  });
+});
+
+describe('payout processing across a crash (SIGKILL) of the instance running it', function () {
+  this.timeout(240_000);
+  const database = `wallet_payout_kill_${randomUUID().slice(0, 8)}`;
+  const services: ServiceProcess[] = [];
+  let db: knex.Knex | undefined;
+
+  before(async () => {
+    await running().db.raw(`CREATE DATABASE ${database}`);
+    db = knex({ client: 'pg', connection: running().databaseUrl.replace(/\/[^/]*$/, `/${database}`), pool: { min: 0, max: 2 } });
+  });
+  after(async () => {
+    await Promise.all(services.map((s) => killServiceProcess(s)));
+    await db?.destroy();
+    await running().db.raw(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  });
+
+  it('every payout is final within 30 s of the kill, each exactly once', async () => {
+    const url = running().databaseUrl.replace(/\/[^/]*$/, `/${database}`);
+    // SETTLE is due 3 s after SUBMIT: time to hold the payouts' jobs before they run.
+    const env = { PAYOUT_PROCESSING_MS: '3000', JOB_POLLING_INTERVAL_MS: '500' };
+    services.push(...(await Promise.all([startServiceProcess(url, 90_000, env), startServiceProcess(url, 90_000, env)])));
+    const [victim, survivor] = services;
+    const login = await post('/auth/token', { grant_type: 'client_credentials', client_id: 'demo-business', client_secret: 'demo-business-secret' }, { baseUrl: victim.url });
+    const token = login.body.access_token;
+    const customer = await onboardAt(victim.url, token);
+    expect((await post('/testhelpers/payout-account/topups', { amount: '100.00' }, { token, baseUrl: victim.url })).status).to.equal(201);
+    const ids = await sendPayouts(victim.url, token, customer.mobile, 'kill');
+
+    // Hold the payouts table: each SETTLE job that starts blocks on its first read, with
+    // nothing written. Once more jobs are active than one instance runs at a time (2),
+    // both instances hold some: kill the victim, then let go.
+    const holder = await db!.transaction();
+    let killedAt = 0;
+    try {
+      await holder.raw('LOCK TABLE payouts IN ACCESS EXCLUSIVE MODE');
+      const deadline = Date.now() + 20_000;
+      let active = 0;
+      while (active < 3 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        active = Number((await db!.raw("SELECT count(*) AS n FROM pgboss.job WHERE name = 'payout-processing' AND state = 'active'")).rows[0].n);
+      }
+      expect(active, 'payout jobs active on both instances').to.be.at.least(3);
+      await killServiceProcess(victim, 'SIGKILL');
+      killedAt = Date.now();
+    } finally {
+      await holder.rollback();
     }
-    const wallet = await get(`/cl/v1/wallets/${customer.walletId}/balance`, { token, baseUrl: second.url });
-    expect(wallet.body.balance).to.equal(`${PAYOUTS}.00`);
-    const sums = await second.db('ledger_entries').sum<{ sum: string }[]>('amount as sum');
-    expect(sums[0].sum, 'every transaction balanced').to.equal('0.00');
+
+    let statuses: string[] = [];
+    while (Date.now() - killedAt < 60_000) {
+      statuses = await Promise.all(ids.map(async (id) => (await get(`/payouts/${id}`, { token, baseUrl: survivor.url })).body.status));
+      if (statuses.every((s) => s === 'COMPLETED')) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const finalAfter = Date.now() - killedAt;
+    console.log(`      ${PAYOUTS} payouts, jobs held by the killed instance: every payout COMPLETED ${finalAfter} ms after the kill`);
+    expect(statuses).to.deep.equal(ids.map(() => 'COMPLETED'));
+    expect(finalAfter, 'recovery time').to.be.below(30_000);
+    await expectCompletedOnce(survivor, db!, token, ids, customer.walletId);
   });
 });

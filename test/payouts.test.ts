@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { requestHash } from '../src/http/idempotency.js';
+import { requestHash } from '../src/kernel/idempotency.js';
 import { expectProblem, expectValidation } from './support/assertions.js';
 import { get, post } from './support/client.js';
 import { activeCustomer, startSession } from './support/customers.js';

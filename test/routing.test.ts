@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { OpenAPIBackend } from 'openapi-backend';
-import { AppError } from '../src/errors.js';
+import { AppError } from '../src/kernel/errors.js';
 import { loadBundledDocument } from '../src/http/apiBuild.js';
 import { loadApi } from '../src/http/compiledApi.js';
 import { RoutingTable } from '../src/http/routing.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { AppError } from '../src/errors.js';
+import { AppError } from '../src/kernel/errors.js';
 import { issueToken, TokenVerifier } from '../src/http/auth.js';
-import type { Principal } from '../src/http/operation.js';
+import type { Principal } from '../src/kernel/services.js';
 import { get } from './support/client.js';
 import { expectProblem } from './support/assertions.js';
 

@@ -795,7 +795,9 @@ export interface paths {
          * @description Sets the card's 4-digit PIN, or changes it: the PIN is kept (encrypted) with a session and
          *     becomes the card's once `verifyCardPinOtp` checks the code sent to the customer. Allowed for a
          *     card `PENDING_ACTIVATION` or `ACTIVE`. The PIN is never answered, logged or put in an error;
-         *     only `verifyDisplaySensitiveDataOtp` (E6) shows it.
+         *     only `verifyDisplaySensitiveDataOtp` (E6) shows it. Setting a PIN is also how a PIN blocked
+         *     by three wrong tries in a row (decline `PIN_TRIES_EXCEEDED`, see
+         *     `simulateCardAuthorization`) is unblocked.
          *
          *     The code is 6 digits, sent by SMS to the customer's mobile number, valid 5 minutes with 5
          *     attempts; there is no resend: ask for the step again (a new session). An SMS provider that is
@@ -833,7 +835,8 @@ export interface paths {
         /**
          * Verify card PIN OTP
          * @description Checks the code sent by `setCardPin`; when it is right the PIN of the session becomes the
-         *     card's (E6 then shows it) and the card is answered (it never holds the PIN).
+         *     card's (E6 then shows it), the count of wrong PIN tries starts again from zero (a blocked
+         *     PIN is unblocked), and the card is answered (it never holds the PIN).
          *
          *     Checked in this order, each refusal changing nothing but the counted attempt: a code that
          *     is not 6 digits (400 `INVALID_OTP_FORMAT`, not counted); an unknown card (404
@@ -1596,10 +1599,17 @@ export interface paths {
          *     Declined, with nothing moved, in this order: a card that is not `ACTIVE`
          *     (`CARD_NOT_ACTIVE`), past its `expiry_date` on the business's clock (`CARD_EXPIRED`), a
          *     `pin` that is not the card's or sent for a card without a PIN (`INCORRECT_PIN`; without
-         *     `pin` the PIN is not checked, as for an online purchase), a wallet without the funds (`INSUFFICIENT_FUNDS`) or not `ACTIVE`
-         *     (`ACCOUNT_NOT_ACTIVE`). A decline is an answer (200 with `status` `DECLINED` and
+         *     `pin` the PIN is not checked, as for an online purchase), a PIN blocked by wrong tries
+         *     (`PIN_TRIES_EXCEEDED`, below), a wallet without the funds (`INSUFFICIENT_FUNDS`) or not
+         *     `ACTIVE` (`ACCOUNT_NOT_ACTIVE`). A decline is an answer (200 with `status` `DECLINED` and
          *     `decline_reason`), not an error. An unknown card is 404 `CARD_NOT_FOUND`; 404 `NOT_FOUND`
          *     when `SANDBOX=false`.
+         *
+         *     **PIN tries.** Every wrong `pin` counts, a right one starts the count again; the third
+         *     wrong PIN in a row blocks the PIN: it is declined `PIN_TRIES_EXCEEDED`, and so is every
+         *     later authorization or balance inquiry that sends a `pin`, the right one included, until
+         *     a new PIN is set (`setCardPin`, then `verifyCardPinOtp`). Transactions without `pin` are
+         *     not affected. Wrong PINs of balance inquiries count too.
          */
         post: operations["simulateCardAuthorization"];
         delete?: never;
@@ -1623,9 +1633,11 @@ export interface paths {
          *     available balance of the card's wallet (`available_balance`). Declined, with nothing moved, in this order: a card that is not `ACTIVE`
          *     (`CARD_NOT_ACTIVE`), past its `expiry_date` on the business's clock (`CARD_EXPIRED`), a
          *     `pin` that is not the card's or sent for a card without a PIN (`INCORRECT_PIN`; without
-         *     `pin` the PIN is not checked, as for an online purchase), or a wallet that is
+         *     `pin` the PIN is not checked, as for an online purchase), a PIN blocked by three wrong
+         *     tries in a row (`PIN_TRIES_EXCEEDED`; wrong PINs count here as in
+         *     `simulateCardAuthorization`, whose description has the rule), or a wallet that is
          *     not `ACTIVE` (`ACCOUNT_NOT_ACTIVE`): then `status` is `DECLINED` with `decline_reason` and no
-         *     balance. Nothing moves. An unknown card is 404 `CARD_NOT_FOUND`; 404 `NOT_FOUND` when
+         *     balance. No money moves. An unknown card is 404 `CARD_NOT_FOUND`; 404 `NOT_FOUND` when
          *     `SANDBOX=false`.
          */
         post: operations["simulateCardBalanceInquiry"];
@@ -3084,10 +3096,10 @@ export interface components {
             merchant_name?: string;
         };
         /**
-         * @description Why the issuer declined: the card is not `ACTIVE` (`CARD_NOT_ACTIVE`), past its expiry date (`CARD_EXPIRED`), the PIN sent is not the card's (`INCORRECT_PIN`), the wallet lacks the funds (`INSUFFICIENT_FUNDS`) or is not `ACTIVE` (`ACCOUNT_NOT_ACTIVE`). The list may grow.
+         * @description Why the issuer declined: the card is not `ACTIVE` (`CARD_NOT_ACTIVE`), past its expiry date (`CARD_EXPIRED`), the PIN sent is not the card's (`INCORRECT_PIN`), the PIN is blocked after three wrong tries in a row until a new one is set (`PIN_TRIES_EXCEEDED`), the wallet lacks the funds (`INSUFFICIENT_FUNDS`) or is not `ACTIVE` (`ACCOUNT_NOT_ACTIVE`). The list may grow.
          * @enum {string}
          */
-        CardDeclineReason: "CARD_NOT_ACTIVE" | "CARD_EXPIRED" | "INCORRECT_PIN" | "INSUFFICIENT_FUNDS" | "ACCOUNT_NOT_ACTIVE";
+        CardDeclineReason: "CARD_NOT_ACTIVE" | "CARD_EXPIRED" | "INCORRECT_PIN" | "PIN_TRIES_EXCEEDED" | "INSUFFICIENT_FUNDS" | "ACCOUNT_NOT_ACTIVE";
         /**
          * @description `APPROVED`, or `DECLINED` with a `decline_reason`.
          * @enum {string}

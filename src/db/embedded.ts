@@ -48,15 +48,16 @@ async function stopPostgres(pg: EmbeddedPostgres): Promise<void> {
 /**
  * Starts a PostgreSQL cluster in `dataDir` (initialised on first use), creates
  * the `wallet` database if missing and returns its URL. `persistent: false`
- * deletes the data on stop (used by the tests); `port` defaults to a free one.
+ * deletes the data on stop (used by the tests); `port` defaults to a free one;
+ * `log` receives PostgreSQL's own log lines (default: dropped).
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
-  opts: { persistent: boolean; quiet?: boolean; port?: number },
+  opts: { persistent: boolean; quiet?: boolean; port?: number; log?: (line: string) => void },
 ): Promise<EmbeddedDatabase> {
   const port = opts.port ?? (await freePort());
   const databaseDir = path.resolve(dataDir, 'pg');
-  const log = opts.quiet ? () => undefined : (m: unknown) => console.log(`[postgres] ${String(m).trimEnd()}`);
+  const log = opts.quiet || !opts.log ? () => undefined : (m: unknown) => opts.log!(String(m).trimEnd());
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,

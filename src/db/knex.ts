@@ -5,6 +5,7 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { DEFAULT_DB_POOL_SIZE } from '../config.js';
+import { RETRY_EVENT, retryTransactions, withConflictRetries } from './retry.js';
 import * as initial from './migrations/001_initial.js';
 import * as ledgerPosting from './migrations/002_ledger_posting.js';
 import * as ledgerMovements from './migrations/003_ledger_movements.js';
@@ -23,6 +24,7 @@ import * as bulkPayouts from './migrations/015_bulk_payouts.js';
 import * as idempotencyReleaseRace from './migrations/016_idempotency_release_race.js';
 import * as ledgerDirectMovements from './migrations/017_ledger_direct_movements.js';
 import * as ledgerKeyedDirect from './migrations/018_ledger_keyed_direct.js';
+import * as sealedWebhookSecretsAndPinTries from './migrations/021_sealed_webhook_secrets_and_pin_tries.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -46,6 +48,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '016_idempotency_release_race': idempotencyReleaseRace,
   '017_ledger_direct_movements': ledgerDirectMovements,
   '018_ledger_keyed_direct': ledgerKeyedDirect,
+  '021_sealed_webhook_secrets_and_pin_tries': sealedWebhookSecretsAndPinTries,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */
@@ -55,12 +58,51 @@ export const migrationSource: Knex.MigrationSource<string> = {
   getMigration: async (name) => MIGRATIONS[name],
 };
 
-/** Knex configuration for a PostgreSQL connection string, with at most `poolSize` connections. */
-export function knexConfig(connectionString: string, poolSize = DEFAULT_DB_POOL_SIZE): Knex.Config {
+/** How the service talks to PostgreSQL (DB_POOL_SIZE, DB_PREPARED_STATEMENTS; src/config.ts). */
+export interface ConnectionOptions {
+  /** Most connections in the pool (default DEFAULT_DB_POOL_SIZE). */
+  poolSize?: number;
+  /**
+   * False: every statement is sent unnamed (PostgreSQL's unnamed prepared statement),
+   * also those a library names (Knex's `options({ name })`, rate-limiter-flexible's
+   * store). Needed behind a pooler in transaction mode that does not follow named
+   * prepared statements from one server connection to the next (pgbouncer before
+   * 1.21, or with `max_prepared_statements = 0`). Default true.
+   */
+  preparedStatements?: boolean;
+}
+
+/**
+ * Makes `connection` send every statement unnamed: the name of a query config is
+ * dropped, so PostgreSQL parses the statement again each time (a few per cent of CPU
+ * on the hottest statements) and no server connection needs to know it beforehand.
+ */
+function sendUnnamed(connection: pg.Client): void {
+  const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
+  (connection as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, ...rest: unknown[]) => {
+    const named = config && typeof config === 'object' && typeof (config as { submit?: unknown }).submit !== 'function' && (config as { name?: unknown }).name;
+    return query(named ? { ...(config as object), name: undefined } : config, ...rest);
+  };
+}
+
+/** Knex configuration for a PostgreSQL connection string (see ConnectionOptions). */
+export function knexConfig(connectionString: string, opts: ConnectionOptions = {}): Knex.Config {
+  const unnamed = opts.preparedStatements === false;
   return {
     client: 'pg',
     connection: connectionString,
-    pool: { min: 0, max: poolSize },
+    pool: {
+      min: 0,
+      max: opts.poolSize ?? DEFAULT_DB_POOL_SIZE,
+      ...(unnamed
+        ? {
+            afterCreate(connection: pg.Client, done: (err: Error | null, connection: pg.Client) => void) {
+              sendUnnamed(connection);
+              done(null, connection);
+            },
+          }
+        : {}),
+    },
     // knex would print each failed connection attempt to the console; every such error
     // also fails its request, which the service logs (one line per outage, see
     // db/unavailable.ts), so knex's own console output is switched off.
@@ -81,13 +123,38 @@ async function upToDate(db: Knex): Promise<boolean> {
 }
 
 /**
- * Opens a pool of at most `poolSize` connections to `connectionString` and
- * applies pending migrations (knex's migrator, with its lock, runs only when
- * some are pending: a restart skips it).
+ * Key of the transaction-scoped advisory lock under which migrations run. Knex's own
+ * migration lock refuses a second migrator at once ("Migration table is already
+ * locked") and its lock table is created check-then-create, so instances started
+ * together on an empty database would fail; this lock makes them wait in turn, and
+ * each one after the first finds the migrations applied. Transaction-scoped, so that it
+ * also works through a pooler in transaction mode.
  */
-export async function connectAndMigrate(connectionString: string, poolSize?: number): Promise<Knex> {
-  const db = knexFactory(knexConfig(connectionString, poolSize));
-  if (!(await upToDate(db))) await db.migrate.latest();
+const MIGRATION_LOCK = 'wallet-service:migrations';
+
+/** Applies pending migrations, one instance at a time (see MIGRATION_LOCK). */
+async function migrate(db: Knex, connectionString: string): Promise<void> {
+  const lock = new pg.Client({ connectionString, application_name: 'wallet-service-migrations' });
+  lock.on('error', () => undefined); // a lost connection fails the query in flight, which is what reports it
+  await lock.connect();
+  try {
+    await lock.query('BEGIN');
+    await lock.query('SELECT pg_advisory_xact_lock(hashtext($1))', [MIGRATION_LOCK]);
+    if (!(await upToDate(db))) await db.migrate.latest();
+    await lock.query('COMMIT');
+  } finally {
+    await lock.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Opens a pool to `connectionString` (see ConnectionOptions) whose transactions retry
+ * conflicts (db/retry.ts), and applies pending migrations (under an advisory lock, so
+ * that any number of instances may start at once; a restart skips it).
+ */
+export async function connectAndMigrate(connectionString: string, opts: ConnectionOptions = {}): Promise<Knex> {
+  const db = retryTransactions(knexFactory(knexConfig(connectionString, opts)));
+  if (!(await upToDate(db))) await migrate(db, connectionString);
   return db;
 }
 
@@ -108,12 +175,14 @@ export function preparedStatement(name: string, text: string): PreparedStatement
 }
 
 /**
- * Runs `statement` with `values` on `db` as a named prepared statement and returns its
- * rows. On the pool itself, the pg client is taken from Knex's pool and queried
- * directly, which skips Knex's query builder and runner: on the hottest path (one
- * money movement per request) that was a measurable share of the service's CPU
- * (issue 7). Inside a transaction it runs through `db.raw` on the transaction's own
- * connection. Throws what `db.raw` throws: pg's errors, or Knex's pool timeout.
+ * Runs `statement` with `values` on `db` as a named prepared statement (unnamed with
+ * DB_PREPARED_STATEMENTS=false, see knexConfig) and returns its rows. On the pool
+ * itself, the pg client is taken from Knex's pool and queried directly, which skips
+ * Knex's query builder and runner: on the hottest path (one money movement per
+ * request) that was a measurable share of the service's CPU; the statement is then a
+ * transaction of its own, retried on a conflict (db/retry.ts). Inside a transaction it
+ * runs through `db.raw` on the transaction's own connection. Throws what `db.raw`
+ * throws: pg's errors, or Knex's pool timeout.
  */
 export async function preparedQuery<Row>(db: Knex, statement: PreparedStatement, values: unknown[]): Promise<Row[]> {
   if (db.isTransaction) {
@@ -121,11 +190,16 @@ export async function preparedQuery<Row>(db: Knex, statement: PreparedStatement,
     return rows as Row[];
   }
   const client = db.client as { acquireConnection(): Promise<pg.Client>; releaseConnection(connection: pg.Client): Promise<void> };
-  const connection = await client.acquireConnection();
-  try {
-    const { rows } = await connection.query({ name: statement.name, text: statement.pgText, values });
-    return rows as Row[];
-  } finally {
-    await client.releaseConnection(connection);
-  }
+  return withConflictRetries(
+    async () => {
+      const connection = await client.acquireConnection();
+      try {
+        const { rows } = await connection.query({ name: statement.name, text: statement.pgText, values });
+        return rows as Row[];
+      } finally {
+        await client.releaseConnection(connection);
+      }
+    },
+    (code) => db.emit(RETRY_EVENT, { code }),
+  );
 }

@@ -24,13 +24,19 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (NETWORK_CODES.has(code) || code.startsWith('08') || code.startsWith('57P') || code === '53300') return true;
   if (e.name === 'KnexTimeoutError') return true;
   const message = typeof e.message === 'string' ? e.message : '';
-  return /Connection terminated|connection is closed|Client was closed|Unable to acquire a connection|aborted due to the pool being destroyed/i.test(message);
+  // "not queryable": a query (e.g. Knex's ROLLBACK) on a connection that broke earlier.
+  return /Connection terminated|connection is closed|Client was closed|Unable to acquire a connection|aborted due to the pool being destroyed|not queryable|Cannot use a pool after calling end/i.test(
+    message,
+  );
 }
 
 /**
  * Logs a database outage once when it is first seen and once when a query succeeds
- * again (`note(err)` for each failure; recovery is seen through knex's
- * `query-response` event), instead of one stack trace per failed request.
+ * again (`note(err)` for each failed request, `noteBackground(err)` for the failures of
+ * background work: job queue, outbox relay; recovery is seen through knex's
+ * `query-response` event), instead of one stack trace per failed request. One per
+ * service instance, shared by the HTTP layer and the background work, so that a
+ * database stopped or killed is the same one line whoever meets it first.
  */
 export class OutageLog {
   private since: number | null = null;
@@ -48,6 +54,20 @@ export class OutageLog {
   /** Records one request failed by an outage; logs only the first of each outage. */
   note(err: unknown): void {
     this.failures += 1;
+    this.start(err);
+  }
+
+  /**
+   * Records a failure of background work: true when `err` is an outage (logged as
+   * `note` does, without counting a request), false when the caller should report it.
+   */
+  noteBackground(err: unknown): boolean {
+    if (!isDatabaseUnavailable(err)) return false;
+    this.start(err);
+    return true;
+  }
+
+  private start(err: unknown): void {
     if (this.since !== null) return;
     this.since = Date.now();
     const e = err as { code?: string; message?: string };

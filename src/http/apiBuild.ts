@@ -20,7 +20,7 @@ import addFormats from 'ajv-formats';
 import type { AnySchema, ValidateFunction } from 'ajv';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import { GENERATED_OPENAPI } from '../paths.js';
-import type { ApiOperation, CompiledApi, DocumentName } from './compiledApi.js';
+import type { ApiOperation, CompiledApi, DocumentName } from './apiTypes.js';
 
 /** Every API document the service serves. */
 export const DOCUMENTS: DocumentName[] = ['closed-loop', 'core'];

@@ -7,16 +7,17 @@ import { randomUUID } from 'node:crypto';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
+import { isTransactionConflict, TRANSACTION_ATTEMPTS } from '../db/retry.js';
 import { isDatabaseUnavailable, OutageLog } from '../db/unavailable.js';
 import { requestLogger } from '../log.js';
-import { AppError, toProblem } from '../errors.js';
+import { AppError, toProblem } from '../kernel/errors.js';
 import { closedLoopOperations } from '../handlers/closedLoop/index.js';
 import { coreOperations } from '../handlers/core/index.js';
 import { TokenVerifier } from './auth.js';
 import { loadApi } from './compiledApi.js';
 import { corsMiddleware } from './cors.js';
 import { hasBody, mountApi } from './openapi.js';
-import type { Services } from './operation.js';
+import type { Services } from '../kernel/services.js';
 import { RateLimiter } from './rateLimit.js';
 import { SUPPORTED_API_VERSIONS } from './versions.js';
 
@@ -39,6 +40,13 @@ export function negotiatedVersion(header: string | string[] | undefined): string
 function errorToResponse(err: unknown): AppError {
   if (err instanceof AppError) return err;
   if (isDatabaseUnavailable(err)) return new AppError('SERVICE_UNAVAILABLE', 'The service cannot reach its database; retry later.');
+  // A deadlock or serialization failure that persisted through every retry (db/retry.ts):
+  // nothing was committed, so the same request may simply be sent again.
+  if (isTransactionConflict(err)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'Concurrent requests on the same records kept conflicting; nothing was changed. Retry shortly.', {
+      headers: { 'Retry-After': '1' },
+    });
+  }
   const e = err as { status?: number; type?: string; expose?: boolean };
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
     return new AppError('VALIDATION_ERROR', 'The request could not be read.');
@@ -51,7 +59,7 @@ function errorToResponse(err: unknown): AppError {
  * operations and validators were precompiled (dist/api/); without it they are
  * built in process (compiledApi.ts).
  */
-export async function createApp(services: Services, opts: { apiDir?: string } = {}): Promise<Koa> {
+export async function createApp(services: Services, opts: { apiDir?: string; outages?: OutageLog } = {}): Promise<Koa> {
   const app = new Koa({ proxy: false });
   const rateLimiter = new RateLimiter(services.db, {
     perClient: services.config.rateLimitPerMinute,
@@ -59,7 +67,7 @@ export async function createApp(services: Services, opts: { apiDir?: string } = 
   });
   const { log } = services;
   const requestLog = requestLogger(log);
-  const outages = new OutageLog(services.db, log);
+  const outages = opts.outages ?? new OutageLog(services.db, log);
   app.use(corsMiddleware(services.config.corsOrigins));
 
   // Request id, version negotiation, problem-details errors and the request log line
@@ -76,7 +84,8 @@ export async function createApp(services: Services, opts: { apiDir?: string } = 
       await next();
     } catch (err) {
       const appError = errorToResponse(err);
-      if (appError.code === 'SERVICE_UNAVAILABLE' && !(err instanceof AppError)) outages.note(err);
+      if (isTransactionConflict(err)) log.warn({ req_id: requestId, sqlstate: (err as { code: string }).code, attempts: TRANSACTION_ATTEMPTS }, 'transaction conflict persisted: answering 503');
+      else if (appError.code === 'SERVICE_UNAVAILABLE' && !(err instanceof AppError)) outages.note(err);
       else if (!(err instanceof AppError)) log.error({ err, req_id: requestId }, 'unexpected error');
       ctx.status = appError.status;
       ctx.type = 'application/problem+json';

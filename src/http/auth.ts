@@ -4,8 +4,8 @@
  * `iss` wallet-service, `exp` issue time + TTL seconds.
  */
 import { SignJWT, jwtVerify } from 'jose';
-import { AppError } from '../errors.js';
-import type { Principal } from './operation.js';
+import { AppError } from '../kernel/errors.js';
+import type { Principal } from '../kernel/services.js';
 
 const ISSUER = 'wallet-service';
 

@@ -10,27 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ValidateFunction } from 'ajv';
-
-export type DocumentName = 'closed-loop' | 'core';
-
-/** One operation of a document. */
-export interface ApiOperation {
-  operationId: string;
-  /** Lower case, as openapi-backend gives it. */
-  method: string;
-  /** The document's path template, e.g. `/wallets/{wallet_id}`. */
-  path: string;
-  /** The operation's security requirements (the document's when it names none) as JSON: `[]` for a public operation. */
-  security: string;
-  /** The media types its request body may be sent as (none when it takes no body). */
-  mediaTypes: string[];
-}
-
-/** A document's operations and, by operationId, its request validators (body first, then parameters). */
-export interface CompiledApi {
-  operations: ApiOperation[];
-  validators(operationId: string): ValidateFunction[];
-}
+import type { ApiOperation, CompiledApi, DocumentName } from './apiTypes.js';
 
 interface PrecompiledOperation extends ApiOperation {
   validators: { module: number; export: string }[];

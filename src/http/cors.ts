@@ -1,6 +1,6 @@
 /**
  * CORS (Fetch standard) through `@koa/cors`, so that browsers can try the API from a
- * hosted docs page and fetch the API documents (../shared/API_CONVENTIONS.md,
+ * hosted docs page and fetch the API documents (openapi/API_CONVENTIONS.md,
  * "Security": preflight 204).
  *
  * Allowed origins come from CORS_ORIGINS: `*` (default) answers every origin with

@@ -7,11 +7,12 @@
  * idempotency and calls the typed handler from the OperationMap.
  */
 import type { Context as KoaContext } from 'koa';
-import { AppError } from '../errors.js';
+import { AppError } from '../kernel/errors.js';
 import type { TokenVerifier } from './auth.js';
-import type { ApiOperation, CompiledApi } from './compiledApi.js';
-import { requestHash, withIdempotency, type KeyClaim, type StoredResponse } from './idempotency.js';
-import type { Access, OperationContext, OperationSpec, Principal, Services } from './operation.js';
+import type { ApiOperation, CompiledApi } from './apiTypes.js';
+import { requestHash, withIdempotency, type KeyClaim, type StoredResponse } from '../kernel/idempotency.js';
+import type { Access, OperationContext, OperationSpec } from './operation.js';
+import type { Principal, Services } from '../kernel/services.js';
 import type { RateLimiter } from './rateLimit.js';
 import { RoutingTable } from './routing.js';
 import { SIGNATURE_SCHEMES, signatureVerifier } from './signatures.js';

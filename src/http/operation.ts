@@ -6,32 +6,9 @@
  */
 import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
-import type { Config } from '../config.js';
-import type { JobQueue } from '../jobs/queue.js';
-import type { Logger } from '../log.js';
-import type { Metrics } from './metrics.js';
-import { AppError } from '../errors.js';
-import type { KeyClaim } from './idempotency.js';
-
-/** Who is calling, from the bearer token. */
-export interface Principal {
-  kind: 'PLATFORM' | 'BUSINESS';
-  clientId: string;
-  /** The business a BUSINESS client acts for; null for PLATFORM clients. */
-  businessId: string | null;
-}
-
-/** Long-lived dependencies of the handlers. */
-export interface Services {
-  db: Knex;
-  config: Config;
-  /** HS256 key for access tokens. */
-  jwtKey: Uint8Array;
-  log: Logger;
-  metrics: Metrics;
-  /** The durable job queue (pg-boss), shared by webhook delivery and later payouts. */
-  jobs: JobQueue;
-}
+import { AppError } from '../kernel/errors.js';
+import type { KeyClaim } from '../kernel/idempotency.js';
+import type { Principal, Services } from '../kernel/services.js';
 
 type JsonOf<C> = C extends { 'application/json': infer B } ? B : never;
 type BodyOf<Op> = Op extends { requestBody: { content: infer C } }
@@ -66,7 +43,7 @@ export interface OperationContext<Op> {
   db: Knex;
   /**
    * The request's Idempotency-Key (idempotent operations called with one):
-   * the operation passes it to its ledger call, which claims it (http/idempotency.ts).
+   * the operation passes it to its ledger call, which claims it (src/kernel/idempotency.ts).
    */
   idempotency: KeyClaim | null;
   services: Services;
@@ -83,7 +60,7 @@ export type Access = 'public' | 'platform' | 'business' | 'any' | 'signature';
 
 export interface OperationSpec<Op extends { responses: object }> {
   access: Access;
-  /** Money-moving POSTs: honour `Idempotency-Key` (see http/idempotency.ts). */
+  /** Money-moving POSTs: honour `Idempotency-Key` (see src/kernel/idempotency.ts). */
   idempotent?: boolean;
   /** The ledger transaction type a 201 of this operation posts (counted in the metrics). */
   ledgerType?: string;

@@ -5,7 +5,7 @@
  * - `client:<client id>` for a request with a valid token (RATE_LIMIT_PER_MINUTE);
  * - `addr:<IP address>` for a request that has not authenticated: no token or a bad
  *   one (counted before its 401 is sent), the token request, provider callbacks
- *   (RATE_LIMIT_PER_ADDRESS_PER_MINUTE; issue 10 fault 3).
+ *   (RATE_LIMIT_PER_ADDRESS_PER_MINUTE).
  * Two instances therefore allow the documented limit in all, not twice it; each takes
  * points from the store in small leases (see Limit) so that counting costs a store round
  * trip per lease, not per request. When the
@@ -18,7 +18,7 @@
  */
 import type { Knex } from 'knex';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { AppError } from '../errors.js';
+import { AppError } from '../kernel/errors.js';
 
 const WINDOW_SECONDS = 60;
 

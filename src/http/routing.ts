@@ -14,8 +14,8 @@
  * that some operation matches but not with this method is 405, none is 404.
  * Path parameters are percent-decoded; a malformed escape is 400 VALIDATION_ERROR.
  */
-import type { ApiOperation } from './compiledApi.js';
-import { invalidField } from '../errors.js';
+import type { ApiOperation } from './apiTypes.js';
+import { invalidField } from '../kernel/errors.js';
 
 /** A request matched to its operation, with its path parameters (decoded). */
 export interface RouteMatch {

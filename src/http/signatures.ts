@@ -9,7 +9,7 @@
 import type { Context as KoaContext } from 'koa';
 import type { ProviderName } from '../providers/call.js';
 import { callbackSecret, SIGNATURE_HEADER, verifyCallbackSignature } from '../providers/signatures.js';
-import type { Services } from './operation.js';
+import type { Services } from '../kernel/services.js';
 
 /** Signature security schemes of the documents, and whose secret signs each. */
 export const SIGNATURE_SCHEMES: Record<string, Exclude<ProviderName, 'SMS'>> = {

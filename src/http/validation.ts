@@ -7,7 +7,7 @@
  * per invalid field (`/field` in the body, `/path/…`, `/query/…`, `/header/…`).
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { AppError, invalidField, type FieldError } from '../errors.js';
+import { AppError, invalidField, type FieldError } from '../kernel/errors.js';
 
 /** The parts of a request that are validated. */
 export interface RequestParts {

@@ -20,8 +20,11 @@
  * `jobs.send(name, data, { trx, startAfter })` from domain code. A handler must be
  * idempotent (at-least-once): check the state it moves before moving it.
  */
+import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
+import pg from 'pg';
 import PgBoss from 'pg-boss';
+import type { OutageLog } from '../db/unavailable.js';
 import type { Logger } from '../log.js';
 
 /** One kind of job and its handler. */
@@ -49,6 +52,8 @@ export interface SendOptions {
 export interface JobQueueOptions {
   databaseUrl: string;
   log: Logger;
+  /** Where a database outage met by the queue's background work is logged (once per outage). */
+  outages?: OutageLog;
   /** How often an idle worker looks for due jobs (pg-boss's minimum is 0.5 s). */
   pollingIntervalSeconds?: number;
   /** How often lost jobs are looked for (pg-boss maintenance). */
@@ -65,6 +70,58 @@ function inTransaction(trx: Knex.Transaction): PgBoss.Db {
   };
 }
 
+/**
+ * The statements pg-boss 10 runs without awaiting them: a worker completes or fails
+ * its job with `this.complete(…)` / `this.fail(…)` and drops the promise
+ * (timgit/pg-boss#577), so while PostgreSQL is unreachable each of them would be an
+ * unhandled rejection, which ends a Node process. Their texts come from pg-boss's own
+ * plans module (the version is pinned in package.json).
+ */
+function unawaitedStatements(): Set<string> {
+  const plans = createRequire(import.meta.url)('pg-boss/src/plans.js') as Record<string, (schema: string) => string>;
+  if (typeof plans.completeJobs !== 'function' || typeof plans.failJobsById !== 'function') {
+    throw new Error('pg-boss: completeJobs/failJobsById plans not found; check src/jobs/queue.ts against the installed pg-boss');
+  }
+  return new Set([plans.completeJobs('pgboss'), plans.failJobsById('pgboss')]);
+}
+
+/**
+ * pg-boss's database (its `db` option): a pg pool of our own with an error listener,
+ * whose failures are all handled. A failure of a statement pg-boss does not await
+ * (see unawaitedStatements) is reported to `onError` and answered "no rows": the job
+ * stays active and is retried once it expires, as after a crash. Every other failure
+ * is thrown to pg-boss, which reports it as an `error` event or to the caller.
+ */
+class QueueDatabase implements PgBoss.Db {
+  private readonly pool: pg.Pool;
+  private readonly unawaited = unawaitedStatements();
+
+  constructor(
+    connectionString: string,
+    private readonly onError: (err: unknown) => void,
+  ) {
+    this.pool = new pg.Pool({ connectionString, max: 4, application_name: 'wallet-service-jobs' });
+    // A connection that breaks while idle in the pool is reported here; without a
+    // listener the pool's `error` event would end the process.
+    this.pool.on('error', (err) => this.onError(err));
+  }
+
+  async executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
+    try {
+      return await this.pool.query(text, values);
+    } catch (err) {
+      if (!this.unawaited.has(text)) throw err;
+      this.onError(err);
+      // pg-boss reads a missing result as "nothing affected".
+      return undefined as unknown as { rows: unknown[] };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.pool.ending) await this.pool.end();
+  }
+}
+
 /** A started queue; see the module comment. */
 export class JobQueue {
   private readonly workers = new Map<string, string[]>();
@@ -74,31 +131,42 @@ export class JobQueue {
 
   private constructor(
     private readonly boss: PgBoss,
+    private readonly database: QueueDatabase,
     private readonly log: Logger,
+    private readonly outages: OutageLog | undefined,
     private readonly pollingIntervalSeconds: number,
   ) {}
 
   /** Connects (own pool of at most 4 connections), creates pg-boss's schema if missing, starts maintenance. */
   static async start(opts: JobQueueOptions): Promise<JobQueue> {
+    let queue: JobQueue | undefined;
+    const database = new QueueDatabase(opts.databaseUrl, (err) => queue?.noteError(err));
     const boss = new PgBoss({
-      connectionString: opts.databaseUrl,
-      max: 4,
-      application_name: 'wallet-service-jobs',
-      maintenanceIntervalSeconds: opts.maintenanceIntervalSeconds ?? 60,
+      db: database,
+      maintenanceIntervalSeconds: opts.maintenanceIntervalSeconds ?? 5,
       // No cron schedules are used; the clock-skew monitor and cron workers stay off.
       schedule: false,
     });
-    const queue = new JobQueue(boss, opts.log, opts.pollingIntervalSeconds ?? 1);
+    queue = new JobQueue(boss, database, opts.log, opts.outages, opts.pollingIntervalSeconds ?? 1);
     // pg-boss reports background failures (a lost connection during an outage) as
     // `error` events; an EventEmitter without a listener would throw them.
     boss.on('error', (err) => queue.noteError(err));
-    await boss.start();
+    try {
+      await boss.start();
+    } catch (err) {
+      await database.close().catch(() => undefined);
+      throw err;
+    }
     return queue;
   }
 
-  /** Logs background errors at most once a minute (an outage would repeat them every poll). */
+  /**
+   * Reports a background error: a database outage to the outage log (one line per
+   * outage), anything else at most once a minute (it would repeat every poll).
+   */
   noteError(err: unknown): void {
     if (this.stopping) return;
+    if (this.outages?.noteBackground(err)) return;
     const now = Date.now();
     if (now - this.lastErrorLog < 60_000) return;
     this.lastErrorLog = now;
@@ -108,13 +176,17 @@ export class JobQueue {
 
   /** Creates the queue (if missing) and starts `concurrency` workers for it in this instance. */
   async defineQueue<T extends object>(def: QueueDefinition<T>): Promise<void> {
-    await this.boss.createQueue(def.name, {
+    const options = {
       name: def.name,
       retryLimit: def.retryLimit,
       retryDelay: def.retryDelaySeconds,
       expireInSeconds: def.expireInSeconds,
       retentionDays: 14,
-    });
+    };
+    // createQueue leaves an existing queue as it is; updateQueue brings its options
+    // (e.g. a shorter expiry) to what this version of the service defines.
+    await this.boss.createQueue(def.name, options);
+    await this.boss.updateQueue(def.name, options);
     const ids: string[] = [];
     for (let i = 0; i < def.concurrency; i++) {
       ids.push(
@@ -150,9 +222,7 @@ export class JobQueue {
     try {
       await this.boss.stop({ graceful: true, timeout: Math.max(timeoutMs, 1_000), wait: true });
     } finally {
-      // When the database is gone pg-boss's stop fails before closing its pool.
-      const db = this.boss.getDb() as PgBoss.Db & { opened?: boolean; close?: () => Promise<void> };
-      if (db.opened && db.close) await db.close().catch(() => undefined);
+      await this.database.close().catch(() => undefined);
     }
   }
 }

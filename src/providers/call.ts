@@ -6,7 +6,7 @@
  * and the same request can simply be sent again. The log line names the
  * provider and the kind of failure only: never a request's identity data.
  */
-import { AppError } from '../errors.js';
+import { AppError } from '../kernel/errors.js';
 
 /** The providers behind the customer flows. */
 export type ProviderName = 'SMS' | 'IDENTITY_VERIFICATION' | 'SCREENING';

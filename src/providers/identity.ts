@@ -7,7 +7,7 @@
  * Sandbox: the national id (or mobile number) chooses the outcome, and the
  * result is delivered synchronously after commit (./sandboxDelivery.ts).
  */
-import type { Services } from '../http/operation.js';
+import type { Services } from '../kernel/services.js';
 import { ProviderFailure } from './call.js';
 import { failIfOutage } from './outages.js';
 import { deliverSignedCallback, newEventId, type Delivery } from './sandboxDelivery.js';

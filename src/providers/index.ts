@@ -4,7 +4,7 @@
  * call fails with 503) until production adapters are added behind the same
  * interfaces.
  */
-import type { Services } from '../http/operation.js';
+import type { Services } from '../kernel/services.js';
 import {
   SandboxIdentityVerificationProvider,
   UnconfiguredIdentityVerificationProvider,

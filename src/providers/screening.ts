@@ -9,7 +9,7 @@
  * HIGH for a politically exposed person, MEDIUM from an income of 50000 a
  * month, else LOW.
  */
-import type { Services } from '../http/operation.js';
+import type { Services } from '../kernel/services.js';
 import { ProviderFailure } from './call.js';
 import { SANDBOX_NATIONAL_IDS, type Acceptance, type ProviderRequestRef } from './identity.js';
 import { failIfOutage } from './outages.js';

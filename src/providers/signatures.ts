@@ -10,8 +10,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../config.js';
-import { keptSecret } from '../domain/settings.js';
-import { AppError } from '../errors.js';
+import { keptSecret } from '../kernel/settings.js';
+import { AppError } from '../kernel/errors.js';
 import type { ProviderName } from './call.js';
 
 export const SIGNATURE_HEADER = 'X-Provider-Signature';

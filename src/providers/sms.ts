@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { paginate, type Page, type PageQuery } from '../domain/pagination.js';
+import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
 import { ProviderFailure } from './call.js';
 import { failIfOutage } from './outages.js';
 

@@ -18,8 +18,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { SealingKeys } from '../cards/data.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { nextAttemptAt, retryAfterSeconds } from './schedule.js';
+import { endpointSecret } from './secrets.js';
 import { sendAttempt, type AttemptResult } from './sender.js';
 import { deliveryHeaders, envelopeBody, type DeliveryMessage } from './signing.js';
 import type { UrlPolicy } from './urlPolicy.js';
@@ -39,6 +41,8 @@ export interface DeliveryDeps {
   timeoutMs: number;
   /** Multiplies the retry schedule's delays (WEBHOOK_RETRY_SCALE). */
   retryScale: number;
+  /** The keys that open the endpoints' sealed secrets (./secrets.ts). */
+  secretKeys: SealingKeys;
 }
 
 interface DeliveryRow {
@@ -52,7 +56,9 @@ interface DeliveryRow {
   event_created_at: Date;
   endpoint_id: string;
   url: string;
-  secret: string;
+  secret: string | null;
+  secret_sealed: string | null;
+  secret_key_version: number | null;
   endpoint_status: string;
 }
 
@@ -73,7 +79,7 @@ export async function runDeliveryJob(deps: DeliveryDeps, job: DeliveryJob, shutd
     .where('d.id', job.delivery_id)
     .first(
       'd.id', 'd.business_id', 'd.status', 'd.attempt_count', 'e.id as event_id', 'e.code', 'e.data', 'e.created_at as event_created_at',
-      'w.id as endpoint_id', 'w.url', 'w.secret', 'w.status as endpoint_status',
+      'w.id as endpoint_id', 'w.url', 'w.secret', 'w.secret_sealed', 'w.secret_key_version', 'w.status as endpoint_status',
     )) as DeliveryRow | undefined;
   if (!row || row.status !== 'PENDING' || row.attempt_count >= job.attempt) return; // done, or this attempt was made
   if (row.endpoint_status !== 'ENABLED') {
@@ -86,7 +92,10 @@ export async function runDeliveryJob(deps: DeliveryDeps, job: DeliveryJob, shutd
   };
   const body = envelopeBody(message);
   const startedAt = new Date();
-  const headers = await deliveryHeaders(message, body, row.secret, startedAt).catch(() => null);
+  // A secret that does not open (its key version is not configured) fails the attempt like one that cannot sign.
+  const headers = await Promise.resolve()
+    .then(() => deliveryHeaders(message, body, endpointSecret(deps.secretKeys, { ...row, id: row.endpoint_id }), startedAt))
+    .catch(() => null);
   const result: AttemptResult = headers
     ? await sendAttempt(deps.policy, row.url, headers, body, { timeoutMs: deps.timeoutMs, shutdown })
     : { statusCode: null, retryAfter: null, latencyMs: 0, error: 'the endpoint secret cannot be used for signing', interrupted: false };

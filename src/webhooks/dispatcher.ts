@@ -1,5 +1,5 @@
 /**
- * The webhook dispatcher of one instance (issue 8). Operations write their events to
+ * The webhook dispatcher of one instance. Operations write their events to
  * the transactional outbox (`outbox_events`, in the transaction of their effect); the
  * relay turns each committed event into one delivery per ENABLED endpoint of its
  * business subscribed to its code, and one `webhook-delivery` job per delivery, in one
@@ -12,6 +12,7 @@
  * in their transaction is enough.
  */
 import type { Knex } from 'knex';
+import type { OutageLog } from '../db/unavailable.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
 import { DELIVERY_QUEUE, runDeliveryJob, type DeliveryDeps, type DeliveryJob } from './delivery.js';
@@ -45,6 +46,8 @@ export async function relayOutbox(db: Knex, jobs: JobQueue): Promise<number> {
 
 export interface DispatcherOptions extends DeliveryDeps {
   log: Logger;
+  /** Where a database outage met by the relay is logged (once per outage, with the requests'). */
+  outages?: OutageLog;
   /** Pause between relay rounds when the outbox is empty. */
   relayIntervalMs: number;
   /** Parallel deliveries per instance. */
@@ -80,8 +83,9 @@ export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatch
       relayed = await relayOutbox(db, jobs);
       if (relayed > 0) jobs.wake(DELIVERY_QUEUE);
     } catch (err) {
-      // An outage or a broken schema would repeat every round: log once a minute.
-      if (Date.now() - lastErrorLog > 60_000) {
+      // An outage or a broken schema would repeat every round: the outage is the outage
+      // log's one line, anything else is logged once a minute.
+      if (!opts.outages?.noteBackground(err) && Date.now() - lastErrorLog > 60_000) {
         lastErrorLog = Date.now();
         const e = err as { code?: string; message?: string };
         log.warn({ relay_error: e.code ?? e.message?.slice(0, 200) }, 'webhook relay: outbox not readable (retrying)');

@@ -1,5 +1,5 @@
 /**
- * The retry schedule of webhook deliveries (issue 8: "retries with backoff over about
+ * The retry schedule of webhook deliveries ("retries with backoff over about
  * three days"), documented as the same table in openapi/*.yaml and openapi/DESIGN.md.
  *
  * | attempt | sent after the previous failed attempt | total since the first |

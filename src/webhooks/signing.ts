@@ -1,5 +1,5 @@
 /**
- * What a delivery carries (issue 8, seed "Events" and "Authentication" 4):
+ * What a delivery carries (seed "Events" and "Authentication" 4):
  *
  * - the body: the seed's envelope `{id, code, created_at, webhook_id, data}`;
  * - Standard Webhooks headers, made by the npm package `standardwebhooks`:

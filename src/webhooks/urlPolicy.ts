@@ -1,5 +1,5 @@
 /**
- * Which webhook URLs the service may call (issue 8), checked at registration and
+ * Which webhook URLs the service may call, checked at registration and
  * again at every delivery, on the addresses actually connected to (so a name that
  * later resolves elsewhere, DNS rebinding included, is refused at delivery):
  *
@@ -16,7 +16,7 @@
  */
 import { lookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { AppError } from '../errors.js';
+import { AppError } from '../kernel/errors.js';
 
 const notPublic = new BlockList();
 for (const [net, prefix] of [

@@ -105,3 +105,23 @@ export function sendCallback(
 
 /** A fresh provider event id. */
 export const newEventId = (): string => `evt_${randomUUID().replaceAll('-', '')}`;
+
+/**
+ * Onboards an ACTIVE customer of the business of `token` through the service at
+ * `baseUrl` (another instance than the main one), as the README does.
+ */
+export async function onboardAt(baseUrl: string, token: string): Promise<{ id: string; mobile: string; walletId: string }> {
+  const mobile = newMobileNumber();
+  const session = await post('/onboarding/sessions', { mobile_number: mobile, locale: 'en' }, { token, baseUrl });
+  expect(session.status, JSON.stringify(session.body)).to.equal(201);
+  const sms = await get(`/testhelpers/sms-messages?mobile_number=${mobile}&limit=1`, { token, baseUrl });
+  const otp = /\d{6}/.exec(sms.body.data[0].text)![0];
+  const id = session.body.session_id;
+  expect((await post(`/onboarding/sessions/${id}/verify-otp`, { otp }, { token, baseUrl })).status).to.equal(200);
+  const screened = await post(`/onboarding/sessions/${id}/identity-verification`, { national_id: newNationalId(), date_of_birth: '1990-04-15' }, { token, baseUrl });
+  expect(screened.body.status, JSON.stringify(screened.body)).to.equal('SCREENING_PASSED');
+  const customerId = session.body.customer_id;
+  expect((await post('/onboarding/complete-customer-information', validInformation(customerId), { token, baseUrl })).status).to.equal(200);
+  const customer = await get(`/customers/${customerId}`, { token, baseUrl });
+  return { id: customerId, mobile, walletId: customer.body.wallet_id };
+}

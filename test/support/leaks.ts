@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Knex } from 'knex';
 import type { Config } from '../../src/config.js';
-import { openCardValue, type SealedField } from '../../src/domain/cardData.js';
-import { cardKeys } from '../../src/domain/cardKeys.js';
+import { openCardValue, type SealedField } from '../../src/cards/data.js';
+import { cardKeys } from '../../src/cards/keys.js';
 
 /** What must never appear in a log line: searched by test/logs.test.ts and after the whole suite. */
 export const LEAKS: [string, RegExp][] = [

@@ -67,6 +67,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     ...loadConfig(),
     port: 0,
+    host: '127.0.0.1',
     sandbox: true,
     rateLimitPerMinute: 100_000,
     rateLimitPerAddressPerMinute: 100_000,

@@ -8,7 +8,7 @@
  * the transaction and its two entries (a debit and a credit of the same
  * amount, each with the balance after it) and updates both balances, all in
  * the caller's transaction. The rules are the ones the TypeScript ledger
- * applied before (src/domain/ledger.ts history):
+ * applied before (src/ledger/ledger.ts history):
  *   - only ACTIVE wallets move money (debit side checked first);
  *   - the debited balance may go below 0.00 only for the settlement account
  *     (it mirrors money outside the closed loop) or a wallet with can_overdraft;
@@ -18,7 +18,7 @@
  *
  * A refusal is a value, not an exception: {refusal: {code, status, detail,
  * pointer}} (`ledger_refusal`), where `code` is the API's error code and
- * `status` its HTTP status (src/errors.ts; a test keeps them equal) and
+ * `status` its HTTP status (src/kernel/errors.ts; a test keeps them equal) and
  * `pointer` the request field for VALIDATION_ERROR. Every rule is checked
  * before anything is written, so a refusal has changed nothing; a caller that
  * gets one returns it at once. (Values rather than exceptions: catching an
@@ -33,7 +33,7 @@ import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
-    -- A refusal of code p_code (an error code of src/errors.ts) with its HTTP status.
+    -- A refusal of code p_code (an error code of src/kernel/errors.ts) with its HTTP status.
     CREATE FUNCTION ledger_refusal(p_code text, p_detail text, p_pointer text DEFAULT NULL) RETURNS jsonb
     LANGUAGE sql IMMUTABLE AS $$
       SELECT jsonb_build_object('refusal', jsonb_build_object(

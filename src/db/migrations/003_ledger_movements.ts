@@ -7,7 +7,7 @@
  * (already validated against the document), locks the accounts (and, for a
  * refund or reversal, the original transaction first), checks the movement's
  * own rules and posts with `ledger_post` (002), with the refusals in the order
- * the TypeScript movements checked them (src/domain/movements.ts history):
+ * the TypeScript movements checked them (src/ledger/movements.ts history):
  *   FUND, PAYOUT   operational account → wallet_id
  *   WITHDRAWAL     wallet_id → operational account
  *   TRANSFER       source_wallet_id → destination_wallet_id (SAME_WALLET_TRANSFER)

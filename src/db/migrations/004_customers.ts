@@ -5,7 +5,7 @@
  *
  * Every table of a business's data carries `business_id`. OTP codes are never
  * stored: only a keyed hash (HMAC-SHA256) of them. Rule timestamps (expiry,
- * completion) are written from the business's clock (src/domain/clock.ts);
+ * completion) are written from the business's clock (src/kernel/clock.ts);
  * `created_at`/`updated_at` are the database's.
  */
 import type { Knex } from 'knex';

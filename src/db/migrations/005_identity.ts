@@ -5,7 +5,7 @@
  * carry), and the provider event ids already processed (replay protection).
  *
  * National ids are kept sealed (AES-256-GCM) and, for lookups and uniqueness,
- * as a keyed hash: never in clear (src/domain/identityData.ts).
+ * as a keyed hash: never in clear (src/customers/identityData.ts).
  */
 import type { Knex } from 'knex';
 

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key handling in PostgreSQL (semantics: src/http/idempotency.ts),
+ * Idempotency-Key handling in PostgreSQL (semantics: src/kernel/idempotency.ts),
  * so that a keyed movement is ONE statement and ONE transaction:
  * `ledger_move_keyed` = idempotency_begin + ledger_move (003) + idempotency_finish.
  *

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery (issue 8): endpoints can be disabled (a 410 from the receiver),
+ * Webhook delivery: endpoints can be disabled (a 410 from the receiver),
  * one delivery per (event, endpoint) or per redelivery request, and one row per
  * HTTP attempt (status, latency, error). Every table carries `business_id`.
  * The job queue itself (pg-boss) keeps its own tables in the `pgboss` schema and

@@ -3,7 +3,7 @@
  * sessions of card steps (displaying the sensitive data).
  *
  * A card's PAN, CVV and PIN are never stored in clear: each is sealed with
- * AES-256-GCM (src/domain/cardData.ts) with the version of its key beside it
+ * AES-256-GCM (src/cards/data.ts) with the version of its key beside it
  * (`<field>_key_version`), so keys rotate. PAN uniqueness is a unique index on
  * the keyed fingerprint `pan_fingerprint`. Tokens come from a sequence, so they
  * are unique by construction and say nothing about the PAN.

@@ -10,7 +10,7 @@
  * PROCESSING → COMPLETED: in-transit → the customer's wallet, type
  * CUSTOMER_PAYOUT_COMPLETION; PROCESSING → FAILED: in-transit → payout account,
  * type CUSTOMER_PAYOUT_RETURN), each with its `payout.*` event in the outbox.
- * The allowed moves are src/domain/payoutStates.ts's table, passed in by the caller.
+ * The allowed moves are src/payouts/states.ts's table, passed in by the caller.
  *
  * Money is always in exactly one place: on the payout account, in transit, or
  * on the wallet. Refusals are `ledger_refusal` values, decided before any write.

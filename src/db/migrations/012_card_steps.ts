@@ -1,5 +1,5 @@
 /**
- * Cards, slice 2 (issue 9): the OTP-guarded card steps after issuance — set or
+ * Cards, slice 2: the OTP-guarded card steps after issuance — set or
  * update the PIN, activate a physical card, convert a virtual card to a physical
  * one, replace a card — share `card_otp_sessions` by `purpose`; what a step will
  * do once its code is verified is kept on its session (the new PIN sealed like
@@ -15,7 +15,7 @@
  * Tokenization activation code requests (sandbox test helpers, seed E9): a
  * simulated token provisioning of a card into a device wallet, confirmed by a
  * code sent to the customer (verifyOtp) or by the issuer's phone line
- * (confirmIvr); src/domain/tokenization.ts.
+ * (confirmIvr); src/cards/tokenization.ts.
  */
 import type { Knex } from 'knex';
 

@@ -1,5 +1,5 @@
 /**
- * Card purchases in the ledger (issue 9, card transaction simulator): the
+ * Card purchases in the ledger (card transaction simulator): the
  * transaction type CARD_PURCHASE, one more `ledger_move` movement:
  *   CARD_PURCHASE  wallet_id → settlement account (the money leaves the closed
  *                  loop to the card network, as a top-up's enters from it)

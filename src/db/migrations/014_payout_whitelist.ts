@@ -1,5 +1,5 @@
 /**
- * The payout whitelist (issue 8; core.yaml tag Whitelist): the customers a business may
+ * The payout whitelist (core.yaml tag Whitelist): the customers a business may
  * pay while it enforces the list.
  *
  *   payout_whitelist_entries       one row per (business, customer): adding a customer
@@ -9,7 +9,7 @@
  *
  * `payout_receiver` is the receiver lookup of `createPayout` (by `customer_id`,
  * `walletAccountNumber` or `mobileNumber`, the ACTIVE customer first), shared by the
- * whitelist's own additions (src/domain/payoutWhitelist.ts). `payout_create` (011) is
+ * whitelist's own additions (src/payouts/whitelist.ts). `payout_create` (011) is
  * kept as `payout_create_open` behind a new `payout_create` that first refuses, while the
  * business enforces its list, an ACTIVE receiver not on it: 422
  * PAYOUT_RECEIVER_NOT_WHITELISTED, decided before any write (so `createPayout` and each

@@ -1,5 +1,5 @@
 /**
- * Bulk payouts (issue 8; core.yaml `createBulkPayout`): one batch per (business,
+ * Bulk payouts (core.yaml `createBulkPayout`): one batch per (business,
  * idempotency key) and one row per item in the request's order. An accepted item points
  * at its payout (made by `createPayout`'s own path, so its ledger and events are those of
  * a single payout); a rejected item keeps the code and reason of its refusal. The batch

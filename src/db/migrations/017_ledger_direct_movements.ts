@@ -1,7 +1,7 @@
 /**
  * The closed loop's four account-to-account movements (FUND, PAYOUT, WITHDRAWAL,
  * TRANSFER) posted by `ledger_move` itself, without the layers that later
- * migrations stacked in front of 003's function (issue 7, performance).
+ * migrations stacked in front of 003's function (performance).
  *
  * Before: ledger_move (013, card purchases) → ledger_move_base (011, customer
  * payouts) → ledger_move_closed_loop (003) → ledger_uuid ×2, ledger_lock_pair,

@@ -1,6 +1,6 @@
 /**
  * `ledger_move_keyed` (007) with a new key's path written out in its own body
- * (issue 7, performance): a request whose Idempotency-Key is new takes the two
+ * (performance): a request whose Idempotency-Key is new takes the two
  * advisory locks, finds no row for the key, moves and inserts the key's row,
  * without the calls to idempotency_begin (PL/pgSQL) and idempotency_finish (a
  * SQL-language function, planned and run as a function call of its own).

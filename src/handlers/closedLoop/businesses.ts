@@ -1,6 +1,6 @@
 /** Businesses: platform clients create and list; a business client reads only its own. */
-import { createBusiness, getBusiness, listBusinesses } from '../../domain/businesses.js';
-import { AppError } from '../../errors.js';
+import { createBusiness, getBusiness, listBusinesses } from '../../businesses/businesses.js';
+import { AppError } from '../../kernel/errors.js';
 import type { ClosedLoopMap } from './types.js';
 
 export const businessOperations = {

@@ -1,13 +1,13 @@
 /** Money movement: fund, payout, transfer, withdrawal, refund, reversal (all idempotent). */
 import {
   createFund,
-  createPayout,
+  createWalletPayout,
   createRefund,
   createReversal,
   createTransfer,
   createWithdrawal,
-} from '../../domain/movements.js';
-import { getTransaction } from '../../domain/transactions.js';
+} from '../../ledger/movements.js';
+import { getTransaction } from '../../ledger/transactions.js';
 import { businessIdOf } from '../../http/operation.js';
 import type { ClosedLoopMap } from './types.js';
 
@@ -22,7 +22,7 @@ export const moneyMovementOperations = {
     access: 'business',
     idempotent: true,
     ledgerType: 'PAYOUT',
-    handle: async (ctx) => ({ status: 201, body: await createPayout(ctx.db, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
+    handle: async (ctx) => ({ status: 201, body: await createWalletPayout(ctx.db, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
   },
   getPayout: {
     access: 'business',

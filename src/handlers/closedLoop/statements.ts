@@ -1,6 +1,7 @@
 /** Wallet statements: JSON (getWalletStatement) and CSV (getWalletStatementCsv). */
-import { getWalletStatement, statementToCsv } from '../../domain/statements.js';
-import { businessIdOf, type Principal, type Services } from '../../http/operation.js';
+import { getWalletStatement, statementToCsv } from '../../ledger/statements.js';
+import { businessIdOf } from '../../http/operation.js';
+import type { Principal, Services } from '../../kernel/services.js';
 import type { ClosedLoopMap } from './types.js';
 
 /** The statement a request asks for (both operations take the same parameters). */

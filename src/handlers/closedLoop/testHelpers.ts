@@ -1,6 +1,6 @@
 /** Sandbox test helpers: top up the operational account (404 NOT_FOUND when SANDBOX=false). */
-import { createTopup } from '../../domain/movements.js';
-import { AppError } from '../../errors.js';
+import { createTopup } from '../../ledger/movements.js';
+import { AppError } from '../../kernel/errors.js';
 import { businessIdOf } from '../../http/operation.js';
 import type { ClosedLoopMap } from './types.js';
 

@@ -8,7 +8,7 @@ import {
   lookupWallet,
   removeWalletLabel,
   updateWallet,
-} from '../../domain/wallets.js';
+} from '../../businesses/wallets.js';
 import { businessIdOf } from '../../http/operation.js';
 import type { ClosedLoopMap } from './types.js';
 

@@ -1,5 +1,6 @@
 /** Webhook endpoints (preview): register and list. */
-import { createWebhookEndpoint, listWebhookEndpoints } from '../../domain/webhooks.js';
+import { webhookSecretKeys } from '../../cards/keys.js';
+import { createWebhookEndpoint, listWebhookEndpoints } from '../../webhooks/endpoints.js';
 import { businessIdOf } from '../../http/operation.js';
 import type { ClosedLoopMap } from './types.js';
 
@@ -7,7 +8,8 @@ export const webhookOperations = {
   createWebhookEndpoint: {
     access: 'business',
     async handle(ctx) {
-      await createWebhookEndpoint(ctx.db, { sandbox: ctx.services.config.sandbox }, businessIdOf(ctx), ctx.body);
+      const keys = await webhookSecretKeys(ctx.services.db, ctx.services.config);
+      await createWebhookEndpoint(ctx.db, { sandbox: ctx.services.config.sandbox }, keys, businessIdOf(ctx), ctx.body);
       return { status: 200, body: {} };
     },
   },

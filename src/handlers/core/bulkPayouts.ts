@@ -1,7 +1,7 @@
-/** Bulk payouts (issue 8): create a batch under an idempotency key, its status, its report as JSON and CSV. */
+/** Bulk payouts: create a batch under an idempotency key, its status, its report as JSON and CSV. */
 import type { operations } from '../../../generated/types/core.js';
-import { batchReportToCsv, getBatchReport, getBulkPayout } from '../../domain/bulkPayoutReports.js';
-import { createBulkPayout } from '../../domain/bulkPayouts.js';
+import { batchReportToCsv, getBatchReport, getBulkPayout } from '../../payouts/bulkReports.js';
+import { createBulkPayout } from '../../payouts/bulk.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 
 type BulkPayoutOperations = Pick<operations, 'createBulkPayout' | 'getBulkPayoutStatus' | 'getBatchReport' | 'getBatchReportCsv'>;

@@ -1,16 +1,17 @@
 /**
  * Card test helpers of the core API (sandbox only: 404 NOT_FOUND when
  * SANDBOX=false): the card transaction simulator (an authorization, a balance
- * inquiry; src/domain/cardSimulator.ts) and the tokenization activation code
- * requests (create, seed E9, verifyOtp, confirmIvr; src/domain/tokenization.ts).
+ * inquiry; src/cards/simulator.ts) and the tokenization activation code
+ * requests (create, seed E9, verifyOtp, confirmIvr; src/cards/tokenization.ts).
  */
 import type { operations } from '../../../generated/types/core.js';
-import { cardKeys } from '../../domain/cardKeys.js';
-import { simulateCardAuthorization, simulateCardBalanceInquiry, type SimulatorEnv } from '../../domain/cardSimulator.js';
-import { businessIdOf, type OperationMap, type Principal, type Services } from '../../http/operation.js';
+import { cardKeys } from '../../cards/keys.js';
+import { simulateCardAuthorization, simulateCardBalanceInquiry, type SimulatorEnv } from '../../cards/simulator.js';
+import { businessIdOf, type OperationMap } from '../../http/operation.js';
+import type { Principal, Services } from '../../kernel/services.js';
 import type { Knex } from 'knex';
 import { flowEnv, requireSandbox } from './flowEnv.js';
-import { confirmActivationIvr, createActivationCodeRequest, getActivationCodeRequest, verifyActivationCode } from '../../domain/tokenization.js';
+import { confirmActivationIvr, createActivationCodeRequest, getActivationCodeRequest, verifyActivationCode } from '../../cards/tokenization.js';
 
 type CardTestHelperOperations = Pick<
   operations,

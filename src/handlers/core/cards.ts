@@ -2,14 +2,15 @@
 import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
 import type { operations } from '../../../generated/types/core.js';
-import { completeCardIssuance, getCardIssuance, issueCard, verifyCardIssuanceOtp } from '../../domain/cardIssuance.js';
-import { cardKeys } from '../../domain/cardKeys.js';
-import type { CardEnv } from '../../domain/cardOtp.js';
-import { changeCardStatus, getCard } from '../../domain/cards.js';
-import { displayCardSensitiveData, verifyDisplaySensitiveDataOtp } from '../../domain/cardSensitiveData.js';
-import { businessIdOf, type OperationMap, type Principal, type Services } from '../../http/operation.js';
+import { completeCardIssuance, getCardIssuance, issueCard, verifyCardIssuanceOtp } from '../../cards/issuance.js';
+import { cardKeys } from '../../cards/keys.js';
+import type { CardEnv } from '../../cards/otp.js';
+import { changeCardStatus, getCard } from '../../cards/cards.js';
+import { displayCardSensitiveData, verifyDisplaySensitiveDataOtp } from '../../cards/sensitiveData.js';
+import { businessIdOf, type OperationMap } from '../../http/operation.js';
+import type { Principal, Services } from '../../kernel/services.js';
 import { flowEnv } from './flowEnv.js';
-import { startCardStep, verifyCardStep, type CardStepPurpose, type StepRequest } from '../../domain/cardSteps.js';
+import { startCardStep, verifyCardStep, type CardStepPurpose, type StepRequest } from '../../cards/steps.js';
 
 type CardOperations = Pick<
   operations,
@@ -98,7 +99,7 @@ export const cardOperations = {
       return { status: 200, body: data };
     },
   },
-  // The OTP-guarded card steps (src/domain/cardSteps.ts): the step, then its code.
+  // The OTP-guarded card steps (src/cards/steps.ts): the step, then its code.
   setCardPin: stepStart('SET_PIN'),
   verifyCardPinOtp: stepVerify('SET_PIN'),
   activateCard: stepStart('ACTIVATION'),

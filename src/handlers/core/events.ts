@@ -1,6 +1,6 @@
-/** Events (issue 8): list the business's events, and send one again to one webhook endpoint. */
+/** Events: list the business's events, and send one again to one webhook endpoint. */
 import type { operations } from '../../../generated/types/core.js';
-import { listEvents, redeliverEvent } from '../../domain/events.js';
+import { listEvents, redeliverEvent } from '../../webhooks/events.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import { DELIVERY_QUEUE } from '../../webhooks/delivery.js';
 

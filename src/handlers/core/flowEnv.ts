@@ -1,11 +1,12 @@
 /** The environment of a core request: database handle, business, providers, keys, own URL. */
 import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
-import type { FlowEnv, ServiceEnv } from '../../domain/customerFlow.js';
-import { identityKeys } from '../../domain/identityData.js';
-import { keptSecret } from '../../domain/settings.js';
-import { AppError } from '../../errors.js';
-import { businessIdOf, type Principal, type Services } from '../../http/operation.js';
+import type { FlowEnv, ServiceEnv } from '../../customers/requestEnv.js';
+import { identityKeys } from '../../customers/identityData.js';
+import { keptSecret } from '../../kernel/settings.js';
+import { AppError } from '../../kernel/errors.js';
+import { businessIdOf } from '../../http/operation.js';
+import type { Principal, Services } from '../../kernel/services.js';
 import { providersOf } from '../../providers/index.js';
 
 /**

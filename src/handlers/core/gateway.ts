@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { operations } from '../../../generated/types/core.js';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../kernel/errors.js';
 import { SUPPORTED_API_VERSIONS } from '../../http/versions.js';
 import { GENERATED_OPENAPI } from '../../paths.js';
 import type { OperationMap } from '../../http/operation.js';

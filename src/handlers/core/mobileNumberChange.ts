@@ -1,13 +1,13 @@
 /** Mobile number change: from the profile settings (seed E7) and from the login screen. */
 import type { operations } from '../../../generated/types/core.js';
-import { settle } from '../../domain/customerFlow.js';
+import { settle } from '../../customers/requestEnv.js';
 import {
   getMobileNumberChange,
   initiateLoginIdentityVerification,
   startMobileNumberChange,
   verifyMobileNumberChangeOtp,
-} from '../../domain/mobileNumberChange.js';
-import { receiveMobileOwnershipResult } from '../../domain/providerCallbacks.js';
+} from '../../customers/mobileNumberChange/requests.js';
+import { receiveMobileOwnershipResult } from '../../customers/providerCallbacks.js';
 import type { OperationMap } from '../../http/operation.js';
 import { callback } from './customers.js';
 import { flowEnv } from './flowEnv.js';

@@ -6,10 +6,10 @@ import {
   resendOnboardingOtp,
   startOnboarding,
   verifyOnboardingOtp,
-} from '../../domain/onboarding.js';
-import { completeCustomerInformation } from '../../domain/customerInformation.js';
-import { settle } from '../../domain/customerFlow.js';
-import { initiateIdentityVerification } from '../../domain/identityVerification.js';
+} from '../../customers/onboarding.js';
+import { completeCustomerInformation } from '../../customers/customerInformation.js';
+import { settle } from '../../customers/requestEnv.js';
+import { initiateIdentityVerification } from '../../customers/identityVerification.js';
 import type { OperationMap } from '../../http/operation.js';
 import { flowEnv } from './flowEnv.js';
 

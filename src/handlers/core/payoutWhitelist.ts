@@ -1,4 +1,4 @@
-/** The payout whitelist (issue 8): add, list and delete entries; read and set enforcement. */
+/** The payout whitelist: add, list and delete entries; read and set enforcement. */
 import type { operations } from '../../../generated/types/core.js';
 import {
   addWhitelistEntries,
@@ -6,7 +6,7 @@ import {
   getWhitelistEnforcement,
   listWhitelistEntries,
   setWhitelistEnforcement,
-} from '../../domain/payoutWhitelist.js';
+} from '../../payouts/whitelist.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 
 type WhitelistOperations = Pick<

@@ -1,6 +1,6 @@
-/** Payouts (seed E4, issue 8): create a payout, read its status; sandbox helpers for the payout account and outcomes. */
+/** Payouts (seed E4): create a payout, read its status; sandbox helpers for the payout account and outcomes. */
 import type { operations } from '../../../generated/types/core.js';
-import { createPayout, decidePayout, getPayout, topupPayoutAccount } from '../../domain/payouts.js';
+import { createCustomerPayout, decidePayout, getCustomerPayout, topupPayoutAccount } from '../../payouts/customerPayouts.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import { requireSandbox } from './flowEnv.js';
 
@@ -11,11 +11,11 @@ export const payoutOperations = {
     access: 'business',
     idempotent: true,
     ledgerType: 'CUSTOMER_PAYOUT',
-    handle: async (ctx) => ({ status: 200, body: await createPayout(ctx.db, ctx.services.jobs, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
+    handle: async (ctx) => ({ status: 200, body: await createCustomerPayout(ctx.db, ctx.services.jobs, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
   },
   getPayoutStatus: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await getPayout(ctx.db, businessIdOf(ctx), ctx.path.payout_id) }),
+    handle: async (ctx) => ({ status: 200, body: await getCustomerPayout(ctx.db, businessIdOf(ctx), ctx.path.payout_id) }),
   },
   createSandboxPayoutAccountTopup: {
     access: 'business',

@@ -4,8 +4,8 @@
  * events recorded in its outbox.
  */
 import type { operations } from '../../../generated/types/core.js';
-import { advanceClock } from '../../domain/clock.js';
-import { listEvents } from '../../domain/events.js';
+import { advanceClock } from '../../kernel/clock.js';
+import { listEvents } from '../../webhooks/events.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import { setOutage } from '../../providers/outages.js';
 import { listSandboxSmsMessages } from '../../providers/sms.js';

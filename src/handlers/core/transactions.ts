@@ -1,12 +1,12 @@
 /**
- * The Transactions group of the core API (issue 8): read-only views over the same
+ * The Transactions group of the core API: read-only views over the same
  * ledger as the closed loop, served by the closed loop's domain functions (the
  * lists and wallet reads by the closed loop's very handlers). Business tokens
  * only; another business's transaction or wallet is 404.
  */
 import type { operations } from '../../../generated/types/core.js';
-import { getBusinessAccountBalance } from '../../domain/businesses.js';
-import { getTransaction } from '../../domain/transactions.js';
+import { getBusinessAccountBalance } from '../../businesses/businesses.js';
+import { getTransaction } from '../../ledger/transactions.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import { transactionOperations } from '../closedLoop/transactions.js';
 import { walletOperations } from '../closedLoop/wallets.js';

@@ -50,13 +50,24 @@ export interface ServiceProcess {
 
 /**
  * Starts src/main.ts on `databaseUrl` and a free port, with the rate limit off and
- * day-long tokens (a long run outlasts the default hour); resolves once /health answers.
+ * day-long tokens (a long run outlasts the default hour), and `env` on top (e.g.
+ * LOG_FILE); resolves once /health answers.
  */
-export async function startServiceProcess(databaseUrl: string, timeoutMs = 90_000): Promise<ServiceProcess> {
+export async function startServiceProcess(databaseUrl: string, timeoutMs = 90_000, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0', TOKEN_TTL_SECONDS: '86400', SANDBOX: 'true' },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      RATE_LIMIT_PER_MINUTE: '0',
+      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0',
+      TOKEN_TTL_SECONDS: '86400',
+      SANDBOX: 'true',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';

@@ -1,0 +1,116 @@
+/**
+ * Businesses. Each gets, in one database transaction, an operational account
+ * (prefix 1), a settlement account (prefix 8; the counter-account for money
+ * entering or leaving the closed loop) and a BUSINESS API client whose secret
+ * is returned once.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { components } from '../../generated/types/closed-loop.js';
+import type { components as CoreComponents } from '../../generated/types/core.js';
+import { AppError } from '../kernel/errors.js';
+import { nextAccountNumber } from '../ledger/accountNumbers.js';
+import { createClient } from './clients.js';
+import { formatMoney } from '../kernel/money.js';
+import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
+
+type Schemas = components['schemas'];
+export type BusinessView = Schemas['Business'];
+
+interface BusinessRow {
+  id: string;
+  name: string;
+  external_reference: string | null;
+  status: string;
+  currency: string;
+  created_at: Date;
+  updated_at: Date;
+  account_number: string;
+  balance: string;
+}
+
+function withOperationalAccount(db: Knex): Knex.QueryBuilder {
+  return db('businesses as b')
+    .join('accounts as a', function join() {
+      this.on('a.business_id', '=', 'b.id').andOnVal('a.kind', '=', 'OPERATIONAL');
+    })
+    .select('b.*', 'a.account_number', 'a.balance');
+}
+
+function toView(row: BusinessRow): BusinessView {
+  const currency = row.currency as Schemas['Currency'];
+  return {
+    id: row.id,
+    name: row.name,
+    external_reference: row.external_reference,
+    status: 'ACTIVE',
+    currency,
+    operational_account: { account_number: row.account_number, currency, balance: formatMoney(row.balance) },
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/**
+ * Creates a business with its accounts and client. `credentials` may fix the
+ * client id and secret (sandbox seeding); by default both are random.
+ */
+export async function createBusiness(
+  db: Knex,
+  req: Schemas['BusinessCreateRequest'],
+  credentials?: { clientId: string; secret: string },
+): Promise<Schemas['BusinessCreated']> {
+  return db.transaction(async (trx) => {
+    const id = randomUUID();
+    const currency = req.currency ?? 'SAR';
+    await trx('businesses').insert({ id, name: req.name, external_reference: req.external_reference ?? null, currency });
+    for (const kind of ['OPERATIONAL', 'SETTLEMENT', 'PAYOUT', 'IN_TRANSIT'] as const) {
+      await trx('accounts').insert({
+        id: randomUUID(),
+        business_id: id,
+        kind,
+        account_number: await nextAccountNumber(trx, kind),
+        currency,
+      });
+    }
+    const client = await createClient(trx, { kind: 'BUSINESS', businessId: id, clientId: credentials?.clientId, secret: credentials?.secret });
+    const business = await getBusiness(trx, id);
+    return { ...business, credentials: client };
+  });
+}
+
+/** The business `id`; throws BUSINESS_NOT_FOUND. */
+export async function getBusiness(db: Knex, id: string): Promise<BusinessView> {
+  const row = await withOperationalAccount(db).where('b.id', id).first();
+  if (!row) throw new AppError('BUSINESS_NOT_FOUND', `No business ${id}.`);
+  return toView(row);
+}
+
+/** A page of all businesses, newest first. */
+export async function listBusinesses(db: Knex, page: PageQuery): Promise<Page<BusinessView>> {
+  return paginate<BusinessRow, BusinessView>(withOperationalAccount(db), page, (rows) => rows.map(toView), 'b');
+}
+
+type CoreSchemas = CoreComponents['schemas'];
+
+/**
+ * The balances of the business's own ledger accounts as they are now (core API
+ * `getBusinessAccountBalance`, the Transactions group): the operational
+ * account (prefix 1) and the payout account (prefix 2) that payouts to customers
+ * draw from. Amounts are decimal strings with two places. Every business has
+ * both accounts from its creation (migration 011 added the payout account to
+ * older ones), so there is no error of its own.
+ */
+export async function getBusinessAccountBalance(db: Knex, businessId: string): Promise<CoreSchemas['BusinessAccountBalance']> {
+  const rows: { kind: string; account_number: string; currency: string; balance: string }[] = await db('accounts')
+    .where({ business_id: businessId })
+    .whereIn('kind', ['OPERATIONAL', 'PAYOUT'])
+    .select('kind', 'account_number', 'currency', 'balance');
+  const account = (kind: string) => {
+    const row = rows.find((r) => r.kind === kind);
+    if (!row) throw new Error(`business ${businessId} has no ${kind} account`);
+    return { account_number: row.account_number, currency: row.currency as CoreSchemas['Currency'], balance: formatMoney(row.balance) };
+  };
+  const operational = account('OPERATIONAL');
+  return { business_id: businessId, currency: operational.currency, operational_account: operational, payout_account: account('PAYOUT'), as_of: new Date().toISOString() };
+}

@@ -1,0 +1,94 @@
+/**
+ * API clients (OAuth2 client credentials).
+ *
+ * Client secrets are 32 random bytes (256 bits), not passwords: a slow password hash
+ * adds nothing against guessing and turns the token endpoint into a CPU lever (1,000 wrong
+ * secrets in parallel would starve legitimate token requests). They are stored
+ * as `hmac-sha256$<base64 HMAC-SHA256(key, secret)>`, under a key kept in `settings`
+ * (a database leak alone does not allow checking guesses offline), and compared in
+ * constant time. An unknown client id is compared against a dummy digest, so that it
+ * takes the same work and time as a known id with a wrong secret: client ids cannot be
+ * told apart by timing.
+ *
+ * Rows written by earlier versions (`scrypt$<salt>$<hash>`) still verify, and are
+ * rewritten in the new form on their first successful use.
+ */
+import { createHmac, randomBytes, randomUUID, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Knex } from 'knex';
+import type { Principal } from '../kernel/services.js';
+import { clientSecretKey } from '../kernel/settings.js';
+
+const scrypt = promisify(scryptCb) as (secret: string, salt: Buffer, keylen: number) => Promise<Buffer>;
+const PREFIX = 'hmac-sha256$';
+
+async function digest(db: Knex, secret: string): Promise<Buffer> {
+  return createHmac('sha256', await clientSecretKey(db)).update(secret, 'utf8').digest();
+}
+
+/** The stored form of `secret`. */
+export async function hashSecret(db: Knex, secret: string): Promise<string> {
+  return PREFIX + (await digest(db, secret)).toString('base64');
+}
+
+/** Constant-time check of `secret` against a stored hash (either form). */
+async function secretMatches(db: Knex, secret: string, stored: string): Promise<boolean> {
+  if (stored.startsWith('scrypt$')) {
+    const [, salt, hash] = stored.split('$');
+    const expected = Buffer.from(hash, 'base64');
+    return timingSafeEqual(expected, await scrypt(secret, Buffer.from(salt, 'base64'), expected.length));
+  }
+  const expected = Buffer.from(stored.slice(PREFIX.length), 'base64');
+  const actual = await digest(db, secret);
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+/** A fresh random client secret (32 bytes, base64url). */
+export function newClientSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * Registers a client. `clientId` and `secret` default to random values.
+ * Returns the credentials; the secret is not retrievable afterwards.
+ */
+export async function createClient(
+  db: Knex,
+  args: { kind: Principal['kind']; businessId: string | null; clientId?: string; secret?: string },
+): Promise<{ client_id: string; client_secret: string }> {
+  const clientId = args.clientId ?? `bus_${randomBytes(12).toString('hex')}`;
+  const secret = args.secret ?? newClientSecret();
+  await db('api_clients').insert({
+    id: randomUUID(),
+    client_id: clientId,
+    secret_hash: await hashSecret(db, secret),
+    kind: args.kind,
+    business_id: args.businessId,
+  });
+  return { client_id: clientId, client_secret: secret };
+}
+
+/** True when a client with this id exists. */
+export async function clientExists(db: Knex, clientId: string): Promise<boolean> {
+  return Boolean(await db('api_clients').where({ client_id: clientId }).first('id'));
+}
+
+/** Sets a client's secret (stored in the current form). */
+export async function setClientSecret(db: Knex, clientId: string, secret: string): Promise<void> {
+  await db('api_clients').where({ client_id: clientId }).update({ secret_hash: await hashSecret(db, secret) });
+}
+
+/** A digest no secret produces in practice: what an unknown client id is compared against. */
+const DUMMY_HASH = PREFIX + Buffer.alloc(32).toString('base64');
+
+/**
+ * The principal for valid credentials, or null (unknown id or wrong secret). Both
+ * refusals cost the same: one indexed lookup and one HMAC compared in constant time.
+ */
+export async function authenticateClient(db: Knex, clientId: string, secret: string): Promise<Principal | null> {
+  const row = await db('api_clients').where({ client_id: clientId }).first();
+  const matches = await secretMatches(db, secret, row?.secret_hash ?? DUMMY_HASH);
+  if (!row || !matches) return null;
+  if (!String(row.secret_hash).startsWith(PREFIX)) await setClientSecret(db, clientId, secret);
+  return { kind: row.kind, clientId: row.client_id, businessId: row.business_id };
+}

@@ -1,0 +1,32 @@
+/**
+ * Sandbox seeding on first start (SANDBOX=true): a platform client and one demo
+ * business with fixed, documented credentials, so the README quickstart works
+ * verbatim. Idempotent: existing clients keep their rows; their secrets are
+ * stored again in the current form (a data directory from an earlier version).
+ * Safe when several instances start at once: the seed runs in one transaction under
+ * a transaction-scoped advisory lock, so a second instance waits and then finds the
+ * clients there.
+ */
+import type { Knex } from 'knex';
+import { createBusiness } from './businesses.js';
+import { clientExists, createClient, setClientSecret } from './clients.js';
+
+export const SANDBOX_PLATFORM = { clientId: 'sandbox-platform', secret: 'sandbox-platform-secret' } as const;
+export const SANDBOX_BUSINESS = { clientId: 'demo-business', secret: 'demo-business-secret' } as const;
+
+/** Creates the sandbox clients and the demo business if missing (see the module comment). */
+export async function seedSandbox(db: Knex): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['wallet-service:sandbox-seed']);
+    if (!(await clientExists(trx, SANDBOX_PLATFORM.clientId))) {
+      await createClient(trx, { kind: 'PLATFORM', businessId: null, clientId: SANDBOX_PLATFORM.clientId, secret: SANDBOX_PLATFORM.secret });
+    } else {
+      await setClientSecret(trx, SANDBOX_PLATFORM.clientId, SANDBOX_PLATFORM.secret);
+    }
+    if (!(await clientExists(trx, SANDBOX_BUSINESS.clientId))) {
+      await createBusiness(trx, { name: 'Demo Business', external_reference: 'demo' }, SANDBOX_BUSINESS);
+    } else {
+      await setClientSecret(trx, SANDBOX_BUSINESS.clientId, SANDBOX_BUSINESS.secret);
+    }
+  });
+}

@@ -1,0 +1,76 @@
+/**
+ * Requests made to providers, and the callbacks answering them. The request's
+ * id is the `reference` the provider quotes back; it records which session
+ * (onboarding or mobile number change) waits for the result. A callback is
+ * claimed once per provider event id (`provider_callback_events`, primary key
+ * (provider, event_id)), in the transaction that applies it: a replay is 409
+ * CALLBACK_REPLAYED, and a callback that fails (e.g. 503) leaves its event id
+ * free for the provider's retry.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { AppError } from '../kernel/errors.js';
+
+export type ProviderKind = 'IDENTITY' | 'MOBILE_OWNERSHIP' | 'SCREENING';
+export type SubjectType = 'ONBOARDING' | 'MOBILE_NUMBER_CHANGE';
+
+/** A row of `provider_requests`. */
+export interface ProviderRequestRow {
+  id: string;
+  business_id: string;
+  provider: 'IDENTITY_VERIFICATION' | 'SCREENING';
+  kind: ProviderKind;
+  subject_type: SubjectType;
+  subject_id: string;
+  status: 'PENDING' | 'COMPLETED';
+  outcome: string | null;
+}
+
+const PROVIDER_OF: Record<ProviderKind, ProviderRequestRow['provider']> = {
+  IDENTITY: 'IDENTITY_VERIFICATION',
+  MOBILE_OWNERSHIP: 'IDENTITY_VERIFICATION',
+  SCREENING: 'SCREENING',
+};
+
+/** Records a request of `kind` for a subject; returns its id (the provider's `reference`). */
+export async function createProviderRequest(
+  trx: Knex,
+  args: { businessId: string; kind: ProviderKind; subjectType: SubjectType; subjectId: string },
+): Promise<string> {
+  const id = randomUUID();
+  await trx('provider_requests').insert({
+    id,
+    business_id: args.businessId,
+    provider: PROVIDER_OF[args.kind],
+    kind: args.kind,
+    subject_type: args.subjectType,
+    subject_id: args.subjectId,
+    status: 'PENDING',
+  });
+  return id;
+}
+
+/**
+ * Claims a callback's event id and returns its (locked) request, which it
+ * marks COMPLETED with `outcome`; `firstResult` is false when the request
+ * already had a result. Throws 409 CALLBACK_REPLAYED for an event id already
+ * processed, 404 CALLBACK_REFERENCE_NOT_FOUND when no request of `kind` has
+ * the reference.
+ */
+export async function claimCallback(
+  trx: Knex,
+  kind: ProviderKind,
+  event: { event_id: string; reference: string; outcome: string },
+): Promise<{ request: ProviderRequestRow; firstResult: boolean }> {
+  const request: ProviderRequestRow | undefined = await trx('provider_requests').where({ id: event.reference, kind }).forUpdate().first();
+  if (!request) throw new AppError('CALLBACK_REFERENCE_NOT_FOUND', `No ${kind.toLowerCase().replace('_', ' ')} request ${event.reference}.`);
+  const claimed = await trx('provider_callback_events')
+    .insert({ provider: request.provider, event_id: event.event_id, business_id: request.business_id })
+    .onConflict(['provider', 'event_id'])
+    .ignore()
+    .returning('event_id');
+  if (!claimed.length) throw new AppError('CALLBACK_REPLAYED', `Event ${event.event_id} was already processed.`);
+  if (request.status === 'COMPLETED') return { request, firstResult: false };
+  await trx('provider_requests').where({ id: request.id }).update({ status: 'COMPLETED', outcome: event.outcome, completed_at: trx.fn.now(3) });
+  return { request, firstResult: true };
+}

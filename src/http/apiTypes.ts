@@ -1,0 +1,27 @@
+/**
+ * The shapes of an API document as the service runs it, shared by the loader
+ * (./compiledApi.ts) and the builder (./apiBuild.ts), which the loader imports
+ * only when it builds a document in process.
+ */
+import type { ValidateFunction } from 'ajv';
+
+export type DocumentName = 'closed-loop' | 'core';
+
+/** One operation of a document. */
+export interface ApiOperation {
+  operationId: string;
+  /** Lower case, as openapi-backend gives it. */
+  method: string;
+  /** The document's path template, e.g. `/wallets/{wallet_id}`. */
+  path: string;
+  /** The operation's security requirements (the document's when it names none) as JSON: `[]` for a public operation. */
+  security: string;
+  /** The media types its request body may be sent as (none when it takes no body). */
+  mediaTypes: string[];
+}
+
+/** A document's operations and, by operationId, its request validators (body first, then parameters). */
+export interface CompiledApi {
+  operations: ApiOperation[];
+  validators(operationId: string): ValidateFunction[];
+}

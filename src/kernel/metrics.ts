@@ -1,0 +1,105 @@
+/**
+ * Prometheus metrics through prom-client, served by `GET /metrics` (text exposition
+ * format 0.0.4). One registry per application instance (several may run in one
+ * process, as in the tests):
+ * - `http_requests_total` and `http_request_duration_seconds` (histogram) by
+ *   `operation_id` (`unrouted` for paths no operation matches) and `status`;
+ * - `ledger_transactions_total` by `type`: ledger transactions this instance posted,
+ *   counted from the money-moving operations' 201 responses;
+ * - `db_pool_connections` by `state` (`used`, `free`, `pending` acquisitions);
+ * - `db_transaction_retries_total` by `sqlstate` (`40P01` deadlock, `40001`
+ *   serialization failure): transactions run again after PostgreSQL aborted them for
+ *   a conflict with concurrent ones (src/db/retry.ts);
+ * - `outbox_backlog_events` and `outbox_oldest_event_age_seconds`: events not yet
+ *   dispatched, read from the database at scrape time (the backlog is shared by all
+ *   instances).
+ * Plus prom-client's default process metrics (CPU, memory, event loop lag, GC).
+ */
+import type { Knex } from 'knex';
+import { RETRY_EVENT } from '../db/retry.js';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The metrics of one application instance. */
+export interface Metrics {
+  registry: Registry;
+  /** Records one finished request. `ledgerType` names the ledger transaction a 201 posted, if any. */
+  observeRequest(operationId: string | undefined, status: number, seconds: number, ledgerType?: string): void;
+}
+
+/** Creates the registry and its collectors over `db`. */
+export function createMetrics(db: Knex): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by operation and status.',
+    labelNames: ['operation_id', 'status'],
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by operation and status.',
+    labelNames: ['operation_id', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const ledger = new Counter({
+    name: 'ledger_transactions_total',
+    help: 'Ledger transactions posted by this instance, by type.',
+    labelNames: ['type'],
+    registers: [registry],
+  });
+  const retries = new Counter({
+    name: 'db_transaction_retries_total',
+    help: 'Database transactions run again after a deadlock (40P01) or serialization failure (40001), by SQLSTATE.',
+    labelNames: ['sqlstate'],
+    registers: [registry],
+  });
+  db.on(RETRY_EVENT, ({ code }: { code: string }) => retries.inc({ sqlstate: code }));
+  const pool = (db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
+  new Gauge({
+    name: 'db_pool_connections',
+    help: 'Database pool connections, by state (used, free, pending acquisitions).',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      this.set({ state: 'used' }, pool?.numUsed() ?? 0);
+      this.set({ state: 'free' }, pool?.numFree() ?? 0);
+      this.set({ state: 'pending' }, pool?.numPendingAcquires() ?? 0);
+    },
+  });
+  /** Reads one number about undispatched outbox events; NaN while the database is unreachable. */
+  const outbox = async (select: string): Promise<number> => {
+    try {
+      const row = await db('outbox_events').whereNull('dispatched_at').first(db.raw(`${select} AS v`));
+      return Number(row?.v ?? 0);
+    } catch {
+      return Number.NaN; // the process metrics are still served; these are unknown
+    }
+  };
+  new Gauge({
+    name: 'outbox_backlog_events',
+    help: 'Outbox events not yet dispatched.',
+    registers: [registry],
+    async collect() {
+      this.set(await outbox('count(*)::int'));
+    },
+  });
+  new Gauge({
+    name: 'outbox_oldest_event_age_seconds',
+    help: 'Age of the oldest outbox event not yet dispatched (0 when none).',
+    registers: [registry],
+    async collect() {
+      this.set(await outbox('COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float'));
+    },
+  });
+  return {
+    registry,
+    observeRequest(operationId, status, seconds, ledgerType) {
+      const labels = { operation_id: operationId ?? 'unrouted', status: String(status) };
+      requests.inc(labels);
+      latency.observe(labels, seconds);
+      if (ledgerType && status === 201) ledger.inc({ type: ledgerType });
+    },
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * Reading ledger transactions: one, a page of the business's, or a page of
+ * one wallet's (those that debit or credit it). Shapes are the closed-loop
+ * document's `Transaction` and `TransactionList`.
+ */
+import type { Knex } from 'knex';
+import type { components } from '../../generated/types/closed-loop.js';
+import { AppError } from '../kernel/errors.js';
+import type { Posting, TransactionRow } from './ledger.js';
+import { formatMoney } from '../kernel/money.js';
+import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
+
+export type TransactionView = components['schemas']['Transaction'];
+type TransactionType = components['schemas']['TransactionType'];
+
+/** A transaction row joined with the account numbers and kinds of both sides. */
+interface JoinedRow extends TransactionRow {
+  debit_account_number: string;
+  debit_kind: string;
+  credit_account_number: string;
+  credit_kind: string;
+}
+
+function joined(db: Knex): Knex.QueryBuilder {
+  return db('transactions as t')
+    .join('accounts as da', 'da.id', 't.debit_account_id')
+    .join('accounts as ca', 'ca.id', 't.credit_account_id')
+    .select('t.*', 'da.account_number as debit_account_number', 'da.kind as debit_kind', 'ca.account_number as credit_account_number', 'ca.kind as credit_kind');
+}
+
+type EntryRow = { account_number: string; amount: string; balance_after: string };
+
+/** The API view of a transaction row joined with both sides, and its entries (oldest first, amounts signed). */
+function toView(r: Omit<JoinedRow, 'created_at'> & { created_at: Date | string }, entries: EntryRow[]): TransactionView {
+  return {
+    id: r.id,
+    reference: r.reference,
+    business_id: r.business_id,
+    type: r.type,
+    status: r.status as TransactionView['status'],
+    amount: formatMoney(r.amount),
+    currency: r.currency as TransactionView['currency'],
+    sender_account_number: r.debit_account_number,
+    receiver_account_number: r.credit_account_number,
+    source_wallet_id: r.debit_kind === 'WALLET' ? r.debit_account_id : null,
+    destination_wallet_id: r.credit_kind === 'WALLET' ? r.credit_account_id : null,
+    external_reference: r.external_reference,
+    notes: r.notes,
+    original_transaction_id: r.original_transaction_id,
+    reversal_transaction_id: r.reversal_transaction_id,
+    refunded_amount: formatMoney(r.refunded_amount),
+    entries: entries.map((e) => ({
+      account_number: e.account_number,
+      direction: e.amount.startsWith('-') ? ('DEBIT' as const) : ('CREDIT' as const),
+      amount: formatMoney(e.amount.replace('-', '')),
+      balance_after: formatMoney(e.balance_after),
+    })),
+    created_at: new Date(r.created_at).toISOString(),
+  };
+}
+
+/** The API view of a posting, as the ledger returned it when it committed (no read). */
+export function postingView(posting: Posting): TransactionView {
+  return toView(posting, posting.entries);
+}
+
+/** Maps joined rows to API views, loading all their entries in one query. */
+async function toViews(db: Knex, rows: JoinedRow[]): Promise<TransactionView[]> {
+  if (!rows.length) return [];
+  const entries = await db('ledger_entries as e')
+    .join('accounts as a', 'a.id', 'e.account_id')
+    .whereIn('e.transaction_id', rows.map((r) => r.id))
+    .orderBy('e.id')
+    .select('e.transaction_id', 'e.amount', 'e.balance_after', 'a.account_number');
+  return rows.map((r) => toView(r, entries.filter((e) => e.transaction_id === r.id)));
+}
+
+/**
+ * The transaction `id` of the business (or, with `by: 'reference'`, the one whose
+ * `TXN…` reference is `id`: the core API's getTransactionDetails). Throws
+ * `notFound` (default TRANSACTION_NOT_FOUND), also for another business's transaction.
+ */
+export async function getTransaction(
+  db: Knex,
+  businessId: string,
+  id: string,
+  opts: { type?: TransactionType; notFound?: 'TRANSACTION_NOT_FOUND' | 'PAYOUT_NOT_FOUND'; by?: 'id' | 'reference' } = {},
+): Promise<TransactionView> {
+  const query = joined(db).where({ [`t.${opts.by ?? 'id'}`]: id, 't.business_id': businessId });
+  if (opts.type) query.where('t.type', opts.type);
+  const row = (await query.first()) as JoinedRow | undefined;
+  const code = opts.notFound ?? 'TRANSACTION_NOT_FOUND';
+  if (!row) throw new AppError(code, `No ${code === 'PAYOUT_NOT_FOUND' ? 'payout' : 'transaction'} ${id} for this business.`);
+  return (await toViews(db, [row]))[0];
+}
+
+export interface TransactionFilter extends PageQuery {
+  type?: TransactionType;
+  status?: string;
+  created_from?: string;
+  created_to?: string;
+  /** Only transactions that debit or credit this account. */
+  accountId?: string;
+}
+
+/** A page of the business's transactions, newest first. */
+export async function listTransactions(db: Knex, businessId: string, filter: TransactionFilter): Promise<Page<TransactionView>> {
+  const query = joined(db).where('t.business_id', businessId);
+  if (filter.accountId) {
+    const accountId = filter.accountId;
+    query.where((q) => q.where('t.debit_account_id', accountId).orWhere('t.credit_account_id', accountId));
+  }
+  if (filter.type) query.where('t.type', filter.type);
+  if (filter.status) query.where('t.status', filter.status);
+  if (filter.created_from) query.where('t.created_at', '>=', new Date(filter.created_from));
+  if (filter.created_to) query.where('t.created_at', '<', new Date(filter.created_to));
+  return paginate<JoinedRow, TransactionView>(query, filter, (rows) => toViews(db, rows), 't');
+}

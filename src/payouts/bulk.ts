@@ -1,0 +1,118 @@
+/**
+ * Bulk payouts (core.yaml `createBulkPayout`): up to 1,000 items under one
+ * idempotency key, each checked on its own. An item breaking one of E4's rules is
+ * rejected alone with the code and reason E4 would have answered; every other item
+ * becomes a payout by E4's own creation path (`payoutCreation`: the same ledger
+ * transaction, `payout.pending` event and processing job). The batch, its payouts and its
+ * rejections are one database transaction (src/db/migrations/015_bulk_payouts.ts).
+ *
+ * Idempotency: the batch row is inserted first under a unique (business, key) index, so a
+ * concurrent duplicate waits for the first to commit and then finds its batch; the same
+ * request (sha-256, `requestHash`) answers that batch as first answered, another is 422
+ * IDEMPOTENCY_KEY_REUSED.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { components } from '../../generated/types/core.js';
+import { AppError, type Refusal } from '../kernel/errors.js';
+import { requestHash } from '../kernel/idempotency.js';
+import type { JobQueue } from '../jobs/queue.js';
+import { freshPosting } from '../ledger/ledger.js';
+import { PAYOUT_QUEUE } from './processing.js';
+import { payoutCreation } from './customerPayouts.js';
+
+type Schemas = components['schemas'];
+type Item = Schemas['BulkPayoutItemInput'];
+export type BulkPayoutView = Schemas['BulkPayout'];
+
+/** The identifiers' formats (as E4's schema states them); the ledger checks the amount and that exactly one is given. */
+const FORMATS: [keyof Item, RegExp, string][] = [
+  ['customer_id', /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID'],
+  ['walletAccountNumber', /^[0-9]{12}$/, 'must be 12 digits'],
+  ['mobileNumber', /^[1-9][0-9]{7,14}$/, 'must be 8 to 15 digits with the country code'],
+];
+const AMOUNT = /^\d{1,15}(\.\d{1,2})?$/;
+
+/** The refusal of an identifier in the wrong format, or null. */
+function formatRefusal(item: Item): Refusal | null {
+  for (const [field, pattern, detail] of FORMATS) {
+    const value = item[field];
+    if (value !== undefined && !pattern.test(value)) return { code: 'VALIDATION_ERROR', detail, pointer: `/${field}` };
+  }
+  return null;
+}
+
+/** A refusal in words for the report: `<field>: <detail>` for a field's. */
+const refusalText = (r: Refusal): string => (r.pointer ? `${r.pointer.slice(1)}: ${r.detail}` : r.detail);
+
+/** The customer an item names, when it names exactly one that exists (for the report of a rejected item). */
+async function namedCustomer(trx: Knex, businessId: string, item: Item): Promise<string | null> {
+  if (FORMATS.filter(([field]) => item[field] !== undefined).length !== 1) return null;
+  const { rows } = await trx.raw('SELECT (payout_receiver(?::uuid, ?::jsonb)).id AS id', [businessId, JSON.stringify(item)]);
+  return rows[0].id;
+}
+
+/** One item through E4's path in `trx`: the row of `bulk_payout_items` it makes. */
+async function createItem(trx: Knex.Transaction, jobs: JobQueue, businessId: string, item: Item): Promise<{ payout_id?: string } & Record<string, unknown>> {
+  const amount = item.payout_amount !== undefined && AMOUNT.test(item.payout_amount) ? item.payout_amount : null;
+  const base = { amount, external_reference: item.external_reference ?? null };
+  const early = formatRefusal(item);
+  const answer = early ? { refusal: early } : await payoutCreation(trx, jobs, businessId, item, null);
+  const posting = freshPosting(answer) as { payout: { id: string }; currency: string } | null;
+  if (posting) {
+    const payout = await trx('payouts').where({ id: posting.payout.id }).first('customer_id', 'amount');
+    return { ...base, payout_id: posting.payout.id, customer_id: payout.customer_id, amount: payout.amount };
+  }
+  const refusal = (answer as { refusal: Refusal }).refusal;
+  const customerId = early ? null : await namedCustomer(trx, businessId, item);
+  return { ...base, customer_id: customerId, rejection_code: refusal.code, rejection_detail: refusalText(refusal).slice(0, 500) };
+}
+
+/** The creation answer of a batch (the same on a replay): payouts PENDING, the rest REJECTED. */
+function createdView(row: { id: string; item_count: number; accepted_count: number; created_at: Date }): BulkPayoutView {
+  return {
+    bulk_payout_id: row.id,
+    item_count: row.item_count,
+    counts: { PENDING: row.accepted_count, PROCESSING: 0, COMPLETED: 0, FAILED: 0, REJECTED: row.item_count - row.accepted_count },
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/**
+ * Creates a batch of payouts under idempotency `key` (see the module comment). Returns
+ * the batch as created and whether it is an earlier request's (`replayed`). Throws 422
+ * IDEMPOTENCY_KEY_REUSED; every rule of E4 is an item's rejection, never an error.
+ */
+export async function createBulkPayout(
+  db: Knex,
+  jobs: JobQueue,
+  businessId: string,
+  key: string,
+  req: Schemas['BulkPayoutCreateRequest'],
+): Promise<{ replayed: boolean; bulk: BulkPayoutView }> {
+  const hash = requestHash('createBulkPayout', {}, req);
+  const result = await db.transaction(async (trx) => {
+    const id = randomUUID();
+    const [inserted] = await trx('bulk_payouts')
+      .insert({ id, business_id: businessId, idempotency_key: key, request_hash: hash, item_count: req.items.length, accepted_count: 0 })
+      .onConflict(['business_id', 'idempotency_key'])
+      .ignore()
+      .returning('id');
+    if (!inserted) {
+      const earlier = await trx('bulk_payouts').where({ business_id: businessId, idempotency_key: key }).first();
+      if (earlier.request_hash !== hash) throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This idempotency-key was used with a different bulk payout request.');
+      return { replayed: true, bulk: createdView(earlier) };
+    }
+    const { currency } = await trx('businesses').where({ id: businessId }).first('currency');
+    const rows = [];
+    for (const [index, item] of req.items.entries()) {
+      rows.push({ id: randomUUID(), business_id: businessId, bulk_payout_id: id, item_index: index, currency, ...(await createItem(trx, jobs, businessId, item)) });
+    }
+    await trx.batchInsert('bulk_payout_items', rows, 500);
+    const accepted = rows.filter((r) => r.payout_id).length;
+    const [row] = await trx('bulk_payouts').where({ id }).update({ accepted_count: accepted }).returning('*');
+    return { replayed: false, bulk: createdView(row) };
+  });
+  if (!result.replayed) jobs.wake(PAYOUT_QUEUE);
+  return result;
+}

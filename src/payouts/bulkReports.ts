@@ -1,0 +1,70 @@
+/**
+ * A bulk payout as it is now (core.yaml `getBulkPayoutStatus`, `getBatchReport`,
+ * `getBatchReportCsv`): counts per state and one report row per item, read from the
+ * batch's items and their payouts (src/db/migrations/015_bulk_payouts.ts).
+ */
+import { stringify } from 'csv-stringify/sync';
+import type { Knex } from 'knex';
+import type { components } from '../../generated/types/core.js';
+import { AppError } from '../kernel/errors.js';
+import type { BulkPayoutView } from './bulk.js';
+import { formatMoney } from '../kernel/money.js';
+
+type Schemas = components['schemas'];
+type Row = Schemas['BatchReportRow'];
+type Status = Schemas['BulkPayoutItemStatus'];
+
+/** The business's batch `id`; 404 BULK_PAYOUT_NOT_FOUND. */
+async function batch(db: Knex, businessId: string, id: string) {
+  const row = await db('bulk_payouts').where({ id, business_id: businessId }).first();
+  if (!row) throw new AppError('BULK_PAYOUT_NOT_FOUND', `No bulk payout ${id} for this business.`);
+  return row;
+}
+
+/** The batch with its item count and counts per state (an item's payout's state, or REJECTED). */
+export async function getBulkPayout(db: Knex, businessId: string, id: string): Promise<BulkPayoutView> {
+  const row = await batch(db, businessId, id);
+  const counts: Record<Status, number> = { PENDING: 0, PROCESSING: 0, COMPLETED: 0, FAILED: 0, REJECTED: 0 };
+  const groups = await db('bulk_payout_items as i')
+    .leftJoin('payouts as p', 'p.id', 'i.payout_id')
+    .where('i.bulk_payout_id', id)
+    .groupByRaw("coalesce(p.status, 'REJECTED')")
+    .select(db.raw("coalesce(p.status, 'REJECTED') AS status"), db.raw('count(*)::int AS n'));
+  for (const g of groups as { status: Status; n: number }[]) counts[g.status] = g.n;
+  return { bulk_payout_id: row.id, item_count: row.item_count, counts, created_at: row.created_at.toISOString() };
+}
+
+/** One row per item of batch `id`, in the request's order; 404 BULK_PAYOUT_NOT_FOUND. */
+export async function getBatchReport(db: Knex, businessId: string, id: string): Promise<Schemas['BatchReport']> {
+  await batch(db, businessId, id);
+  const items = await db('bulk_payout_items as i')
+    .leftJoin('payouts as p', 'p.id', 'i.payout_id')
+    .where('i.bulk_payout_id', id)
+    .orderBy('i.item_index')
+    .select('i.*', 'p.status', 'p.failure_code', 'p.amount as payout_amount');
+  const data: Row[] = items.map((i) => {
+    const amount = i.payout_amount ?? i.amount;
+    return {
+    item_index: i.item_index,
+    payout_id: i.payout_id,
+    status: i.status ?? 'REJECTED',
+    failure_code: i.rejection_code ?? i.failure_code,
+    failure_detail: i.rejection_detail,
+    payout_amount: amount === null ? null : formatMoney(amount),
+    currency: i.currency,
+    customer_id: i.customer_id,
+    external_reference: i.external_reference,
+    };
+  });
+  return { bulk_payout_id: id, data };
+}
+
+const CSV_COLUMNS: (keyof Row)[] = ['item_index', 'payout_id', 'status', 'failure_code', 'failure_detail', 'payout_amount', 'currency', 'customer_id', 'external_reference'];
+
+/** The report as CSV (RFC 4180, header line first; null is an empty field). */
+export function batchReportToCsv(report: Schemas['BatchReport']): string {
+  return stringify(
+    report.data.map((r) => CSV_COLUMNS.map((c) => (r[c] === null ? '' : String(r[c])))),
+    { header: true, columns: CSV_COLUMNS },
+  );
+}

@@ -1,0 +1,126 @@
+/**
+ * Payouts to customers (core API, seed E4): create one, read one, and the
+ * sandbox helpers (top up the payout account, decide an outcome).
+ *
+ * Money moves only through the ledger in PL/pgSQL (src/db/migrations/011_payouts.ts):
+ * creation is one `ledger_move` (CUSTOMER_PAYOUT: payout account → in-transit, the
+ * payout row and its `payout.pending` event), under the request's Idempotency-Key,
+ * and the processing job is enqueued in the same database transaction; later steps
+ * are `payout_move` along the table of ./states.ts.
+ */
+import type { Knex } from 'knex';
+import type { components } from '../../generated/types/core.js';
+import { AppError, refusalError } from '../kernel/errors.js';
+import type { KeyClaim } from '../kernel/idempotency.js';
+import type { JobQueue } from '../jobs/queue.js';
+import { freshPosting, move, moveRaw, outcomeOf, type Posting, type RawOutcome } from '../ledger/ledger.js';
+import { formatMoney } from '../kernel/money.js';
+import { payoutMove } from './moves.js';
+import { PAYOUT_QUEUE, type PayoutJob } from './processing.js';
+
+type Schemas = components['schemas'];
+
+/**
+ * E4's creation path in transaction `trx` (also each item of a bulk payout, with no
+ * claim): the ledger's `CUSTOMER_PAYOUT` and, when it made a payout, the payout's
+ * processing job. Returns the ledger's answer uninterpreted (a refusal wrote nothing).
+ */
+export async function payoutCreation(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  businessId: string,
+  req: object,
+  claim: KeyClaim | null,
+): Promise<RawOutcome> {
+  const answer = await moveRaw(trx, businessId, 'CUSTOMER_PAYOUT', req, claim);
+  const fresh = freshPosting(answer) as (Posting & { payout: { id: string } }) | null;
+  if (fresh) await jobs.send(PAYOUT_QUEUE, { payout_id: fresh.payout.id, business_id: businessId, step: 'SUBMIT' } satisfies PayoutJob, { trx });
+  return answer;
+}
+
+/**
+ * Seed E4: creates a PENDING payout (see the module comment). Throws AppError
+ * VALIDATION_ERROR (amount, receiver identifiers), CUSTOMER_NOT_FOUND,
+ * CUSTOMER_NOT_ACTIVE, INSUFFICIENT_FUNDS, and with the key IDEMPOTENCY_KEY_IN_USE
+ * and IDEMPOTENCY_KEY_REUSED; a replay answers the first request's payout.
+ */
+export async function createCustomerPayout(
+  db: Knex,
+  jobs: JobQueue,
+  businessId: string,
+  req: Schemas['PayoutCreateRequest'],
+  claim: KeyClaim | null,
+): Promise<Schemas['PayoutCreated']> {
+  // The ledger's answer commits whatever it is (a refusal is stored with the key); it is interpreted after.
+  const raw = await db.transaction((trx) => payoutCreation(trx, jobs, businessId, req, claim));
+  const posting = outcomeOf(raw, claim) as Posting & { payout: { id: string; created_at: string } };
+  jobs.wake(PAYOUT_QUEUE);
+  return {
+    transaction_id: posting.reference,
+    payout_id: posting.payout.id,
+    status: 'PENDING',
+    created_at: new Date(posting.payout.created_at).toISOString(),
+  };
+}
+
+/** The business's payout `id` as it is now; 404 PAYOUT_NOT_FOUND. */
+export async function getCustomerPayout(db: Knex, businessId: string, id: string): Promise<Schemas['Payout']> {
+  const row = await db('payouts as p')
+    .join('accounts as w', 'w.id', 'p.wallet_id')
+    .join('transactions as c', 'c.id', 'p.creation_transaction_id')
+    .leftJoin('transactions as o', 'o.id', 'p.outcome_transaction_id')
+    .where({ 'p.id': id, 'p.business_id': businessId })
+    .first('p.*', 'w.account_number as wallet_account_number', 'c.reference as transaction_id', 'o.reference as outcome_transaction_id');
+  if (!row) throw new AppError('PAYOUT_NOT_FOUND', `No payout ${id} for this business.`);
+  return {
+    payout_id: row.id,
+    status: row.status,
+    payout_amount: formatMoney(row.amount),
+    currency: row.currency,
+    payout_purpose: row.purpose,
+    external_reference: row.external_reference,
+    customer_id: row.customer_id,
+    wallet_account_number: row.wallet_account_number,
+    transaction_id: row.transaction_id,
+    outcome_transaction_id: row.outcome_transaction_id,
+    failure_code: row.failure_code,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** Sandbox: settlement → payout account (type TOPUP); BALANCE_LIMIT_EXCEEDED past ±999999999999999.99. */
+export async function topupPayoutAccount(db: Knex, businessId: string, req: Schemas['PayoutAccountTopupRequest']): Promise<Schemas['PayoutAccountTopup']> {
+  const posting = await move(db, businessId, 'PAYOUT_ACCOUNT_TOPUP', req);
+  return {
+    transaction_id: posting.reference,
+    account_number: posting.credit_account_number,
+    amount: formatMoney(posting.amount),
+    currency: posting.currency as Schemas['Currency'],
+    balance: formatMoney(posting.entries[1].balance_after),
+    created_at: new Date(posting.created_at).toISOString(),
+  };
+}
+
+/**
+ * Sandbox: the bank's answer chosen by the tester. A PENDING payout is submitted
+ * first; then COMPLETE or FAIL (with `failureCode`, default REJECTED_BY_BANK), all
+ * in one transaction. Throws PAYOUT_NOT_FOUND, PAYOUT_STATUS_NOT_ALLOWED.
+ */
+export async function decidePayout(
+  db: Knex,
+  businessId: string,
+  id: string,
+  req: Schemas['SandboxPayoutOutcomeRequest'],
+): Promise<Schemas['Payout']> {
+  if (req.status === 'COMPLETED' && req.failure_code) {
+    throw new AppError('VALIDATION_ERROR', 'failure_code is for FAILED only.', { errors: [{ pointer: '/failure_code', detail: 'is for FAILED only' }] });
+  }
+  await db.transaction(async (trx) => {
+    const submitted = await payoutMove(trx, businessId, id, 'SUBMIT');
+    if ('refusal' in submitted && submitted.refusal.code === 'PAYOUT_NOT_FOUND') throw refusalError(submitted.refusal)!;
+    const decided = await payoutMove(trx, businessId, id, req.status === 'COMPLETED' ? 'COMPLETE' : 'FAIL', req.failure_code ?? 'REJECTED_BY_BANK');
+    if ('refusal' in decided) throw refusalError(decided.refusal)!;
+  });
+  return getCustomerPayout(db, businessId, id);
+}

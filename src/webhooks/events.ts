@@ -1,0 +1,57 @@
+/**
+ * The business's events (the transactional outbox, `outbox_events`) as the core API
+ * shows them (`listEvents`, `redeliverEvent`). Producers write events in the
+ * transaction of their effect; src/webhooks/dispatcher.ts delivers them.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { components } from '../../generated/types/core.js';
+import { AppError } from '../kernel/errors.js';
+import type { JobQueue } from '../jobs/queue.js';
+import { DELIVERY_QUEUE, type DeliveryJob } from './delivery.js';
+import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
+
+type Schemas = components['schemas'];
+
+export interface EventFilter extends PageQuery {
+  code?: string;
+  created_from?: string;
+  created_to?: string;
+}
+
+/** A page of the business's events, newest first; throws 400 INVALID_CURSOR. */
+export async function listEvents(db: Knex, businessId: string, filter: EventFilter): Promise<Page<Schemas['Event']>> {
+  const query = db('outbox_events').where({ business_id: businessId }).select('id', 'code', 'data', 'created_at');
+  if (filter.code) query.where({ code: filter.code });
+  if (filter.created_from) query.where('created_at', '>=', new Date(filter.created_from));
+  if (filter.created_to) query.where('created_at', '<', new Date(filter.created_to));
+  return paginate<{ id: string; code: string; data: object; created_at: Date }, Schemas['Event']>(query, filter, (rows) =>
+    rows.map((r) => ({ id: r.id, code: r.code, data: r.data, created_at: r.created_at.toISOString() }) as Schemas['Event']),
+  );
+}
+
+/**
+ * Queues one more delivery of event `eventId` to endpoint `endpointId` (both the
+ * business's), due now; returns it. Throws 404 EVENT_NOT_FOUND / WEBHOOK_ENDPOINT_NOT_FOUND,
+ * 409 WEBHOOK_ENDPOINT_DISABLED, 422 WEBHOOK_ENDPOINT_NOT_SUBSCRIBED.
+ */
+export async function redeliverEvent(db: Knex, jobs: JobQueue, businessId: string, eventId: string, endpointId: string): Promise<Schemas['WebhookDelivery']> {
+  return db.transaction(async (trx) => {
+    const event = await trx('outbox_events').where({ id: eventId, business_id: businessId }).first('id', 'code');
+    if (!event) throw new AppError('EVENT_NOT_FOUND', `No event ${eventId} for this business.`);
+    const endpoint = await trx('webhook_endpoints').where({ id: endpointId, business_id: businessId }).first('id', 'status', 'disabled_reason', 'events');
+    if (!endpoint) throw new AppError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint ${endpointId} for this business.`);
+    if (endpoint.status !== 'ENABLED') {
+      throw new AppError('WEBHOOK_ENDPOINT_DISABLED', `The webhook endpoint ${endpointId} is ${endpoint.status}${endpoint.disabled_reason ? ` (${endpoint.disabled_reason})` : ''}.`);
+    }
+    if (!(endpoint.events as string[]).includes(event.code)) {
+      throw new AppError('WEBHOOK_ENDPOINT_NOT_SUBSCRIBED', `The webhook endpoint ${endpointId} is not subscribed to ${event.code}.`);
+    }
+    const id = randomUUID();
+    const [row] = await trx('webhook_deliveries')
+      .insert({ id, business_id: businessId, event_id: eventId, endpoint_id: endpointId, kind: 'REDELIVERY', status: 'PENDING', next_attempt_at: trx.fn.now(3) })
+      .returning(['created_at']);
+    await jobs.send(DELIVERY_QUEUE, { delivery_id: id, attempt: 1 } satisfies DeliveryJob, { trx });
+    return { id, event_id: eventId, webhook_id: endpointId, status: 'PENDING', created_at: (row.created_at as Date).toISOString() };
+  });
+}
