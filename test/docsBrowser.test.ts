@@ -5,6 +5,10 @@
  * appear, every request must stay on the service's own origin, and every
  * response the page receives from the service must match the documents.
  * Set DOCS_SCREENSHOT_DIR to keep a screenshot of each page.
+ *
+ * Without Chromium the test is skipped with a loud notice saying how to enable it,
+ * so that the README's `npm test` passes on a fresh machine; with `CI=true` (as CI
+ * runs `.ci/run`, which installs Chromium) it is mandatory and fails instead.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -43,13 +47,17 @@ async function contractProblem(res: HTTPResponse): Promise<string | null> {
 }
 
 describe('API reference page in headless Chromium', function () {
-  this.timeout(120_000);
+  this.timeout(240_000);
   let browser: Browser;
 
-  before(async () => {
+  before(async function () {
     const executablePath = findChromium();
     if (!executablePath) {
-      throw new Error('Chromium not found on PATH: install it (`apt-get install -y chromium`, as .ci/run does) or set CHROMIUM_PATH.');
+      const how = 'install it (`apt-get install -y chromium`, as .ci/run does) or set CHROMIUM_PATH to a Chromium or Chrome binary';
+      if (process.env.CI === 'true') throw new Error(`Chromium not found on PATH, and CI=true makes this test mandatory: ${how}.`);
+      const line = '!'.repeat(100);
+      console.warn(`\n${line}\n!! SKIPPED: the API reference page test in headless Chromium (test/docsBrowser.test.ts).\n!! Chromium is not on PATH: ${how}.\n!! CI=true makes this test mandatory.\n${line}\n`);
+      this.skip();
     }
     browser = await puppeteer.launch({
       executablePath,
@@ -84,6 +92,8 @@ describe('API reference page in headless Chromium', function () {
       });
       try {
         await page.setViewport({ width: 1400, height: 1000 });
+        // Rendering a large document takes a while on two busy cores.
+        page.setDefaultNavigationTimeout(90_000);
         const opened = await page.goto(`${origin}/docs?api=${name}`, { waitUntil: 'networkidle0' });
         expect(opened?.status()).to.equal(200);
 
@@ -109,6 +119,12 @@ describe('API reference page in headless Chromium', function () {
         const title = (loadBundledDocument(name) as { info: { title: string } }).info.title;
         expect(text, 'document title').to.include(title);
         expect(operations.filter((op) => !text.includes(op.operationId)).map((op) => op.operationId), 'operationIds missing from the page').to.deep.equal([]);
+        // Both documents are linked where a person sees them, and requests go to this origin.
+        const header = await page.evaluate(() => (document.querySelector('header.api-documents') as HTMLElement | null)?.innerText ?? '');
+        expect(header).to.include('Closed-loop API').and.include('Core API').and.include('JSON').and.include('YAML');
+        const server = `${origin}${name === 'closed-loop' ? '/cl/v1' : ''}`;
+        expect(text, "the page's own origin as the server").to.include(server);
+        expect(text, 'the documents\' default server').to.not.include('localhost:3000');
 
         if (process.env.DOCS_SCREENSHOT_DIR) {
           await page.screenshot({ path: path.join(process.env.DOCS_SCREENSHOT_DIR, `docs-${name}.png`) });
