@@ -177,6 +177,8 @@ describe('two instances and a PostgreSQL that crashes', function () {
 
     for (const file of logFiles) {
       const lines = logLines(file).filter((l) => l.time && Date.parse(l.time as string) >= killedAt);
+      const outage = lines.filter((l) => l.msg.startsWith('database') || l.msg.startsWith('transaction'));
+      console.log(`      ${path.basename(file)}: ${outage.map((l) => `${l.msg.split(':')[0]} at ${Date.parse(l.time as string) - killedAt} ms`).join(', ')} (ms after the kill)`);
       expect(lines.filter((l) => l.msg.startsWith('database unavailable')), `${file}: one line for the outage`).to.have.length(1);
       expect(lines.filter((l) => l.msg === 'database reachable again'), `${file}: one line for its end`).to.have.length(1);
       expect(lines.filter((l) => l.msg === 'unexpected error' || l.msg.startsWith('unhandled')), file).to.deep.equal([]);

@@ -31,20 +31,30 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 }
 
 /**
- * Logs a database outage once when it is first seen and once when a query succeeds
- * again (`note(err)` for each failed request, `noteBackground(err)` for the failures of
- * background work: job queue, outbox relay; recovery is seen through knex's
- * `query-response` event), instead of one stack trace per failed request. One per
- * service instance, shared by the HTTP layer and the background work, so that a
+ * A query that succeeds this long after the last failure ends an outage. A crashed
+ * PostgreSQL's backends do not all go at once: one may still answer a query after
+ * another connection failed, and a success then would end the outage only for the
+ * next failure to start it again (two lines for one outage).
+ */
+const SETTLED_MS = 1_000;
+
+/**
+ * Logs a database outage once when it is first seen and once when it is over
+ * (`note(err)` for each failed request, `noteBackground(err)` for the failures of
+ * background work: job queue, outbox relay; the end is a query that succeeds, seen
+ * through knex's `query-response` event, SETTLED_MS after the last failure: the outbox
+ * relay queries every half second), instead of one stack trace per failed request. One
+ * per service instance, shared by the HTTP layer and the background work, so that a
  * database stopped or killed is the same one line whoever meets it first.
  */
 export class OutageLog {
   private since: number | null = null;
+  private lastFailure = 0;
   private failures = 0;
 
   constructor(db: Knex, private readonly log: Logger) {
     db.on('query-response', () => {
-      if (this.since === null) return;
+      if (this.since === null || Date.now() - this.lastFailure < SETTLED_MS) return;
       this.log.warn({ outage_ms: Date.now() - this.since, failed_requests: this.failures }, 'database reachable again');
       this.since = null;
       this.failures = 0;
@@ -68,6 +78,7 @@ export class OutageLog {
   }
 
   private start(err: unknown): void {
+    this.lastFailure = Date.now();
     if (this.since !== null) return;
     this.since = Date.now();
     const e = err as { code?: string; message?: string };
