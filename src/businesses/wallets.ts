@@ -50,7 +50,7 @@ function wallets(db: Knex, businessId: string): Knex.QueryBuilder {
 const ACCOUNT_BY_ID = preparedStatement('account_by_id', 'SELECT * FROM accounts WHERE id = ?');
 const WALLET_ROW_FOR_UPDATE = preparedStatement(
   'wallet_row_for_update',
-  "SELECT * FROM accounts WHERE id = ? AND business_id = ? AND kind = 'WALLET' FOR UPDATE",
+  "SELECT * FROM accounts WHERE id = ? AND business_id = ? AND kind = 'WALLET' FOR NO KEY UPDATE",
 );
 
 /**

@@ -68,7 +68,7 @@ export function toCardView(row: CardRow): CardView {
 /** The card `id` of the business, locked when `lock`; 404 CARD_NOT_FOUND (also another business's). */
 export async function cardRow(db: Knex, businessId: string, id: string, lock = false): Promise<CardRow> {
   const query = db('cards').where({ id, business_id: businessId });
-  if (lock) query.forUpdate();
+  if (lock) query.forNoKeyUpdate();
   const row = await query.first();
   if (!row) throw new AppError('CARD_NOT_FOUND', `No card ${id} for this business.`);
   return row;

@@ -66,7 +66,7 @@ async function toView(db: Knex, row: IssuanceRow): Promise<CardIssuanceView> {
 
 async function issuanceRow(db: Knex, businessId: string, id: string, lock: boolean): Promise<IssuanceRow> {
   const query = db('card_issuances').where({ id, business_id: businessId });
-  if (lock) query.forUpdate();
+  if (lock) query.forNoKeyUpdate();
   const row = await query.first();
   if (!row) throw new AppError('CARD_ISSUANCE_NOT_FOUND', `No card issuance ${id} for this business.`);
   return row;

@@ -85,7 +85,7 @@ async function toView(db: FlowEnv['db'], row: RequestRow): Promise<RequestView> 
 
 async function requestRow(db: FlowEnv['db'], businessId: string, id: string, lock = false): Promise<RequestRow> {
   const query = db('tokenization_activation_requests').where({ id, business_id: businessId });
-  if (lock) query.forUpdate();
+  if (lock) query.forNoKeyUpdate();
   const row = await query.first();
   if (!row) throw new AppError('ACTIVATION_CODE_REQUEST_NOT_FOUND', `No activation code request ${id} for this business.`);
   return row;

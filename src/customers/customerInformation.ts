@@ -57,9 +57,9 @@ export async function completeCustomerInformation(env: FlowEnv, info: Info): Pro
   const latest = await env.db('onboarding_sessions').where({ business_id: env.businessId, customer_id: info.customer_id }).orderBy('created_at', 'desc').first('id');
   if (latest) await expireIfDue(env.db, env.businessId, latest.id, now);
   await env.db.transaction(async (trx) => {
-    const customer = await trx('customers').where({ id: info.customer_id, business_id: env.businessId }).forUpdate().first();
+    const customer = await trx('customers').where({ id: info.customer_id, business_id: env.businessId }).forNoKeyUpdate().first();
     if (!customer || !latest) throw new AppError('CUSTOMER_NOT_FOUND', `No customer ${info.customer_id} for this business.`);
-    const session: SessionRow = await trx('onboarding_sessions').where({ id: latest.id }).forUpdate().first();
+    const session: SessionRow = await trx('onboarding_sessions').where({ id: latest.id }).forNoKeyUpdate().first();
     onboardingMachine.next(session.status, 'COMPLETE_CUSTOMER_INFORMATION');
     await assertNationalIdFree(trx, env.businessId, customer.national_id_hash, customer.id);
     await assertMobileNumberFree(trx, env.businessId, customer.mobile_number, customer.id);

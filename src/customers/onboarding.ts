@@ -3,7 +3,7 @@
  * sends a code), verify the code, resend it, read, cancel. State moves follow
  * `onboardingMachine` (./onboardingStates.ts); a refused move is 409
  * `ONBOARDING_STATE_<state>` and changes nothing. Every time rule reads the
- * business clock. A session row is locked (FOR UPDATE) by every move, before
+ * business clock. A session row is locked (FOR NO KEY UPDATE) by every move, before
  * its OTP operation, so that moves of one session never interleave.
  */
 import { randomUUID } from 'node:crypto';
@@ -77,7 +77,7 @@ export async function expireIfDue(db: Knex, businessId: string, sessionId: strin
 /** The session, locked when `lock`; 404 ONBOARDING_SESSION_NOT_FOUND (also another business's). */
 export async function sessionRow(db: Knex, businessId: string, id: string, lock: boolean): Promise<SessionRow> {
   const query = db('onboarding_sessions').where({ id, business_id: businessId });
-  if (lock) query.forUpdate();
+  if (lock) query.forNoKeyUpdate();
   const row = await query.first();
   if (!row) throw new AppError('ONBOARDING_SESSION_NOT_FOUND', `No onboarding session ${id} for this business.`);
   return row;
@@ -123,7 +123,7 @@ export async function startOnboarding(env: FlowEnv, req: Schemas['StartOnboardin
     const live: SessionRow[] = await trx('onboarding_sessions')
       .where({ business_id: env.businessId, mobile_number: req.mobile_number })
       .whereIn('status', LIVE_STATES)
-      .forUpdate();
+      .forNoKeyUpdate();
     for (const row of live) await moveSession(trx, row, 'SUPERSEDE', { status_reason: 'SUPERSEDED' });
 
     const customerId = randomUUID();

@@ -28,7 +28,7 @@ export type Applied = CallbackAcknowledgement['result'];
  * due; undefined when the session is no longer in a state `event` may leave.
  */
 async function waitingSession(env: FlowEnv, trx: Knex, request: ProviderRequestRow, event: OnboardingEvent): Promise<SessionRow | undefined> {
-  let session: SessionRow = await trx('onboarding_sessions').where({ id: request.subject_id }).forUpdate().first();
+  let session: SessionRow = await trx('onboarding_sessions').where({ id: request.subject_id }).forNoKeyUpdate().first();
   const now = await businessNow(trx, env.businessId);
   if (onboardingMachine.allows(session.status, 'EXPIRE') && session.expires_at <= now) session = await moveSession(trx, session, 'EXPIRE');
   return onboardingMachine.allows(session.status, event) ? session : undefined;

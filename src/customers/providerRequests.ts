@@ -62,7 +62,7 @@ export async function claimCallback(
   kind: ProviderKind,
   event: { event_id: string; reference: string; outcome: string },
 ): Promise<{ request: ProviderRequestRow; firstResult: boolean }> {
-  const request: ProviderRequestRow | undefined = await trx('provider_requests').where({ id: event.reference, kind }).forUpdate().first();
+  const request: ProviderRequestRow | undefined = await trx('provider_requests').where({ id: event.reference, kind }).forNoKeyUpdate().first();
   if (!request) throw new AppError('CALLBACK_REFERENCE_NOT_FOUND', `No ${kind.toLowerCase().replace('_', ' ')} request ${event.reference}.`);
   await claimCallbackEvent(trx, request.provider, event.event_id, request.business_id);
   if (request.status === 'COMPLETED') return { request, firstResult: false };

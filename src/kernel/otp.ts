@@ -130,7 +130,7 @@ export function issueOtp(db: Knex, key: Buffer, req: IssueRequest): Promise<stri
 export async function resendOtp(db: Knex, key: Buffer, operationId: string, req: IssueRequest): Promise<string> {
   const previous: OtpOperationRow | undefined = await db('otp_operations')
     .where({ id: operationId, business_id: req.businessId })
-    .forUpdate()
+    .forNoKeyUpdate()
     .first();
   if (!previous) throw otpFailure({ result: 'NOT_FOUND' });
   if (previous.status === 'VERIFIED') throw otpFailure({ result: 'WRONG_STATUS', status: previous.status });

@@ -81,7 +81,7 @@ export async function expireRowIfDue<Row>(
       .where({ id: where.id, business_id: where.business_id })
       .whereIn('status', where.live)
       .andWhere('expires_at', '<=', where.now)
-      .forUpdate()
+      .forNoKeyUpdate()
       .first();
     if (row) await expire(trx, row);
   });

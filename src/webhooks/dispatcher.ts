@@ -4,7 +4,7 @@
  * relay turns each committed event into one delivery per ENABLED endpoint of its
  * business subscribed to its code, and one `webhook-delivery` job per delivery, in one
  * transaction that also marks the event dispatched. It is the outbox's reader, not a
- * job runner: every instance runs it, `FOR UPDATE SKIP LOCKED` gives each event to one
+ * job runner: every instance runs it, `FOR NO KEY UPDATE SKIP LOCKED` gives each event to one
  * of them, and an event is either dispatched with all its jobs or not at all. Delivery,
  * retries, back-off and recovery after a restart are the job queue's (./delivery.ts).
  *
@@ -26,7 +26,7 @@ const RELAY_BATCH = 100;
  */
 export async function relayOutbox(db: Knex, jobs: JobQueue): Promise<number> {
   return db.transaction(async (trx) => {
-    const events = await trx('outbox_events').whereNull('dispatched_at').orderBy('created_at').limit(RELAY_BATCH).forUpdate().skipLocked().pluck('id');
+    const events = await trx('outbox_events').whereNull('dispatched_at').orderBy('created_at').limit(RELAY_BATCH).forNoKeyUpdate().skipLocked().pluck('id');
     if (events.length === 0) return 0;
     const deliveries = await trx.raw<{ rows: { id: string }[] }>(
       `INSERT INTO webhook_deliveries (id, business_id, event_id, endpoint_id, kind, status, next_attempt_at)

@@ -25,7 +25,7 @@ type Applied = Schemas['CallbackAcknowledgement']['result'];
  */
 async function completeChange(env: FlowEnv, session: ChangeRow, now: Date, changes: Partial<ChangeRow> = {}): Promise<ChangeRow> {
   const trx = env.db;
-  await trx('customers').where({ id: session.customer_id }).forUpdate().first('id');
+  await trx('customers').where({ id: session.customer_id }).forNoKeyUpdate().first('id');
   const taken = await trx('customers')
     .where({ business_id: env.businessId, mobile_number: session.new_mobile_number, status: 'ACTIVE' })
     .whereNot({ id: session.customer_id })
@@ -45,7 +45,7 @@ export async function finishCustomerSteps(env: FlowEnv, session: ChangeRow, now:
 
 /** The live change session a request waits on, locked and expired first when due; undefined once it ended. */
 async function liveChange(env: FlowEnv, request: ProviderRequestRow, now: Date): Promise<ChangeRow | undefined> {
-  let session: ChangeRow = await env.db('mobile_number_change_sessions').where({ id: request.subject_id }).forUpdate().first();
+  let session: ChangeRow = await env.db('mobile_number_change_sessions').where({ id: request.subject_id }).forNoKeyUpdate().first();
   if (LIVE_CHANGE_STATES.includes(session.status) && session.expires_at <= now) session = await moveChange(env.db, session, 'EXPIRE');
   return LIVE_CHANGE_STATES.includes(session.status) ? session : undefined;
 }

@@ -60,7 +60,7 @@ export async function startMobileNumberChange(
 ): Promise<Schemas['MobileNumberChangeStarted']> {
   const now = await businessNow(env.db, env.businessId);
   return env.db.transaction(async (trx) => {
-    const customers = trx('customers').where({ business_id: env.businessId }).forUpdate();
+    const customers = trx('customers').where({ business_id: env.businessId }).forNoKeyUpdate();
     if (who.channel === 'PROFILE') customers.where({ id: who.customerId });
     else customers.where({ national_id_hash: nationalIdHash(env.identityKeys, env.businessId, who.nationalId), status: 'ACTIVE' });
     const customer = await customers.first();
@@ -70,7 +70,7 @@ export async function startMobileNumberChange(
     assertChangeAllowed(customer.mobile_number_changed_at, now);
     await assertMobileNumberFree(trx, env.businessId, req.new_mobile_number, customer.id);
 
-    const live: ChangeRow[] = await trx('mobile_number_change_sessions').where({ customer_id: customer.id }).whereIn('status', LIVE_CHANGE_STATES).forUpdate();
+    const live: ChangeRow[] = await trx('mobile_number_change_sessions').where({ customer_id: customer.id }).whereIn('status', LIVE_CHANGE_STATES).forNoKeyUpdate();
     for (const row of live) await moveChange(trx, row, 'SUPERSEDE', { status_reason: 'SUPERSEDED' });
 
     const id = randomUUID();

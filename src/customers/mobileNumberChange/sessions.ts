@@ -68,7 +68,7 @@ export function moveChange(
 /** The session `id` of the channel, locked when `lock`; 404 (also another business's, or the other channel's). */
 export async function changeRow(db: Knex, businessId: string, channel: Channel, id: string, lock: boolean): Promise<ChangeRow> {
   const query = db('mobile_number_change_sessions').where({ id, business_id: businessId, channel });
-  if (lock) query.forUpdate();
+  if (lock) query.forNoKeyUpdate();
   const row = await query.first();
   if (!row) throw new AppError('MOBILE_NUMBER_CHANGE_SESSION_NOT_FOUND', `No mobile number change ${id} for this business.`);
   return row;

@@ -29,7 +29,7 @@ BEGIN
       RETURN jsonb_build_object('request_hash', NULL, 'state', 'IN_PROGRESS');
     END IF;
   ELSE
-    SELECT * INTO held FROM idempotency_keys WHERE scope = p_scope AND key = p_key FOR UPDATE;
+    SELECT * INTO held FROM idempotency_keys WHERE scope = p_scope AND key = p_key FOR NO KEY UPDATE;
     IF held.id IS NULL OR held.expires_at < now()
        OR (held.state = 'IN_PROGRESS' AND held.request_hash = p_hash
            AND held.created_at < now() - make_interval(secs => p_stale_seconds)) THEN

@@ -32,7 +32,11 @@
 -- Both accounts are locked lower id first, each by its own single-row statement:
 -- concurrent movements over the same accounts then queue in one order and never
 -- deadlock, and two single-row statements cost less than one ordered query read
--- through a cursor. This is the hot path of every transfer and fund, so it stays
+-- through a cursor. The lock is FOR NO KEY UPDATE (what the balance UPDATE takes
+-- anyway): a foreign-key check of another transaction's insert naming the account
+-- (FOR KEY SHARE, e.g. a payout naming its wallet) does not wait on it, which is
+-- what keeps the global lock order of openapi/DESIGN.md ("Locks are taken in one
+-- order") free of cycles. This is the hot path of every transfer and fund, so it stays
 -- in this one body rather than calling helpers.
 CREATE OR REPLACE FUNCTION ledger_post(
   p_business uuid, p_type text,
@@ -66,10 +70,10 @@ BEGIN
     SELECT id INTO credit_id FROM accounts WHERE business_id = p_business AND kind = p_credit_kind AND kind <> 'WALLET';
   END IF;
 
-  SELECT * INTO acc FROM accounts WHERE id = least(debit_id, credit_id) AND business_id = p_business FOR UPDATE;
+  SELECT * INTO acc FROM accounts WHERE id = least(debit_id, credit_id) AND business_id = p_business FOR NO KEY UPDATE;
   IF acc.id = debit_id THEN d := acc; ELSIF acc.id IS NOT NULL THEN c := acc; END IF;
   IF debit_id <> credit_id THEN
-    SELECT * INTO acc FROM accounts WHERE id = greatest(debit_id, credit_id) AND business_id = p_business FOR UPDATE;
+    SELECT * INTO acc FROM accounts WHERE id = greatest(debit_id, credit_id) AND business_id = p_business FOR NO KEY UPDATE;
     IF acc.id = debit_id THEN d := acc; ELSIF acc.id IS NOT NULL THEN c := acc; END IF;
   END IF;
 

@@ -20,7 +20,7 @@ DECLARE
   posting jsonb;
   reference text;
 BEGIN
-  SELECT * INTO p FROM payouts WHERE id = p_payout AND business_id = p_business FOR UPDATE;
+  SELECT * INTO p FROM payouts WHERE id = p_payout AND business_id = p_business FOR NO KEY UPDATE;
   IF p.id IS NULL THEN
     RETURN ledger_refusal('PAYOUT_NOT_FOUND', format('No payout %s for this business.', p_payout));
   END IF;
