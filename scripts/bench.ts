@@ -42,7 +42,8 @@ const STARTS = Number(process.env.STARTS ?? 3);
 const POOL_SIZE = loadConfig().dbPoolSize;
 const ONLY = process.env.ONLY?.split(',');
 
-const TARGETS = { transfer: 0.7, fund: 0.7, getWallet: 0.5, p99: 1.5, rssMiB: 250, startSeconds: 3 };
+// Issue 20's targets: batched posting beats one statement per request on the hot account.
+const TARGETS = { rssMiB: 250, startSeconds: 3 };
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-bench-'));
 chmodSync(dataDir, 0o755); // PostgreSQL runs as the `postgres` user when we are root
@@ -85,10 +86,11 @@ try {
   };
   const json = { 'content-type': 'application/json' };
   const auth = { ...json, authorization: `Bearer ${seed.token}` };
-  const all: { name: string; target: number; reference: () => LoadRequest; service: () => LoadRequest }[] = [
+  const all: { name: string; target: number; p99: number; reference: () => LoadRequest; service: () => LoadRequest }[] = [
     {
       name: 'transfer (random wallets)',
-      target: TARGETS.transfer,
+      target: 1.0,
+      p99: 1.0,
       reference: () => {
         const [from, to] = pair();
         return { method: 'POST', path: '/transfers', headers: json, body: JSON.stringify({ source_wallet_id: from, destination_wallet_id: to, amount: '1.00' }) };
@@ -101,7 +103,8 @@ try {
     },
     {
       name: 'fund (hot operational account)',
-      target: TARGETS.fund,
+      target: 3.0,
+      p99: 1.0,
       reference: () => ({ method: 'POST', path: '/funds', headers: json, body: JSON.stringify({ business_id: seed.businessId, wallet_id: wallet(), amount: '1.00' }) }),
       service: () => ({
         method: 'POST',
@@ -112,7 +115,8 @@ try {
     },
     {
       name: 'getWallet',
-      target: TARGETS.getWallet,
+      target: 0.85,
+      p99: 1.2,
       reference: () => ({ method: 'GET', path: `/accounts/${wallet()}` }),
       service: () => ({ method: 'GET', path: `/cl/v1/wallets/${wallet()}`, headers: { authorization: auth.authorization } }),
     },
@@ -120,7 +124,7 @@ try {
 
   const scenarios = all.filter((s) => !ONLY || ONLY.some((name) => s.name.startsWith(name)));
   const load = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP };
-  const rows: { name: string; target: number; ref: LoadResult; svc: LoadResult }[] = [];
+  const rows: { name: string; target: number; p99: number; ref: LoadResult; svc: LoadResult }[] = [];
   for (const s of scenarios) {
     await settle(databaseUrl); // no checkpoint or autovacuum left to land in one server's turn
     const [ref, svc] = await comparePair(
@@ -128,7 +132,7 @@ try {
       { url: service.url, build: s.service, cpu: () => ({ server: cpuMs(pid), database: postgresCpuMs(pgDataDir) }) },
       load,
     );
-    rows.push({ name: s.name, target: s.target, ref, svc });
+    rows.push({ name: s.name, target: s.target, p99: s.p99, ref, svc });
   }
   const rss = peakRssMiB(pid);
   const ledger = await checkLedger(databaseUrl, seed.businessId);
@@ -158,7 +162,7 @@ try {
     const ratio = r.svc.requestsPerSecond / r.ref.requestsPerSecond;
     checks.push({ what: `${r.name}: req/s service/reference`, value: `${ratio.toFixed(2)} ×`, target: `≥ ${r.target.toFixed(2)} ×`, met: ratio >= r.target && r.svc.failures === 0 });
     const p99 = r.svc.p99 / r.ref.p99;
-    checks.push({ what: `${r.name}: p99 service/reference`, value: `${p99.toFixed(2)} ×`, target: `≤ ${TARGETS.p99.toFixed(2)} ×`, met: p99 <= TARGETS.p99 });
+    checks.push({ what: `${r.name}: p99 service/reference`, value: `${p99.toFixed(2)} ×`, target: `≤ ${r.p99.toFixed(2)} ×`, met: p99 <= r.p99 });
   }
   checks.push({ what: 'service peak RSS (VmHWM)', value: `${rss.toFixed(0)} MiB`, target: `≤ ${TARGETS.rssMiB} MiB`, met: rss <= TARGETS.rssMiB });
   const median = [...startups].sort((a, b) => a - b)[Math.floor(startups.length / 2)];

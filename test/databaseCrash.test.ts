@@ -134,8 +134,10 @@ describe('two instances and a PostgreSQL that crashes', function () {
     try {
       await new Promise((r) => setTimeout(r, 2_000));
       postgres = { pid: Number(readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]) };
-      process.kill(postgres.pid, 'SIGKILL');
+      // Read before the kill: the instances (other processes) may log the outage within the
+      // same millisecond, before this process, sharing two busy cores, runs again.
       killedAt = Date.now();
+      process.kill(postgres.pid, 'SIGKILL');
       await until(() => [0, 1].every((i) => sent.some((s) => s.instance === i && s.at > killedAt && s.status === 503)), 15_000, 'a 503 from each instance');
       await new Promise((r) => setTimeout(r, Math.max(0, killedAt + DOWN_MS - Date.now())));
       database = await startEmbeddedPostgres(dir, { persistent: true, quiet: true, port });

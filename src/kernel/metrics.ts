@@ -26,6 +26,9 @@ export interface Metrics {
   observeRequest(operationId: string | undefined, status: number, seconds: number, ledgerType?: string): void;
 }
 
+/** The Knex event of one batch of batched posting sent (src/ledger/batching.ts); its argument is `{ items }`. */
+export const LEDGER_BATCH_EVENT = 'ledger-batch';
+
 /** Creates the registry and its collectors over `db`. */
 export function createMetrics(db: Knex): Metrics {
   const registry = new Registry();
@@ -56,6 +59,13 @@ export function createMetrics(db: Knex): Metrics {
     registers: [registry],
   });
   db.on(RETRY_EVENT, ({ code }: { code: string }) => retries.inc({ sqlstate: code }));
+  const batches = new Histogram({
+    name: 'ledger_batch_items',
+    help: 'Movements per batch of batched posting (a batch is one database transaction; 1 is a movement that found no batch in flight).',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    registers: [registry],
+  });
+  db.on(LEDGER_BATCH_EVENT, ({ items }: { items: number }) => batches.observe(items));
   const pool = (db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
   new Gauge({
     name: 'db_pool_connections',

@@ -19,6 +19,7 @@ import { preparedQuery, preparedStatement } from '../db/knex.js';
 import { refusalError, type Refusal } from '../kernel/errors.js';
 import type { KeyClaim } from '../kernel/idempotency.js';
 import type { AccountKind } from './accountNumbers.js';
+import { BATCHED_MOVEMENTS, batcherOf } from './batching.js';
 
 export type TransactionType =
   | 'TOPUP'
@@ -128,8 +129,23 @@ const LEDGER_MOVE_KEYED = preparedStatement(
   'SELECT ledger_move_keyed(?, ?, ?, ?::int, ?::int, ?::jsonb, ?::uuid, ?, ?::jsonb) AS outcome',
 );
 
-/** `move`'s database call alone: nothing is interpreted or thrown but database errors. */
+/**
+ * `move`'s database call alone: nothing is interpreted or thrown but database errors.
+ * On the pool, a movement of BATCHED_MOVEMENTS goes through the pool's batcher
+ * (./batching.ts), which answers exactly what this movement alone would have been
+ * answered; inside a caller's transaction it is that transaction's own statement.
+ */
 export async function moveRaw(db: Knex, businessId: string, type: Movement, request: object, claim?: KeyClaim | null): Promise<RawOutcome> {
+  if (!db.isTransaction && BATCHED_MOVEMENTS.has(type)) {
+    if (claim) claim.sent = true;
+    const batcher = batcherOf(db, (t, b, r, c) => postAlone(t, b, r, c, db));
+    return (await batcher.post(businessId, type, request, claim)) as RawOutcome;
+  }
+  return postAlone(type, businessId, request, claim, db);
+}
+
+/** One movement in one statement: `ledger_move`, or with `claim` `ledger_move_keyed`. */
+async function postAlone(type: string, businessId: string, request: object, claim: KeyClaim | null | undefined, db: Knex): Promise<RawOutcome> {
   if (!claim) {
     const rows = await preparedQuery<{ result: Result }>(db, LEDGER_MOVE, [businessId, type, JSON.stringify(request)]);
     return rows[0].result;

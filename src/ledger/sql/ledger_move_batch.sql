@@ -1,0 +1,61 @@
+-- Batched posting: many movements of business p_business in one statement, one
+-- database transaction and one round trip (src/ledger/batching.ts gathers them).
+-- p_items is a JSON array of {type, request, key}: type and request as ledger_move
+-- takes them; key is null, or ledger_move_keyed's key arguments as a JSON array
+-- [scope, key, hash, ttl_seconds, stale_seconds, context].
+--
+-- The items are processed in order, each exactly as its own call of ledger_move
+-- (no key) or ledger_move_keyed would process it: its own ledger transaction and
+-- entries with their balances after, its own Idempotency-Key record, its own
+-- refusal. A refusal is decided before its movement's first write (ledger_post), so
+-- it changes nothing of its own and nothing of the other items; a key held by a
+-- request of another session answers {held} for that item alone; a key sent twice
+-- in one batch is a replay for the second item (the first one's record is already
+-- there and its locks are this session's). Returns the JSON array of the items'
+-- results, in their order.
+--
+-- Lock order: before the first item, every account the batch can touch is locked,
+-- ascending id, FOR NO KEY UPDATE (ledger_post's order and mode): the wallets the
+-- items name (wallet_id, source_wallet_id, destination_wallet_id) and, when an item
+-- is not a TRANSFER, the business's own accounts. Batches then queue behind each
+-- other and behind single movements in one order, whatever the order of their
+-- items, and a hot account is locked once per batch; ledger_post's own locks find
+-- the rows already held. Only movements whose accounts are known from the request
+-- can be batched (FUND, PAYOUT, TRANSFER, WITHDRAWAL, CARD_PURCHASE; which of them
+-- are is BATCHED_MOVEMENTS in src/ledger/batching.ts); any other type raises, since
+-- its locks (a refund's original transaction first) would not keep that order.
+CREATE OR REPLACE FUNCTION ledger_move_batch(p_business uuid, p_items jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  item jsonb;
+  k jsonb;
+  ids uuid[];
+  results jsonb[] := '{}';
+BEGIN
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) i
+              WHERE NOT i->>'type' = ANY(ARRAY['FUND', 'PAYOUT', 'TRANSFER', 'WITHDRAWAL', 'CARD_PURCHASE'])) THEN
+    RAISE EXCEPTION 'ledger_move_batch: only FUND, PAYOUT, TRANSFER, WITHDRAWAL and CARD_PURCHASE are batched';
+  END IF;
+  -- The ids first, then one index scan of the primary key: a join of accounts with the
+  -- items would be planned as a scan of the table.
+  SELECT array_agg(DISTINCT x.id) INTO ids
+    FROM (SELECT ledger_uuid(i->'request'->>f.name) AS id
+            FROM jsonb_array_elements(p_items) i,
+                 unnest(ARRAY['wallet_id', 'source_wallet_id', 'destination_wallet_id']) f(name)
+          UNION ALL
+          SELECT b.id FROM accounts b
+           WHERE b.business_id = p_business AND b.kind <> 'WALLET'
+             AND EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) i WHERE i->>'type' <> 'TRANSFER')) x
+   WHERE x.id IS NOT NULL;
+  PERFORM 1 FROM accounts WHERE id = ANY(ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
+
+  FOR item IN SELECT value FROM jsonb_array_elements(p_items) LOOP
+    k := item->'key';
+    IF k IS NULL OR jsonb_typeof(k) = 'null' THEN
+      results := array_append(results, ledger_move(p_business, item->>'type', item->'request'));
+    ELSE
+      results := array_append(results, ledger_move_keyed(k->>0, k->>1, k->>2, (k->>3)::int, (k->>4)::int, k->5,
+                                                              p_business, item->>'type', item->'request'));
+    END IF;
+  END LOOP;
+  RETURN to_jsonb(results);
+END $$;
