@@ -32,6 +32,7 @@ import { loadConfig } from '../src/config.js';
 import { freePort } from '../src/db/embedded.js';
 import { comparePair, type LoadRequest, type LoadResult } from './bench/load.js';
 import { cpuMs, peakRssMiB, postgresCpuMs, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './bench/processes.js';
+import { runBulkScenario, type BulkResult } from './bench/bulk.js';
 import { checkLedger, seedBench, settle } from './bench/seed.js';
 
 const SECONDS = Number(process.env.SECONDS ?? 10);
@@ -48,7 +49,7 @@ const TARGETS = { rssMiB: 250, startSeconds: 3 };
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-bench-'));
 chmodSync(dataDir, 0o755); // PostgreSQL runs as the `postgres` user when we are root
 const servicePort = await freePort();
-const serviceEnv = { PORT: String(servicePort), DATA_DIR: dataDir, DB_POOL_SIZE: String(POOL_SIZE), RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000000', SANDBOX: 'true' };
+const serviceEnv = { PAYOUT_PROCESSING_MS: '0', PORT: String(servicePort), DATA_DIR: dataDir, DB_POOL_SIZE: String(POOL_SIZE), RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000000', SANDBOX: 'true' };
 const startService = () => spawnServer('npm', ['start', '--silent'], serviceEnv, servicePort, path.join(dataDir, 'service.log'));
 
 let service: Spawned | undefined;
@@ -134,6 +135,16 @@ try {
     );
     rows.push({ name: s.name, target: s.target, p99: s.p99, ref, svc });
   }
+  // Bulk payouts (issue 20): one of 1,000 items, then ten of 1,000 at once.
+  const bulkRuns: { name: string; result: BulkResult; limits: { created: number; completed: number; delivered: number } }[] = [];
+  for (const [name, bulks, limits] of [
+    ['bulk payout, 1 × 1,000 items', 1, { created: 2, completed: 5, delivered: 10 }],
+    ['bulk payouts, 10 × 1,000 items at once', 10, { created: Infinity, completed: 30, delivered: 60 }],
+  ] as const) {
+    if (ONLY && !ONLY.some((only) => name.startsWith(only))) continue;
+    await settle(databaseUrl);
+    bulkRuns.push({ name, result: await runBulkScenario(service.url, bulks, 1_000), limits });
+  }
   const rss = peakRssMiB(pid);
   const ledger = await checkLedger(databaseUrl, seed.businessId);
 
@@ -163,6 +174,16 @@ try {
     checks.push({ what: `${r.name}: req/s service/reference`, value: `${ratio.toFixed(2)} ×`, target: `≥ ${r.target.toFixed(2)} ×`, met: ratio >= r.target && r.svc.failures === 0 });
     const p99 = r.svc.p99 / r.ref.p99;
     checks.push({ what: `${r.name}: p99 service/reference`, value: `${p99.toFixed(2)} ×`, target: `≤ ${r.p99.toFixed(2)} ×`, met: p99 <= r.p99 });
+  }
+  if (bulkRuns.length) console.log(`\n${'bulk payouts (sandbox rail, PAYOUT_PROCESSING_MS=0)'.padEnd(44)}${pad('payouts', 9)}${pad('created', 10)}${pad('completed', 11)}${pad('events', 9)}`);
+  for (const b of bulkRuns) {
+    const s = (v: number) => (Number.isFinite(v) ? `${v.toFixed(1)} s` : 'timed out');
+    console.log(`${b.name.padEnd(44)}${pad(b.result.payouts, 9)}${pad(s(b.result.created), 10)}${pad(s(b.result.completed), 11)}${pad(s(b.result.delivered), 9)}`);
+    for (const stage of ['created', 'completed', 'delivered'] as const) {
+      if (!Number.isFinite(b.limits[stage])) continue;
+      const what = { created: 'created', completed: 'all COMPLETED', delivered: `all ${3 * b.result.payouts} events delivered` }[stage];
+      checks.push({ what: `${b.name}: ${what}`, value: s(b.result[stage]), target: `≤ ${b.limits[stage]} s`, met: b.result[stage] <= b.limits[stage] });
+    }
   }
   checks.push({ what: 'service peak RSS (VmHWM)', value: `${rss.toFixed(0)} MiB`, target: `≤ ${TARGETS.rssMiB} MiB`, met: rss <= TARGETS.rssMiB });
   const median = [...startups].sort((a, b) => a - b)[Math.floor(startups.length / 2)];

@@ -15,10 +15,11 @@
  *   time, fails what is still running (pg-boss retries it on the next start or on another
  *   instance) and closes the queue's pool: well inside the 10 s shutdown budget.
  *
- * Reuse: `defineQueue({ name, concurrency, retryLimit, retryDelaySeconds,
- * expireInSeconds, handler })` once at start (src/server.ts), then
- * `jobs.send(name, data, { trx, startAfter })` from domain code. A handler must be
- * idempotent (at-least-once): check the state it moves before moving it.
+ * Reuse: `defineQueue({ name, concurrency, batchSize?, retryLimit, retryDelaySeconds,
+ * expireInSeconds, handler or batchHandler })` once at start (src/server.ts), then
+ * `jobs.send(name, data, { trx, startAfter })` (or `sendMany` for many jobs in one
+ * statement) from domain code. A handler must be idempotent (at-least-once): check the
+ * state it moves before moving it.
  */
 import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
@@ -32,15 +33,26 @@ import type { Logger } from '../log.js';
 export interface QueueDefinition<T extends object> {
   /** Queue name, e.g. `webhook-delivery`. */
   name: string;
-  /** Workers of this queue in each instance (jobs processed in parallel). */
+  /** Workers of this queue in each instance (each fetches and runs its own jobs). */
   concurrency: number;
+  /**
+   * Jobs a worker fetches at once and runs side by side (default 1). A worker that found
+   * jobs fetches again at once rather than after the polling interval, so a backlog is
+   * worked through at the speed of its handlers, not one job per poll.
+   */
+  batchSize?: number;
   /** How many times pg-boss retries a job whose handler threw or whose process died. */
   retryLimit: number;
   retryDelaySeconds: number;
   /** A job active longer than this is taken to be lost and retried (must exceed the handler's longest run). */
   expireInSeconds: number;
   /** Runs one job; `signal` aborts when the instance shuts down. Throwing retries the job. */
-  handler(data: T, signal: AbortSignal): Promise<void>;
+  handler?(data: T, signal: AbortSignal): Promise<void>;
+  /**
+   * Runs the jobs of one fetch together, instead of `handler` one by one (e.g. in one
+   * transaction). Throwing retries every job of the fetch.
+   */
+  batchHandler?(data: T[], signal: AbortSignal): Promise<void>;
 }
 
 export interface SendOptions {
@@ -194,13 +206,42 @@ export class JobQueue {
     await withConflictRetries(() => this.boss.updateQueue(def.name, options), noted);
     const ids: string[] = [];
     for (let i = 0; i < def.concurrency; i++) {
-      ids.push(
-        await this.boss.work<T>(def.name, { pollingIntervalSeconds: this.pollingIntervalSeconds, batchSize: 1 }, async (jobs) => {
-          for (const job of jobs) await def.handler(job.data, this.aborter.signal);
-        }),
-      );
+      let id = '';
+      id = await this.boss.work<T>(def.name, { pollingIntervalSeconds: this.pollingIntervalSeconds, batchSize: def.batchSize ?? 1 }, async (jobs) => {
+        await this.runBatch(def, jobs);
+        // Jobs were found: look for more at once (pg-boss would wait out the polling interval).
+        if (!this.stopping) this.boss.notifyWorker(id);
+      });
+      ids.push(id);
     }
     this.workers.set(def.name, ids);
+  }
+
+  /**
+   * Runs the jobs of one fetch side by side. One job whose handler throws is failed on its
+   * own (pg-boss retries it after its delay); pg-boss then completes the batch, which
+   * leaves a failed job failed (it completes active jobs only).
+   */
+  private async runBatch<T extends object>(def: QueueDefinition<T>, jobs: PgBoss.Job<T>[]): Promise<void> {
+    if (def.batchHandler) {
+      await def.batchHandler(jobs.map((job) => job.data), this.aborter.signal);
+      return;
+    }
+    const handler = def.handler!;
+    if (jobs.length === 1) {
+      await handler(jobs[0].data, this.aborter.signal);
+      return;
+    }
+    await Promise.all(
+      jobs.map(async (job) => {
+        try {
+          await handler(job.data, this.aborter.signal);
+        } catch (err) {
+          const e = err as { message?: string; code?: string };
+          await this.boss.fail(def.name, job.id, { message: e.message ?? String(err), code: e.code });
+        }
+      }),
+    );
   }
 
   /** Enqueues one job; see `SendOptions`. Returns the job id. */
@@ -209,6 +250,19 @@ export class JobQueue {
       ...(opts.startAfter ? { startAfter: opts.startAfter } : {}),
       ...(opts.trx ? { db: inTransaction(opts.trx) } : {}),
     });
+  }
+
+  /**
+   * Enqueues one job of queue `name` per entry of `data` in one statement (pg-boss's
+   * `insert`, with the queue's own retry and expiry settings); `opts` as for `send`.
+   */
+  async sendMany(name: string, data: object[], opts: SendOptions = {}): Promise<void> {
+    if (data.length === 0) return;
+    const startAfter = opts.startAfter?.toISOString();
+    await this.boss.insert(
+      data.map((d) => ({ name, data: d, ...(startAfter ? { startAfter } : {}) })),
+      opts.trx ? { db: inTransaction(opts.trx) } : {},
+    );
   }
 
   /** Wakes this instance's idle workers of `name` (jobs enqueued here are then picked up at once). */

@@ -18,7 +18,7 @@ import { AppError, type Refusal } from '../kernel/errors.js';
 import { requestHash } from '../kernel/idempotency.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { freshPosting } from '../ledger/ledger.js';
-import { PAYOUT_QUEUE } from './processing.js';
+import { PAYOUT_QUEUE, type PayoutJob } from './processing.js';
 import { payoutCreation } from './customerPayouts.js';
 
 type Schemas = components['schemas'];
@@ -53,16 +53,19 @@ async function namedCustomer(trx: Knex, businessId: string, item: Item): Promise
 }
 
 /** One item through E4's path in `trx`: the row of `bulk_payout_items` it makes. */
-async function createItem(trx: Knex.Transaction, jobs: JobQueue, businessId: string, item: Item): Promise<{ payout_id?: string } & Record<string, unknown>> {
+async function createItem(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  businessId: string,
+  item: Item,
+  submissions: PayoutJob[],
+): Promise<{ payout_id?: string } & Record<string, unknown>> {
   const amount = item.payout_amount !== undefined && AMOUNT.test(item.payout_amount) ? item.payout_amount : null;
   const base = { amount, external_reference: item.external_reference ?? null };
   const early = formatRefusal(item);
-  const answer = early ? { refusal: early } : await payoutCreation(trx, jobs, businessId, item, null);
-  const posting = freshPosting(answer) as { payout: { id: string }; currency: string } | null;
-  if (posting) {
-    const payout = await trx('payouts').where({ id: posting.payout.id }).first('customer_id', 'amount');
-    return { ...base, payout_id: posting.payout.id, customer_id: payout.customer_id, amount: payout.amount };
-  }
+  const answer = early ? { refusal: early } : await payoutCreation(trx, jobs, businessId, item, null, submissions);
+  const posting = freshPosting(answer) as { payout: { id: string; customer_id: string }; amount: string } | null;
+  if (posting) return { ...base, payout_id: posting.payout.id, customer_id: posting.payout.customer_id, amount: posting.amount };
   const refusal = (answer as { refusal: Refusal }).refusal;
   const customerId = early ? null : await namedCustomer(trx, businessId, item);
   return { ...base, customer_id: customerId, rejection_code: refusal.code, rejection_detail: refusalText(refusal).slice(0, 500) };
@@ -105,10 +108,12 @@ export async function createBulkPayout(
     }
     const { currency } = await trx('businesses').where({ id: businessId }).first('currency');
     const rows = [];
+    const submissions: PayoutJob[] = [];
     for (const [index, item] of req.items.entries()) {
-      rows.push({ id: randomUUID(), business_id: businessId, bulk_payout_id: id, item_index: index, currency, ...(await createItem(trx, jobs, businessId, item)) });
+      rows.push({ id: randomUUID(), business_id: businessId, bulk_payout_id: id, item_index: index, currency, ...(await createItem(trx, jobs, businessId, item, submissions)) });
     }
     await trx.batchInsert('bulk_payout_items', rows, 500);
+    await jobs.sendMany(PAYOUT_QUEUE, submissions, { trx });
     const accepted = rows.filter((r) => r.payout_id).length;
     const [row] = await trx('bulk_payouts').where({ id }).update({ accepted_count: accepted }).returning('*');
     return { replayed: false, bulk: createdView(row) };

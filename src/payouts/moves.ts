@@ -29,3 +29,24 @@ export async function payoutMove(db: Knex, businessId: string, payoutId: string,
   ]);
   return rows[0].result as PayoutMoveResult;
 }
+
+/** One move of a batch: `event` (./states.ts) for payout `payoutId`, with `failureCode` for FAIL. */
+export interface PayoutMoveRequest {
+  payoutId: string;
+  event: PayoutEvent;
+  failureCode?: FailureCode;
+}
+
+/**
+ * Applies `moves` (payouts of one business) in one statement and one transaction,
+ * `payout_move_batch`: each move as `payoutMove` would apply it alone, payouts locked
+ * first and accounts after, each in id order. Returns the results in order.
+ */
+export async function payoutMoves(db: Knex, businessId: string, moves: PayoutMoveRequest[]): Promise<PayoutMoveResult[]> {
+  const batch = moves.map((m) => {
+    const { from, to } = payoutMachine.moves[m.event];
+    return { payout_id: m.payoutId, from, to, failure_code: m.failureCode ?? null };
+  });
+  const { rows } = await db.raw('SELECT payout_move_batch(?::uuid, ?::jsonb) AS results', [businessId, JSON.stringify(batch)]);
+  return rows[0].results as PayoutMoveResult[];
+}

@@ -1,6 +1,8 @@
 /**
  * Payout processing on the durable job queue (src/jobs/queue.ts, queue
  * `payout-processing`), handing payouts to the payout rail (src/payouts/rail.ts).
+ * Jobs are worked in batches (one fetch of a worker: runPayoutJobs), each kind of step
+ * of one business in one transaction (`payout_move_batch`).
  * Creation enqueues SUBMIT in its own transaction; SUBMIT moves PENDING → PROCESSING
  * and, in the same transaction, enqueues SETTLE (on the rail's own queue when it has
  * one, due `rail.submitAfterMs` later); SETTLE hands the payout to the rail and applies
@@ -17,8 +19,9 @@
  */
 import type { Knex } from 'knex';
 import type { JobQueue } from '../jobs/queue.js';
-import { RailSubmissionFailed, railPayout, type PayoutRail, type RailDecision } from './rail.js';
-import { payoutMove } from './moves.js';
+import { RailSubmissionFailed, railPayoutQuery, type PayoutRail, type RailDecision, type RailPayout } from './rail.js';
+import { payoutMoves, type PayoutMoveRequest } from './moves.js';
+import type { PayoutState } from './states.js';
 
 export const PAYOUT_QUEUE = 'payout-processing';
 
@@ -38,36 +41,64 @@ export interface PayoutProcessingDeps {
   rail: PayoutRail;
 }
 
-/** Runs one payout job (see the module comment); a step the payout has passed is a no-op. */
-export async function runPayoutJob(deps: PayoutProcessingDeps, job: PayoutJob, signal: AbortSignal): Promise<void> {
+/** The payouts `ids` of the business as the rail sees them, by id (one query). */
+async function railPayoutsById(db: Knex, businessId: string, ids: string[]): Promise<Map<string, RailPayout & { status: PayoutState }>> {
+  const rows: (RailPayout & { status: PayoutState })[] = await railPayoutQuery(db, businessId).whereIn('p.id', ids);
+  return new Map(rows.map((r) => [r.payout_id, r]));
+}
+
+/**
+ * Runs the payout jobs of one fetch (see the module comment), business by business (a
+ * batch never spans businesses): every SUBMIT whose payout is PENDING in one transaction
+ * (`payout_move_batch`) with the SETTLE jobs they make; every SETTLE whose payout is
+ * PROCESSING handed to the rail side by side, and the outcomes it answered at once applied
+ * in one transaction. A step the payout has passed is a no-op. Throwing fails the fetch's
+ * jobs, which pg-boss retries, each finding its payout where the steps that committed left it.
+ */
+export async function runPayoutJobs(deps: PayoutProcessingDeps, batch: PayoutJob[], signal: AbortSignal): Promise<void> {
+  const businesses = new Map<string, PayoutJob[]>();
+  for (const job of batch) businesses.set(job.business_id, [...(businesses.get(job.business_id) ?? []), job]);
+  for (const [businessId, list] of businesses) await runBusinessJobs(deps, businessId, list, signal);
+}
+
+async function runBusinessJobs(deps: PayoutProcessingDeps, businessId: string, list: PayoutJob[], signal: AbortSignal): Promise<void> {
   const { db, jobs, rail } = deps;
-  const payout = await railPayout(db, job.business_id, job.payout_id);
-  if (!payout) return;
-  if (job.step === 'SUBMIT') {
-    if (payout.status !== 'PENDING' || !rail.submits(payout.amount)) return;
-    const queue = rail.queue?.name ?? PAYOUT_QUEUE;
+  const payouts = await railPayoutsById(db, businessId, list.map((j) => j.payout_id));
+  const queue = rail.queue?.name ?? PAYOUT_QUEUE;
+
+  const submits = list.filter((j) => {
+    const payout = payouts.get(j.payout_id);
+    return j.step === 'SUBMIT' && payout?.status === 'PENDING' && rail.submits(payout.amount);
+  });
+  if (submits.length > 0) {
     await db.transaction(async (trx) => {
-      const moved = await payoutMove(trx, job.business_id, job.payout_id, 'SUBMIT');
-      if ('refusal' in moved) return;
+      const results = await payoutMoves(trx, businessId, submits.map((j) => ({ payoutId: j.payout_id, event: 'SUBMIT' as const })));
+      const moved = submits.filter((_, i) => !('refusal' in results[i]));
       const startAfter = new Date(Date.now() + rail.submitAfterMs);
-      await jobs.send(queue, { ...job, step: 'SETTLE' } satisfies PayoutJob, { trx, startAfter });
+      await jobs.sendMany(queue, moved.map((j) => ({ ...j, step: 'SETTLE' }) satisfies PayoutJob), { trx, startAfter });
     });
     if (rail.submitAfterMs === 0) jobs.wake(queue);
-    return;
   }
-  if (payout.status !== 'PROCESSING') return;
-  const { status: _, ...submitted } = payout;
-  let decision: RailDecision;
-  try {
-    decision = await rail.submit(submitted, signal);
-  } catch (err) {
-    if (!(err instanceof RailSubmissionFailed)) throw err;
-    const attempt = job.attempt ?? 1;
-    const startAfter = new Date(Date.now() + rail.retryDelayMs(attempt));
-    await jobs.send(rail.queue?.name ?? PAYOUT_QUEUE, { ...job, attempt: attempt + 1 } satisfies PayoutJob, { startAfter });
-    return;
-  }
-  if (decision) await payoutMove(db, job.business_id, job.payout_id, decision.event, decision.event === 'FAIL' ? decision.failureCode : undefined);
+
+  const decided: PayoutMoveRequest[] = [];
+  const settles = list.filter((j) => j.step === 'SETTLE' && payouts.get(j.payout_id)?.status === 'PROCESSING');
+  await Promise.all(
+    settles.map(async (job) => {
+      const { status: _, ...submitted } = payouts.get(job.payout_id)!;
+      let decision: RailDecision;
+      try {
+        decision = await rail.submit(submitted, signal);
+      } catch (err) {
+        if (!(err instanceof RailSubmissionFailed)) throw err;
+        const attempt = job.attempt ?? 1;
+        const startAfter = new Date(Date.now() + rail.retryDelayMs(attempt));
+        await jobs.send(queue, { ...job, attempt: attempt + 1 } satisfies PayoutJob, { startAfter });
+        return;
+      }
+      if (decision) decided.push({ payoutId: job.payout_id, event: decision.event, failureCode: decision.event === 'FAIL' ? decision.failureCode : undefined });
+    }),
+  );
+  if (decided.length > 0) await db.transaction((trx) => payoutMoves(trx, businessId, decided));
 }
 
 /** Defines the queues (the rail's too, when it has one) and starts this instance's workers (at start, src/server.ts). */
@@ -75,6 +106,10 @@ export async function startPayoutProcessing(deps: PayoutProcessingDeps): Promise
   await deps.jobs.defineQueue<PayoutJob>({
     name: PAYOUT_QUEUE,
     concurrency: 2,
+    // Up to 64 steps per fetch, applied in one transaction per kind of step
+    // (runPayoutJobs): a bulk payout's 1,000 payouts are worked through in seconds, not
+    // one step per poll. Each step is still its own move under its payout's row lock.
+    batchSize: 64,
     // A step is one short transaction, so a job active for 10 s belongs to an instance
     // that died; with the queue's maintenance every 5 s (JOB_MAINTENANCE_INTERVAL_SECONDS)
     // and a retry 1 s later, another instance takes it within about 22 s of the crash
@@ -83,7 +118,7 @@ export async function startPayoutProcessing(deps: PayoutProcessingDeps): Promise
     retryLimit: 300,
     retryDelaySeconds: 1,
     expireInSeconds: 10,
-    handler: (data, signal) => runPayoutJob(deps, data, signal),
+    batchHandler: (batch, signal) => runPayoutJobs(deps, batch, signal),
   });
-  if (deps.rail.queue) await deps.jobs.defineQueue<PayoutJob>({ ...deps.rail.queue, handler: (data, signal) => runPayoutJob(deps, data, signal) });
+  if (deps.rail.queue) await deps.jobs.defineQueue<PayoutJob>({ ...deps.rail.queue, batchHandler: (batch, signal) => runPayoutJobs(deps, batch, signal) });
 }

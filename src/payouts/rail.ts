@@ -71,11 +71,16 @@ export interface PayoutRail {
 
 /** Payout `payoutId` of the business as the rail sees it, with its state; undefined when there is none. */
 export async function railPayout(db: Knex, businessId: string, payoutId: string): Promise<(RailPayout & { status: PayoutState }) | undefined> {
+  return railPayoutQuery(db, businessId).where({ 'p.id': payoutId }).first();
+}
+
+/** The query of the business's payouts as the rail sees them, with their state (narrow it by id). */
+export function railPayoutQuery(db: Knex, businessId: string): Knex.QueryBuilder {
   return db('payouts as p')
     .join('accounts as w', 'w.id', 'p.wallet_id')
     .join('transactions as c', 'c.id', 'p.creation_transaction_id')
-    .where({ 'p.id': payoutId, 'p.business_id': businessId })
-    .first(
+    .where({ 'p.business_id': businessId })
+    .select(
       'p.id as payout_id', 'p.business_id', 'p.amount', 'p.currency', 'p.customer_id', 'w.account_number as wallet_account_number',
       'p.purpose', 'p.external_reference', 'c.reference as transaction_id', 'p.status',
     );

@@ -38,7 +38,7 @@ export async function relayOutbox(db: Knex, jobs: JobQueue): Promise<number> {
        RETURNING id`,
       [events],
     );
-    for (const { id } of deliveries.rows) await jobs.send(DELIVERY_QUEUE, { delivery_id: id, attempt: 1 } satisfies DeliveryJob, { trx });
+    await jobs.sendMany(DELIVERY_QUEUE, deliveries.rows.map(({ id }) => ({ delivery_id: id, attempt: 1 }) satisfies DeliveryJob), { trx });
     await trx('outbox_events').whereIn('id', events).update({ dispatched_at: trx.fn.now(3) });
     return events.length;
   });
@@ -65,6 +65,9 @@ export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatch
   await jobs.defineQueue<DeliveryJob>({
     name: DELIVERY_QUEUE,
     concurrency: opts.concurrency,
+    // Several deliveries side by side per worker (each over the sender's keep-alive
+    // connections): the events of a bulk payout go out at the speed of the receiver.
+    batchSize: 16,
     // pg-boss's own retries are for a handler that threw (the database was unreachable
     // while recording) or a process that died mid-job; HTTP failures follow the schedule.
     retryLimit: 1000,

@@ -5,6 +5,7 @@ import { get, post, request } from './client.js';
 import type { TestBusiness } from './fixtures.js';
 import { signatureHeaders } from './operations.js';
 import { running } from './service.js';
+import { validInformation } from './kyc.js';
 
 /** A fresh Saudi-style mobile number (966 5…), never one of the sandbox's test numbers. */
 export const newMobileNumber = (): string => `9665${String(randomInt(10_000_000, 99_999_999))}`;
@@ -63,16 +64,7 @@ export async function screenedSession(b: TestBusiness, nationalId = newNationalI
   return res.body;
 }
 
-/** KYC information that passes every rule, for `customerId`. */
-export const validInformation = (customerId: string): Record<string, unknown> => ({
-  customer_id: customerId,
-  occupation_class: 'WORKER',
-  occupation: 'ENGINEER',
-  employer_name: 'Example Engineering Co.',
-  income_source: 'SALARY',
-  monthly_income_range: 'RANGE_0_TO_4999',
-  politically_exposed: false,
-});
+export { validInformation };
 
 /** A customer onboarded to the end (ACTIVE, with a wallet); returns the customer. */
 export async function activeCustomer(b: TestBusiness, body: Record<string, unknown> = {}, nationalId = newNationalId()): Promise<any> {

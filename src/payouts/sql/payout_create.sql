@@ -12,7 +12,7 @@
 -- from the list of a business that enforces its payout whitelist; deciding it here
 -- makes every payout path honour the list, and stores the refusal with the
 -- Idempotency-Key like any other), CUSTOMER_NOT_ACTIVE, then ledger_post's.
--- The posting adds {payout: {id, created_at}}.
+-- The posting adds {payout: {id, created_at, customer_id}}.
 CREATE OR REPLACE FUNCTION payout_create(p_business uuid, r jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   problem text := ledger_amount_problem(r->>'payout_amount');
@@ -55,5 +55,5 @@ BEGIN
           (posting->>'created_at')::timestamptz, (posting->>'created_at')::timestamptz)
   RETURNING * INTO p;
   PERFORM payout_event(p, posting->>'reference');
-  RETURN posting || jsonb_build_object('payout', jsonb_build_object('id', p.id, 'created_at', p.created_at));
+  RETURN posting || jsonb_build_object('payout', jsonb_build_object('id', p.id, 'created_at', p.created_at, 'customer_id', p.customer_id));
 END $$;

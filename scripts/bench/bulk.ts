@@ -1,0 +1,131 @@
+/**
+ * The bulk-payout scenarios of `npm run bench` (issue 20): a business pays its customers
+ * through bulk payouts of 1,000 items on the sandbox rail with no processing delay
+ * (PAYOUT_PROCESSING_MS=0, set by bench.ts), and a local webhook receiver subscribed to the
+ * payout events counts their deliveries. Measured from the request: the bulk payout created
+ * (its 200), every payout COMPLETED (polling the bulk payout's counts), every event
+ * (payout.pending, payout.processing, payout.completed: 3 per item) delivered.
+ *
+ * The customers are onboarded through the public API as an integrator would (start, the
+ * code from the sandbox's SMS, identity, information); items name them by customer id,
+ * several items per customer.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { validInformation } from '../../test/support/kyc.js';
+
+const PAYOUT_EVENTS = ['payout.pending', 'payout.processing', 'payout.completed', 'payout.failed'];
+
+async function call(base: string, method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json();
+  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** An ACTIVE customer of the business, onboarded through the core API's sandbox flow. */
+async function onboard(base: string, token: string): Promise<string> {
+  const mobile = `9665${String(10_000_000 + Math.floor(Math.random() * 89_999_999))}`;
+  const session = await call(base, 'POST', '/onboarding/sessions', token, { mobile_number: mobile, locale: 'en' });
+  const sms = await call(base, 'GET', `/testhelpers/sms-messages?mobile_number=${mobile}&limit=1`, token);
+  const otp = /\b[0-9]{6}\b/.exec(sms.data[0].text)![0];
+  await call(base, 'POST', `/onboarding/sessions/${session.session_id}/verify-otp`, token, { otp });
+  const nationalId = `1${String(100_000_000 + Math.floor(Math.random() * 899_999_999))}`;
+  const screened = await call(base, 'POST', `/onboarding/sessions/${session.session_id}/identity-verification`, token, { national_id: nationalId, date_of_birth: '1990-04-15' });
+  await call(base, 'POST', '/onboarding/complete-customer-information', token, validInformation(screened.customer_id));
+  return screened.customer_id;
+}
+
+/** A local receiver answering 204 and counting the distinct events delivered (at least once: a repeat counts once). */
+class Receiver {
+  private readonly seen = new Set<string>();
+  private constructor(private readonly server: Server) {}
+
+  static async start(): Promise<Receiver> {
+    let receiver: Receiver | undefined;
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        receiver!.seen.add((JSON.parse(body) as { id: string }).id);
+        res.writeHead(204).end();
+      });
+    });
+    server.keepAliveTimeout = 30_000;
+    receiver = new Receiver(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return receiver;
+  }
+
+  get total(): number {
+    return this.seen.size;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** Seconds from `t0` until `done()` holds (checked every 50 ms), or Infinity after `limitS`. */
+async function secondsUntil(t0: number, limitS: number, done: () => Promise<boolean> | boolean): Promise<number> {
+  while (!(await done())) {
+    if ((performance.now() - t0) / 1000 > limitS) return Infinity;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return (performance.now() - t0) / 1000;
+}
+
+/** What one bulk scenario measured, in seconds from the first request. */
+export interface BulkResult {
+  payouts: number;
+  created: number;
+  completed: number;
+  delivered: number;
+}
+
+/**
+ * Runs `bulks` bulk payouts of `items` items each at once against the service at `base`,
+ * as a new business with its own customers and webhook endpoint. Gives up on a stage after
+ * `limitS` seconds (that stage is then Infinity).
+ */
+export async function runBulkScenario(base: string, bulks: number, items: number, limitS = 120): Promise<BulkResult> {
+  const grant = { grant_type: 'client_credentials' };
+  const platform = (await call(base, 'POST', '/cl/v1/auth/token', '', { ...grant, client_id: 'sandbox-platform', client_secret: 'sandbox-platform-secret' })).access_token;
+  const business = await call(base, 'POST', '/cl/v1/businesses', platform, { name: `Bulk bench ${Date.now()}` });
+  const token = (await call(base, 'POST', '/cl/v1/auth/token', '', { ...grant, ...business.credentials })).access_token;
+  await call(base, 'POST', '/testhelpers/payout-account/topups', token, { amount: '100000000.00' });
+  const customers: string[] = [];
+  for (let i = 0; i < 20; i++) customers.push(await onboard(base, token));
+  const receiver = await Receiver.start();
+  try {
+    const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    await call(base, 'POST', '/cl/v1/webhooks/endpoints', token, { url: receiver.url, secret, events: PAYOUT_EVENTS });
+    const body = () => ({
+      items: Array.from({ length: items }, (_, i) => ({ payout_amount: `${1 + (i % 9)}.0${i % 10}`, customer_id: customers[i % customers.length] })),
+    });
+    const t0 = performance.now();
+    const ids = await Promise.all(
+      Array.from({ length: bulks }, async () => (await call(base, 'POST', '/bulk-payouts', token, body(), { 'idempotency-key': randomUUID() })).bulk_payout_id as string),
+    );
+    const created = (performance.now() - t0) / 1000;
+    const total = bulks * items;
+    const completed = await secondsUntil(t0, limitS, async () => {
+      const views = await Promise.all(ids.map((id) => call(base, 'GET', `/bulk-payouts/${id}`, token)));
+      return views.reduce((n, v) => n + v.counts.COMPLETED, 0) >= total;
+    });
+    const delivered = await secondsUntil(t0, limitS, () => receiver.total >= 3 * total);
+    return { payouts: total, created, completed, delivered };
+  } finally {
+    await receiver.close();
+  }
+}
