@@ -2,9 +2,11 @@
  * Bulk payouts (core.yaml `createBulkPayout`): up to 1,000 items under one
  * idempotency key, each checked on its own. An item breaking one of E4's rules is
  * rejected alone with the code and reason E4 would have answered; every other item
- * becomes a payout by E4's own creation path (`payoutCreation`: the same ledger
- * transaction, `payout.pending` event and processing job). The batch, its payouts and its
- * rejections are one database transaction (src/db/migrations/015_bulk_payouts.ts).
+ * becomes a payout by E4's own creation path in SQL (`payout_create` for each item, in
+ * one `payout_create_batch` call per 500 items: the same ledger transaction and
+ * `payout.pending` event), and its processing job (one statement for all of them). The
+ * batch, its payouts and its rejections are one database transaction
+ * (src/db/migrations/015_bulk_payouts.ts).
  *
  * Idempotency: the batch row is inserted first under a unique (business, key) index, so a
  * concurrent duplicate waits for the first to commit and then finds its batch; the same
@@ -17,9 +19,7 @@ import type { components } from '../../generated/types/core.js';
 import { AppError, type Refusal } from '../kernel/errors.js';
 import { requestHash } from '../kernel/idempotency.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { freshPosting } from '../ledger/ledger.js';
 import { PAYOUT_QUEUE, type PayoutJob } from './processing.js';
-import { payoutCreation } from './customerPayouts.js';
 
 type Schemas = components['schemas'];
 type Item = Schemas['BulkPayoutItemInput'];
@@ -45,30 +45,37 @@ function formatRefusal(item: Item): Refusal | null {
 /** A refusal in words for the report: `<field>: <detail>` for a field's. */
 const refusalText = (r: Refusal): string => (r.pointer ? `${r.pointer.slice(1)}: ${r.detail}` : r.detail);
 
-/** The customer an item names, when it names exactly one that exists (for the report of a rejected item). */
-async function namedCustomer(trx: Knex, businessId: string, item: Item): Promise<string | null> {
-  if (FORMATS.filter(([field]) => item[field] !== undefined).length !== 1) return null;
-  const { rows } = await trx.raw('SELECT (payout_receiver(?::uuid, ?::jsonb)).id AS id', [businessId, JSON.stringify(item)]);
-  return rows[0].id;
-}
+/** Items per `payout_create_batch` call: bounds one statement's size. */
+const ITEMS_PER_CALL = 500;
 
-/** One item through E4's path in `trx`: the row of `bulk_payout_items` it makes. */
-async function createItem(
-  trx: Knex.Transaction,
-  jobs: JobQueue,
-  businessId: string,
-  item: Item,
-  submissions: PayoutJob[],
-): Promise<{ payout_id?: string } & Record<string, unknown>> {
-  const amount = item.payout_amount !== undefined && AMOUNT.test(item.payout_amount) ? item.payout_amount : null;
-  const base = { amount, external_reference: item.external_reference ?? null };
-  const early = formatRefusal(item);
-  const answer = early ? { refusal: early } : await payoutCreation(trx, jobs, businessId, item, null, submissions);
-  const posting = freshPosting(answer) as { payout: { id: string; customer_id: string }; amount: string } | null;
-  if (posting) return { ...base, payout_id: posting.payout.id, customer_id: posting.payout.customer_id, amount: posting.amount };
-  const refusal = (answer as { refusal: Refusal }).refusal;
-  const customerId = early ? null : await namedCustomer(trx, businessId, item);
-  return { ...base, customer_id: customerId, rejection_code: refusal.code, rejection_detail: refusalText(refusal).slice(0, 500) };
+/** What `payout_create_batch` answers for one item. */
+type ItemResult = { payout: { id: string; customer_id: string }; amount: string } | { refusal: Refusal; customer_id?: string | null };
+
+/**
+ * The items through E4's path in `trx` (`payout_create_batch`, one statement per
+ * ITEMS_PER_CALL items): the rows of `bulk_payout_items` they make, in order; the
+ * processing job of each payout made is added to `submissions`.
+ */
+async function createItems(trx: Knex.Transaction, businessId: string, items: Item[], submissions: PayoutJob[]): Promise<({ payout_id?: string } & Record<string, unknown>)[]> {
+  const early = items.map(formatRefusal);
+  const valid = items.filter((_, i) => !early[i]);
+  const results: ItemResult[] = [];
+  for (let i = 0; i < valid.length; i += ITEMS_PER_CALL) {
+    const { rows } = await trx.raw('SELECT payout_create_batch(?::uuid, ?::jsonb) AS results', [businessId, JSON.stringify(valid.slice(i, i + ITEMS_PER_CALL))]);
+    results.push(...(rows[0].results as ItemResult[]));
+  }
+  let next = 0;
+  return items.map((item, i) => {
+    const amount = item.payout_amount !== undefined && AMOUNT.test(item.payout_amount) ? item.payout_amount : null;
+    const base = { amount, external_reference: item.external_reference ?? null };
+    const refused = early[i];
+    const result: ItemResult = refused ? { refusal: refused, customer_id: null } : results[next++];
+    if ('payout' in result) {
+      submissions.push({ payout_id: result.payout.id, business_id: businessId, step: 'SUBMIT' });
+      return { ...base, payout_id: result.payout.id, customer_id: result.payout.customer_id, amount: result.amount };
+    }
+    return { ...base, customer_id: result.customer_id ?? null, rejection_code: result.refusal.code, rejection_detail: refusalText(result.refusal).slice(0, 500) };
+  });
 }
 
 /** The creation answer of a batch (the same on a replay): payouts PENDING, the rest REJECTED. */
@@ -107,11 +114,15 @@ export async function createBulkPayout(
       return { replayed: true, bulk: createdView(earlier) };
     }
     const { currency } = await trx('businesses').where({ id: businessId }).first('currency');
-    const rows = [];
     const submissions: PayoutJob[] = [];
-    for (const [index, item] of req.items.entries()) {
-      rows.push({ id: randomUUID(), business_id: businessId, bulk_payout_id: id, item_index: index, currency, ...(await createItem(trx, jobs, businessId, item, submissions)) });
-    }
+    const rows = (await createItems(trx, businessId, req.items, submissions)).map((item, index) => ({
+      id: randomUUID(),
+      business_id: businessId,
+      bulk_payout_id: id,
+      item_index: index,
+      currency,
+      ...item,
+    }));
     await trx.batchInsert('bulk_payout_items', rows, 500);
     await jobs.sendMany(PAYOUT_QUEUE, submissions, { trx });
     const accepted = rows.filter((r) => r.payout_id).length;

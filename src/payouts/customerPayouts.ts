@@ -21,11 +21,10 @@ import { PAYOUT_QUEUE, type PayoutJob } from './processing.js';
 type Schemas = components['schemas'];
 
 /**
- * E4's creation path in transaction `trx` (also each item of a bulk payout, with no
- * claim): the ledger's `CUSTOMER_PAYOUT` and, when it made a payout, the payout's
- * processing job, enqueued in `trx`, or added to `submissions` for the caller to enqueue
- * in `trx` with the others (a bulk payout: one statement for all its jobs). Returns the
- * ledger's answer uninterpreted (a refusal wrote nothing).
+ * E4's creation path in transaction `trx`: the ledger's `CUSTOMER_PAYOUT` and, when it
+ * made a payout, the payout's processing job. Returns the ledger's answer uninterpreted
+ * (a refusal wrote nothing). A bulk payout's items take the same path in SQL
+ * (`payout_create_batch`, src/payouts/bulk.ts).
  */
 export async function payoutCreation(
   trx: Knex.Transaction,
@@ -33,15 +32,10 @@ export async function payoutCreation(
   businessId: string,
   req: object,
   claim: KeyClaim | null,
-  submissions?: PayoutJob[],
 ): Promise<RawOutcome> {
   const answer = await moveRaw(trx, businessId, 'CUSTOMER_PAYOUT', req, claim);
   const fresh = freshPosting(answer) as (Posting & { payout: { id: string } }) | null;
-  if (fresh) {
-    const job: PayoutJob = { payout_id: fresh.payout.id, business_id: businessId, step: 'SUBMIT' };
-    if (submissions) submissions.push(job);
-    else await jobs.send(PAYOUT_QUEUE, job, { trx });
-  }
+  if (fresh) await jobs.send(PAYOUT_QUEUE, { payout_id: fresh.payout.id, business_id: businessId, step: 'SUBMIT' } satisfies PayoutJob, { trx });
   return answer;
 }
 

@@ -5,8 +5,8 @@
 -- Returns the JSON array of their results, in order.
 --
 -- Lock order (openapi/DESIGN.md, "Locks are taken in one order"): the payouts first,
--- ascending id, then every account the moves can post to (the in-transit and payout
--- accounts, the payouts' wallets), ascending id; payout_move's own locks then find the
+-- ascending id, then, when a move leaves transit, every account the moves can post to
+-- (the in-transit and payout accounts, the payouts' wallets), ascending id; payout_move's own locks then find the
 -- rows held. Two batches, or a batch and a single move, thus never wait on each other
 -- in a cycle, however many of their payouts go to the same wallet.
 CREATE OR REPLACE FUNCTION payout_move_batch(p_business uuid, p_moves jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
@@ -18,11 +18,15 @@ DECLARE
 BEGIN
   SELECT array_agg(DISTINCT ledger_uuid(x->>'payout_id')) INTO payout_ids FROM jsonb_array_elements(p_moves) x;
   PERFORM 1 FROM payouts WHERE id = ANY(payout_ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
-  SELECT array_agg(DISTINCT a.id) INTO account_ids
-    FROM (SELECT wallet_id AS id FROM payouts WHERE id = ANY(payout_ids) AND business_id = p_business
-          UNION ALL
-          SELECT id FROM accounts WHERE business_id = p_business AND kind IN ('IN_TRANSIT', 'PAYOUT')) a;
-  PERFORM 1 FROM accounts WHERE id = ANY(account_ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
+  -- Only moves out of transit post money (a submission to the bank moves none), so a
+  -- batch of submissions locks no account and does not wait on the hot ones.
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_moves) x WHERE x->>'to' IN ('COMPLETED', 'FAILED')) THEN
+    SELECT array_agg(DISTINCT a.id) INTO account_ids
+      FROM (SELECT wallet_id AS id FROM payouts WHERE id = ANY(payout_ids) AND business_id = p_business
+            UNION ALL
+            SELECT id FROM accounts WHERE business_id = p_business AND kind IN ('IN_TRANSIT', 'PAYOUT')) a;
+    PERFORM 1 FROM accounts WHERE id = ANY(account_ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
+  END IF;
   FOR m IN SELECT value FROM jsonb_array_elements(p_moves) LOOP
     results := array_append(results, payout_move(p_business, ledger_uuid(m->>'payout_id'),
       ARRAY(SELECT jsonb_array_elements_text(m->'from')), m->>'to', m->>'failure_code'));
