@@ -2,8 +2,9 @@
  * The `webhook-delivery` job: one HTTP attempt of one delivery (an event to one
  * endpoint), its record, and what comes next, per the schedule in ./schedule.ts.
  *
- * A job names `{delivery_id, attempt}`. The attempt's record, the delivery's new state
- * and the job of the next attempt are written in one transaction, guarded by
+ * A job names `{delivery_id, attempt}`; the jobs of one fetch of a worker are run
+ * together (runDeliveryJobs). The attempt's record, the delivery's new state and the job
+ * of the next attempt are written in one transaction (shared by the fetch's attempts), guarded by
  * `attempt_count = attempt - 1`: a job run again after that transaction committed (its
  * process died before pg-boss marked it done) finds the attempt made and does nothing,
  * so attempts are never doubled by the queue. An attempt cut short by a crash before
@@ -70,23 +71,31 @@ function outcomeOf(r: AttemptResult, next: Date | null): Outcome {
   return next ? 'RETRY' : 'FAILED';
 }
 
-/** Runs one `webhook-delivery` job (see the module comment). */
-export async function runDeliveryJob(deps: DeliveryDeps, job: DeliveryJob, shutdown: AbortSignal): Promise<void> {
-  const { db } = deps;
-  const row = (await db('webhook_deliveries as d')
+/** The deliveries `ids` with their event and endpoint, by id (one query). */
+async function deliveryRows(db: Knex, ids: string[]): Promise<Map<string, DeliveryRow>> {
+  const rows = (await db('webhook_deliveries as d')
     .join('outbox_events as e', 'e.id', 'd.event_id')
     .join('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
-    .where('d.id', job.delivery_id)
-    .first(
+    .whereIn('d.id', ids)
+    .select(
       'd.id', 'd.business_id', 'd.status', 'd.attempt_count', 'e.id as event_id', 'e.code', 'e.data', 'e.created_at as event_created_at',
       'w.id as endpoint_id', 'w.url', 'w.secret', 'w.secret_sealed', 'w.secret_key_version', 'w.status as endpoint_status',
-    )) as DeliveryRow | undefined;
-  if (!row || row.status !== 'PENDING' || row.attempt_count >= job.attempt) return; // done, or this attempt was made
-  if (row.endpoint_status !== 'ENABLED') {
-    await db('webhook_deliveries').where({ id: row.id, status: 'PENDING' }).update({ status: 'CANCELLED', next_attempt_at: null, completed_at: db.fn.now(3), updated_at: db.fn.now(3) });
-    return;
-  }
+    )) as DeliveryRow[];
+  return new Map(rows.map((r) => [r.id, r]));
+}
 
+/** One attempt made, to be recorded. */
+interface Attempt {
+  job: DeliveryJob;
+  row: DeliveryRow;
+  result: AttemptResult;
+  startedAt: Date;
+  next: Date | null;
+  outcome: Outcome;
+}
+
+/** Makes the HTTP attempt of `job` for delivery `row` (never throws). */
+async function attempt(deps: DeliveryDeps, job: DeliveryJob, row: DeliveryRow, shutdown: AbortSignal): Promise<Attempt> {
   const message: DeliveryMessage = {
     eventId: row.event_id, code: row.code, createdAt: row.event_created_at, endpointId: row.endpoint_id, businessId: row.business_id, url: row.url, data: row.data,
   };
@@ -101,42 +110,71 @@ export async function runDeliveryJob(deps: DeliveryDeps, job: DeliveryJob, shutd
     : { statusCode: null, retryAfter: null, latencyMs: 0, error: 'the endpoint secret cannot be used for signing', interrupted: false };
   const finishedAt = new Date();
   const next = result.interrupted ? finishedAt : nextAttemptAt(job.attempt, finishedAt, deps.retryScale, retryAfterSeconds(result.retryAfter));
-  const outcome = outcomeOf(result, next);
+  return { job, row, result, startedAt, next, outcome: outcomeOf(result, next) };
+}
 
-  await db.transaction(async (trx) => {
-    const moved = await trx('webhook_deliveries')
-      .where({ id: row.id, status: 'PENDING', attempt_count: job.attempt - 1 })
-      .update({
-        attempt_count: job.attempt,
-        status: outcome === 'RETRY' ? 'PENDING' : outcome === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED',
-        next_attempt_at: outcome === 'RETRY' ? next : null,
-        last_status_code: result.statusCode,
-        last_error: result.error,
-        completed_at: outcome === 'RETRY' ? null : trx.fn.now(3),
-        updated_at: trx.fn.now(3),
-      });
-    if (!moved) return; // another run recorded this attempt first
-    await trx('webhook_delivery_attempts').insert({
-      id: randomUUID(),
-      business_id: row.business_id,
-      delivery_id: row.id,
-      event_id: row.event_id,
-      endpoint_id: row.endpoint_id,
-      attempt: job.attempt,
-      outcome,
-      status_code: result.statusCode,
-      latency_ms: result.latencyMs,
-      error: result.error,
-      started_at: startedAt,
+/** Records attempt `a` in `trx`: the delivery's new state, the attempt's row, the next attempt's job or the endpoint disabled. */
+async function record(deps: DeliveryDeps, trx: Knex.Transaction, a: Attempt): Promise<void> {
+  const { job, row, result, outcome, next } = a;
+  const moved = await trx('webhook_deliveries')
+    .where({ id: row.id, status: 'PENDING', attempt_count: job.attempt - 1 })
+    .update({
+      attempt_count: job.attempt,
+      status: outcome === 'RETRY' ? 'PENDING' : outcome === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED',
+      next_attempt_at: outcome === 'RETRY' ? next : null,
+      last_status_code: result.statusCode,
+      last_error: result.error,
+      completed_at: outcome === 'RETRY' ? null : trx.fn.now(3),
+      updated_at: trx.fn.now(3),
     });
-    if (outcome === 'RETRY') {
-      await deps.jobs.send(DELIVERY_QUEUE, { delivery_id: row.id, attempt: job.attempt + 1 } satisfies DeliveryJob, { trx, startAfter: next! });
-    }
-    if (outcome === 'ENDPOINT_GONE') {
-      await trx('webhook_endpoints').where({ id: row.endpoint_id, status: 'ENABLED' }).update({ status: 'DISABLED', disabled_reason: 'GONE', disabled_at: trx.fn.now(3) });
-      await trx('webhook_deliveries')
-        .where({ endpoint_id: row.endpoint_id, status: 'PENDING' })
-        .update({ status: 'CANCELLED', next_attempt_at: null, completed_at: trx.fn.now(3), updated_at: trx.fn.now(3) });
-    }
+  if (!moved) return; // another run recorded this attempt first, or the endpoint went meanwhile
+  await trx('webhook_delivery_attempts').insert({
+    id: randomUUID(),
+    business_id: row.business_id,
+    delivery_id: row.id,
+    event_id: row.event_id,
+    endpoint_id: row.endpoint_id,
+    attempt: job.attempt,
+    outcome,
+    status_code: result.statusCode,
+    latency_ms: result.latencyMs,
+    error: result.error,
+    started_at: a.startedAt,
+  });
+  if (outcome === 'RETRY') {
+    await deps.jobs.send(DELIVERY_QUEUE, { delivery_id: row.id, attempt: job.attempt + 1 } satisfies DeliveryJob, { trx, startAfter: next! });
+  }
+  if (outcome === 'ENDPOINT_GONE') {
+    await trx('webhook_endpoints').where({ id: row.endpoint_id, status: 'ENABLED' }).update({ status: 'DISABLED', disabled_reason: 'GONE', disabled_at: trx.fn.now(3) });
+    await trx('webhook_deliveries')
+      .where({ endpoint_id: row.endpoint_id, status: 'PENDING' })
+      .update({ status: 'CANCELLED', next_attempt_at: null, completed_at: trx.fn.now(3), updated_at: trx.fn.now(3) });
+  }
+}
+
+/**
+ * Runs the `webhook-delivery` jobs of one fetch (see the module comment): their
+ * deliveries read in one query, the attempts made side by side, and every attempt
+ * recorded in one transaction (one commit for the fetch instead of one per delivery).
+ * A job whose attempt was made already, or whose delivery is no longer PENDING, does
+ * nothing; a delivery whose endpoint is no longer ENABLED is CANCELLED.
+ */
+export async function runDeliveryJobs(deps: DeliveryDeps, jobs: DeliveryJob[], shutdown: AbortSignal): Promise<void> {
+  const { db } = deps;
+  const rows = await deliveryRows(db, jobs.map((j) => j.delivery_id));
+  const due = jobs.filter((job) => {
+    const row = rows.get(job.delivery_id);
+    return row && row.status === 'PENDING' && row.attempt_count < job.attempt; // else done, or this attempt was made
+  });
+  const cancelled = due.filter((job) => rows.get(job.delivery_id)!.endpoint_status !== 'ENABLED').map((job) => job.delivery_id);
+  if (cancelled.length > 0) {
+    await db('webhook_deliveries').whereIn('id', cancelled).where({ status: 'PENDING' }).update({ status: 'CANCELLED', next_attempt_at: null, completed_at: db.fn.now(3), updated_at: db.fn.now(3) });
+  }
+  const made = await Promise.all(
+    due.filter((job) => !cancelled.includes(job.delivery_id)).map((job) => attempt(deps, job, rows.get(job.delivery_id)!, shutdown)),
+  );
+  if (made.length === 0) return;
+  await db.transaction(async (trx) => {
+    for (const a of made) await record(deps, trx, a);
   });
 }

@@ -15,7 +15,7 @@ import type { Knex } from 'knex';
 import type { OutageLog } from '../db/unavailable.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
-import { DELIVERY_QUEUE, runDeliveryJob, type DeliveryDeps, type DeliveryJob } from './delivery.js';
+import { DELIVERY_QUEUE, runDeliveryJobs, type DeliveryDeps, type DeliveryJob } from './delivery.js';
 
 /** Events taken per relay transaction. */
 const RELAY_BATCH = 100;
@@ -66,14 +66,15 @@ export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatch
     name: DELIVERY_QUEUE,
     concurrency: opts.concurrency,
     // Several deliveries side by side per worker (each over the sender's keep-alive
-    // connections): the events of a bulk payout go out at the speed of the receiver.
+    // connections), recorded in one transaction: the events of a bulk payout go out at
+    // the speed of the receiver.
     batchSize: 16,
     // pg-boss's own retries are for a handler that threw (the database was unreachable
     // while recording) or a process that died mid-job; HTTP failures follow the schedule.
     retryLimit: 1000,
     retryDelaySeconds: 5,
     expireInSeconds: Math.ceil(opts.timeoutMs / 1000) + 45,
-    handler: (job, signal) => runDeliveryJob(opts, job, signal),
+    batchHandler: (batch, signal) => runDeliveryJobs(opts, batch, signal),
   });
 
   let stopped = false;
