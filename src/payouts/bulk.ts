@@ -19,7 +19,8 @@ import type { components } from '../../generated/types/core.js';
 import { AppError, type Refusal } from '../kernel/errors.js';
 import { requestHash } from '../kernel/idempotency.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { PAYOUT_QUEUE, type PayoutJob } from './processing.js';
+import { inBusinessTurn } from '../kernel/turns.js';
+import { PAYOUT_ACCOUNTS_TURN, PAYOUT_QUEUE, type PayoutJob } from './processing.js';
 
 type Schemas = components['schemas'];
 type Item = Schemas['BulkPayoutItemInput'];
@@ -94,6 +95,16 @@ function createdView(row: { id: string; item_count: number; accepted_count: numb
  * IDEMPOTENCY_KEY_REUSED; every rule of E4 is an item's rejection, never an error.
  */
 export async function createBulkPayout(
+  db: Knex,
+  jobs: JobQueue,
+  businessId: string,
+  key: string,
+  req: Schemas['BulkPayoutCreateRequest'],
+): Promise<{ replayed: boolean; bulk: BulkPayoutView }> {
+  return inBusinessTurn(db, businessId, PAYOUT_ACCOUNTS_TURN, () => createBulkPayoutNow(db, jobs, businessId, key, req));
+}
+
+async function createBulkPayoutNow(
   db: Knex,
   jobs: JobQueue,
   businessId: string,

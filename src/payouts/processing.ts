@@ -19,11 +19,18 @@
  */
 import type { Knex } from 'knex';
 import type { JobQueue } from '../jobs/queue.js';
+import { inBusinessTurn } from '../kernel/turns.js';
 import { RailSubmissionFailed, railPayoutQuery, type PayoutRail, type RailDecision, type RailPayout } from './rail.js';
 import { payoutMoves, type PayoutMoveRequest } from './moves.js';
 import type { PayoutState } from './states.js';
 
 export const PAYOUT_QUEUE = 'payout-processing';
+
+/**
+ * The turn (src/kernel/turns.ts) of the work that locks a business's payout and in-transit
+ * accounts for many payouts at once: bulk payout creation and the settlement of a batch.
+ */
+export const PAYOUT_ACCOUNTS_TURN = 'payout-accounts';
 
 /** One job: the step to take for a payout. */
 export interface PayoutJob {
@@ -98,7 +105,7 @@ async function runBusinessJobs(deps: PayoutProcessingDeps, businessId: string, l
       if (decision) decided.push({ payoutId: job.payout_id, event: decision.event, failureCode: decision.event === 'FAIL' ? decision.failureCode : undefined });
     }),
   );
-  if (decided.length > 0) await db.transaction((trx) => payoutMoves(trx, businessId, decided));
+  if (decided.length > 0) await inBusinessTurn(db, businessId, PAYOUT_ACCOUNTS_TURN, () => db.transaction((trx) => payoutMoves(trx, businessId, decided)));
 }
 
 /** Defines the queues (the rail's too, when it has one) and starts this instance's workers (at start, src/server.ts). */
@@ -106,10 +113,10 @@ export async function startPayoutProcessing(deps: PayoutProcessingDeps): Promise
   await deps.jobs.defineQueue<PayoutJob>({
     name: PAYOUT_QUEUE,
     concurrency: 2,
-    // Up to 64 steps per fetch, applied in one transaction per kind of step
+    // Up to 128 steps per fetch, applied in one transaction per kind of step
     // (runPayoutJobs): a bulk payout's 1,000 payouts are worked through in seconds, not
     // one step per poll. Each step is still its own move under its payout's row lock.
-    batchSize: 64,
+    batchSize: 128,
     // A step is one short transaction, so a job active for 10 s belongs to an instance
     // that died; with the queue's maintenance every 5 s (JOB_MAINTENANCE_INTERVAL_SECONDS)
     // and a retry 1 s later, another instance takes it within about 22 s of the crash
