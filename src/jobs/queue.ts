@@ -130,6 +130,31 @@ class QueueDatabase implements PgBoss.Db {
     }
   }
 
+  /**
+   * Creates, once, the index that serves pg-boss's fetch (`fetchNextJob` in its plans:
+   * `WHERE name = $1 AND state < 'active' AND start_after < now() ORDER BY priority DESC,
+   * created_on, id LIMIT n`). pg-boss 10 indexes created jobs by (name, start_after) only,
+   * so every fetch reads and sorts all of a queue's waiting jobs: with the 30,000 delivery
+   * jobs of ten bulk payouts waiting, fetching took 45 s of database time in one
+   * `npm run bench` bulk scenario, 19 s with this index, which a fetch reads in its own
+   * order and leaves after `n` rows. The index is on the partitioned job table, so every
+   * queue's partition has it, present and future. Under an advisory lock, since instances
+   * starting together would otherwise create it twice.
+   */
+  async ensureFetchOrderIndex(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext('wallet-service: pgboss.job_fetch_order'))`);
+      await client.query(`CREATE INDEX IF NOT EXISTS job_fetch_order ON pgboss.job (name, priority DESC, created_on, id) WHERE state < 'active'`);
+      await client.query('COMMIT');
+      client.release();
+    } catch (err) {
+      client.release(true); // the connection may be broken or mid-transaction: not back to the pool
+      throw err;
+    }
+  }
+
   async close(): Promise<void> {
     if (!this.pool.ending) await this.pool.end();
   }
@@ -166,6 +191,7 @@ export class JobQueue {
     boss.on('error', (err) => queue.noteError(err));
     try {
       await boss.start();
+      await database.ensureFetchOrderIndex();
     } catch (err) {
       await database.close().catch(() => undefined);
       throw err;

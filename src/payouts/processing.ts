@@ -112,7 +112,9 @@ async function runBusinessJobs(deps: PayoutProcessingDeps, businessId: string, l
 export async function startPayoutProcessing(deps: PayoutProcessingDeps): Promise<void> {
   await deps.jobs.defineQueue<PayoutJob>({
     name: PAYOUT_QUEUE,
-    concurrency: 2,
+    // As many workers as webhook deliveries have by default (WEBHOOK_CONCURRENCY): both
+    // compete for the database, and payouts are final only once their steps get their share.
+    concurrency: 4,
     // Up to 128 steps per fetch, applied in one transaction per kind of step
     // (runPayoutJobs): a bulk payout's 1,000 payouts are worked through in seconds, not
     // one step per poll. Each step is still its own move under its payout's row lock.

@@ -113,42 +113,63 @@ async function attempt(deps: DeliveryDeps, job: DeliveryJob, row: DeliveryRow, s
   return { job, row, result, startedAt, next, outcome: outcomeOf(result, next) };
 }
 
-/** Records attempt `a` in `trx`: the delivery's new state, the attempt's row, the next attempt's job or the endpoint disabled. */
-async function record(deps: DeliveryDeps, trx: Knex.Transaction, a: Attempt): Promise<void> {
-  const { job, row, result, outcome, next } = a;
-  const moved = await trx('webhook_deliveries')
-    .where({ id: row.id, status: 'PENDING', attempt_count: job.attempt - 1 })
-    .update({
-      attempt_count: job.attempt,
-      status: outcome === 'RETRY' ? 'PENDING' : outcome === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED',
-      next_attempt_at: outcome === 'RETRY' ? next : null,
-      last_status_code: result.statusCode,
-      last_error: result.error,
-      completed_at: outcome === 'RETRY' ? null : trx.fn.now(3),
-      updated_at: trx.fn.now(3),
-    });
-  if (!moved) return; // another run recorded this attempt first, or the endpoint went meanwhile
-  await trx('webhook_delivery_attempts').insert({
-    id: randomUUID(),
-    business_id: row.business_id,
-    delivery_id: row.id,
-    event_id: row.event_id,
-    endpoint_id: row.endpoint_id,
+/**
+ * Records the attempts `made` in `trx`: each delivery's new state (one UPDATE for all,
+ * guarded per delivery by `attempt_count = attempt - 1`), the attempts' rows (one INSERT),
+ * then for each attempt recorded the next attempt's job or the endpoint disabled. An
+ * attempt whose guard fails (another run recorded it first, or the endpoint went
+ * meanwhile) records nothing.
+ */
+async function record(deps: DeliveryDeps, trx: Knex.Transaction, made: Attempt[]): Promise<void> {
+  const moves = made.map(({ job, row, result, outcome, next }) => ({
+    id: row.id,
     attempt: job.attempt,
-    outcome,
-    status_code: result.statusCode,
-    latency_ms: result.latencyMs,
-    error: result.error,
-    started_at: a.startedAt,
-  });
-  if (outcome === 'RETRY') {
-    await deps.jobs.send(DELIVERY_QUEUE, { delivery_id: row.id, attempt: job.attempt + 1 } satisfies DeliveryJob, { trx, startAfter: next! });
-  }
-  if (outcome === 'ENDPOINT_GONE') {
-    await trx('webhook_endpoints').where({ id: row.endpoint_id, status: 'ENABLED' }).update({ status: 'DISABLED', disabled_reason: 'GONE', disabled_at: trx.fn.now(3) });
-    await trx('webhook_deliveries')
-      .where({ endpoint_id: row.endpoint_id, status: 'PENDING' })
-      .update({ status: 'CANCELLED', next_attempt_at: null, completed_at: trx.fn.now(3), updated_at: trx.fn.now(3) });
+    status: outcome === 'RETRY' ? 'PENDING' : outcome === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED',
+    next_attempt_at: outcome === 'RETRY' ? next!.toISOString() : null,
+    last_status_code: result.statusCode,
+    last_error: result.error,
+  }));
+  const { rows } = await trx.raw<{ rows: { id: string }[] }>(
+    `UPDATE webhook_deliveries d
+        SET attempt_count = m.attempt, status = m.status, next_attempt_at = m.next_attempt_at,
+            last_status_code = m.last_status_code, last_error = m.last_error,
+            completed_at = CASE WHEN m.status = 'PENDING' THEN NULL ELSE CURRENT_TIMESTAMP(3) END,
+            updated_at = CURRENT_TIMESTAMP(3)
+       FROM jsonb_to_recordset(?::jsonb)
+            AS m(id uuid, attempt int, status text, next_attempt_at timestamptz, last_status_code int, last_error text)
+      WHERE d.id = m.id AND d.status = 'PENDING' AND d.attempt_count = m.attempt - 1
+      RETURNING d.id`,
+    [JSON.stringify(moves)],
+  );
+  // One attempt per delivery moved: a delivery twice in one fetch moved for its first job.
+  const moved = new Set(rows.map((r) => r.id));
+  const recorded = made.filter((a) => moved.delete(a.row.id));
+  if (recorded.length === 0) return;
+  await trx('webhook_delivery_attempts').insert(
+    recorded.map(({ job, row, result, outcome, startedAt }) => ({
+      id: randomUUID(),
+      business_id: row.business_id,
+      delivery_id: row.id,
+      event_id: row.event_id,
+      endpoint_id: row.endpoint_id,
+      attempt: job.attempt,
+      outcome,
+      status_code: result.statusCode,
+      latency_ms: result.latencyMs,
+      error: result.error,
+      started_at: startedAt,
+    })),
+  );
+  for (const { job, row, outcome, next } of recorded) {
+    if (outcome === 'RETRY') {
+      await deps.jobs.send(DELIVERY_QUEUE, { delivery_id: row.id, attempt: job.attempt + 1 } satisfies DeliveryJob, { trx, startAfter: next! });
+    }
+    if (outcome === 'ENDPOINT_GONE') {
+      await trx('webhook_endpoints').where({ id: row.endpoint_id, status: 'ENABLED' }).update({ status: 'DISABLED', disabled_reason: 'GONE', disabled_at: trx.fn.now(3) });
+      await trx('webhook_deliveries')
+        .where({ endpoint_id: row.endpoint_id, status: 'PENDING' })
+        .update({ status: 'CANCELLED', next_attempt_at: null, completed_at: trx.fn.now(3), updated_at: trx.fn.now(3) });
+    }
   }
 }
 
@@ -174,7 +195,5 @@ export async function runDeliveryJobs(deps: DeliveryDeps, jobs: DeliveryJob[], s
     due.filter((job) => !cancelled.includes(job.delivery_id)).map((job) => attempt(deps, job, rows.get(job.delivery_id)!, shutdown)),
   );
   if (made.length === 0) return;
-  await db.transaction(async (trx) => {
-    for (const a of made) await record(deps, trx, a);
-  });
+  await db.transaction((trx) => record(deps, trx, made));
 }

@@ -68,7 +68,7 @@ export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatch
     // Several deliveries side by side per worker (each over the sender's keep-alive
     // connections), recorded in one transaction: the events of a bulk payout go out at
     // the speed of the receiver.
-    batchSize: 16,
+    batchSize: 64,
     // pg-boss's own retries are for a handler that threw (the database was unreachable
     // while recording) or a process that died mid-job; HTTP failures follow the schedule.
     retryLimit: 1000,

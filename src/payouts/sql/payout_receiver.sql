@@ -9,11 +9,22 @@ CREATE OR REPLACE FUNCTION payout_receiver_count(r jsonb) RETURNS int LANGUAGE s
   SELECT jsonb_exists(r, 'customer_id')::int + jsonb_exists(r, 'walletAccountNumber')::int + jsonb_exists(r, 'mobileNumber')::int
 $$;
 
-CREATE OR REPLACE FUNCTION payout_receiver(p_business uuid, r jsonb) RETURNS customers LANGUAGE sql STABLE AS $$
-  SELECT c.* FROM customers c LEFT JOIN accounts a ON a.id = c.wallet_id
-   WHERE c.business_id = p_business
-     AND CASE WHEN jsonb_exists(r, 'customer_id') THEN c.id = ledger_uuid(r->>'customer_id')
-              WHEN jsonb_exists(r, 'walletAccountNumber') THEN a.account_number = r->>'walletAccountNumber'
-              ELSE c.mobile_number = r->>'mobileNumber' END
-   ORDER BY c.status = 'ACTIVE' DESC, c.created_at DESC LIMIT 1
-$$;
+-- One statement per kind of identifier, each served by its own index (customers' primary
+-- key, accounts' account number, customers' (business_id, mobile_number)): a single
+-- statement choosing its condition per row would read every customer of the business.
+CREATE OR REPLACE FUNCTION payout_receiver(p_business uuid, r jsonb) RETURNS customers LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  c customers;
+BEGIN
+  IF jsonb_exists(r, 'customer_id') THEN
+    SELECT * INTO c FROM customers WHERE id = ledger_uuid(r->>'customer_id') AND business_id = p_business;
+  ELSIF jsonb_exists(r, 'walletAccountNumber') THEN
+    SELECT cu.* INTO c FROM customers cu JOIN accounts a ON a.id = cu.wallet_id
+     WHERE a.account_number = r->>'walletAccountNumber' AND cu.business_id = p_business
+     ORDER BY cu.status = 'ACTIVE' DESC, cu.created_at DESC LIMIT 1;
+  ELSE
+    SELECT * INTO c FROM customers WHERE business_id = p_business AND mobile_number = r->>'mobileNumber'
+     ORDER BY status = 'ACTIVE' DESC, created_at DESC LIMIT 1;
+  END IF;
+  RETURN c;
+END $$;
