@@ -20,7 +20,7 @@ import { AppError, type Refusal } from '../kernel/errors.js';
 import { requestHash } from '../kernel/idempotency.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { inBusinessTurn } from '../kernel/turns.js';
-import { PAYOUT_ACCOUNTS_TURN, PAYOUT_QUEUE, type PayoutJob } from './processing.js';
+import { PAYOUT_ACCOUNTS_TURN, PAYOUT_QUEUE, payoutJobs } from './processing.js';
 
 type Schemas = components['schemas'];
 type Item = Schemas['BulkPayoutItemInput'];
@@ -54,10 +54,10 @@ type ItemResult = { payout: { id: string; customer_id: string }; amount: string 
 
 /**
  * The items through E4's path in `trx` (`payout_create_batch`, one statement per
- * ITEMS_PER_CALL items): the rows of `bulk_payout_items` they make, in order; the
- * processing job of each payout made is added to `submissions`.
+ * ITEMS_PER_CALL items): the rows of `bulk_payout_items` they make, in order; the id
+ * of each payout made is added to `submissions`.
  */
-async function createItems(trx: Knex.Transaction, businessId: string, items: Item[], submissions: PayoutJob[]): Promise<({ payout_id?: string } & Record<string, unknown>)[]> {
+async function createItems(trx: Knex.Transaction, businessId: string, items: Item[], submissions: string[]): Promise<({ payout_id?: string } & Record<string, unknown>)[]> {
   const early = items.map(formatRefusal);
   const valid = items.filter((_, i) => !early[i]);
   const results: ItemResult[] = [];
@@ -72,7 +72,7 @@ async function createItems(trx: Knex.Transaction, businessId: string, items: Ite
     const refused = early[i];
     const result: ItemResult = refused ? { refusal: refused, customer_id: null } : results[next++];
     if ('payout' in result) {
-      submissions.push({ payout_id: result.payout.id, business_id: businessId, step: 'SUBMIT' });
+      submissions.push(result.payout.id);
       return { ...base, payout_id: result.payout.id, customer_id: result.payout.customer_id, amount: result.amount };
     }
     return { ...base, customer_id: result.customer_id ?? null, rejection_code: result.refusal.code, rejection_detail: refusalText(result.refusal).slice(0, 500) };
@@ -125,7 +125,7 @@ async function createBulkPayoutNow(
       return { replayed: true, bulk: createdView(earlier) };
     }
     const { currency } = await trx('businesses').where({ id: businessId }).first('currency');
-    const submissions: PayoutJob[] = [];
+    const submissions: string[] = [];
     const rows = (await createItems(trx, businessId, req.items, submissions)).map((item, index) => ({
       id: randomUUID(),
       business_id: businessId,
@@ -135,7 +135,7 @@ async function createBulkPayoutNow(
       ...item,
     }));
     await trx.batchInsert('bulk_payout_items', rows, 500);
-    await jobs.sendMany(PAYOUT_QUEUE, submissions, { trx });
+    await jobs.sendMany(PAYOUT_QUEUE, payoutJobs(businessId, 'SUBMIT', submissions), { trx });
     const accepted = rows.filter((r) => r.payout_id).length;
     const [row] = await trx('bulk_payouts').where({ id }).update({ accepted_count: accepted }).returning('*');
     return { replayed: false, bulk: createdView(row) };

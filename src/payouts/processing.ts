@@ -32,13 +32,37 @@ export const PAYOUT_QUEUE = 'payout-processing';
  */
 export const PAYOUT_ACCOUNTS_TURN = 'payout-accounts';
 
-/** One job: the step to take for a payout. */
-export interface PayoutJob {
-  payout_id: string;
+/**
+ * One job: the step to take for one payout of a business (`payout_id`: a payout created
+ * alone, a resubmission to the rail, and every job of earlier versions) or for several
+ * (`payout_ids`, up to PAYOUTS_PER_JOB: the payouts of a bulk payout and the SETTLE steps a
+ * batch of submissions makes), so that the queue holds one row per group of payouts.
+ */
+export type PayoutJob = {
   business_id: string;
   step: 'SUBMIT' | 'SETTLE';
   /** SETTLE: which submission to the rail this is (1 when absent). */
   attempt?: number;
+} & ({ payout_id: string } | { payout_ids: string[] });
+
+/** One step of one payout, as a job asks for it. */
+type PayoutStep = { payout_id: string; business_id: string; step: PayoutJob['step']; attempt?: number };
+
+/** Payouts per job when a step is enqueued for many (see PayoutJob). */
+export const PAYOUTS_PER_JOB = 32;
+
+/** Jobs taking `step` for each of `payoutIds` of business `businessId`, PAYOUTS_PER_JOB per job. */
+export function payoutJobs(businessId: string, step: PayoutJob['step'], payoutIds: string[]): PayoutJob[] {
+  const jobs: PayoutJob[] = [];
+  for (let i = 0; i < payoutIds.length; i += PAYOUTS_PER_JOB) jobs.push({ business_id: businessId, step, payout_ids: payoutIds.slice(i, i + PAYOUTS_PER_JOB) });
+  return jobs;
+}
+
+/** The steps `jobs` ask for, one per payout named. */
+function stepsOf(jobs: PayoutJob[]): PayoutStep[] {
+  return jobs.flatMap(({ business_id, step, attempt, ...named }) =>
+    ('payout_ids' in named ? named.payout_ids : [named.payout_id]).map((payout_id) => ({ payout_id, business_id, step, attempt })),
+  );
 }
 
 export interface PayoutProcessingDeps {
@@ -63,12 +87,12 @@ async function railPayoutsById(db: Knex, businessId: string, ids: string[]): Pro
  * jobs, which pg-boss retries, each finding its payout where the steps that committed left it.
  */
 export async function runPayoutJobs(deps: PayoutProcessingDeps, batch: PayoutJob[], signal: AbortSignal): Promise<void> {
-  const businesses = new Map<string, PayoutJob[]>();
-  for (const job of batch) businesses.set(job.business_id, [...(businesses.get(job.business_id) ?? []), job]);
-  for (const [businessId, list] of businesses) await runBusinessJobs(deps, businessId, list, signal);
+  const businesses = new Map<string, PayoutStep[]>();
+  for (const step of stepsOf(batch)) businesses.set(step.business_id, [...(businesses.get(step.business_id) ?? []), step]);
+  for (const [businessId, list] of businesses) await runBusinessSteps(deps, businessId, list, signal);
 }
 
-async function runBusinessJobs(deps: PayoutProcessingDeps, businessId: string, list: PayoutJob[], signal: AbortSignal): Promise<void> {
+async function runBusinessSteps(deps: PayoutProcessingDeps, businessId: string, list: PayoutStep[], signal: AbortSignal): Promise<void> {
   const { db, jobs, rail } = deps;
   const payouts = await railPayoutsById(db, businessId, list.map((j) => j.payout_id));
   const queue = rail.queue?.name ?? PAYOUT_QUEUE;
@@ -80,9 +104,9 @@ async function runBusinessJobs(deps: PayoutProcessingDeps, businessId: string, l
   if (submits.length > 0) {
     await db.transaction(async (trx) => {
       const results = await payoutMoves(trx, businessId, submits.map((j) => ({ payoutId: j.payout_id, event: 'SUBMIT' as const })));
-      const moved = submits.filter((_, i) => !('refusal' in results[i]));
+      const moved = submits.filter((_, i) => !('refusal' in results[i])).map((j) => j.payout_id);
       const startAfter = new Date(Date.now() + rail.submitAfterMs);
-      await jobs.sendMany(queue, moved.map((j) => ({ ...j, step: 'SETTLE' }) satisfies PayoutJob), { trx, startAfter });
+      await jobs.sendMany(queue, payoutJobs(businessId, 'SETTLE', moved), { trx, startAfter });
     });
     if (rail.submitAfterMs === 0) jobs.wake(queue);
   }
@@ -99,7 +123,7 @@ async function runBusinessJobs(deps: PayoutProcessingDeps, businessId: string, l
         if (!(err instanceof RailSubmissionFailed)) throw err;
         const attempt = job.attempt ?? 1;
         const startAfter = new Date(Date.now() + rail.retryDelayMs(attempt));
-        await jobs.send(queue, { ...job, attempt: attempt + 1 } satisfies PayoutJob, { startAfter });
+        await jobs.send(queue, { business_id: businessId, step: 'SETTLE', payout_id: job.payout_id, attempt: attempt + 1 } satisfies PayoutJob, { startAfter });
         return;
       }
       if (decision) decided.push({ payoutId: job.payout_id, event: decision.event, failureCode: decision.event === 'FAIL' ? decision.failureCode : undefined });
@@ -115,10 +139,11 @@ export async function startPayoutProcessing(deps: PayoutProcessingDeps): Promise
     // As many workers as webhook deliveries have by default (WEBHOOK_CONCURRENCY): both
     // compete for the database, and payouts are final only once their steps get their share.
     concurrency: 4,
-    // Up to 128 steps per fetch, applied in one transaction per kind of step
-    // (runPayoutJobs): a bulk payout's 1,000 payouts are worked through in seconds, not
-    // one step per poll. Each step is still its own move under its payout's row lock.
-    batchSize: 128,
+    // Up to 8 jobs per fetch (up to 8 × PAYOUTS_PER_JOB steps), applied in one transaction
+    // per kind of step (runPayoutJobs): a bulk payout's 1,000 payouts are worked through in
+    // seconds, not one step per poll. Each step is still its own move under its payout's
+    // row lock.
+    batchSize: 8,
     // A step is one short transaction, so a job active for 10 s belongs to an instance
     // that died; with the queue's maintenance every 5 s (JOB_MAINTENANCE_INTERVAL_SECONDS)
     // and a retry 1 s later, another instance takes it within about 22 s of the crash

@@ -2,8 +2,8 @@
  * The `webhook-delivery` job: one HTTP attempt of one delivery (an event to one
  * endpoint), its record, and what comes next, per the schedule in ./schedule.ts.
  *
- * A job names `{delivery_id, attempt}`; the jobs of one fetch of a worker are run
- * together (runDeliveryJobs). The attempt's record, the delivery's new state and the job
+ * A job names an attempt number and one delivery or several (DeliveryJob); the jobs of
+ * one fetch of a worker are run together (runDeliveryJobs). The attempt's record, the delivery's new state and the job
  * of the next attempt are written in one transaction (shared by the fetch's attempts), guarded by
  * `attempt_count = attempt - 1`: a job run again after that transaction committed (its
  * process died before pg-boss marked it done) finds the attempt made and does nothing,
@@ -29,10 +29,26 @@ import type { UrlPolicy } from './urlPolicy.js';
 
 export const DELIVERY_QUEUE = 'webhook-delivery';
 
-/** Data of a `webhook-delivery` job. */
-export interface DeliveryJob {
+/**
+ * Data of a `webhook-delivery` job: attempt `attempt` of the deliveries it names. The
+ * relay names up to DELIVERIES_PER_JOB first attempts in one job (`delivery_ids`), so
+ * that the queue holds one row per group of deliveries rather than per delivery; a retry
+ * and a redelivery name one (`delivery_id`, also the form of every earlier version's jobs).
+ */
+export type DeliveryJob = { attempt: number } & ({ delivery_id: string } | { delivery_ids: string[] });
+
+/** First attempts per job the relay enqueues (see DeliveryJob). */
+export const DELIVERIES_PER_JOB = 16;
+
+/** One attempt of one delivery, as a job asks for it. */
+interface DeliveryStep {
   delivery_id: string;
   attempt: number;
+}
+
+/** The attempts `jobs` ask for, one per delivery named. */
+function stepsOf(jobs: DeliveryJob[]): DeliveryStep[] {
+  return jobs.flatMap((job) => ('delivery_ids' in job ? job.delivery_ids : [job.delivery_id]).map((delivery_id) => ({ delivery_id, attempt: job.attempt })));
 }
 
 export interface DeliveryDeps {
@@ -86,7 +102,7 @@ async function deliveryRows(db: Knex, ids: string[]): Promise<Map<string, Delive
 
 /** One attempt made, to be recorded. */
 interface Attempt {
-  job: DeliveryJob;
+  job: DeliveryStep;
   row: DeliveryRow;
   result: AttemptResult;
   startedAt: Date;
@@ -95,7 +111,7 @@ interface Attempt {
 }
 
 /** Makes the HTTP attempt of `job` for delivery `row` (never throws). */
-async function attempt(deps: DeliveryDeps, job: DeliveryJob, row: DeliveryRow, shutdown: AbortSignal): Promise<Attempt> {
+async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, shutdown: AbortSignal): Promise<Attempt> {
   const message: DeliveryMessage = {
     eventId: row.event_id, code: row.code, createdAt: row.event_created_at, endpointId: row.endpoint_id, businessId: row.business_id, url: row.url, data: row.data,
   };
@@ -177,13 +193,14 @@ async function record(deps: DeliveryDeps, trx: Knex.Transaction, made: Attempt[]
  * Runs the `webhook-delivery` jobs of one fetch (see the module comment): their
  * deliveries read in one query, the attempts made side by side, and every attempt
  * recorded in one transaction (one commit for the fetch instead of one per delivery).
- * A job whose attempt was made already, or whose delivery is no longer PENDING, does
- * nothing; a delivery whose endpoint is no longer ENABLED is CANCELLED.
+ * An attempt made already, or of a delivery no longer PENDING, is not made again; a
+ * delivery whose endpoint is no longer ENABLED is CANCELLED.
  */
 export async function runDeliveryJobs(deps: DeliveryDeps, jobs: DeliveryJob[], shutdown: AbortSignal): Promise<void> {
   const { db } = deps;
-  const rows = await deliveryRows(db, jobs.map((j) => j.delivery_id));
-  const due = jobs.filter((job) => {
+  const steps = stepsOf(jobs);
+  const rows = await deliveryRows(db, steps.map((j) => j.delivery_id));
+  const due = steps.filter((job) => {
     const row = rows.get(job.delivery_id);
     return row && row.status === 'PENDING' && row.attempt_count < job.attempt; // else done, or this attempt was made
   });

@@ -2,7 +2,8 @@
  * The webhook dispatcher of one instance. Operations write their events to
  * the transactional outbox (`outbox_events`, in the transaction of their effect); the
  * relay turns each committed event into one delivery per ENABLED endpoint of its
- * business subscribed to its code, and one `webhook-delivery` job per delivery, in one
+ * business subscribed to its code, and `webhook-delivery` jobs for them (each naming up to
+ * DELIVERIES_PER_JOB deliveries), in one
  * transaction that also marks the event dispatched. It is the outbox's reader, not a
  * job runner: every instance runs it, `FOR NO KEY UPDATE SKIP LOCKED` gives each event to one
  * of them, and an event is either dispatched with all its jobs or not at all. Delivery,
@@ -15,7 +16,7 @@ import type { Knex } from 'knex';
 import type { OutageLog } from '../db/unavailable.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
-import { DELIVERY_QUEUE, runDeliveryJobs, type DeliveryDeps, type DeliveryJob } from './delivery.js';
+import { DELIVERIES_PER_JOB, DELIVERY_QUEUE, runDeliveryJobs, type DeliveryDeps, type DeliveryJob } from './delivery.js';
 
 /** Events taken per relay transaction. */
 const RELAY_BATCH = 100;
@@ -38,7 +39,10 @@ export async function relayOutbox(db: Knex, jobs: JobQueue): Promise<number> {
        RETURNING id`,
       [events],
     );
-    await jobs.sendMany(DELIVERY_QUEUE, deliveries.rows.map(({ id }) => ({ delivery_id: id, attempt: 1 }) satisfies DeliveryJob), { trx });
+    const ids = deliveries.rows.map(({ id }) => id);
+    const groups: DeliveryJob[] = [];
+    for (let i = 0; i < ids.length; i += DELIVERIES_PER_JOB) groups.push({ delivery_ids: ids.slice(i, i + DELIVERIES_PER_JOB), attempt: 1 });
+    await jobs.sendMany(DELIVERY_QUEUE, groups, { trx });
     await trx('outbox_events').whereIn('id', events).update({ dispatched_at: trx.fn.now(3) });
     return events.length;
   });
@@ -67,8 +71,8 @@ export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatch
     concurrency: opts.concurrency,
     // Several deliveries side by side per worker (each over the sender's keep-alive
     // connections), recorded in one transaction: the events of a bulk payout go out at
-    // the speed of the receiver.
-    batchSize: 64,
+    // the speed of the receiver. Up to 4 jobs of up to DELIVERIES_PER_JOB deliveries each.
+    batchSize: 4,
     // pg-boss's own retries are for a handler that threw (the database was unreachable
     // while recording) or a process that died mid-job; HTTP failures follow the schedule.
     retryLimit: 1000,
