@@ -10,6 +10,7 @@
  * same payout may therefore arrive more than once, and the connector pays it once (by
  * `payout_id`). Redirects are not followed.
  */
+import { deadline } from '../kernel/deadline.js';
 import type { Logger } from '../log.js';
 import { signCallback, SIGNATURE_HEADER } from '../providers/signatures.js';
 import { RailSubmissionFailed, type PayoutRail, type RailDecision, type RailPayout, type RailQueue } from './rail.js';
@@ -51,18 +52,21 @@ export class HttpPayoutRail implements PayoutRail {
   async submit(payout: RailPayout, signal: AbortSignal): Promise<RailDecision> {
     const body = JSON.stringify({ ...payout, submitted_at: new Date().toISOString() } satisfies RailSubmission);
     let status: number;
+    const limit = deadline(signal, this.opts.timeoutMs);
     try {
       const res = await fetch(this.opts.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'idempotency-key': payout.payout_id, [SIGNATURE_HEADER]: signCallback(this.opts.secret, body) },
         body,
         redirect: 'manual',
-        signal: AbortSignal.any([signal, AbortSignal.timeout(this.opts.timeoutMs)]),
+        signal: limit.signal,
       });
       await res.arrayBuffer().catch(() => undefined);
       status = res.status;
     } catch (err) {
-      return this.failed(payout, (err as Error).name === 'TimeoutError' ? 'no answer in time' : `request failed (${(err as Error).name})`);
+      return this.failed(payout, limit.timedOut() ? 'no answer in time' : `request failed (${(err as Error).name})`);
+    } finally {
+      limit.dispose();
     }
     if (status < 200 || status > 299) return this.failed(payout, `answered ${status}`);
     return null;

@@ -10,6 +10,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
+import { deadline } from '../kernel/deadline.js';
 import { addressRefusal, hostOf, type UrlPolicy } from './urlPolicy.js';
 
 export interface AttemptResult {
@@ -75,17 +76,16 @@ export async function sendAttempt(
   const literalRefusal = isIP(host) ? addressRefusal(policy, url.protocol, host) : url.protocol === 'https:' || url.protocol === 'http:' ? null : 'only https URLs are accepted';
   if (literalRefusal) return done({ statusCode: null, retryAfter: null, error: `URL not allowed: ${literalRefusal}`, interrupted: false });
 
-  const timeout = AbortSignal.timeout(opts.timeoutMs);
-  const signal = AbortSignal.any([timeout, opts.shutdown]);
+  const limit = deadline(opts.shutdown, opts.timeoutMs);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise<AttemptResult>((resolve) => {
+  const attempt = new Promise<AttemptResult>((resolve) => {
     const req = send(
       url,
       {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         lookup: guardedLookup(policy, url.protocol),
-        signal,
+        signal: limit.signal,
       },
       (res) => {
         const statusCode = res.statusCode ?? 0;
@@ -99,7 +99,7 @@ export async function sendAttempt(
       const interrupted = opts.shutdown.aborted;
       const why = interrupted
         ? 'interrupted: the service shut down during the attempt'
-        : timeout.aborted
+        : limit.timedOut()
           ? `timed out after ${opts.timeoutMs} ms`
           : err.code === 'EADDRNOTALLOWED'
             ? `URL not allowed: ${err.message}`
@@ -108,4 +108,5 @@ export async function sendAttempt(
     });
     req.end(body);
   });
+  return attempt.finally(() => limit.dispose());
 }
