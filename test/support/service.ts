@@ -160,6 +160,15 @@ export const mochaHooks = {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     if (cardLeaks.length) throw new Error(`Card data leaked:\n  ${cardLeaks.join('\n  ')}`);
     if (apiDir) rmSync(apiDir, { recursive: true, force: true });
+    // Nothing is to keep the process alive once the suite is over (mocha runs without
+    // `exit: true`). Should something still hold it two minutes later, the run fails and
+    // names what holds it rather than hanging until CI's own time limit. Unref'd: it does
+    // not hold the process itself.
+    const watchdog = setTimeout(() => {
+      console.error('The test process is still running two minutes after the suite ended; it is held by:', process.getActiveResourcesInfo());
+      process.exit(1);
+    }, 120_000);
+    watchdog.unref();
     // Nothing the whole suite sent may have reached the logs (see test/logs.test.ts).
     const logs = readFileSync(LOG_FILE, 'utf8');
     for (const [what, pattern] of LEAKS) if (pattern.test(logs)) throw new Error(`The logs of the run hold ${what}: ${LOG_FILE}`);
