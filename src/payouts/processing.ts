@@ -129,7 +129,8 @@ async function runBusinessSteps(deps: PayoutProcessingDeps, businessId: string, 
       if (decision) decided.push({ payoutId: job.payout_id, event: decision.event, failureCode: decision.event === 'FAIL' ? decision.failureCode : undefined });
     }),
   );
-  if (decided.length > 0) await inBusinessTurn(db, businessId, PAYOUT_ACCOUNTS_TURN, () => db.transaction((trx) => payoutMoves(trx, businessId, decided)));
+  // Urgent: a settlement is a short step under the job's time limit, not to wait behind bulk creations.
+  if (decided.length > 0) await inBusinessTurn(db, businessId, PAYOUT_ACCOUNTS_TURN, () => db.transaction((trx) => payoutMoves(trx, businessId, decided)), { urgent: true });
 }
 
 /** Defines the queues (the rail's too, when it has one) and starts this instance's workers (at start, src/server.ts). */
