@@ -16,6 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
+import { chunks } from '../kernel/chunks.js';
 import { AppError, type Refusal } from '../kernel/errors.js';
 import { requestHash } from '../kernel/idempotency.js';
 import type { JobQueue } from '../jobs/queue.js';
@@ -61,8 +62,8 @@ async function createItems(trx: Knex.Transaction, businessId: string, items: Ite
   const early = items.map(formatRefusal);
   const valid = items.filter((_, i) => !early[i]);
   const results: ItemResult[] = [];
-  for (let i = 0; i < valid.length; i += ITEMS_PER_CALL) {
-    const { rows } = await trx.raw('SELECT payout_create_batch(?::uuid, ?::jsonb) AS results', [businessId, JSON.stringify(valid.slice(i, i + ITEMS_PER_CALL))]);
+  for (const call of chunks(valid, ITEMS_PER_CALL)) {
+    const { rows } = await trx.raw('SELECT payout_create_batch(?::uuid, ?::jsonb) AS results', [businessId, JSON.stringify(call)]);
     results.push(...(rows[0].results as ItemResult[]));
   }
   let next = 0;

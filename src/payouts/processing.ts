@@ -19,6 +19,7 @@
  */
 import type { Knex } from 'knex';
 import type { JobQueue } from '../jobs/queue.js';
+import { chunks } from '../kernel/chunks.js';
 import { inBusinessTurn } from '../kernel/turns.js';
 import { RailSubmissionFailed, railPayoutQuery, type PayoutRail, type RailDecision, type RailPayout } from './rail.js';
 import { payoutMoves, type PayoutMoveRequest } from './moves.js';
@@ -53,9 +54,7 @@ export const PAYOUTS_PER_JOB = 32;
 
 /** Jobs taking `step` for each of `payoutIds` of business `businessId`, PAYOUTS_PER_JOB per job. */
 export function payoutJobs(businessId: string, step: PayoutJob['step'], payoutIds: string[]): PayoutJob[] {
-  const jobs: PayoutJob[] = [];
-  for (let i = 0; i < payoutIds.length; i += PAYOUTS_PER_JOB) jobs.push({ business_id: businessId, step, payout_ids: payoutIds.slice(i, i + PAYOUTS_PER_JOB) });
-  return jobs;
+  return chunks(payoutIds, PAYOUTS_PER_JOB).map((payout_ids) => ({ business_id: businessId, step, payout_ids }));
 }
 
 /** The steps `jobs` ask for, one per payout named. */
@@ -88,7 +87,11 @@ async function railPayoutsById(db: Knex, businessId: string, ids: string[]): Pro
  */
 export async function runPayoutJobs(deps: PayoutProcessingDeps, batch: PayoutJob[], signal: AbortSignal): Promise<void> {
   const businesses = new Map<string, PayoutStep[]>();
-  for (const step of stepsOf(batch)) businesses.set(step.business_id, [...(businesses.get(step.business_id) ?? []), step]);
+  for (const step of stepsOf(batch)) {
+    const list = businesses.get(step.business_id);
+    if (list) list.push(step);
+    else businesses.set(step.business_id, [step]);
+  }
   for (const [businessId, list] of businesses) await runBusinessSteps(deps, businessId, list, signal);
 }
 

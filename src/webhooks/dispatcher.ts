@@ -15,6 +15,7 @@
 import type { Knex } from 'knex';
 import type { OutageLog } from '../db/unavailable.js';
 import type { JobQueue } from '../jobs/queue.js';
+import { chunks } from '../kernel/chunks.js';
 import type { Logger } from '../log.js';
 import { DELIVERIES_PER_JOB, DELIVERY_QUEUE, runDeliveryJobs, type DeliveryDeps, type DeliveryJob } from './delivery.js';
 
@@ -39,10 +40,8 @@ export async function relayOutbox(db: Knex, jobs: JobQueue): Promise<number> {
        RETURNING id`,
       [events],
     );
-    const ids = deliveries.rows.map(({ id }) => id);
-    const groups: DeliveryJob[] = [];
-    for (let i = 0; i < ids.length; i += DELIVERIES_PER_JOB) groups.push({ delivery_ids: ids.slice(i, i + DELIVERIES_PER_JOB), attempt: 1 });
-    await jobs.sendMany(DELIVERY_QUEUE, groups, { trx });
+    const groups = chunks(deliveries.rows.map(({ id }) => id), DELIVERIES_PER_JOB);
+    await jobs.sendMany(DELIVERY_QUEUE, groups.map((delivery_ids) => ({ delivery_ids, attempt: 1 }) satisfies DeliveryJob), { trx });
     await trx('outbox_events').whereIn('id', events).update({ dispatched_at: trx.fn.now(3) });
     return events.length;
   });
