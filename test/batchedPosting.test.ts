@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Decimal } from 'decimal.js';
 import type { Knex } from 'knex';
-import { BATCHED_MOVEMENTS, BATCHES_IN_FLIGHT } from '../src/ledger/batching.js';
+import { BATCHED_MOVEMENTS, HOT_BATCHES_IN_FLIGHT as BATCHES_IN_FLIGHT } from '../src/ledger/batching.js';
 import { get, post, request, type ApiResponse } from './support/client.js';
 import { fundedWallet, newBusiness, newWallet, topup, type TestBusiness } from './support/fixtures.js';
 import { assertLedgerConsistent } from './support/ledgerInvariants.js';
@@ -21,16 +21,19 @@ import { running, testConfig } from './support/service.js';
 
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The business's operational account, locked FOR UPDATE in a transaction of the test's own until `release()`. */
-async function holdOperationalAccount(db: Knex, businessId: string): Promise<{ release(): Promise<void> }> {
+/** The accounts `where` selects, locked FOR UPDATE in a transaction of the test's own until `release()`. */
+async function holdAccounts(db: Knex, where: Record<string, string>): Promise<{ release(): Promise<void> }> {
   const trx = await db.transaction();
-  await trx.raw("SELECT 1 FROM accounts WHERE business_id = ? AND kind = 'OPERATIONAL' FOR UPDATE", [businessId]);
+  await trx('accounts').where(where).forUpdate().select('id');
   return {
     async release() {
       await trx.commit();
     },
   };
 }
+
+const holdOperationalAccount = (db: Knex, businessId: string) => holdAccounts(db, { business_id: businessId, kind: 'OPERATIONAL' });
+const holdWallet = (db: Knex, walletId: string) => holdAccounts(db, { id: walletId });
 
 /** `ledger_batch_items` of the instance at `baseUrl`: batches sent and movements in them. */
 async function batchCounts(baseUrl?: string): Promise<{ batches: number; items: number }> {
@@ -117,6 +120,47 @@ describe('batched posting', function () {
     expect(await balanceOf(b, a.id)).to.equal(new Decimal(100 + 30 + 4 - 40 + (reusedToA ? 6 : 0)).toFixed(2));
     expect(await balanceOf(b, c.id)).to.equal(new Decimal(1 + 2 * BATCHES_IN_FLIGHT + 40 - 1.5 + (reusedToA ? 0 : 7)).toFixed(2));
     expect(await balanceOf(b, suspended.id)).to.equal('0.00');
+    await assertLedgerConsistent(running().db, b.id);
+  });
+
+  it('posts transfers in batches holding disjoint wallets: one naming a wallet in flight waits for the next batch, in order, and the others do not wait', async () => {
+    const b = await newBusiness();
+    await topup(b.token, '1000.00');
+    const [a, d] = [await fundedWallet(b.token, '100.00'), await fundedWallet(b.token, '100.00')];
+    const [w, c, e, f] = [await newWallet(b.token), await newWallet(b.token), await newWallet(b.token), await newWallet(b.token)];
+    const transfer = (from: { id: string }, to: { id: string }, amount: string) =>
+      post('/cl/v1/transfers', { source_wallet_id: from.id, destination_wallet_id: to.id, amount }, { token: b.token, idempotencyKey: randomUUID() });
+    const answered = new Set<string>();
+    const track = (name: string, r: Promise<ApiResponse>) => r.then((res) => (answered.add(name), res));
+
+    const hold = await holdWallet(running().db, w.id);
+    const before = await batchCounts();
+    // Sent alone: its batch is in flight, waiting inside PostgreSQL on w, holding a and w in the lane.
+    const first = track('first', transfer(a, w, '10.00'));
+    await settle(300);
+    // w and a are held by the batch in flight; c and e are named by a transfer left waiting before them.
+    const waiting = {
+      fromW: track('fromW', transfer(w, c, '5.00')),
+      fromC: track('fromC', transfer(c, e, '1.00')),
+      overdrawn: track('overdrawn', transfer(a, c, '1000.00')),
+    };
+    // Names no wallet of those: posted at once, while w is still held.
+    const free = await transfer(d, f, '20.00');
+    expect(free.status, JSON.stringify(free.body)).to.equal(201);
+    await settle(300);
+    expect([...answered], 'nothing else answered while w is held').to.deep.equal([]);
+    await hold.release();
+
+    expect((await first).status).to.equal(201);
+    // w → c needs the 10.00 the first transfer brought to w, c → e the 5.00 w → c brought to c: their order kept.
+    expect((await waiting.fromW).status).to.equal(201);
+    expect((await waiting.fromC).status).to.equal(201);
+    const overdrawn = await waiting.overdrawn;
+    expect([overdrawn.status, overdrawn.body.code]).to.deep.equal([422, 'INSUFFICIENT_FUNDS']);
+    const after = await batchCounts();
+    expect([after.batches - before.batches, after.items - before.items], 'the first alone, the free one alone, then one batch of the three that waited').to.deep.equal([3, 5]);
+    const balances = await Promise.all([a, w, c, d, e, f].map((x) => balanceOf(b, x.id)));
+    expect(balances).to.deep.equal(['90.00', '5.00', '4.00', '80.00', '1.00', '20.00']);
     await assertLedgerConsistent(running().db, b.id);
   });
 
