@@ -178,6 +178,40 @@ describe('webhook delivery', function () {
     expect(hooks.received, 'no retry, no later event').to.have.length(1);
   });
 
+  it('sends an endpoint that pushes back fewer attempts at once (adaptive concurrency per endpoint) and still delivers every event', async () => {
+    const b = await newBusiness();
+    const EVENTS = 150;
+    const CAPACITY = 3;
+    // The receiver takes CAPACITY requests at a time (40 ms each) and answers 429 beyond.
+    let inFlight = 0;
+    const arrivals: { concurrent: number; refused: boolean }[] = [];
+    const accepted = new Set<string>();
+    const hooks = await receiver((r) => {
+      inFlight++;
+      const refused = inFlight > CAPACITY;
+      arrivals.push({ concurrent: inFlight, refused });
+      if (refused) {
+        inFlight--;
+        return { status: 429 };
+      }
+      accepted.add(r.json.id);
+      return { status: 200, after: sleep(40).then(() => void inFlight--) };
+    });
+    await register(b, hooks, ['topup.complete']);
+    await Promise.all(Array.from({ length: EVENTS }, () => topup(b.token, '1.00')));
+    await eventually(async () => {
+      expect(accepted.size).to.equal(EVENTS);
+    }, 45_000);
+
+    const refused = arrivals.filter((a) => a.refused).length;
+    const late = arrivals.slice(Math.floor(arrivals.length / 2));
+    const peakLate = Math.max(...late.map((a) => a.concurrent));
+    console.log(`      ${arrivals.length} requests for ${EVENTS} events, ${refused} answered 429; at most ${peakLate} at once over the second half`);
+    // Without the limit, every fetch's attempts (up to 64 per worker) go at once: most are refused.
+    expect(refused, 'requests refused with 429').to.be.below(EVENTS / 2);
+    expect(peakLate, 'requests at once once the limit has adapted').to.be.at.most(2 * CAPACITY);
+  });
+
   it('checks the URL again at delivery, on the address connected to: production never calls loopback', async () => {
     const hooks = await receiver();
     const port = new URL(hooks.url).port;

@@ -21,6 +21,7 @@
  * statement) from domain code. A handler must be idempotent (at-least-once): check the
  * state it moves before moving it.
  */
+import { setMaxListeners } from 'node:events';
 import type { Knex } from 'knex';
 import PgBoss from 'pg-boss';
 import { withConflictRetries } from '../db/retry.js';
@@ -82,10 +83,23 @@ function inTransaction(trx: Knex.Transaction): PgBoss.Db {
   };
 }
 
+/** An AbortController whose signal may have any number of listeners (see JobQueue.aborter). */
+function shutdownController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
 /** A started queue; see the module comment. */
 export class JobQueue {
   private readonly workers = new Map<string, string[]>();
-  private readonly aborter = new AbortController();
+  /**
+   * The instance's shutdown signal, handed to every handler. Every outbound call in
+   * flight (src/kernel/deadline.ts) and every webhook attempt waiting for its endpoint's
+   * slot listens to it, each removing its listener when done: their number is bounded by
+   * the workers and their batches, so Node's warning past ten listeners is off for it.
+   */
+  private readonly aborter = shutdownController();
   private stopping = false;
   private lastErrorLog = 0;
 

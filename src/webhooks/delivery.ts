@@ -16,12 +16,18 @@
  * refused address) → the next attempt, or FAILED after the last. An attempt interrupted
  * by shutdown is recorded and the next one is due at once (another instance, or this
  * one after its restart, makes it).
+ *
+ * Attempts to one endpoint are bounded by its adaptive limit (./endpointConcurrency.ts):
+ * one that waits ENDPOINT_WAIT_MS for a slot is not made but put back in the queue,
+ * the same attempt due again after DEFER_MS, and counts nothing against the delivery.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { SealingKeys } from '../cards/data.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { nextAttemptAt, retryAfterSeconds } from './schedule.js';
+import type { EndpointConcurrency } from './endpointConcurrency.js';
+import { signalOf } from './endpointConcurrency.js';
 import { endpointSecret } from './secrets.js';
 import { sendAttempt, type AttemptResult } from './sender.js';
 import { deliveryHeaders, envelopeBody, type DeliveryMessage } from './signing.js';
@@ -39,6 +45,16 @@ export type DeliveryJob = { attempt: number } & ({ delivery_id: string } | { del
 
 /** First attempts per job the relay enqueues (see DeliveryJob). */
 export const DELIVERIES_PER_JOB = 16;
+
+/**
+ * Longest wait of an attempt for its endpoint's slot. Bounded so that a fetch's jobs,
+ * recorded together, end well within their expiry (the time-out + 45 s, ./dispatcher.ts)
+ * even when an endpoint's limit has fallen to one slow attempt at a time.
+ */
+export const ENDPOINT_WAIT_MS = 10_000;
+
+/** Delay before an attempt put back for want of a slot is due again. */
+export const DEFER_MS = 1_000;
 
 /** One attempt of one delivery, as a job asks for it. */
 interface DeliveryStep {
@@ -60,6 +76,8 @@ export interface DeliveryDeps {
   retryScale: number;
   /** The keys that open the endpoints' sealed secrets (./secrets.ts). */
   secretKeys: SealingKeys;
+  /** This instance's adaptive limits of attempts in flight per endpoint. */
+  endpoints: EndpointConcurrency;
 }
 
 interface DeliveryRow {
@@ -110,20 +128,31 @@ interface Attempt {
   outcome: Outcome;
 }
 
-/** Makes the HTTP attempt of `job` for delivery `row` (never throws). */
-async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, shutdown: AbortSignal): Promise<Attempt> {
+/**
+ * Makes the HTTP attempt of `job` for delivery `row` within its endpoint's limit; null
+ * when no slot came within ENDPOINT_WAIT_MS (the attempt is to be put back). Never throws.
+ */
+async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, shutdown: AbortSignal): Promise<Attempt | null> {
   const message: DeliveryMessage = {
     eventId: row.event_id, code: row.code, createdAt: row.event_created_at, endpointId: row.endpoint_id, businessId: row.business_id, url: row.url, data: row.data,
   };
   const body = envelopeBody(message);
+  const slot = await deps.endpoints.acquire(row.endpoint_id, ENDPOINT_WAIT_MS, shutdown);
+  if (!slot) return null;
   const startedAt = new Date();
-  // A secret that does not open (its key version is not configured) fails the attempt like one that cannot sign.
-  const headers = await Promise.resolve()
-    .then(() => deliveryHeaders(message, body, endpointSecret(deps.secretKeys, { ...row, id: row.endpoint_id }), startedAt))
-    .catch(() => null);
-  const result: AttemptResult = headers
-    ? await sendAttempt(deps.policy, row.url, headers, body, { timeoutMs: deps.timeoutMs, shutdown })
-    : { statusCode: null, retryAfter: null, latencyMs: 0, error: 'the endpoint secret cannot be used for signing', interrupted: false };
+  let result: AttemptResult | undefined;
+  try {
+    // A secret that does not open (its key version is not configured) fails the attempt like one that cannot sign.
+    const headers = await Promise.resolve()
+      .then(() => deliveryHeaders(message, body, endpointSecret(deps.secretKeys, { ...row, id: row.endpoint_id }), startedAt))
+      .catch(() => null);
+    result = headers
+      ? await sendAttempt(deps.policy, row.url, headers, body, { timeoutMs: deps.timeoutMs, shutdown })
+      : { statusCode: null, retryAfter: null, latencyMs: 0, error: 'the endpoint secret cannot be used for signing', interrupted: false };
+  } finally {
+    // An attempt cut short by shutdown says nothing about the endpoint.
+    slot.release(result && !result.interrupted ? signalOf(result.statusCode, result.error) : 'neutral');
+  }
   const finishedAt = new Date();
   const next = result.interrupted ? finishedAt : nextAttemptAt(job.attempt, finishedAt, deps.retryScale, retryAfterSeconds(result.retryAfter));
   return { job, row, result, startedAt, next, outcome: outcomeOf(result, next) };
@@ -134,9 +163,14 @@ async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, 
  * guarded per delivery by `attempt_count = attempt - 1`), the attempts' rows (one INSERT),
  * then for each attempt recorded the next attempt's job or the endpoint disabled. An
  * attempt whose guard fails (another run recorded it first, or the endpoint went
- * meanwhile) records nothing.
+ * meanwhile) records nothing. The attempts `deferred` get their job again, due after DEFER_MS.
  */
-async function record(deps: DeliveryDeps, trx: Knex.Transaction, made: Attempt[]): Promise<void> {
+async function record(deps: DeliveryDeps, trx: Knex.Transaction, made: Attempt[], deferred: DeliveryStep[]): Promise<void> {
+  if (deferred.length > 0) {
+    const startAfter = new Date(Date.now() + DEFER_MS);
+    await deps.jobs.sendMany(DELIVERY_QUEUE, deferred.map(({ delivery_id, attempt }) => ({ delivery_id, attempt }) satisfies DeliveryJob), { trx, startAfter });
+  }
+  if (made.length === 0) return;
   const moves = made.map(({ job, row, result, outcome, next }) => ({
     id: row.id,
     attempt: job.attempt,
@@ -208,9 +242,10 @@ export async function runDeliveryJobs(deps: DeliveryDeps, jobs: DeliveryJob[], s
   if (cancelled.length > 0) {
     await db('webhook_deliveries').whereIn('id', cancelled).where({ status: 'PENDING' }).update({ status: 'CANCELLED', next_attempt_at: null, completed_at: db.fn.now(3), updated_at: db.fn.now(3) });
   }
-  const made = await Promise.all(
-    due.filter((job) => !cancelled.includes(job.delivery_id)).map((job) => attempt(deps, job, rows.get(job.delivery_id)!, shutdown)),
-  );
-  if (made.length === 0) return;
-  await db.transaction((trx) => record(deps, trx, made));
+  const toMake = due.filter((job) => !cancelled.includes(job.delivery_id));
+  const results = await Promise.all(toMake.map((job) => attempt(deps, job, rows.get(job.delivery_id)!, shutdown)));
+  const made = results.filter((a): a is Attempt => a !== null);
+  const deferred = toMake.filter((_, i) => results[i] === null);
+  if (made.length === 0 && deferred.length === 0) return;
+  await db.transaction((trx) => record(deps, trx, made, deferred));
 }

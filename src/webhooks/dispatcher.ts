@@ -17,6 +17,7 @@ import type { OutageLog } from '../db/unavailable.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { chunks } from '../kernel/chunks.js';
 import type { Logger } from '../log.js';
+import { EndpointConcurrency } from './endpointConcurrency.js';
 import { DELIVERIES_PER_JOB, DELIVERY_QUEUE, runDeliveryJobs, type DeliveryDeps, type DeliveryJob } from './delivery.js';
 
 /** Events taken per relay transaction. */
@@ -47,7 +48,7 @@ export async function relayOutbox(db: Knex, jobs: JobQueue): Promise<number> {
   });
 }
 
-export interface DispatcherOptions extends DeliveryDeps {
+export interface DispatcherOptions extends Omit<DeliveryDeps, 'endpoints'> {
   log: Logger;
   /** Where a database outage met by the relay is logged (once per outage, with the requests'). */
   outages?: OutageLog;
@@ -65,6 +66,7 @@ export interface Dispatcher {
 /** Starts the delivery workers and the relay loop of this instance. */
 export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatcher> {
   const { db, jobs, log } = opts;
+  const deps: DeliveryDeps = { ...opts, endpoints: new EndpointConcurrency() };
   await jobs.defineQueue<DeliveryJob>({
     name: DELIVERY_QUEUE,
     concurrency: opts.concurrency,
@@ -77,7 +79,7 @@ export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatch
     retryLimit: 1000,
     retryDelaySeconds: 5,
     expireInSeconds: Math.ceil(opts.timeoutMs / 1000) + 45,
-    batchHandler: (batch, signal) => runDeliveryJobs(opts, batch, signal),
+    batchHandler: (batch, signal) => runDeliveryJobs(deps, batch, signal),
   });
 
   let stopped = false;
