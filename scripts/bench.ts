@@ -17,7 +17,12 @@
  *    (a set-up burst of every turn, see load.ts); `p99 all` includes them.
  *    Around each turn it reads the CPU time of the server's process, of the database
  *    cluster and of itself, and prints CPU milliseconds per request for each.
- * 5. Checks the ledger afterwards (balanced transactions, balances = entries,
+ * 5. Bulk payouts (scripts/bench/bulk.ts): one of 1,000 items, then ten at once, timed
+ *    to created, every payout COMPLETED and every event delivered. Beside the ten runs
+ *    other traffic, getWallet and transfers of the seed business at OTHER_RATE requests a
+ *    second (an open loop: one request every 1/OTHER_RATE s); its p99 is compared with
+ *    the same traffic's over OTHER_QUIET_SECONDS on the quiet service just before.
+ * 6. Checks the ledger afterwards (balanced transactions, balances = entries,
  *    money conserved, no wallet below zero) and prints the table of targets.
  *
  * Environment: SECONDS (10), WARMUP (3), CONNECTIONS (50), WALLETS (2000), STARTS (3),
@@ -30,9 +35,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { freePort } from '../src/db/embedded.js';
-import { comparePair, type LoadRequest, type LoadResult } from './bench/load.js';
+import { comparePair, pacedLoad, type LoadRequest, type LoadResult, type PacedResult } from './bench/load.js';
 import { cpuMs, peakRssMiB, postgresCpuMs, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './bench/processes.js';
-import { runBulkScenario, type BulkResult } from './bench/bulk.js';
+import { runBulkScenario, type Alongside, type BulkResult } from './bench/bulk.js';
 import { checkLedger, seedBench, settle } from './bench/seed.js';
 
 const SECONDS = Number(process.env.SECONDS ?? 10);
@@ -45,6 +50,9 @@ const ONLY = process.env.ONLY?.split(',');
 
 // Issue 20's targets: batched posting beats one statement per request on the hot account.
 const TARGETS = { rssMiB: 250, startSeconds: 3 };
+/** Other traffic beside the ten bulk payouts: requests a second, and seconds measured on the quiet service first. */
+const OTHER_RATE = 100;
+const OTHER_QUIET_SECONDS = 5;
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-bench-'));
 chmodSync(dataDir, 0o755); // PostgreSQL runs as the `postgres` user when we are root
@@ -135,15 +143,36 @@ try {
     );
     rows.push({ name: s.name, target: s.target, p99: s.p99, ref, svc });
   }
-  // Bulk payouts (issue 20): one of 1,000 items, then ten of 1,000 at once.
+  // Bulk payouts (issue 20): one of 1,000 items, then ten of 1,000 at once. Beside the ten,
+  // other traffic (the seed business's getWallet and transfers, OTHER_RATE a second in all)
+  // runs for their whole course; its latency is compared with the same traffic's on the
+  // quiet service just before.
   const bulkRuns: { name: string; result: BulkResult; limits: { created: number; completed: number; delivered: number } }[] = [];
+  let other: { quiet: PacedResult; during: PacedResult } | undefined;
+  const otherRequest = () => (Math.random() < 0.5 ? all[0].service() : all[2].service());
   for (const [name, bulks, limits] of [
     ['bulk payout, 1 × 1,000 items', 1, { created: 2, completed: 5, delivered: 10 }],
     ['bulk payouts, 10 × 1,000 items at once', 10, { created: Infinity, completed: 30, delivered: 60 }],
   ] as const) {
     if (ONLY && !ONLY.some((only) => name.startsWith(only))) continue;
     await settle(databaseUrl);
-    bulkRuns.push({ name, result: await runBulkScenario(service.url, bulks, 1_000), limits });
+    let alongside: Alongside | undefined;
+    if (bulks === 10) {
+      const url = service.url;
+      const quietLoad = pacedLoad(url, otherRequest, OTHER_RATE);
+      await new Promise((r) => setTimeout(r, OTHER_QUIET_SECONDS * 1000));
+      const quiet = await quietLoad.stop();
+      let during: ReturnType<typeof pacedLoad> | undefined;
+      alongside = {
+        start() {
+          during = pacedLoad(url, otherRequest, OTHER_RATE);
+        },
+        async stop() {
+          if (during) other = { quiet, during: await during.stop() };
+        },
+      };
+    }
+    bulkRuns.push({ name, result: await runBulkScenario(service.url, bulks, 1_000, 120, alongside), limits });
   }
   const rss = peakRssMiB(pid);
   const ledger = await checkLedger(databaseUrl, seed.businessId);
@@ -184,6 +213,14 @@ try {
       const what = { created: 'created', completed: 'all COMPLETED', delivered: `all ${3 * b.result.payouts} events delivered` }[stage];
       checks.push({ what: `${b.name}: ${what}`, value: s(b.result[stage]), target: `≤ ${b.limits[stage]} s`, met: b.result[stage] <= b.limits[stage] });
     }
+  }
+  if (other) {
+    console.log(`\n${`other traffic: getWallet and transfers, ${OTHER_RATE} req/s`.padEnd(74)}responses  p50 ms  p99 ms  non-2xx/errors`);
+    for (const [when, r] of [[`quiet service (${OTHER_QUIET_SECONDS} s)`, other.quiet], ['during the 10 × 1,000 bulk payouts', other.during]] as const) {
+      console.log(`${when.padEnd(74)}${pad(r.responses, 9)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.failures, 16)}`);
+    }
+    const ratio = other.during.p99 / other.quiet.p99;
+    checks.push({ what: 'other traffic during the 10 × 1,000 bulk payouts: p99 during/quiet', value: `${ratio.toFixed(2)} ×`, target: '≤ 2.00 ×', met: ratio <= 2 && other.during.failures === 0 });
   }
   checks.push({ what: 'service peak RSS (VmHWM)', value: `${rss.toFixed(0)} MiB`, target: `≤ ${TARGETS.rssMiB} MiB`, met: rss <= TARGETS.rssMiB });
   const median = [...startups].sort((a, b) => a - b)[Math.floor(startups.length / 2)];

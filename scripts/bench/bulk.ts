@@ -97,12 +97,19 @@ export interface BulkResult {
   delivered: number;
 }
 
+/** Something run beside the bulk payouts: started just before their first request, stopped once every event is delivered. */
+export interface Alongside {
+  start(): void;
+  stop(): Promise<void>;
+}
+
 /**
  * Runs `bulks` bulk payouts of `items` items each at once against the service at `base`,
  * as a new business with its own customers and webhook endpoint. Gives up on a stage after
- * `limitS` seconds (that stage is then Infinity).
+ * `limitS` seconds (that stage is then Infinity). `alongside` runs over the bulk payouts'
+ * whole course (the bench's other traffic).
  */
-export async function runBulkScenario(base: string, bulks: number, items: number, limitS = 120): Promise<BulkResult> {
+export async function runBulkScenario(base: string, bulks: number, items: number, limitS = 120, alongside?: Alongside): Promise<BulkResult> {
   const grant = { grant_type: 'client_credentials' };
   const platform = (await call(base, 'POST', '/cl/v1/auth/token', '', { ...grant, client_id: 'sandbox-platform', client_secret: 'sandbox-platform-secret' })).access_token;
   const business = await call(base, 'POST', '/cl/v1/businesses', platform, { name: `Bulk bench ${Date.now()}` });
@@ -117,6 +124,7 @@ export async function runBulkScenario(base: string, bulks: number, items: number
     const body = () => ({
       items: Array.from({ length: items }, (_, i) => ({ payout_amount: `${1 + (i % 9)}.0${i % 10}`, customer_id: customers[i % customers.length] })),
     });
+    alongside?.start();
     const t0 = performance.now();
     const ids = await Promise.all(
       Array.from({ length: bulks }, async () => (await call(base, 'POST', '/bulk-payouts', token, body(), { 'idempotency-key': randomUUID() })).bulk_payout_id as string),
@@ -128,6 +136,7 @@ export async function runBulkScenario(base: string, bulks: number, items: number
       return views.reduce((n, v) => n + v.counts.COMPLETED, 0) >= total;
     }, 200);
     const delivered = await secondsUntil(t0, limitS, () => receiver.total >= 3 * total);
+    await alongside?.stop();
     return { payouts: total, created, completed, delivered };
   } finally {
     await receiver.close();

@@ -21,6 +21,7 @@
  * background work (WAL writer, checkpointer, autovacuum), which may land in either
  * server's turns.
  */
+import http from 'node:http';
 import autocannon from 'autocannon';
 
 /** One request as autocannon sends it. */
@@ -156,4 +157,58 @@ export async function comparePair(
   const turn = opts.seconds / 4;
   for (const i of [0, 1, 1, 0, 1, 0, 0, 1]) await run([a, b][i], opts.connections, turn, tallies[i]);
   return [summary(tallies[0]), summary(tallies[1])];
+}
+
+/** Latencies of a paced load (see pacedLoad). */
+export interface PacedResult {
+  responses: number;
+  p50: number;
+  p99: number;
+  /** Responses other than 2xx, and requests that failed or had no answer. */
+  failures: number;
+}
+
+/**
+ * A steady load of `rate` requests per second, one every 1/rate s whatever the answers
+ * (an open loop, as independent clients arrive), each request built by `build`, over
+ * keep-alive connections, until `stop()`: other traffic whose latency is measured while
+ * something else loads the server. Every response counts in its percentiles, from the
+ * moment its request was due. (autocannon's `overallRate` sends each second's requests
+ * in one burst at its start, so its latencies would be the burst's queue.)
+ */
+export function pacedLoad(url: string, build: () => LoadRequest, rate: number): { stop(): Promise<PacedResult> } {
+  const agent = new http.Agent({ keepAlive: true });
+  const latencies: number[] = [];
+  let failures = 0;
+  const pending = new Set<Promise<void>>();
+  const fire = (): void => {
+    const due = performance.now();
+    const r = build();
+    const done = new Promise<void>((resolve) => {
+      const req = http.request(new URL(r.path, url), { method: r.method, headers: r.headers, agent }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          latencies.push(performance.now() - due);
+          if (!res.statusCode || res.statusCode < 200 || res.statusCode > 299) failures++;
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        failures++;
+        resolve();
+      });
+      req.end(r.body);
+    });
+    pending.add(done);
+    void done.then(() => pending.delete(done));
+  };
+  const timer = setInterval(fire, 1000 / rate);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(pending);
+      agent.destroy();
+      return { responses: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures };
+    },
+  };
 }
