@@ -3,6 +3,8 @@ import { expect } from 'chai';
 import { get, post, request } from './support/client.js';
 import { fundedWallet, newBusiness, newWallet, topup, uniq, type TestBusiness } from './support/fixtures.js';
 import { expectProblem } from './support/assertions.js';
+import { running } from './support/service.js';
+import { READS_IN_FLIGHT } from '../src/db/batchedReads.js';
 
 /** True when the digit string passes the Luhn check (ISO/IEC 7812-1), check digit last. */
 function passesLuhn(digits: string): boolean {
@@ -16,6 +18,13 @@ function passesLuhn(digits: string): boolean {
     sum += d;
   }
   return sum % 10 === 0;
+}
+
+/** `db_batched_reads{reader="accounts_by_id"}` of the suite's instance: statements sent and reads in them. */
+async function readBatches(): Promise<{ statements: number; reads: number }> {
+  const text = (await get('/metrics')).body as string;
+  const value = (name: string) => Number(text.split('\n').find((l) => l.startsWith(`${name}{reader="accounts_by_id"} `))?.split(' ')[1] ?? 0);
+  return { statements: value('db_batched_reads_count'), reads: value('db_batched_reads_sum') };
 }
 
 /** A new label of the business; asserts 201. */
@@ -155,6 +164,32 @@ describe('wallets', () => {
     it('400 VALIDATION_ERROR for an id that is not a uuid', async () => {
       const res = await get('/cl/v1/wallets/not-a-uuid', { token: biz.token });
       expectProblem(res, 400, 'VALIDATION_ERROR');
+    });
+
+    it('answers concurrent reads from shared statements, each with its own wallet, balance as just written, or 404', async () => {
+      const mine = await Promise.all(Array.from({ length: 12 }, (_, i) => fundedWallet(biz.token, `${i + 1}.00`)));
+      const foreign = await newWallet(other.token);
+      const reads: { id: string; expect: number; balance?: string }[] = [
+        ...mine.map((w, i) => ({ id: w.id, expect: 200, balance: `${i + 1}.00` })),
+        ...mine.slice(0, 4).map((w, i) => ({ id: w.id.toUpperCase(), expect: 200, balance: `${i + 1}.00` })),
+        { id: foreign.id, expect: 404 },
+        { id: randomUUID(), expect: 404 },
+      ];
+      const before = await readBatches();
+      // The table held for a moment: the first statements wait inside PostgreSQL, the other reads in the instance.
+      const hold = await running().db.transaction();
+      await hold.raw('LOCK TABLE accounts IN ACCESS EXCLUSIVE MODE');
+      const answers = Promise.all(reads.map((r) => get(`/cl/v1/wallets/${r.id}`, { token: biz.token })));
+      await new Promise((r) => setTimeout(r, 300));
+      await hold.commit();
+      for (const [i, res] of (await answers).entries()) {
+        const r = reads[i];
+        if (r.expect === 404) expectProblem(res, 404, 'WALLET_NOT_FOUND');
+        else expect([res.status, res.body.id, res.body.balance]).to.deep.equal([200, r.id.toLowerCase(), r.balance]);
+      }
+      const after = await readBatches();
+      expect(after.reads - before.reads, 'every read counted').to.equal(reads.length);
+      expect(after.statements - before.statements, 'statements for the reads').to.be.at.most(READS_IN_FLIGHT + 1);
     });
   });
 

@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { rowReader } from '../db/batchedReads.js';
 import { preparedQuery, preparedStatement } from '../db/knex.js';
 import type { components } from '../../generated/types/closed-loop.js';
 import { AppError } from '../kernel/errors.js';
@@ -42,12 +43,13 @@ function wallets(db: Knex, businessId: string): Knex.QueryBuilder {
 }
 
 /**
- * By id alone, checked against the business and kind below: with `business_id` and
- * `kind` in the WHERE clause, the prepared statement's generic plan scanned the
+ * Accounts by id alone, checked against the business and kind below: with `business_id`
+ * and `kind` in the WHERE clause, the prepared statement's generic plan scanned the
  * business's (business_id, kind, created_at, id) index (28 buffers for a business of
- * 2,000 wallets) instead of the primary key (3 buffers).
+ * 2,000 wallets) instead of the primary key (3 buffers). Concurrent reads share one
+ * statement (../db/batchedReads.ts).
  */
-const ACCOUNT_BY_ID = preparedStatement('account_by_id', 'SELECT * FROM accounts WHERE id = ?');
+const accounts = rowReader<AccountRow>('accounts_by_id', 'accounts');
 const WALLET_ROW_FOR_UPDATE = preparedStatement(
   'wallet_row_for_update',
   "SELECT * FROM accounts WHERE id = ? AND business_id = ? AND kind = 'WALLET' FOR NO KEY UPDATE",
@@ -55,12 +57,12 @@ const WALLET_ROW_FOR_UPDATE = preparedStatement(
 
 /**
  * The wallet row `id` of the business (locked with `lock`), by a named prepared
- * statement (the hottest read: getWallet). Throws WALLET_NOT_FOUND.
+ * statement (the hottest read: getWallet; unlocked, a batched read). Throws WALLET_NOT_FOUND.
  */
 async function walletRow(db: Knex, businessId: string, id: string, lock = false): Promise<AccountRow> {
   const row = lock
     ? (await preparedQuery<AccountRow>(db, WALLET_ROW_FOR_UPDATE, [id, businessId]))[0]
-    : (await preparedQuery<AccountRow>(db, ACCOUNT_BY_ID, [id]))[0];
+    : await accounts.load(db, id);
   if (!row || row.business_id !== businessId || row.kind !== 'WALLET') throw new AppError('WALLET_NOT_FOUND', `No wallet ${id} for this business.`);
   return row;
 }

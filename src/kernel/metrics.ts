@@ -10,6 +10,9 @@
  * - `db_transaction_retries_total` by `sqlstate` (`40P01` deadlock, `40001`
  *   serialization failure): transactions run again after PostgreSQL aborted them for
  *   a conflict with concurrent ones (src/db/retry.ts);
+ * - `ledger_batch_items`: movements per batch of batched posting (src/ledger/batching.ts);
+ * - `db_batched_reads` by `reader`: reads per statement of batched reads by id
+ *   (src/db/batchedReads.ts);
  * - `outbox_backlog_events` and `outbox_oldest_event_age_seconds`: events not yet
  *   dispatched, read from the database at scrape time (the backlog is shared by all
  *   instances).
@@ -17,6 +20,7 @@
  */
 import type { Knex } from 'knex';
 import { RETRY_EVENT } from '../db/retry.js';
+import { READ_BATCH_EVENT } from '../db/batchedReads.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The metrics of one application instance. */
@@ -66,6 +70,14 @@ export function createMetrics(db: Knex): Metrics {
     registers: [registry],
   });
   db.on(LEDGER_BATCH_EVENT, ({ items }: { items: number }) => batches.observe(items));
+  const reads = new Histogram({
+    name: 'db_batched_reads',
+    help: 'Reads per statement of batched reads by id, by reader (1 is a read that found room in flight).',
+    labelNames: ['reader'],
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    registers: [registry],
+  });
+  db.on(READ_BATCH_EVENT, ({ reader, reads: n }: { reader: string; reads: number }) => reads.observe({ reader }, n));
   const pool = (db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
   new Gauge({
     name: 'db_pool_connections',
