@@ -128,6 +128,26 @@ interface Attempt {
   outcome: Outcome;
 }
 
+/** Endpoint secrets opened, by endpoint and sealed value (a cache: one dropped is opened again). */
+const MAX_OPENED = 1_000;
+const opened = new Map<string, string>();
+
+/**
+ * The clear secret of `row`'s endpoint, opened once per sealed value and kept (at most
+ * MAX_OPENED, oldest dropped): opening it for every delivery cost as much as signing.
+ * Throws what endpointSecret throws.
+ */
+function openedSecret(deps: DeliveryDeps, row: DeliveryRow): string {
+  const cacheKey = `${row.endpoint_id}:${row.secret_key_version}:${row.secret_sealed ?? row.secret}`;
+  let secret = opened.get(cacheKey);
+  if (secret === undefined) {
+    secret = endpointSecret(deps.secretKeys, { ...row, id: row.endpoint_id });
+    if (opened.size >= MAX_OPENED) opened.delete(opened.keys().next().value!);
+    opened.set(cacheKey, secret);
+  }
+  return secret;
+}
+
 /**
  * Makes the HTTP attempt of `job` for delivery `row` within its endpoint's limit; null
  * when no slot came within ENDPOINT_WAIT_MS (the attempt is to be put back). Never throws.
@@ -144,7 +164,7 @@ async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, 
   try {
     // A secret that does not open (its key version is not configured) fails the attempt like one that cannot sign.
     const headers = await Promise.resolve()
-      .then(() => deliveryHeaders(message, body, endpointSecret(deps.secretKeys, { ...row, id: row.endpoint_id }), startedAt))
+      .then(() => deliveryHeaders(message, body, openedSecret(deps, row), startedAt))
       .catch(() => null);
     result = headers
       ? await sendAttempt(deps.policy, row.url, headers, body, { timeoutMs: deps.timeoutMs, shutdown })
@@ -243,7 +263,14 @@ export async function runDeliveryJobs(deps: DeliveryDeps, jobs: DeliveryJob[], s
     await db('webhook_deliveries').whereIn('id', cancelled).where({ status: 'PENDING' }).update({ status: 'CANCELLED', next_attempt_at: null, completed_at: db.fn.now(3), updated_at: db.fn.now(3) });
   }
   const toMake = due.filter((job) => !cancelled.includes(job.delivery_id));
-  const results = await Promise.all(toMake.map((job) => attempt(deps, job, rows.get(job.delivery_id)!, shutdown)));
+  // One attempt started per turn of the event loop: started all at once, a fetch's
+  // signing and sending ran as one long task, and API requests waited behind it.
+  const started: Promise<Attempt | null>[] = [];
+  for (const job of toMake) {
+    started.push(attempt(deps, job, rows.get(job.delivery_id)!, shutdown));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const results = await Promise.all(started);
   const made = results.filter((a): a is Attempt => a !== null);
   const deferred = toMake.filter((_, i) => results[i] === null);
   if (made.length === 0 && deferred.length === 0) return;
