@@ -161,11 +161,16 @@ export const mochaHooks = {
     if (cardLeaks.length) throw new Error(`Card data leaked:\n  ${cardLeaks.join('\n  ')}`);
     if (apiDir) rmSync(apiDir, { recursive: true, force: true });
     // Nothing is to keep the process alive once the suite is over (mocha runs without
-    // `exit: true`). Should something still hold it two minutes later, the run fails and
-    // names what holds it rather than hanging until CI's own time limit. Unref'd: it does
-    // not hold the process itself.
+    // `exit: true`). Should something still hold it two minutes later, the process ends
+    // and names what holds it (each timer with its delay and the start of its callback)
+    // rather than hanging until CI's own time limit; mocha's exit code (its failures)
+    // stands. Unref'd: it does not hold the process itself.
     const watchdog = setTimeout(() => {
-      console.error('The test process is still running two minutes after the suite ended; it is held by:', process.getActiveResourcesInfo());
+      const handles = (process as unknown as { _getActiveHandles(): { constructor: { name: string }; _idleTimeout?: number; _onTimeout?: () => void }[] })._getActiveHandles();
+      const timers = handles
+        .filter((h) => h.constructor.name === 'Timeout')
+        .map((h) => `every/after ${h._idleTimeout} ms: ${String(h._onTimeout).replace(/\s+/g, ' ').slice(0, 300)}`);
+      console.error('The test process is still running two minutes after the suite ended; it is held by:', process.getActiveResourcesInfo(), timers);
       process.exit(1);
     }, 120_000);
     watchdog.unref();
