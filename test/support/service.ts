@@ -162,15 +162,11 @@ export const mochaHooks = {
     if (apiDir) rmSync(apiDir, { recursive: true, force: true });
     // Nothing is to keep the process alive once the suite is over (mocha runs without
     // `exit: true`). Should something still hold it two minutes later, the process ends
-    // and names what holds it (each timer with its delay and the start of its callback)
-    // rather than hanging until CI's own time limit; mocha's exit code (its failures)
-    // stands. Unref'd: it does not hold the process itself.
+    // and says what kind of resource holds it rather than hanging until CI's own time
+    // limit; mocha's exit handler keeps its own exit code (its failures). Unref'd: it does
+    // not hold the process itself.
     const watchdog = setTimeout(() => {
-      const handles = (process as unknown as { _getActiveHandles(): { constructor: { name: string }; _idleTimeout?: number; _onTimeout?: () => void }[] })._getActiveHandles();
-      const timers = handles
-        .filter((h) => h.constructor.name === 'Timeout')
-        .map((h) => `every/after ${h._idleTimeout} ms: ${String(h._onTimeout).replace(/\s+/g, ' ').slice(0, 300)}`);
-      console.error('The test process is still running two minutes after the suite ended; it is held by:', process.getActiveResourcesInfo(), timers);
+      console.error('The test process is still running two minutes after the suite ended; it is held by:', process.getActiveResourcesInfo());
       process.exit(1);
     }, 120_000);
     watchdog.unref();
