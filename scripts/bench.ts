@@ -149,7 +149,9 @@ try {
   // quiet service just before.
   const bulkRuns: { name: string; result: BulkResult; limits: { created: number; completed: number; delivered: number } }[] = [];
   let other: { quiet: PacedResult; during: PacedResult } | undefined;
-  const otherRequest = () => (Math.random() < 0.5 ? all[0].service() : all[2].service());
+  const scenario = (name: string) => all.find((s) => s.name.startsWith(name))!;
+  const [transfer, getWallet] = [scenario('transfer'), scenario('getWallet')];
+  const otherRequest = () => (Math.random() < 0.5 ? transfer.service() : getWallet.service());
   for (const [name, bulks, limits] of [
     ['bulk payout, 1 × 1,000 items', 1, { created: 2, completed: 5, delivered: 10 }],
     ['bulk payouts, 10 × 1,000 items at once', 10, { created: Infinity, completed: 30, delivered: 60 }],

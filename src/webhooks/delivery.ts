@@ -30,7 +30,7 @@ import type { EndpointConcurrency } from './endpointConcurrency.js';
 import { signalOf } from './endpointConcurrency.js';
 import { endpointSecret } from './secrets.js';
 import { sendAttempt, type AttemptResult } from './sender.js';
-import { deliveryHeaders, envelopeBody, type DeliveryMessage } from './signing.js';
+import { deliveryHeaders, envelopeBody, signerFor, type DeliveryMessage, type Signer } from './signing.js';
 import type { UrlPolicy } from './urlPolicy.js';
 
 export const DELIVERY_QUEUE = 'webhook-delivery';
@@ -128,24 +128,27 @@ interface Attempt {
   outcome: Outcome;
 }
 
-/** Endpoint secrets opened, by endpoint and sealed value (a cache: one dropped is opened again). */
-const MAX_OPENED = 1_000;
-const opened = new Map<string, string>();
+/** Endpoints' signing keys, by endpoint and sealed secret (a cache: one dropped is made again). */
+const MAX_SIGNERS = 1_000;
+const signers = new Map<string, Promise<Signer>>();
 
 /**
- * The clear secret of `row`'s endpoint, opened once per sealed value and kept (at most
- * MAX_OPENED, oldest dropped): opening it for every delivery cost as much as signing.
- * Throws what endpointSecret throws.
+ * The signing keys of `row`'s endpoint, made once per sealed secret (so a rotated secret
+ * is a new entry) and kept, at most MAX_SIGNERS, oldest dropped: opening the sealed
+ * secret and importing its keys for every delivery cost as much as the rest of signing.
+ * Rejects with what endpointSecret throws (a secret that does not open), and is then
+ * not kept.
  */
-function openedSecret(deps: DeliveryDeps, row: DeliveryRow): string {
+function signerOf(deps: DeliveryDeps, row: DeliveryRow): Promise<Signer> {
   const cacheKey = `${row.endpoint_id}:${row.secret_key_version}:${row.secret_sealed ?? row.secret}`;
-  let secret = opened.get(cacheKey);
-  if (secret === undefined) {
-    secret = endpointSecret(deps.secretKeys, { ...row, id: row.endpoint_id });
-    if (opened.size >= MAX_OPENED) opened.delete(opened.keys().next().value!);
-    opened.set(cacheKey, secret);
+  let signer = signers.get(cacheKey);
+  if (!signer) {
+    if (signers.size >= MAX_SIGNERS) signers.delete(signers.keys().next().value!);
+    signer = Promise.resolve().then(() => signerFor(endpointSecret(deps.secretKeys, { ...row, id: row.endpoint_id })));
+    signer.catch(() => signers.delete(cacheKey));
+    signers.set(cacheKey, signer);
   }
-  return secret;
+  return signer;
 }
 
 /**
@@ -161,17 +164,19 @@ async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, 
   if (!slot) return null;
   const startedAt = new Date();
   let result: AttemptResult | undefined;
+  let sent = false;
   try {
     // A secret that does not open (its key version is not configured) fails the attempt like one that cannot sign.
-    const headers = await Promise.resolve()
-      .then(() => deliveryHeaders(message, body, openedSecret(deps, row), startedAt))
+    const headers = await signerOf(deps, row)
+      .then((signer) => deliveryHeaders(message, body, signer, startedAt))
       .catch(() => null);
+    sent = headers !== null;
     result = headers
       ? await sendAttempt(deps.policy, row.url, headers, body, { timeoutMs: deps.timeoutMs, shutdown })
       : { statusCode: null, retryAfter: null, latencyMs: 0, error: 'the endpoint secret cannot be used for signing', interrupted: false };
   } finally {
-    // An attempt cut short by shutdown says nothing about the endpoint.
-    slot.release(result && !result.interrupted ? signalOf(result.statusCode, result.error) : 'neutral');
+    // An attempt not sent, or cut short by shutdown, says nothing about the endpoint.
+    slot.release(sent && result && !result.interrupted ? signalOf(result.statusCode, result.error) : 'neutral');
   }
   const finishedAt = new Date();
   const next = result.interrupted ? finishedAt : nextAttemptAt(job.attempt, finishedAt, deps.retryScale, retryAfterSeconds(result.retryAfter));

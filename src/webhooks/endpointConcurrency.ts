@@ -11,8 +11,8 @@
  *   once, as a lost window does in TCP;
  * - a 2xx adds 1 / limit, so the limit grows by one per limit's worth of successes,
  *   up to MAX_LIMIT;
- * - any other answer (a 4xx but 429, a refused address) says nothing about load and
- *   leaves it.
+ * - any other answer (a 4xx but 429, a refused address; see ./sender.ts for the
+ *   `URL not allowed` error) says nothing about load and leaves it.
  * An attempt beyond the limit waits in the instance, in order of arrival, for at most
  * the wait it is given; one that waited that long is not made (`acquire` answers null)
  * and the caller puts it back in the queue for later. Each instance keeps its own
@@ -32,7 +32,7 @@ const MAX_ENDPOINTS = 10_000;
 
 /** The signal of an attempt that answered `statusCode` (null: no answer) with `error`. */
 export function signalOf(statusCode: number | null, error: string | null): Signal {
-  if (statusCode === null) return error?.startsWith('URL not allowed') || error?.startsWith('the endpoint secret') ? 'neutral' : 'overload';
+  if (statusCode === null) return error?.startsWith('URL not allowed') ? 'neutral' : 'overload';
   if (statusCode === 429 || statusCode >= 500) return 'overload';
   return statusCode >= 200 && statusCode < 300 ? 'ok' : 'neutral';
 }

@@ -42,37 +42,24 @@ export function signingKey(secret: string): Uint8Array {
 }
 
 /** A secret's signing keys: the Standard Webhooks signer and the JWT's HMAC key. */
-interface Signer {
+export interface Signer {
   webhook: Webhook;
   jwtKey: CryptoKey;
 }
 
-/** Secrets whose signing keys are kept (a cache: one dropped is made again). */
-const MAX_SIGNERS = 1_000;
-const signers = new Map<string, Promise<Signer>>();
-
 /**
- * The signing keys of `secret`, made once and kept (at most MAX_SIGNERS, oldest dropped):
- * decoding the secret and importing the JWT's key for every delivery was a fifth of the
- * CPU of sending one.
+ * The signing keys of endpoint secret `secret` (`whsec_` + base64). Made once per
+ * endpoint and kept by the delivery worker (./delivery.ts): decoding the secret and
+ * importing the JWT's key for every delivery was a fifth of the CPU of sending one.
  */
-function signerOf(secret: string): Promise<Signer> {
-  let signer = signers.get(secret);
-  if (!signer) {
-    if (signers.size >= MAX_SIGNERS) signers.delete(signers.keys().next().value!);
-    signer = crypto.subtle
-      .importKey('raw', new Uint8Array(signingKey(secret)), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
-      .then((jwtKey) => ({ webhook: new Webhook(secret), jwtKey }));
-    signer.catch(() => signers.delete(secret));
-    signers.set(secret, signer);
-  }
-  return signer;
+export async function signerFor(secret: string): Promise<Signer> {
+  const jwtKey = await crypto.subtle.importKey('raw', new Uint8Array(signingKey(secret)), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return { webhook: new Webhook(secret), jwtKey };
 }
 
-/** Headers of one attempt at `now` of `body` to the endpoint whose secret is `secret`. */
-export async function deliveryHeaders(m: DeliveryMessage, body: string, secret: string, now: Date): Promise<Record<string, string>> {
+/** Headers of one attempt at `now` of `body`, signed with the endpoint's `signer` (signerFor). */
+export async function deliveryHeaders(m: DeliveryMessage, body: string, { webhook, jwtKey }: Signer, now: Date): Promise<Record<string, string>> {
   const timestamp = Math.floor(now.getTime() / 1000);
-  const { webhook, jwtKey } = await signerOf(secret);
   const bearer = await new SignJWT({ body_sha256: createHash('sha256').update(body).digest('base64url') })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer('wallet-service')
