@@ -11,8 +11,8 @@
  * several items per customer.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { validInformation } from '../../test/support/kyc.js';
 
 const PAYOUT_EVENTS = ['payout.pending', 'payout.processing', 'payout.completed', 'payout.failed'];
@@ -41,38 +41,43 @@ async function onboard(base: string, token: string): Promise<string> {
   return screened.customer_id;
 }
 
-/** A local receiver answering 204 and counting the distinct events delivered (at least once: a repeat counts once). */
+/**
+ * The local webhook receiver (scripts/bench/receiver.mjs) in a process of its own: it answers
+ * 204 and counts the distinct events delivered. `total` is its latest count, read every 50 ms.
+ */
 class Receiver {
-  private readonly seen = new Set<string>();
-  private constructor(private readonly server: Server) {}
-
-  static async start(): Promise<Receiver> {
-    let receiver: Receiver | undefined;
-    const server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk) => (body += chunk));
-      req.on('end', () => {
-        receiver!.seen.add((JSON.parse(body) as { id: string }).id);
-        res.writeHead(204).end();
-      });
-    });
-    server.keepAliveTimeout = 30_000;
-    receiver = new Receiver(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return receiver;
+  total = 0;
+  private readonly timer: NodeJS.Timeout;
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly port: number,
+  ) {
+    this.timer = setInterval(() => {
+      fetch(`http://127.0.0.1:${port}/count`).then(
+        async (res) => (this.total = Number(await res.text())),
+        () => undefined,
+      );
+    }, 50);
   }
 
-  get total(): number {
-    return this.seen.size;
+  static async start(): Promise<Receiver> {
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./receiver.mjs', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const port = await new Promise<number>((resolve, reject) => {
+      child.stdout!.once('data', (line: Buffer) => resolve(Number(line.toString().trim())));
+      child.once('exit', (code) => reject(new Error(`webhook receiver exited (${code})`)));
+    });
+    return new Receiver(child, port);
   }
 
   get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
+    return `http://127.0.0.1:${this.port}/hooks`;
   }
 
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.stdin!.end();
+    await exited;
   }
 }
 
