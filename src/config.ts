@@ -35,6 +35,10 @@
  * worker sees a job another instance enqueued) and JOB_MAINTENANCE_INTERVAL_SECONDS
  * (default 5: how often jobs of a crashed instance are looked for; with the payout
  * steps' 10-second expiry a payout caught by a crash goes on within about 25 s).
+ * Background work (src/kernel/background.ts): BACKGROUND_CONCURRENCY (default 1, the
+ * transactions for many payouts or deliveries at once, such as a bulk payout's creation
+ * or a batch of payout steps, that one instance runs at a time; raise it when the
+ * database has cores to spare for them).
  * Payouts: PAYOUT_PROCESSING_MS (default 3000: how long a payout of the sandbox rail stays
  * PROCESSING before its automatic outcome; src/payouts/sandboxRail.ts); PAYOUT_RAIL_URL (the
  * bank connector's submission endpoint: with it payouts go to the real rail,
@@ -45,6 +49,8 @@
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
+import { DEFAULT_BACKGROUND_CONCURRENCY } from './kernel/background.js';
+
 export interface Config {
   port: number;
   /** Address the HTTP server binds (HOST). */
@@ -78,6 +84,8 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookRetryScale: number;
   webhookConcurrency: number;
+  /** Background transactions at a time per instance (BACKGROUND_CONCURRENCY, src/kernel/background.ts). */
+  backgroundConcurrency: number;
   jobPollingIntervalMs: number;
   jobMaintenanceIntervalSeconds: number;
   /** How long a payout of the sandbox rail stays PROCESSING before its automatic outcome (ms). */
@@ -165,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: intFrom(env.WEBHOOK_TIMEOUT_MS, 15_000, 'WEBHOOK_TIMEOUT_MS', 60_000, 100),
     webhookRetryScale: scaleFrom(env.WEBHOOK_RETRY_SCALE),
     webhookConcurrency: intFrom(env.WEBHOOK_CONCURRENCY, 4, 'WEBHOOK_CONCURRENCY', 64, 1),
+    backgroundConcurrency: intFrom(env.BACKGROUND_CONCURRENCY, DEFAULT_BACKGROUND_CONCURRENCY, 'BACKGROUND_CONCURRENCY', 64, 1),
     jobPollingIntervalMs: intFrom(env.JOB_POLLING_INTERVAL_MS, 1000, 'JOB_POLLING_INTERVAL_MS', 60_000, 500),
     jobMaintenanceIntervalSeconds: intFrom(env.JOB_MAINTENANCE_INTERVAL_SECONDS, 5, 'JOB_MAINTENANCE_INTERVAL_SECONDS', 3600, 1),
     payoutProcessingMs: intFrom(env.PAYOUT_PROCESSING_MS, 3000, 'PAYOUT_PROCESSING_MS', 3_600_000, 0),

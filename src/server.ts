@@ -17,6 +17,7 @@ import { OutageLog } from './db/unavailable.js';
 import { createLogger, type Logger } from './log.js';
 import { startDispatcher } from './webhooks/dispatcher.js';
 import { startPayoutProcessing } from './payouts/processing.js';
+import { configureBackground } from './kernel/background.js';
 import { payoutRailOf } from './payouts/rails.js';
 
 /** How long requests in flight may take to finish on shutdown. */
@@ -84,6 +85,7 @@ export async function startService(
   const embedded: EmbeddedDatabase | undefined = await starting;
   const databaseUrl = given ?? embedded!.url;
   const db = await connectAndMigrate(databaseUrl, { poolSize: config.dbPoolSize, preparedStatements: config.dbPreparedStatements });
+  configureBackground(db, config.backgroundConcurrency);
   if (config.sandbox) await seedSandbox(db);
   const apiDir = opts.apiDir ?? (RUNNING_COMPILED ? PRECOMPILED_API_DIR : undefined);
   const outages = new OutageLog(db, log);

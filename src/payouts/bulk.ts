@@ -6,7 +6,8 @@
  * one `payout_create_batch` call per 500 items: the same ledger transaction and
  * `payout.pending` event), and its processing job (one statement for all of them). The
  * batch, its payouts and its rejections are one database transaction
- * (src/db/migrations/015_bulk_payouts.ts).
+ * (src/db/migrations/015_bulk_payouts.ts), run in the business's payout-accounts turn
+ * (src/kernel/turns.ts) and then the instance's background lane (src/kernel/background.ts).
  *
  * Idempotency: the batch row is inserted first under a unique (business, key) index, so a
  * concurrent duplicate waits for the first to commit and then finds its batch; the same
@@ -20,6 +21,7 @@ import { chunks } from '../kernel/chunks.js';
 import { AppError, type Refusal } from '../kernel/errors.js';
 import { requestHash } from '../kernel/idempotency.js';
 import type { JobQueue } from '../jobs/queue.js';
+import { backgroundTransaction } from '../kernel/background.js';
 import { inBusinessTurn } from '../kernel/turns.js';
 import { PAYOUT_ACCOUNTS_TURN, PAYOUT_QUEUE, payoutJobs } from './processing.js';
 
@@ -113,7 +115,7 @@ async function createBulkPayoutNow(
   req: Schemas['BulkPayoutCreateRequest'],
 ): Promise<{ replayed: boolean; bulk: BulkPayoutView }> {
   const hash = requestHash('createBulkPayout', {}, req);
-  const result = await db.transaction(async (trx) => {
+  const result = await backgroundTransaction(db, async (trx) => {
     const id = randomUUID();
     const [inserted] = await trx('bulk_payouts')
       .insert({ id, business_id: businessId, idempotency_key: key, request_hash: hash, item_count: req.items.length, accepted_count: 0 })

@@ -2,7 +2,8 @@
  * Payout processing on the durable job queue (src/jobs/queue.ts, queue
  * `payout-processing`), handing payouts to the payout rail (src/payouts/rail.ts).
  * Jobs are worked in batches (one fetch of a worker: runPayoutJobs), each kind of step
- * of one business in one transaction (`payout_move_batch`).
+ * of one business in one transaction (`payout_move_batch`), run in the instance's
+ * background lane (src/kernel/background.ts).
  * Creation enqueues SUBMIT in its own transaction; SUBMIT moves PENDING → PROCESSING
  * and, in the same transaction, enqueues SETTLE (on the rail's own queue when it has
  * one, due `rail.submitAfterMs` later); SETTLE hands the payout to the rail and applies
@@ -19,6 +20,7 @@
  */
 import type { Knex } from 'knex';
 import type { JobQueue } from '../jobs/queue.js';
+import { backgroundTransaction } from '../kernel/background.js';
 import { chunks } from '../kernel/chunks.js';
 import { inBusinessTurn } from '../kernel/turns.js';
 import { RailSubmissionFailed, railPayoutQuery, type PayoutRail, type RailDecision, type RailPayout } from './rail.js';
@@ -105,7 +107,7 @@ async function runBusinessSteps(deps: PayoutProcessingDeps, businessId: string, 
     return j.step === 'SUBMIT' && payout?.status === 'PENDING' && rail.submits(payout.amount);
   });
   if (submits.length > 0) {
-    await db.transaction(async (trx) => {
+    await backgroundTransaction(db, async (trx) => {
       const results = await payoutMoves(trx, businessId, submits.map((j) => ({ payoutId: j.payout_id, event: 'SUBMIT' as const })));
       const moved = submits.filter((_, i) => !('refusal' in results[i])).map((j) => j.payout_id);
       const startAfter = new Date(Date.now() + rail.submitAfterMs);
@@ -133,7 +135,7 @@ async function runBusinessSteps(deps: PayoutProcessingDeps, businessId: string, 
     }),
   );
   // Urgent: a settlement is a short step under the job's time limit, not to wait behind bulk creations.
-  if (decided.length > 0) await inBusinessTurn(db, businessId, PAYOUT_ACCOUNTS_TURN, () => db.transaction((trx) => payoutMoves(trx, businessId, decided)), { urgent: true });
+  if (decided.length > 0) await inBusinessTurn(db, businessId, PAYOUT_ACCOUNTS_TURN, () => backgroundTransaction(db, (trx) => payoutMoves(trx, businessId, decided)), { urgent: true });
 }
 
 /** Defines the queues (the rail's too, when it has one) and starts this instance's workers (at start, src/server.ts). */

@@ -25,6 +25,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { SealingKeys } from '../cards/data.js';
 import type { JobQueue } from '../jobs/queue.js';
+import { backgroundTransaction } from '../kernel/background.js';
 import { nextAttemptAt, retryAfterSeconds } from './schedule.js';
 import type { EndpointConcurrency } from './endpointConcurrency.js';
 import { signalOf } from './endpointConcurrency.js';
@@ -251,7 +252,8 @@ async function record(deps: DeliveryDeps, trx: Knex.Transaction, made: Attempt[]
 /**
  * Runs the `webhook-delivery` jobs of one fetch (see the module comment): their
  * deliveries read in one query, the attempts made side by side, and every attempt
- * recorded in one transaction (one commit for the fetch instead of one per delivery).
+ * recorded in one transaction in the instance's background lane (src/kernel/background.ts;
+ * one commit for the fetch instead of one per delivery).
  * An attempt made already, or of a delivery no longer PENDING, is not made again; a
  * delivery whose endpoint is no longer ENABLED is CANCELLED.
  */
@@ -279,5 +281,5 @@ export async function runDeliveryJobs(deps: DeliveryDeps, jobs: DeliveryJob[], s
   const made = results.filter((a): a is Attempt => a !== null);
   const deferred = toMake.filter((_, i) => results[i] === null);
   if (made.length === 0 && deferred.length === 0) return;
-  await db.transaction((trx) => record(deps, trx, made, deferred));
+  await backgroundTransaction(db, (trx) => record(deps, trx, made, deferred));
 }

@@ -15,6 +15,7 @@
 import type { Knex } from 'knex';
 import type { OutageLog } from '../db/unavailable.js';
 import type { JobQueue } from '../jobs/queue.js';
+import { backgroundTransaction } from '../kernel/background.js';
 import { chunks } from '../kernel/chunks.js';
 import type { Logger } from '../log.js';
 import { EndpointConcurrency } from './endpointConcurrency.js';
@@ -25,10 +26,11 @@ const RELAY_BATCH = 100;
 
 /**
  * Dispatches up to one batch of undispatched events; returns how many. New deliveries
- * are PENDING with a job for attempt 1 due now.
+ * are PENDING with a job for attempt 1 due now. One transaction in the instance's
+ * background lane (src/kernel/background.ts).
  */
 export async function relayOutbox(db: Knex, jobs: JobQueue): Promise<number> {
-  return db.transaction(async (trx) => {
+  return backgroundTransaction(db, async (trx) => {
     const events = await trx('outbox_events').whereNull('dispatched_at').orderBy('created_at').limit(RELAY_BATCH).forNoKeyUpdate().skipLocked().pluck('id');
     if (events.length === 0) return 0;
     const deliveries = await trx.raw<{ rows: { id: string }[] }>(
