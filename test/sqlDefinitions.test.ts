@@ -10,10 +10,12 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
+import pg from 'pg';
 import type { Knex } from 'knex';
 import { connectAndMigrate } from '../src/db/knex.js';
 import { applySqlDefinitions, dependencyOrder, parseDefinition, sqlDefinitions, type SqlDefinition } from '../src/db/sqlFunctions.js';
 import { ERROR_STATUS } from '../src/kernel/errors.js';
+import { fundedWallet, newBusiness, newWallet, topup } from './support/fixtures.js';
 import { running } from './support/service.js';
 
 const definitions = sqlDefinitions();
@@ -48,6 +50,43 @@ describe('SQL definitions: one current definition per function', () => {
       expect(overloads, `overloads of ${name}`).to.equal(1);
     }
     for (const d of definitions) for (const f of d.functions) expect(live.has(f), `${f} (${d.name}) is live`).to.equal(true);
+  });
+
+  it('every PL/pgSQL function plans with enable_seqscan off, so a plan cached while a table was small keeps its index', async () => {
+    const { rows } = await running().db.raw(
+      `SELECT p.proname AS name, coalesce(p.proconfig, '{}') AS config FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+        WHERE l.lanname = 'plpgsql' AND p.pronamespace = current_schema()::regnamespace`,
+    );
+    expect(rows.length).to.be.greaterThan(10);
+    for (const r of rows as { name: string; config: string[] }[]) expect(r.config, r.name).to.include('enable_seqscan=off');
+  });
+
+  it('a keyed transfer’s nested statements use their indexes even where the planner prices index scans out', async () => {
+    const b = await newBusiness();
+    await topup(b.token, '10.00');
+    const [from, to] = [await fundedWallet(b.token, '5.00'), await newWallet(b.token)];
+    const client = new pg.Client({ connectionString: running().databaseUrl });
+    const plans: string[] = [];
+    client.on('notice', (n) => plans.push(n.message ?? ''));
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      // auto_explain reports every nested statement's plan to this client; random_page_cost
+      // this high makes a sequential scan the cheapest plan of any lookup the planner may choose it for.
+      await client.query("LOAD 'auto_explain'");
+      for (const set of ['auto_explain.log_min_duration = 0', 'auto_explain.log_nested_statements = on', "auto_explain.log_level = 'notice'", 'random_page_cost = 1000000']) {
+        await client.query(`SET LOCAL ${set}`);
+      }
+      const items = [{ type: 'TRANSFER', request: { source_wallet_id: from.id, destination_wallet_id: to.id, amount: '1.00' }, key: [`business:${b.id}`, randomUUID(), 'h', 60, 60, {}] }];
+      const { rows } = await client.query('SELECT ledger_move_batch($1::uuid, $2::jsonb) AS results', [b.id, JSON.stringify(items)]);
+      expect(rows[0].results[0], JSON.stringify(rows[0].results)).to.have.property('posting');
+    } finally {
+      await client.query('ROLLBACK').catch(() => undefined);
+      await client.end();
+    }
+    const lookups = plans.filter((p) => /idempotency_keys|FROM accounts/.test(p));
+    expect(lookups.length, plans.join('\n')).to.be.greaterThan(2);
+    expect(plans.filter((p) => /Seq Scan on (idempotency_keys|accounts|transactions|ledger_entries)/.test(p)), 'sequential scans').to.deep.equal([]);
   });
 
   it('every trigger of the service schema is created in exactly one file, beside its function, and every file’s trigger exists', async () => {

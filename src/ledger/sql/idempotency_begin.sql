@@ -15,7 +15,9 @@
 -- response is answered as for any completed key; with none, another request with
 -- this key is in flight.
 CREATE OR REPLACE FUNCTION idempotency_begin(p_scope text, p_key text, p_hash text, p_stale_seconds int) RETURNS jsonb
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
 DECLARE
   taken text := idempotency_lock(p_scope, p_key, p_hash);
   held idempotency_keys;

@@ -5,7 +5,9 @@
 -- is that business's key.
 CREATE OR REPLACE FUNCTION idempotency_store(
   p_scope text, p_key text, p_hash text, p_ttl_seconds int, p_stale_seconds int, p_response jsonb
-) RETURNS jsonb LANGUAGE plpgsql AS $$
+) RETURNS jsonb LANGUAGE plpgsql
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
 DECLARE
   held jsonb := idempotency_begin(p_scope, p_key, p_hash, p_stale_seconds);
 BEGIN

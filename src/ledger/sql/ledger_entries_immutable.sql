@@ -6,7 +6,9 @@
 -- applied with the other. CREATE OR REPLACE TRIGGER needs PostgreSQL 14 and does
 -- not exist for constraint triggers; dropping and creating it again inside the
 -- applier's transaction is the same for every supported version.
-CREATE OR REPLACE FUNCTION ledger_entries_immutable() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION ledger_entries_immutable() RETURNS trigger LANGUAGE plpgsql
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
 BEGIN
   RAISE EXCEPTION 'ledger entries are immutable';
 END $$;

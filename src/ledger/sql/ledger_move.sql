@@ -20,7 +20,9 @@
 --
 -- Returns the posting or the refusal (see ledger_post); an unknown type is a
 -- caller's bug and raises.
-CREATE OR REPLACE FUNCTION ledger_move(p_business uuid, p_type text, r jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION ledger_move(p_business uuid, p_type text, r jsonb) RETURNS jsonb LANGUAGE plpgsql
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
 BEGIN
   CASE p_type
   WHEN 'FUND', 'PAYOUT' THEN

@@ -24,7 +24,9 @@
 -- can be batched (FUND, PAYOUT, TRANSFER, WITHDRAWAL, CARD_PURCHASE; which of them
 -- are is BATCHED_MOVEMENTS in src/ledger/batching.ts); any other type raises, since
 -- its locks (a refund's original transaction first) would not keep that order.
-CREATE OR REPLACE FUNCTION ledger_move_batch(p_business uuid, p_items jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION ledger_move_batch(p_business uuid, p_items jsonb) RETURNS jsonb LANGUAGE plpgsql
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
 DECLARE
   item jsonb;
   k jsonb;

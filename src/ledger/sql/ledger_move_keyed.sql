@@ -19,7 +19,9 @@
 CREATE OR REPLACE FUNCTION ledger_move_keyed(
   p_scope text, p_key text, p_hash text, p_ttl_seconds int, p_stale_seconds int, p_context jsonb,
   p_business uuid, p_type text, p_request jsonb
-) RETURNS jsonb LANGUAGE plpgsql AS $$
+) RETURNS jsonb LANGUAGE plpgsql
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
 DECLARE
   fresh boolean := false;
   held jsonb;

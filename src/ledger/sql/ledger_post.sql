@@ -44,7 +44,9 @@ CREATE OR REPLACE FUNCTION ledger_post(
   p_credit_kind text, p_credit text,
   p_amount text, p_currency text,
   p_external_reference text, p_notes text, p_original uuid DEFAULT NULL
-) RETURNS jsonb LANGUAGE plpgsql AS $$
+) RETURNS jsonb LANGUAGE plpgsql
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
 DECLARE
   debit_id uuid;
   credit_id uuid;

@@ -5,7 +5,9 @@
 -- accounts, its entries; for a refund linked to a payout, the payout's refunded
 -- total up to this refund (refunds of one payout are serialised by its row lock
 -- and draw their references in that order); for a customer payout, its payout.
-CREATE OR REPLACE FUNCTION ledger_posting_of(p_id uuid) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION ledger_posting_of(p_id uuid) RETURNS jsonb LANGUAGE plpgsql STABLE
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
 DECLARE
   t transactions;
   o transactions;

@@ -10,7 +10,9 @@
 -- REFUND_EXCEEDS_ORIGINAL, then ledger_post's.
 -- The posting adds `original`: null, or {reference, amount, refunded_amount (the
 -- new running total)}.
-CREATE OR REPLACE FUNCTION ledger_refund(p_business uuid, r jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION ledger_refund(p_business uuid, r jsonb) RETURNS jsonb LANGUAGE plpgsql
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
 DECLARE
   problem text := ledger_amount_problem(r->>'amount');
   v_amount numeric;

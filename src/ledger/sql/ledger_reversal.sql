@@ -8,7 +8,9 @@
 -- TRANSACTION_NOT_REVERSIBLE (its type, or its refunds), then ledger_post's (the
 -- reversed posting follows every rule of a new one: the credited side must still
 -- hold the money).
-CREATE OR REPLACE FUNCTION ledger_reversal(p_business uuid, r jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION ledger_reversal(p_business uuid, r jsonb) RETURNS jsonb LANGUAGE plpgsql
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
 DECLARE
   o transactions := ledger_lock_transaction(p_business, r->>'original_transaction_id');
   posting jsonb;

@@ -3,7 +3,9 @@
 -- writer, however it inserts them, can commit money that appears or vanishes.
 --
 -- The trigger is defined here, beside its function (see ledger_entries_immutable.sql).
-CREATE OR REPLACE FUNCTION ledger_transaction_balanced() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION ledger_transaction_balanced() RETURNS trigger LANGUAGE plpgsql
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
 DECLARE
   total numeric;
 BEGIN

@@ -13,7 +13,9 @@
 -- makes every payout path honour the list, and stores the refusal with the
 -- Idempotency-Key like any other), CUSTOMER_NOT_ACTIVE, then ledger_post's.
 -- The posting adds {payout: {id, created_at, customer_id}}.
-CREATE OR REPLACE FUNCTION payout_create(p_business uuid, r jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION payout_create(p_business uuid, r jsonb) RETURNS jsonb LANGUAGE plpgsql
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
 DECLARE
   problem text := ledger_amount_problem(r->>'payout_amount');
   given int := payout_receiver_count(r);

@@ -8,7 +8,9 @@
 -- One call instead of one round trip per item: the payout account's row lock, which a
 -- bulk payout holds from its first item to its commit, is then held for the items' work
 -- alone.
-CREATE OR REPLACE FUNCTION payout_create_batch(p_business uuid, p_items jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION payout_create_batch(p_business uuid, p_items jsonb) RETURNS jsonb LANGUAGE plpgsql
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
 DECLARE
   item jsonb;
   result jsonb;

@@ -12,7 +12,9 @@
 -- ledger cannot refuse an outcome's posting (the money is in transit, the
 -- receiver was checked): a refusal there is a bug and raises.
 CREATE OR REPLACE FUNCTION payout_move(p_business uuid, p_payout uuid, p_from text[], p_to text, p_failure_code text DEFAULT NULL)
-RETURNS jsonb LANGUAGE plpgsql AS $$
+RETURNS jsonb LANGUAGE plpgsql
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
 DECLARE
   p payouts;
   target text := p_to;

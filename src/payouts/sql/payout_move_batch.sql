@@ -9,7 +9,9 @@
 -- (the in-transit and payout accounts, the payouts' wallets), ascending id; payout_move's own locks then find the
 -- rows held. Two batches, or a batch and a single move, thus never wait on each other
 -- in a cycle, however many of their payouts go to the same wallet.
-CREATE OR REPLACE FUNCTION payout_move_batch(p_business uuid, p_moves jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION payout_move_batch(p_business uuid, p_moves jsonb) RETURNS jsonb LANGUAGE plpgsql
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
 DECLARE
   m jsonb;
   payout_ids uuid[];

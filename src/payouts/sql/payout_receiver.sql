@@ -12,7 +12,9 @@ $$;
 -- One statement per kind of identifier, each served by its own index (customers' primary
 -- key, accounts' account number, customers' (business_id, mobile_number)): a single
 -- statement choosing its condition per row would read every customer of the business.
-CREATE OR REPLACE FUNCTION payout_receiver(p_business uuid, r jsonb) RETURNS customers LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION payout_receiver(p_business uuid, r jsonb) RETURNS customers LANGUAGE plpgsql STABLE
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
 DECLARE
   c customers;
 BEGIN
