@@ -12,8 +12,8 @@
  * payouts' processing and their 30,000 deliveries otherwise had every core of a small
  * database busy, so the requests of everyone else waited for a CPU: beside them the
  * other traffic's p99 went from 5 to 58 ms (`npm run bench`, 2 cores). One at a time it
- * is about 18 ms, and the payouts complete sooner, not later, because they no longer
- * compete with each other for the same cores and the same WAL flushes.
+ * is 18–25 ms, and the payouts complete sooner, not later, because they no longer compete
+ * with each other for the same cores and the same WAL flushes (openapi/DESIGN.md).
  *
  * Lock safety: work takes the lane before it opens its transaction and gives it back
  * after its commit or rollback, so no work holds a database lock while it waits here;
