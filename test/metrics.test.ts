@@ -1,7 +1,7 @@
 /**
  * Prometheus metrics at GET /metrics (issue 10): requests and latency per operationId
  * and status, ledger transactions per type, database pool use, outbox backlog and the
- * age of its oldest event.
+ * age of its oldest event, the background lane's transactions.
  */
 import { expect } from 'chai';
 import { get, post } from './support/client.js';
@@ -54,5 +54,26 @@ describe('metrics', () => {
     expect(sample(text, 'outbox_backlog_events')).to.be.at.least(1);
     expect(sample(text, 'outbox_oldest_event_age_seconds')).to.be.greaterThan(0);
     expect(sample(text, 'process_resident_memory_bytes')).to.be.greaterThan(0);
+  });
+
+  it('GET /metrics shows the background lane: work running and work waiting for it', async () => {
+    const { db } = running();
+    // Imported as the service imports it (an ES module), so that it is the service's lane.
+    const { inBackground } = await import('../src/kernel/background.js');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const holding = inBackground(db, () => held);
+    const waiting = inBackground(db, async () => 'ran');
+    try {
+      const text = (await get('/metrics')).body as string;
+      expect(sample(text, 'background_transactions', 'state="running"')).to.equal(1);
+      expect(sample(text, 'background_transactions', 'state="waiting"')).to.be.at.least(1);
+    } finally {
+      release();
+    }
+    await holding;
+    expect(await waiting).to.equal('ran');
+    const after = (await get('/metrics')).body as string;
+    expect(sample(after, 'background_transactions', 'state="waiting"')).to.equal(0);
   });
 });

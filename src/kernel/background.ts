@@ -46,6 +46,12 @@ export function configureBackground(db: Knex, concurrency: number): void {
   laneOf(db).concurrency = concurrency;
 }
 
+/** The lane of pool `db` now: its concurrency, the work running and the work waiting (for `/metrics`). */
+export function backgroundLaneState(db: Knex): { concurrency: number; running: number; waiting: number } {
+  const lane = laneOf(db);
+  return { concurrency: lane.concurrency, running: lane.running, waiting: lane.waiting.length };
+}
+
 /**
  * Runs `work` in a transaction of pool `db` in the lane (inBackground): commits when it
  * resolves, rolls back and rejects as it does when it throws.

@@ -13,6 +13,9 @@
  * - `ledger_batch_items`: movements per batch of batched posting (src/ledger/batching.ts);
  * - `db_batched_reads` by `reader`: reads per statement of batched reads by id
  *   (src/db/batchedReads.ts);
+ * - `background_transactions` by `state` (`running`, `waiting`): the transactions of this
+ *   instance's background lane (src/kernel/background.ts); work waiting there long says the
+ *   database has cores for a higher BACKGROUND_CONCURRENCY, or needs them;
  * - `outbox_backlog_events` and `outbox_oldest_event_age_seconds`: events not yet
  *   dispatched, read from the database at scrape time (the backlog is shared by all
  *   instances).
@@ -20,6 +23,7 @@
  */
 import type { Knex } from 'knex';
 import { RETRY_EVENT } from '../db/retry.js';
+import { backgroundLaneState } from './background.js';
 import { READ_BATCH_EVENT } from '../db/batchedReads.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -99,6 +103,17 @@ export function createMetrics(db: Knex): Metrics {
       return Number.NaN; // the process metrics are still served; these are unknown
     }
   };
+  new Gauge({
+    name: 'background_transactions',
+    help: 'Transactions of the background lane (bulk payout creation, batched payout steps, webhook relay and delivery records), by state (running, waiting).',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const lane = backgroundLaneState(db);
+      this.set({ state: 'running' }, lane.running);
+      this.set({ state: 'waiting' }, lane.waiting);
+    },
+  });
   new Gauge({
     name: 'outbox_backlog_events',
     help: 'Outbox events not yet dispatched.',
