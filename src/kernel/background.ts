@@ -22,21 +22,16 @@
  * `concurrency` such transactions, and row locks keep the data right.
  */
 import type { Knex } from 'knex';
-
-interface Lane {
-  concurrency: number;
-  running: number;
-  waiting: (() => void)[];
-}
+import { WorkQueue } from './workQueue.js';
 
 /** The concurrency of a pool that configureBackground was not called for. */
 export const DEFAULT_BACKGROUND_CONCURRENCY = 1;
 
-const lanes = new WeakMap<Knex, Lane>();
+const lanes = new WeakMap<Knex, WorkQueue>();
 
-function laneOf(db: Knex): Lane {
+function laneOf(db: Knex): WorkQueue {
   let lane = lanes.get(db);
-  if (!lane) lanes.set(db, (lane = { concurrency: DEFAULT_BACKGROUND_CONCURRENCY, running: 0, waiting: [] }));
+  if (!lane) lanes.set(db, (lane = new WorkQueue(DEFAULT_BACKGROUND_CONCURRENCY)));
   return lane;
 }
 
@@ -49,7 +44,7 @@ export function configureBackground(db: Knex, concurrency: number): void {
 /** The lane of pool `db` now: its concurrency, the work running and the work waiting (for `/metrics`). */
 export function backgroundLaneState(db: Knex): { concurrency: number; running: number; waiting: number } {
   const lane = laneOf(db);
-  return { concurrency: lane.concurrency, running: lane.running, waiting: lane.waiting.length };
+  return { concurrency: lane.concurrency, running: lane.running, waiting: lane.waiting };
 }
 
 /**
@@ -65,15 +60,6 @@ export function backgroundTransaction<T>(db: Knex, work: (trx: Knex.Transaction)
  * lane's concurrency of background work of pool `db` is running, after the work that
  * arrived before it; resolves or rejects as `run` does.
  */
-export async function inBackground<T>(db: Knex, run: () => Promise<T>): Promise<T> {
-  const lane = laneOf(db);
-  if (lane.running < lane.concurrency) lane.running += 1;
-  else await new Promise<void>((resolve) => lane.waiting.push(resolve)); // handed the slot of the work it waited for
-  try {
-    return await run();
-  } finally {
-    const next = lane.waiting.shift();
-    if (next) next();
-    else lane.running -= 1;
-  }
+export function inBackground<T>(db: Knex, run: () => Promise<T>): Promise<T> {
+  return laneOf(db).run(run);
 }

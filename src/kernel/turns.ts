@@ -18,42 +18,25 @@
  * locks, which stay what keeps the data right. API nodes keep no other state.
  */
 import type { Knex } from 'knex';
+import { WorkQueue } from './workQueue.js';
 
-interface Lane {
-  running: boolean;
-  urgent: (() => void)[];
-  normal: (() => void)[];
-}
-
-const lanes = new WeakMap<Knex, Map<string, Lane>>();
+/** The turns of each pool, by `<business>/<lane>`; a turn's queue is dropped once idle. */
+const lanes = new WeakMap<Knex, Map<string, WorkQueue>>();
 
 /**
  * Runs `run` once the work queued before it for (`businessId`, `lane`) on pool `db` has
  * settled (whatever its outcome), or, when `urgent`, once the running work and the urgent
  * work queued before it have; resolves or rejects as `run` does.
  */
-export function inBusinessTurn<T>(db: Knex, businessId: string, lane: string, run: () => Promise<T>, opts: { urgent?: boolean } = {}): Promise<T> {
+export async function inBusinessTurn<T>(db: Knex, businessId: string, lane: string, run: () => Promise<T>, opts: { urgent?: boolean } = {}): Promise<T> {
   let byName = lanes.get(db);
   if (!byName) lanes.set(db, (byName = new Map()));
   const name = `${businessId}/${lane}`;
-  let state = byName.get(name);
-  if (!state) byName.set(name, (state = { running: false, urgent: [], normal: [] }));
-  const current = state;
-  const next = (): void => {
-    const start = current.urgent.shift() ?? current.normal.shift();
-    if (start) return start();
-    current.running = false;
-    byName.delete(name);
-  };
-  return new Promise<T>((resolve, reject) => {
-    const start = (): void => {
-      current.running = true;
-      Promise.resolve()
-        .then(run)
-        .then(resolve, reject)
-        .finally(next);
-    };
-    if (!current.running) start();
-    else (opts.urgent ? current.urgent : current.normal).push(start);
-  });
+  let queue = byName.get(name);
+  if (!queue) byName.set(name, (queue = new WorkQueue(1)));
+  try {
+    return await queue.run(run, opts);
+  } finally {
+    if (queue.idle && byName.get(name) === queue) byName.delete(name);
+  }
 }

@@ -27,8 +27,7 @@ import type { SealingKeys } from '../cards/data.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { backgroundTransaction } from '../kernel/background.js';
 import { nextAttemptAt, retryAfterSeconds } from './schedule.js';
-import type { EndpointConcurrency } from './endpointConcurrency.js';
-import { signalOf } from './endpointConcurrency.js';
+import { signalOf, type EndpointConcurrency } from './endpointConcurrency.js';
 import { endpointSecret } from './secrets.js';
 import { sendAttempt, type AttemptResult } from './sender.js';
 import { deliveryHeaders, envelopeBody, signerFor, type DeliveryMessage, type Signer } from './signing.js';
@@ -131,25 +130,32 @@ interface Attempt {
 
 /** Endpoints' signing keys, by endpoint and sealed secret (a cache: one dropped is made again). */
 const MAX_SIGNERS = 1_000;
-const signers = new Map<string, Promise<Signer>>();
+const signers = new Map<string, Signer>();
 
 /**
  * The signing keys of `row`'s endpoint, made once per sealed secret (so a rotated secret
  * is a new entry) and kept, at most MAX_SIGNERS, oldest dropped: opening the sealed
  * secret and importing its keys for every delivery cost as much as the rest of signing.
- * Rejects with what endpointSecret throws (a secret that does not open), and is then
- * not kept.
+ * Throws what endpointSecret throws (a secret that does not open), and keeps nothing then.
  */
-function signerOf(deps: DeliveryDeps, row: DeliveryRow): Promise<Signer> {
+function signerOf(deps: DeliveryDeps, row: DeliveryRow): Signer {
   const cacheKey = `${row.endpoint_id}:${row.secret_key_version}:${row.secret_sealed ?? row.secret}`;
   let signer = signers.get(cacheKey);
   if (!signer) {
+    signer = signerFor(endpointSecret(deps.secretKeys, { ...row, id: row.endpoint_id }));
     if (signers.size >= MAX_SIGNERS) signers.delete(signers.keys().next().value!);
-    signer = Promise.resolve().then(() => signerFor(endpointSecret(deps.secretKeys, { ...row, id: row.endpoint_id })));
-    signer.catch(() => signers.delete(cacheKey));
     signers.set(cacheKey, signer);
   }
   return signer;
+}
+
+/** The headers of an attempt at `startedAt`, or null when the endpoint's secret cannot be used for signing. */
+function signedHeaders(deps: DeliveryDeps, row: DeliveryRow, message: DeliveryMessage, body: string, startedAt: Date): Record<string, string> | null {
+  try {
+    return deliveryHeaders(message, body, signerOf(deps, row), startedAt);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -168,9 +174,7 @@ async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, 
   let sent = false;
   try {
     // A secret that does not open (its key version is not configured) fails the attempt like one that cannot sign.
-    const headers = await signerOf(deps, row)
-      .then((signer) => deliveryHeaders(message, body, signer, startedAt))
-      .catch(() => null);
+    const headers = signedHeaders(deps, row, message, body, startedAt);
     sent = headers !== null;
     result = headers
       ? await sendAttempt(deps.policy, row.url, headers, body, { timeoutMs: deps.timeoutMs, shutdown })
