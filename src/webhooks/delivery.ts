@@ -170,18 +170,16 @@ async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, 
   const slot = await deps.endpoints.acquire(row.endpoint_id, ENDPOINT_WAIT_MS, shutdown);
   if (!slot) return null;
   const startedAt = new Date();
+  // A secret that does not open (its key version is not configured) fails the attempt like one that cannot sign.
+  const headers = signedHeaders(deps, row, message, body, startedAt);
   let result: AttemptResult | undefined;
-  let sent = false;
   try {
-    // A secret that does not open (its key version is not configured) fails the attempt like one that cannot sign.
-    const headers = signedHeaders(deps, row, message, body, startedAt);
-    sent = headers !== null;
     result = headers
       ? await sendAttempt(deps.policy, row.url, headers, body, { timeoutMs: deps.timeoutMs, shutdown })
       : { statusCode: null, retryAfter: null, latencyMs: 0, error: 'the endpoint secret cannot be used for signing', interrupted: false };
   } finally {
     // An attempt not sent, or cut short by shutdown, says nothing about the endpoint.
-    slot.release(sent && result && !result.interrupted ? signalOf(result.statusCode, result.error) : 'neutral');
+    slot.release(headers && result && !result.interrupted ? signalOf(result.statusCode, result.error) : 'neutral');
   }
   const finishedAt = new Date();
   const next = result.interrupted ? finishedAt : nextAttemptAt(job.attempt, finishedAt, deps.retryScale, retryAfterSeconds(result.retryAfter));
