@@ -20,10 +20,13 @@
 -- is not a TRANSFER, the business's own accounts. Batches then queue behind each
 -- other and behind single movements in one order, whatever the order of their
 -- items, and a hot account is locked once per batch; ledger_post's own locks find
--- the rows already held. Only movements whose accounts are known from the request
--- can be batched (FUND, PAYOUT, TRANSFER, WITHDRAWAL, CARD_PURCHASE; which of them
--- are is BATCHED_MOVEMENTS in src/ledger/batching.ts); any other type raises, since
--- its locks (a refund's original transaction first) would not keep that order.
+-- the rows already held. The balances of the business's own accounts (the hot rows:
+-- every item but a transfer changes one) are then held for the call
+-- (ledger_hold_balances), so a hot row is also written once per batch. Only movements
+-- whose accounts are known from the request can be batched (FUND, PAYOUT, TRANSFER,
+-- WITHDRAWAL, CARD_PURCHASE; which of them are is BATCHED_MOVEMENTS in
+-- src/ledger/batching.ts); any other type raises, since its locks (a refund's original
+-- transaction first) would not keep that order.
 CREATE OR REPLACE FUNCTION ledger_move_batch(p_business uuid, p_items jsonb) RETURNS jsonb LANGUAGE plpgsql
   SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
 AS $$
@@ -49,6 +52,9 @@ BEGIN
              AND EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) i WHERE i->>'type' <> 'TRANSFER')) x
    WHERE x.id IS NOT NULL;
   PERFORM 1 FROM accounts WHERE id = ANY(ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) i WHERE i->>'type' <> 'TRANSFER') THEN
+    PERFORM ledger_hold_balances(p_business, ARRAY(SELECT id FROM accounts WHERE business_id = p_business AND kind <> 'WALLET'));
+  END IF;
 
   FOR item IN SELECT value FROM jsonb_array_elements(p_items) LOOP
     k := item->'key';
@@ -59,5 +65,6 @@ BEGIN
                                                               p_business, item->>'type', item->'request'));
     END IF;
   END LOOP;
+  PERFORM ledger_release_balances();
   RETURN to_jsonb(results);
 END $$;

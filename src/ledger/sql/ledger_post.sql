@@ -38,6 +38,10 @@
 -- what keeps the global lock order of openapi/DESIGN.md ("Locks are taken in one
 -- order") free of cycles. This is the hot path of every transfer and fund, so it stays
 -- in this one body rather than calling helpers.
+--
+-- Inside a batch that holds balances (ledger_hold_balances), a held account's balance is
+-- the held one: it is read from there and changed there, and its row is written once at
+-- the end of the batch (ledger_release_balances); an account not held is updated here.
 CREATE OR REPLACE FUNCTION ledger_post(
   p_business uuid, p_type text,
   p_debit_kind text, p_debit text,
@@ -58,6 +62,7 @@ DECLARE
   d_after numeric(20,2);
   c_after numeric(20,2);
   t transactions;
+  held jsonb := ledger_held_balances();
 BEGIN
   -- A business account is found by kind through the unique index of business accounts
   -- (kind <> 'WALLET'): the plan cached for any kind must not scan the business's wallets.
@@ -85,6 +90,8 @@ BEGIN
   IF p_credit_kind = 'WALLET' AND (c.id IS NULL OR c.kind <> 'WALLET') THEN
     RETURN ledger_refusal('WALLET_NOT_FOUND', format('No wallet %s for this business.', p_credit));
   END IF;
+  IF held ? d.id::text THEN d.balance := (held->>d.id::text)::numeric; END IF;
+  IF held ? c.id::text THEN c.balance := (held->>c.id::text)::numeric; END IF;
   IF d.id IS NULL OR c.id IS NULL THEN
     IF p_debit_kind IS NULL OR p_credit_kind IS NULL THEN
       RAISE EXCEPTION 'ledger_post: accounts % and % are not two accounts of business %', p_debit, p_credit, p_business;
@@ -120,7 +127,15 @@ BEGIN
   RETURNING * INTO t;
   INSERT INTO ledger_entries (business_id, transaction_id, account_id, amount, balance_after)
   VALUES (p_business, t.id, d.id, -v_amount, d_after), (p_business, t.id, c.id, v_amount, c_after);
-  UPDATE accounts SET balance = CASE WHEN id = d.id THEN d_after ELSE c_after END, updated_at = now()
-  WHERE id IN (d.id, c.id);
+  IF held ? d.id::text OR held ? c.id::text THEN
+    IF held ? d.id::text THEN held := held || jsonb_build_object(d.id, d_after::text);
+    ELSE UPDATE accounts SET balance = d_after, updated_at = now() WHERE id = d.id; END IF;
+    IF held ? c.id::text THEN held := held || jsonb_build_object(c.id, c_after::text);
+    ELSE UPDATE accounts SET balance = c_after, updated_at = now() WHERE id = c.id; END IF;
+    PERFORM set_config('wallet.held_balances', held::text, true);
+  ELSE
+    UPDATE accounts SET balance = CASE WHEN id = d.id THEN d_after ELSE c_after END, updated_at = now()
+    WHERE id IN (d.id, c.id);
+  END IF;
   RETURN ledger_posting_json(t, d, c, d_after, c_after);
 END $$;

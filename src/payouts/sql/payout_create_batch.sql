@@ -7,7 +7,10 @@
 --
 -- One call instead of one round trip per item: the payout account's row lock, which a
 -- bulk payout holds from its first item to its commit, is then held for the items' work
--- alone.
+-- alone. The business's payout and in-transit accounts, which every item debits and
+-- credits, are locked first (ascending id, as ledger_post would lock them) and their
+-- balances held for the call (ledger_hold_balances): each row is written once, not once
+-- per item.
 CREATE OR REPLACE FUNCTION payout_create_batch(p_business uuid, p_items jsonb) RETURNS jsonb LANGUAGE plpgsql
   SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
 AS $$
@@ -16,6 +19,8 @@ DECLARE
   result jsonb;
   results jsonb[] := '{}';
 BEGIN
+  PERFORM ledger_hold_balances(p_business,
+    ARRAY(SELECT id FROM accounts WHERE business_id = p_business AND kind IN ('PAYOUT', 'IN_TRANSIT')));
   FOR item IN SELECT value FROM jsonb_array_elements(p_items) LOOP
     result := payout_create(p_business, item);
     IF result->'refusal' IS NOT NULL AND payout_receiver_count(item) = 1 THEN
@@ -23,5 +28,6 @@ BEGIN
     END IF;
     results := array_append(results, result);
   END LOOP;
+  PERFORM ledger_release_balances();
   RETURN to_jsonb(results);
 END $$;

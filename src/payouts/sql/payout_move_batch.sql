@@ -8,7 +8,9 @@
 -- ascending id, then, when a move leaves transit, every account the moves can post to
 -- (the in-transit and payout accounts, the payouts' wallets), ascending id; payout_move's own locks then find the
 -- rows held. Two batches, or a batch and a single move, thus never wait on each other
--- in a cycle, however many of their payouts go to the same wallet.
+-- in a cycle, however many of their payouts go to the same wallet. The in-transit and
+-- payout accounts' balances, which every move out of transit changes, are held for the
+-- call (ledger_hold_balances): each row is written once, not once per move.
 CREATE OR REPLACE FUNCTION payout_move_batch(p_business uuid, p_moves jsonb) RETURNS jsonb LANGUAGE plpgsql
   SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
 AS $$
@@ -28,10 +30,13 @@ BEGIN
             UNION ALL
             SELECT id FROM accounts WHERE business_id = p_business AND kind IN ('IN_TRANSIT', 'PAYOUT')) a;
     PERFORM 1 FROM accounts WHERE id = ANY(account_ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
+    PERFORM ledger_hold_balances(p_business,
+      ARRAY(SELECT id FROM accounts WHERE business_id = p_business AND kind IN ('IN_TRANSIT', 'PAYOUT')));
   END IF;
   FOR m IN SELECT value FROM jsonb_array_elements(p_moves) LOOP
     results := array_append(results, payout_move(p_business, ledger_uuid(m->>'payout_id'),
       ARRAY(SELECT jsonb_array_elements_text(m->'from')), m->>'to', m->>'failure_code'));
   END LOOP;
+  PERFORM ledger_release_balances();
   RETURN to_jsonb(results);
 END $$;
