@@ -28,7 +28,7 @@ describe('metrics', () => {
       let held = 0;
       while (held === 0) {
         await topup(b.token, '10.00');
-        held = (await holder('outbox_events').where({ business_id: b.id }).whereNull('dispatched_at').forUpdate().pluck('id')).length;
+        held = (await holder('outbox_pending').where({ business_id: b.id }).forUpdate().pluck('event_id')).length;
       }
       topups = (await holder('transactions').where({ business_id: b.id, type: 'TOPUP' }).count<{ count: string }[]>('* as count'))[0].count;
       const key = `metrics-${wallet.id}`;

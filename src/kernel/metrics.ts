@@ -97,7 +97,7 @@ export function createMetrics(db: Knex): Metrics {
   /** Reads one number about undispatched outbox events; NaN while the database is unreachable. */
   const outbox = async (select: string): Promise<number> => {
     try {
-      const row = await db('outbox_events').whereNull('dispatched_at').first(db.raw(`${select} AS v`));
+      const row = await db('outbox_pending').first(db.raw(`${select} AS v`));
       return Number(row?.v ?? 0);
     } catch {
       return Number.NaN; // the process metrics are still served; these are unknown

@@ -1,16 +1,17 @@
 /**
  * The webhook dispatcher of one instance. Operations write their events to
- * the transactional outbox (`outbox_events`, in the transaction of their effect); the
- * relay turns each committed event into one delivery per ENABLED endpoint of its
- * business subscribed to its code, and `webhook-delivery` jobs for them (each naming up to
- * DELIVERIES_PER_JOB deliveries), in one
- * transaction that also marks the event dispatched. It is the outbox's reader, not a
- * job runner: every instance runs it, `FOR NO KEY UPDATE SKIP LOCKED` gives each event to one
- * of them, and an event is either dispatched with all its jobs or not at all. Delivery,
- * retries, back-off and recovery after a restart are the job queue's (./delivery.ts).
+ * the transactional outbox (`outbox_events`, in the transaction of their effect), and a
+ * trigger makes each one pending (a row of `outbox_pending`, ./sql/outbox_event_pending.sql);
+ * the relay turns each committed pending event into one delivery per ENABLED endpoint of
+ * its business subscribed to its code, and `webhook-delivery` jobs for them (each naming
+ * up to DELIVERIES_PER_JOB deliveries), in one transaction that also deletes its pending
+ * row. It is the outbox's reader, not a job runner: every instance runs it, `FOR UPDATE
+ * SKIP LOCKED` gives each pending event to one of them, and an event is either dispatched
+ * with all its jobs or not at all. Delivery, retries, back-off and recovery after a
+ * restart are the job queue's (./delivery.ts).
  *
  * Payouts and other producers need nothing from here: inserting into `outbox_events`
- * in their transaction is enough.
+ * in their transaction is enough. The outbox itself is insert-only (why: migration 022).
  */
 import type { Knex } from 'knex';
 import type { OutageLog } from '../db/unavailable.js';
@@ -25,13 +26,20 @@ import { DELIVERIES_PER_JOB, DELIVERY_QUEUE, runDeliveryJobs, type DeliveryDeps,
 const RELAY_BATCH = 100;
 
 /**
- * Dispatches up to one batch of undispatched events; returns how many. New deliveries
- * are PENDING with a job for attempt 1 due now. One transaction in the instance's
- * background lane (src/kernel/background.ts).
+ * Dispatches up to one batch of pending events, oldest first; returns how many. New
+ * deliveries are PENDING with a job for attempt 1 due now. One transaction in the
+ * instance's background lane (src/kernel/background.ts).
  */
 export async function relayOutbox(db: Knex, jobs: JobQueue): Promise<number> {
   return backgroundTransaction(db, async (trx) => {
-    const events = await trx('outbox_events').whereNull('dispatched_at').orderBy('created_at').limit(RELAY_BATCH).forNoKeyUpdate().skipLocked().pluck('id');
+    const taken = await trx.raw<{ rows: { event_id: string }[] }>(
+      `DELETE FROM outbox_pending p
+        USING (SELECT created_at, event_id FROM outbox_pending ORDER BY created_at, event_id LIMIT ? FOR UPDATE SKIP LOCKED) t
+        WHERE p.created_at = t.created_at AND p.event_id = t.event_id
+        RETURNING p.event_id`,
+      [RELAY_BATCH],
+    );
+    const events = taken.rows.map((r) => r.event_id);
     if (events.length === 0) return 0;
     const deliveries = await trx.raw<{ rows: { id: string }[] }>(
       `INSERT INTO webhook_deliveries (id, business_id, event_id, endpoint_id, kind, status, next_attempt_at)
@@ -45,7 +53,6 @@ export async function relayOutbox(db: Knex, jobs: JobQueue): Promise<number> {
     );
     const groups = chunks(deliveries.rows.map(({ id }) => id), DELIVERIES_PER_JOB);
     await jobs.sendMany(DELIVERY_QUEUE, groups.map((delivery_ids) => ({ delivery_ids, attempt: 1 }) satisfies DeliveryJob), { trx });
-    await trx('outbox_events').whereIn('id', events).update({ dispatched_at: trx.fn.now(3) });
     return events.length;
   });
 }

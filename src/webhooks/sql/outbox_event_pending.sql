@@ -1,0 +1,18 @@
+-- Every event inserted into the outbox is pending until the relay dispatches it: its row
+-- in `outbox_pending` (migration 022) is inserted here, in the producer's transaction,
+-- and deleted by the relay in the transaction that makes its deliveries
+-- (src/webhooks/dispatcher.ts). Producers insert into `outbox_events` only; the outbox
+-- itself is never updated.
+--
+-- The trigger is defined here, beside its function (see ledger_entries_immutable.sql).
+CREATE OR REPLACE FUNCTION outbox_event_pending() RETURNS trigger LANGUAGE plpgsql
+  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+AS $$
+BEGIN
+  INSERT INTO outbox_pending (created_at, event_id, business_id) VALUES (NEW.created_at, NEW.id, NEW.business_id);
+  RETURN NULL;
+END $$;
+
+DROP TRIGGER IF EXISTS outbox_events_pending ON outbox_events;
+CREATE TRIGGER outbox_events_pending AFTER INSERT ON outbox_events
+  FOR EACH ROW EXECUTE FUNCTION outbox_event_pending();
