@@ -8,7 +8,7 @@
  * versions (about 1 KB of WAL per event), and the relay's scan walked the dead entries
  * of the events just dispatched. Now an event is pending while it has a row in
  * `outbox_pending` (a trigger of `outbox_events` inserts it, in the producer's
- * transaction: src/webhooks/sql/outbox_pending.sql), and the relay deletes the rows it
+ * transaction: src/webhooks/sql/outbox_event_pending.sql), and the relay deletes the rows it
  * dispatches. Events still undispatched when this runs become pending rows.
  *
  * `outbox_pending` has no foreign key to `outbox_events`: its rows are written only by
