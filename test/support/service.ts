@@ -5,6 +5,7 @@
  * The service runs with the API documents precompiled (into a temporary
  * directory, as `npm run build` does into dist/api/), as `npm start` runs it.
  */
+import { createHook } from 'node:async_hooks';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -120,6 +121,27 @@ export async function startExtraService(overrides: Partial<Config>, database?: s
 
 let databaseUrl: string | undefined;
 
+/**
+ * Where each live timer of the test process was made, so that the watchdog below can name
+ * a timer that keeps the process alive after the suite (it has happened in CI now and then,
+ * with only "Timeout" to go on). A stack of a few frames per timer; a timer's entry goes when
+ * it fires or is cleared.
+ */
+const timers = new Map<number, { timer: { hasRef?: () => boolean }; stack: string }>();
+createHook({
+  init(id, type, _trigger, resource) {
+    if (type === 'Timeout') timers.set(id, { timer: resource as { hasRef?: () => boolean }, stack: (new Error().stack ?? '').split('\n').slice(2).filter((line) => !line.includes('node:internal/')).slice(0, 8).join('\n') });
+  },
+  destroy(id) {
+    timers.delete(id);
+  },
+}).enable();
+
+/** The creation stacks of the timers that still hold the process (referenced). */
+function referencedTimers(): string[] {
+  return [...timers.values()].filter(({ timer }) => timer.hasRef?.() === true).map(({ stack }) => stack);
+}
+
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
     this.timeout(120_000);
@@ -167,6 +189,7 @@ export const mochaHooks = {
     // not hold the process itself.
     const watchdog = setTimeout(() => {
       console.error('The test process is still running two minutes after the suite ended; it is held by:', process.getActiveResourcesInfo());
+      for (const stack of referencedTimers()) console.error(`a timer still referenced, made at:\n${stack}`);
       process.exit(1);
     }, 120_000);
     watchdog.unref();
