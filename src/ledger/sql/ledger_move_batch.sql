@@ -34,11 +34,16 @@ DECLARE
   item jsonb;
   k jsonb;
   ids uuid[];
+  own uuid[];
   results jsonb[] := '{}';
 BEGIN
   IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) i
               WHERE NOT i->>'type' = ANY(ARRAY['FUND', 'PAYOUT', 'TRANSFER', 'WITHDRAWAL', 'CARD_PURCHASE'])) THEN
     RAISE EXCEPTION 'ledger_move_batch: only FUND, PAYOUT, TRANSFER, WITHDRAWAL and CARD_PURCHASE are batched';
+  END IF;
+  -- The business's own accounts, when an item is not a transfer (the hot rows).
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) i WHERE i->>'type' <> 'TRANSFER') THEN
+    own := ARRAY(SELECT id FROM accounts WHERE business_id = p_business AND kind <> 'WALLET');
   END IF;
   -- The ids first, then one index scan of the primary key: a join of accounts with the
   -- items would be planned as a scan of the table.
@@ -47,13 +52,11 @@ BEGIN
             FROM jsonb_array_elements(p_items) i,
                  unnest(ARRAY['wallet_id', 'source_wallet_id', 'destination_wallet_id']) f(name)
           UNION ALL
-          SELECT b.id FROM accounts b
-           WHERE b.business_id = p_business AND b.kind <> 'WALLET'
-             AND EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) i WHERE i->>'type' <> 'TRANSFER')) x
+          SELECT unnest(own)) x
    WHERE x.id IS NOT NULL;
   PERFORM 1 FROM accounts WHERE id = ANY(ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
-  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) i WHERE i->>'type' <> 'TRANSFER') THEN
-    PERFORM ledger_hold_balances(p_business, ARRAY(SELECT id FROM accounts WHERE business_id = p_business AND kind <> 'WALLET'));
+  IF own IS NOT NULL THEN
+    PERFORM ledger_hold_balances(p_business, own);
   END IF;
 
   FOR item IN SELECT value FROM jsonb_array_elements(p_items) LOOP

@@ -18,6 +18,7 @@ DECLARE
   m jsonb;
   payout_ids uuid[];
   account_ids uuid[];
+  own uuid[];
   results jsonb[] := '{}';
 BEGIN
   SELECT array_agg(DISTINCT ledger_uuid(x->>'payout_id')) INTO payout_ids FROM jsonb_array_elements(p_moves) x;
@@ -25,13 +26,13 @@ BEGIN
   -- Only moves out of transit post money (a submission to the bank moves none), so a
   -- batch of submissions locks no account and does not wait on the hot ones.
   IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_moves) x WHERE x->>'to' IN ('COMPLETED', 'FAILED')) THEN
+    own := ARRAY(SELECT id FROM accounts WHERE business_id = p_business AND kind IN ('IN_TRANSIT', 'PAYOUT'));
     SELECT array_agg(DISTINCT a.id) INTO account_ids
       FROM (SELECT wallet_id AS id FROM payouts WHERE id = ANY(payout_ids) AND business_id = p_business
             UNION ALL
-            SELECT id FROM accounts WHERE business_id = p_business AND kind IN ('IN_TRANSIT', 'PAYOUT')) a;
+            SELECT unnest(own)) a;
     PERFORM 1 FROM accounts WHERE id = ANY(account_ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
-    PERFORM ledger_hold_balances(p_business,
-      ARRAY(SELECT id FROM accounts WHERE business_id = p_business AND kind IN ('IN_TRANSIT', 'PAYOUT')));
+    PERFORM ledger_hold_balances(p_business, own);
   END IF;
   FOR m IN SELECT value FROM jsonb_array_elements(p_moves) LOOP
     results := array_append(results, payout_move(p_business, ledger_uuid(m->>'payout_id'),
