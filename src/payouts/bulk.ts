@@ -82,6 +82,24 @@ async function createItems(trx: Knex.Transaction, businessId: string, items: Ite
   });
 }
 
+/**
+ * Inserts the rows of `bulk_payout_items` for batch `bulkId` in `trx`, `rows[i]` as item i,
+ * in one statement: the rows travel as one JSON parameter that PostgreSQL takes apart
+ * (`jsonb_to_recordset`). knex's `batchInsert` compiled a VALUES list of 500 rows × 11
+ * columns in the event loop, 2–4 ms of it for each 500 items while other requests waited.
+ */
+async function insertItems(trx: Knex.Transaction, businessId: string, bulkId: string, currency: string, rows: Record<string, unknown>[]): Promise<void> {
+  await trx.raw(
+    `INSERT INTO bulk_payout_items (id, business_id, bulk_payout_id, item_index, currency, payout_id, customer_id, amount,
+                                    external_reference, rejection_code, rejection_detail)
+     SELECT gen_random_uuid(), ?::uuid, ?::uuid, r.item_index, ?, r.payout_id, r.customer_id, r.amount,
+            r.external_reference, r.rejection_code, r.rejection_detail
+     FROM jsonb_to_recordset(?::jsonb) AS r(item_index int, payout_id uuid, customer_id uuid, amount numeric,
+                                            external_reference text, rejection_code text, rejection_detail text)`,
+    [businessId, bulkId, currency, JSON.stringify(rows.map((row, item_index) => ({ item_index, ...row })))],
+  );
+}
+
 /** The creation answer of a batch (the same on a replay): payouts PENDING, the rest REJECTED. */
 function createdView(row: { id: string; item_count: number; accepted_count: number; created_at: Date }): BulkPayoutView {
   return {
@@ -129,17 +147,10 @@ async function createBulkPayoutNow(
     }
     const { currency } = await trx('businesses').where({ id: businessId }).first('currency');
     const submissions: string[] = [];
-    const rows = (await createItems(trx, businessId, req.items, submissions)).map((item, index) => ({
-      id: randomUUID(),
-      business_id: businessId,
-      bulk_payout_id: id,
-      item_index: index,
-      currency,
-      ...item,
-    }));
-    await trx.batchInsert('bulk_payout_items', rows, 500);
+    const rows = await createItems(trx, businessId, req.items, submissions);
+    await insertItems(trx, businessId, id, currency, rows);
     await jobs.sendMany(PAYOUT_QUEUE, payoutJobs(businessId, 'SUBMIT', submissions), { trx });
-    const accepted = rows.filter((r) => r.payout_id).length;
+    const accepted = submissions.length;
     const [row] = await trx('bulk_payouts').where({ id }).update({ accepted_count: accepted }).returning('*');
     return { replayed: false, bulk: createdView(row) };
   });
