@@ -19,8 +19,7 @@ DECLARE
   result jsonb;
   results jsonb[] := '{}';
 BEGIN
-  PERFORM ledger_hold_balances(p_business,
-    ARRAY(SELECT id FROM accounts WHERE business_id = p_business AND kind IN ('PAYOUT', 'IN_TRANSIT')));
+  PERFORM ledger_hold_balances(p_business, payout_accounts(p_business));
   FOR item IN SELECT value FROM jsonb_array_elements(p_items) LOOP
     result := payout_create(p_business, item);
     IF result->'refusal' IS NOT NULL AND payout_receiver_count(item) = 1 THEN

@@ -26,7 +26,7 @@ BEGIN
   -- Only moves out of transit post money (a submission to the bank moves none), so a
   -- batch of submissions locks no account and does not wait on the hot ones.
   IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_moves) x WHERE x->>'to' IN ('COMPLETED', 'FAILED')) THEN
-    own := ARRAY(SELECT id FROM accounts WHERE business_id = p_business AND kind IN ('IN_TRANSIT', 'PAYOUT'));
+    own := payout_accounts(p_business);
     SELECT array_agg(DISTINCT a.id) INTO account_ids
       FROM (SELECT wallet_id AS id FROM payouts WHERE id = ANY(payout_ids) AND business_id = p_business
             UNION ALL
