@@ -38,7 +38,9 @@
  * Background work (src/kernel/background.ts): BACKGROUND_CONCURRENCY (default 1, the
  * transactions for many payouts or deliveries at once, such as a bulk payout's creation
  * or a batch of payout steps, that one instance runs at a time; raise it when the
- * database has cores to spare for them).
+ * database has cores to spare for them) and BACKGROUND_REST_RATIO (default 1, from 0 to
+ * 10: after each such transaction the lane rests that many times as long as it ran, so
+ * that it leaves the API its share of the database; 0 for an instance with no API traffic).
  * Payouts: PAYOUT_PROCESSING_MS (default 3000: how long a payout of the sandbox rail stays
  * PROCESSING before its automatic outcome; src/payouts/sandboxRail.ts); PAYOUT_RAIL_URL (the
  * bank connector's submission endpoint: with it payouts go to the real rail,
@@ -49,7 +51,7 @@
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
-import { DEFAULT_BACKGROUND_CONCURRENCY } from './kernel/background.js';
+import { DEFAULT_BACKGROUND_CONCURRENCY, DEFAULT_BACKGROUND_REST_RATIO, MAX_BACKGROUND_REST_RATIO } from './kernel/background.js';
 
 export interface Config {
   port: number;
@@ -86,6 +88,8 @@ export interface Config {
   webhookConcurrency: number;
   /** Background transactions at a time per instance (BACKGROUND_CONCURRENCY, src/kernel/background.ts). */
   backgroundConcurrency: number;
+  /** The background lane's rest after each transaction, as a multiple of its time (BACKGROUND_REST_RATIO, src/kernel/background.ts). */
+  backgroundRestRatio: number;
   jobPollingIntervalMs: number;
   jobMaintenanceIntervalSeconds: number;
   /** How long a payout of the sandbox rail stays PROCESSING before its automatic outcome (ms). */
@@ -122,6 +126,14 @@ function scaleFrom(value: string | undefined): number {
   if (value === undefined || value === '') return 1;
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0 || n > 1) throw new Error(`WEBHOOK_RETRY_SCALE must be a number above 0 and at most 1, got "${value}"`);
+  return n;
+}
+
+/** BACKGROUND_REST_RATIO: a number from 0 to MAX_BACKGROUND_REST_RATIO (default DEFAULT_BACKGROUND_REST_RATIO). */
+function ratioFrom(value: string | undefined): number {
+  if (value === undefined || value === '') return DEFAULT_BACKGROUND_REST_RATIO;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > MAX_BACKGROUND_REST_RATIO) throw new Error(`BACKGROUND_REST_RATIO must be a number from 0 to ${MAX_BACKGROUND_REST_RATIO}, got "${value}"`);
   return n;
 }
 
@@ -174,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryScale: scaleFrom(env.WEBHOOK_RETRY_SCALE),
     webhookConcurrency: intFrom(env.WEBHOOK_CONCURRENCY, 4, 'WEBHOOK_CONCURRENCY', 64, 1),
     backgroundConcurrency: intFrom(env.BACKGROUND_CONCURRENCY, DEFAULT_BACKGROUND_CONCURRENCY, 'BACKGROUND_CONCURRENCY', 64, 1),
+    backgroundRestRatio: ratioFrom(env.BACKGROUND_REST_RATIO),
     jobPollingIntervalMs: intFrom(env.JOB_POLLING_INTERVAL_MS, 1000, 'JOB_POLLING_INTERVAL_MS', 60_000, 500),
     jobMaintenanceIntervalSeconds: intFrom(env.JOB_MAINTENANCE_INTERVAL_SECONDS, 5, 'JOB_MAINTENANCE_INTERVAL_SECONDS', 3600, 1),
     payoutProcessingMs: intFrom(env.PAYOUT_PROCESSING_MS, 3000, 'PAYOUT_PROCESSING_MS', 3_600_000, 0),

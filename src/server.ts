@@ -9,6 +9,7 @@
  */
 import type { Server } from 'node:http';
 import type { Knex } from 'knex';
+import type pg from 'pg';
 import { checkConfig, type Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { PRECOMPILED_API_DIR, RUNNING_COMPILED } from './paths.js';
@@ -18,6 +19,7 @@ import { createLogger, type Logger } from './log.js';
 import { startDispatcher } from './webhooks/dispatcher.js';
 import { startPayoutProcessing } from './payouts/processing.js';
 import { configureBackground } from './kernel/background.js';
+import { lowerBackendPriority } from './db/priority.js';
 import { payoutRailOf } from './payouts/rails.js';
 
 /** How long requests in flight may take to finish on shutdown. */
@@ -37,6 +39,9 @@ function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
 }
+
+/** The `application_name` of the background lane's sessions (what `pg_stat_activity` shows for them). */
+export const BACKGROUND_APPLICATION_NAME = 'wallet-service-background';
 
 export interface RunningService {
   /** Base URL, e.g. http://127.0.0.1:3000 */
@@ -70,7 +75,7 @@ export async function startService(
   const postgresLog = opts.quiet ? undefined : (line: string) => log.debug({ postgres: line }, 'embedded PostgreSQL');
   const starting = given ? undefined : startEmbeddedPostgres(config.dataDir, { persistent: opts.persistent ?? true, log: postgresLog });
   starting?.catch(() => undefined); // awaited below: an early failure must not go unhandled meanwhile
-  const [{ connectAndMigrate }, { seedSandbox }, { jwtKey }, { createApp }, { createMetrics }, { webhookSecretKeys }, { resealEndpointSecrets }] = await Promise.all([
+  const [{ connectAndMigrate, openPool }, { seedSandbox }, { jwtKey }, { createApp }, { createMetrics }, { webhookSecretKeys }, { resealEndpointSecrets }] = await Promise.all([
     import('./db/knex.js'),
     import('./businesses/sandboxSeed.js'),
     import('./kernel/settings.js'),
@@ -85,10 +90,27 @@ export async function startService(
   const embedded: EmbeddedDatabase | undefined = await starting;
   const databaseUrl = given ?? embedded!.url;
   const db = await connectAndMigrate(databaseUrl, { poolSize: config.dbPoolSize, preparedStatements: config.dbPreparedStatements });
-  configureBackground(db, config.backgroundConcurrency);
+  // The background lane's own connections, one per slot: on the embedded database at
+  // the lowest CPU priority (src/db/priority.ts), so that they give way to the API's.
+  let priorityRefused = false;
+  const lowPriority = embedded
+    ? (connection: pg.Client) => {
+        const refused = lowerBackendPriority(connection);
+        if (refused && !priorityRefused) log.warn({ err: refused }, 'background sessions keep the normal CPU priority: lowering it was refused');
+        priorityRefused ||= refused !== null;
+      }
+    : undefined;
+  const backgroundPool = openPool(databaseUrl, {
+    poolSize: config.backgroundConcurrency,
+    preparedStatements: config.dbPreparedStatements,
+    applicationName: BACKGROUND_APPLICATION_NAME,
+    afterConnect: lowPriority,
+  });
+  configureBackground(db, { concurrency: config.backgroundConcurrency, restRatio: config.backgroundRestRatio, pool: backgroundPool });
   if (config.sandbox) await seedSandbox(db);
   const apiDir = opts.apiDir ?? (RUNNING_COMPILED ? PRECOMPILED_API_DIR : undefined);
   const outages = new OutageLog(db, log);
+  outages.watch(backgroundPool); // the outbox relay, whose queries end an outage, runs on it
   // Webhook secrets stored in clear (before sealing) or under an older key are sealed under the current key.
   const secretKeys = await webhookSecretKeys(db, config);
   const resealed = await resealEndpointSecrets(db, secretKeys);
@@ -145,7 +167,7 @@ export async function startService(
       })();
       await Promise.all([within(drained, SHUTDOWN_GRACE_MS), within(queueStopped, JOBS_STOP_MS + 1_000)]);
       server.closeAllConnections();
-      await within(db.destroy(), 2_000);
+      await within(Promise.all([db.destroy(), backgroundPool.destroy()]), 2_000);
       if (embedded) await embedded.stop();
     },
   };

@@ -1,11 +1,19 @@
 /**
  * The background lane (src/kernel/background.ts): a pool runs at most its concurrency of
  * background work at a time, in order of arrival; a failure gives its place to the next
- * work; pools are independent; a concurrency that is not a positive integer is refused.
+ * work; pools are independent; after each piece of work its slot rests for the rest ratio
+ * times as long as the work ran, while the caller already has its answer; a concurrency
+ * that is not a positive integer and a rest ratio outside 0 … 10 are refused. On the
+ * service, the lane's transactions run on its own sessions, which on the embedded
+ * database run at the lowest CPU priority (src/db/priority.ts).
  */
+import os from 'node:os';
 import { expect } from 'chai';
 import knex from 'knex';
-import { configureBackground, inBackground } from '../src/kernel/background.js';
+import { backgroundTransaction, configureBackground, inBackground } from '../src/kernel/background.js';
+import { BACKGROUND_NICE } from '../src/db/priority.js';
+import { BACKGROUND_APPLICATION_NAME } from '../src/server.js';
+import { running } from './support/service.js';
 
 describe('the background lane of a pool', () => {
   const pools = [knex({ client: 'pg' }), knex({ client: 'pg' })]; // pool keys only: no query is made
@@ -47,7 +55,7 @@ describe('the background lane of a pool', () => {
 
   it('runs as many at once as configured, never more', async () => {
     const [db] = pools;
-    configureBackground(db, 2);
+    configureBackground(db, { concurrency: 2, restRatio: 0 });
     const log: string[] = [];
     const peak = { now: 0, most: 0 };
     const work = worker(log, peak);
@@ -59,7 +67,57 @@ describe('the background lane of a pool', () => {
     expect(peak.now).to.equal(0);
   });
 
-  it('refuses a concurrency that is not a positive integer', () => {
-    for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => configureBackground(pools[1], bad)).to.throw(RangeError);
+  it('rests after each piece of work as many times as long as it ran, once the caller has its answer', async () => {
+    const db = knex({ client: 'pg' });
+    try {
+      configureBackground(db, { concurrency: 1, restRatio: 2 });
+      const t0 = performance.now();
+      const at: Record<string, number> = {};
+      const first = inBackground(db, async () => {
+        await new Promise((r) => setTimeout(r, 40));
+        return 'first';
+      }).then((v) => ((at.answered = performance.now() - t0), v));
+      const second = inBackground(db, async () => ((at.secondStarted = performance.now() - t0), 'second'));
+      expect(await Promise.all([first, second])).to.deep.equal(['first', 'second']);
+      // The first answers after its 40 ms; the second starts only after the first's rest of 2 × 40 ms.
+      expect(at.answered).to.be.within(38, 70);
+      expect(at.secondStarted).to.be.at.least(at.answered + 75);
+      // A failure rests too, and rejects at once.
+      const failedAt = performance.now();
+      const failed = inBackground(db, async () => {
+        await new Promise((r) => setTimeout(r, 30));
+        throw new Error('refused');
+      });
+      const after = inBackground(db, async () => performance.now() - failedAt);
+      expect(await failed.then(() => 'resolved', (err: Error) => err.message)).to.equal('refused');
+      expect(performance.now() - failedAt).to.be.below(55);
+      expect(await after).to.be.at.least(85);
+      // Without a rest the next work starts as the one before ends.
+      configureBackground(db, { concurrency: 1, restRatio: 0 });
+      const quick = performance.now();
+      await inBackground(db, () => new Promise((r) => setTimeout(r, 40)));
+      expect(await inBackground(db, async () => performance.now() - quick)).to.be.below(60);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('refuses a concurrency that is not a positive integer and a rest ratio outside 0 to 10', () => {
+    for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => configureBackground(pools[1], { concurrency: bad })).to.throw(RangeError);
+    for (const bad of [-0.5, 10.5, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => configureBackground(pools[1], { concurrency: 1, restRatio: bad })).to.throw(RangeError);
+  });
+});
+
+describe("the service's background lane", () => {
+  it('runs its transactions on sessions of its own, at the lowest CPU priority on the embedded database', async function () {
+    const { db } = running();
+    const session = (q: typeof db) => q.raw<{ rows: { pid: number; app: string }[] }>("SELECT pg_backend_pid() AS pid, current_setting('application_name') AS app");
+    const { rows: [background] } = await backgroundTransaction(db, (trx) => session(trx as never));
+    const { rows: [foreground] } = await session(db);
+    expect(background.app).to.equal(BACKGROUND_APPLICATION_NAME);
+    expect(foreground.app).to.not.equal(BACKGROUND_APPLICATION_NAME);
+    if (process.env.DATABASE_URL) this.skip(); // another machine's processes: not the service's to schedule
+    expect(os.getPriority(background.pid)).to.equal(BACKGROUND_NICE);
+    expect(os.getPriority(foreground.pid)).to.equal(0);
   });
 });

@@ -75,6 +75,10 @@ export interface ConnectionOptions {
    * 1.21, or with `max_prepared_statements = 0`). Default true.
    */
   preparedStatements?: boolean;
+  /** The sessions' `application_name` (what `pg_stat_activity` shows; default none). */
+  applicationName?: string;
+  /** Called with each new connection once it is open, before its first use (e.g. ./priority.ts). */
+  afterConnect?: (connection: pg.Client) => void;
 }
 
 /**
@@ -93,16 +97,18 @@ function sendUnnamed(connection: pg.Client): void {
 /** Knex configuration for a PostgreSQL connection string (see ConnectionOptions). */
 export function knexConfig(connectionString: string, opts: ConnectionOptions = {}): Knex.Config {
   const unnamed = opts.preparedStatements === false;
+  const { afterConnect } = opts;
   return {
     client: 'pg',
-    connection: connectionString,
+    connection: opts.applicationName ? { connectionString, application_name: opts.applicationName } : connectionString,
     pool: {
       min: 0,
       max: opts.poolSize ?? DEFAULT_DB_POOL_SIZE,
-      ...(unnamed
+      ...(unnamed || afterConnect
         ? {
             afterCreate(connection: pg.Client, done: (err: Error | null, connection: pg.Client) => void) {
-              sendUnnamed(connection);
+              if (unnamed) sendUnnamed(connection);
+              afterConnect?.(connection);
               done(null, connection);
             },
           }
@@ -152,6 +158,11 @@ async function migrate(db: Knex, connectionString: string): Promise<void> {
   }
 }
 
+/** A pool to `connectionString` (see ConnectionOptions) whose transactions retry conflicts (db/retry.ts); connections open on first use. */
+export function openPool(connectionString: string, opts: ConnectionOptions = {}): Knex {
+  return retryTransactions(knexFactory(knexConfig(connectionString, opts)));
+}
+
 /**
  * Opens a pool to `connectionString` (see ConnectionOptions) whose transactions retry
  * conflicts (db/retry.ts), applies pending migrations (under an advisory lock, so
@@ -161,7 +172,7 @@ async function migrate(db: Knex, connectionString: string): Promise<void> {
  * none changed).
  */
 export async function connectAndMigrate(connectionString: string, opts: ConnectionOptions = {}): Promise<Knex> {
-  const db = retryTransactions(knexFactory(knexConfig(connectionString, opts)));
+  const db = openPool(connectionString, opts);
   if (!(await upToDate(db))) await migrate(db, connectionString);
   await applySqlDefinitions(db);
   return db;

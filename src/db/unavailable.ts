@@ -53,6 +53,11 @@ export class OutageLog {
   private failures = 0;
 
   constructor(db: Knex, private readonly log: Logger) {
+    this.watch(db);
+  }
+
+  /** Also ends an outage on a query of pool `db` that succeeds (the background lane's own pool, src/server.ts). */
+  watch(db: Knex): void {
     db.on('query-response', () => {
       if (this.since === null || Date.now() - this.lastFailure < SETTLED_MS) return;
       this.log.warn({ outage_ms: Date.now() - this.since, failed_requests: this.failures }, 'database reachable again');
