@@ -69,34 +69,43 @@ describe('the background lane of a pool', () => {
 
   it('rests after each piece of work as many times as long as it ran, once the caller has its answer', async () => {
     const db = knex({ client: 'pg' });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     try {
       configureBackground(db, { concurrency: 1, restRatio: 2 });
-      const t0 = performance.now();
       const at: Record<string, number> = {};
       const first = inBackground(db, async () => {
-        await new Promise((r) => setTimeout(r, 40));
+        at.firstStarted = performance.now();
+        await sleep(40);
+        at.firstEnded = performance.now();
         return 'first';
-      }).then((v) => ((at.answered = performance.now() - t0), v));
-      const second = inBackground(db, async () => ((at.secondStarted = performance.now() - t0), 'second'));
+      }).then((v) => ((at.answered = performance.now()), v));
+      const second = inBackground(db, async () => ((at.secondStarted = performance.now()), 'second'));
       expect(await Promise.all([first, second])).to.deep.equal(['first', 'second']);
-      // The first answers after its 40 ms; the second starts only after the first's rest of 2 × 40 ms.
-      expect(at.answered).to.be.within(38, 70);
-      expect(at.secondStarted).to.be.at.least(at.answered + 75);
-      // A failure rests too, and rejects at once.
-      const failedAt = performance.now();
+      // The caller has its answer when its work ends; the next work starts after a rest of
+      // twice the first's time (at least 2 × 40 ms), not before.
+      expect(at.answered).to.be.below(at.secondStarted);
+      expect(at.secondStarted - at.firstEnded).to.be.at.least(2 * (at.firstEnded - at.firstStarted) - 2);
+      expect(at.secondStarted - at.answered).to.be.at.least(75);
+      // A failure rests too, and its caller has the rejection at once.
+      let rejected = 0;
       const failed = inBackground(db, async () => {
-        await new Promise((r) => setTimeout(r, 30));
+        await sleep(30);
         throw new Error('refused');
-      });
-      const after = inBackground(db, async () => performance.now() - failedAt);
-      expect(await failed.then(() => 'resolved', (err: Error) => err.message)).to.equal('refused');
-      expect(performance.now() - failedAt).to.be.below(55);
-      expect(await after).to.be.at.least(85);
+      }).catch((err: Error) => ((rejected = performance.now()), err.message));
+      const after = inBackground(db, async () => performance.now());
+      const [reason, afterStarted] = await Promise.all([failed, after]);
+      expect(reason).to.equal('refused');
+      expect(afterStarted - rejected).to.be.at.least(55);
       // Without a rest the next work starts as the one before ends.
       configureBackground(db, { concurrency: 1, restRatio: 0 });
-      const quick = performance.now();
-      await inBackground(db, () => new Promise((r) => setTimeout(r, 40)));
-      expect(await inBackground(db, async () => performance.now() - quick)).to.be.below(60);
+      let ended = 0;
+      const quick = inBackground(db, async () => {
+        await sleep(40);
+        ended = performance.now();
+      });
+      const next = inBackground(db, async () => performance.now());
+      const [, nextStarted] = await Promise.all([quick, next]);
+      expect(nextStarted - ended).to.be.below(30);
     } finally {
       await db.destroy();
     }
