@@ -9,7 +9,6 @@
  */
 import type { Server } from 'node:http';
 import type { Knex } from 'knex';
-import type pg from 'pg';
 import { checkConfig, type Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { PRECOMPILED_API_DIR, RUNNING_COMPILED } from './paths.js';
@@ -19,7 +18,7 @@ import { createLogger, type Logger } from './log.js';
 import { startDispatcher } from './webhooks/dispatcher.js';
 import { startPayoutProcessing } from './payouts/processing.js';
 import { configureBackground } from './kernel/background.js';
-import { lowerBackendPriority } from './db/priority.js';
+import { lowPriorityConnections } from './db/priority.js';
 import { payoutRailOf } from './payouts/rails.js';
 
 /** How long requests in flight may take to finish on shutdown. */
@@ -92,19 +91,11 @@ export async function startService(
   const db = await connectAndMigrate(databaseUrl, { poolSize: config.dbPoolSize, preparedStatements: config.dbPreparedStatements });
   // The background lane's own connections, one per slot: on the embedded database at
   // the lowest CPU priority (src/db/priority.ts), so that they give way to the API's.
-  let priorityRefused = false;
-  const lowPriority = embedded
-    ? (connection: pg.Client) => {
-        const refused = lowerBackendPriority(connection);
-        if (refused && !priorityRefused) log.warn({ err: refused }, 'background sessions keep the normal CPU priority: lowering it was refused');
-        priorityRefused ||= refused !== null;
-      }
-    : undefined;
   const backgroundPool = openPool(databaseUrl, {
     poolSize: config.backgroundConcurrency,
     preparedStatements: config.dbPreparedStatements,
     applicationName: BACKGROUND_APPLICATION_NAME,
-    afterConnect: lowPriority,
+    afterConnect: embedded ? lowPriorityConnections(log) : undefined,
   });
   configureBackground(db, { concurrency: config.backgroundConcurrency, restRatio: config.backgroundRestRatio, pool: backgroundPool });
   if (config.sandbox) await seedSandbox(db);

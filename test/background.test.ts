@@ -121,7 +121,7 @@ describe("the service's background lane", () => {
   it('runs its transactions on sessions of its own, at the lowest CPU priority on the embedded database', async function () {
     const { db } = running();
     const session = (q: typeof db) => q.raw<{ rows: { pid: number; app: string }[] }>("SELECT pg_backend_pid() AS pid, current_setting('application_name') AS app");
-    const { rows: [background] } = await backgroundTransaction(db, (trx) => session(trx as never));
+    const { rows: [background] } = await backgroundTransaction(db, (trx) => session(trx));
     const { rows: [foreground] } = await session(db);
     expect(background.app).to.equal(BACKGROUND_APPLICATION_NAME);
     expect(foreground.app).to.not.equal(BACKGROUND_APPLICATION_NAME);

@@ -14,7 +14,7 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-/** Whether `port` can be bound on loopback now (checked by binding it and letting it go). */
+/** The port bound on loopback when `port` can be bound now (0: the one the OS chose), checked by binding it and letting it go; null when it cannot. */
 function bindable(port: number): Promise<number | null> {
   return new Promise((resolve) => {
     const srv = createServer();

@@ -18,6 +18,7 @@
  */
 import os from 'node:os';
 import type pg from 'pg';
+import type { Logger } from '../log.js';
 
 /** The nice value of a background session's backend (the lowest priority). */
 export const BACKGROUND_NICE = 19;
@@ -37,4 +38,18 @@ export function lowerBackendPriority(client: pg.Client): Error | null {
   } catch (err) {
     return err as Error;
   }
+}
+
+/**
+ * The `afterConnect` hook (./knex.ts) of a pool whose sessions run at the lowest CPU
+ * priority: each new connection's backend is lowered (lowerBackendPriority); the first
+ * refusal is logged at warn on `log`, the session is used all the same.
+ */
+export function lowPriorityConnections(log: Logger): (connection: pg.Client) => void {
+  let refusedBefore = false;
+  return (connection) => {
+    const refused = lowerBackendPriority(connection);
+    if (refused && !refusedBefore) log.warn({ err: refused }, 'background sessions keep the normal CPU priority: lowering it was refused');
+    refusedBefore ||= refused !== null;
+  };
 }
