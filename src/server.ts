@@ -89,10 +89,11 @@ export async function startService(
   const embedded: EmbeddedDatabase | undefined = await starting;
   const databaseUrl = given ?? embedded!.url;
   const db = await connectAndMigrate(databaseUrl, { poolSize: config.dbPoolSize, preparedStatements: config.dbPreparedStatements });
-  // The background lane's own connections, one per slot: on the embedded database at
-  // the lowest CPU priority (src/db/priority.ts), so that they give way to the API's.
+  // The background lane's own connections, one per slot and one for the background work's
+  // reads (backgroundReads): on the embedded database at the lowest CPU priority
+  // (src/db/priority.ts), so that they give way to the API's.
   const backgroundPool = openPool(databaseUrl, {
-    poolSize: config.backgroundConcurrency,
+    poolSize: config.backgroundConcurrency + 1,
     preparedStatements: config.dbPreparedStatements,
     applicationName: BACKGROUND_APPLICATION_NAME,
     afterConnect: embedded ? lowPriorityConnections(log) : undefined,

@@ -7,11 +7,12 @@
  * service, the lane's transactions run on its own sessions, which on the embedded
  * database run at the lowest CPU priority (src/db/priority.ts).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { expect } from 'chai';
 import knex from 'knex';
-import { backgroundTransaction, configureBackground, inBackground } from '../src/kernel/background.js';
-import { BACKGROUND_NICE } from '../src/db/priority.js';
+import { backgroundReads, backgroundTransaction, configureBackground, inBackground } from '../src/kernel/background.js';
+import { autogroupNice, BACKGROUND_NICE } from '../src/db/priority.js';
 import { BACKGROUND_APPLICATION_NAME } from '../src/server.js';
 import { running } from './support/service.js';
 
@@ -118,15 +119,23 @@ describe('the background lane of a pool', () => {
 });
 
 describe("the service's background lane", () => {
-  it('runs its transactions on sessions of its own, at the lowest CPU priority on the embedded database', async function () {
+  it('runs its transactions and reads on sessions of its own, at the lowest CPU priority on the embedded database', async function () {
     const { db } = running();
     const session = (q: typeof db) => q.raw<{ rows: { pid: number; app: string }[] }>("SELECT pg_backend_pid() AS pid, current_setting('application_name') AS app");
     const { rows: [background] } = await backgroundTransaction(db, (trx) => session(trx));
     const { rows: [foreground] } = await session(db);
+    const { rows: [read] } = await session(backgroundReads(db));
     expect(background.app).to.equal(BACKGROUND_APPLICATION_NAME);
+    expect(read.app).to.equal(BACKGROUND_APPLICATION_NAME);
     expect(foreground.app).to.not.equal(BACKGROUND_APPLICATION_NAME);
     if (process.env.DATABASE_URL) this.skip(); // another machine's processes: not the service's to schedule
     expect(os.getPriority(background.pid)).to.equal(BACKGROUND_NICE);
     expect(os.getPriority(foreground.pid)).to.equal(0);
+    // Each backend is a process session of its own: where the kernel shares the CPU between
+    // sessions first, the session's weight is what gives way (src/db/priority.ts).
+    if (existsSync('/proc/sys/kernel/sched_autogroup_enabled') && readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1') {
+      expect(autogroupNice(background.pid)).to.equal(BACKGROUND_NICE);
+      expect(autogroupNice(foreground.pid)).to.equal(0);
+    }
   });
 });

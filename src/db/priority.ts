@@ -13,9 +13,19 @@
  * it shares with a nice-19 one). Measured in openapi/DESIGN.md ("Where the other
  * traffic's p99 goes").
  *
+ * Sessions of their own: PostgreSQL starts every backend in a process session of its own
+ * (the postmaster's children call setsid(2)), and where Linux groups processes by session
+ * for scheduling (autogroup, `/proc/sys/kernel/sched_autogroup_enabled` = 1, the default
+ * of most distributions' kernels) the CPU is shared between sessions first: a process's
+ * own nice then only orders it against the other processes of its session, none for a
+ * backend, and a backend at nice 19 still weighs as much as the service's whole session.
+ * The weight of a session is its autogroup's nice (sched(7), "The autogroup feature"),
+ * so a background backend's autogroup is set to 19 as well (`/proc/<pid>/autogroup`).
+ *
  * Only for the embedded database: on another machine the process id names nothing here,
  * and an operator's database is the operator's to schedule.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import type pg from 'pg';
 import type { Logger } from '../log.js';
@@ -23,20 +33,54 @@ import type { Logger } from '../log.js';
 /** The nice value of a background session's backend (the lowest priority). */
 export const BACKGROUND_NICE = 19;
 
+/** Where Linux says whether it schedules processes by session (sched(7), "The autogroup feature"). */
+const AUTOGROUP_SWITCH = '/proc/sys/kernel/sched_autogroup_enabled';
+
+let sessionScheduling: boolean | undefined;
+
+/** Whether this machine shares the CPU between process sessions first (see the module comment); read once. */
+function groupsBySession(): boolean {
+  if (sessionScheduling === undefined) {
+    try {
+      sessionScheduling = readFileSync(AUTOGROUP_SWITCH, 'utf8').trim() === '1';
+    } catch {
+      sessionScheduling = false; // not Linux, or a kernel without autogroup
+    }
+  }
+  return sessionScheduling;
+}
+
 /**
  * Sets the backend process of `client` (a connected session of a PostgreSQL on this
- * machine; pg's `processID`) to nice BACKGROUND_NICE. Returns null, or the error the
- * system answered (EPERM: another user's process without the right; ESRCH: no such
- * process here). Lowering a process's priority needs no privilege for its owner.
+ * machine; pg's `processID`) to nice BACKGROUND_NICE, and its session's autogroup too
+ * where the kernel schedules by session (see the module comment). Returns null, or the
+ * error the system answered (EPERM or EACCES: another user's process without the right;
+ * ESRCH or ENOENT: no such process here). Lowering a priority needs no privilege for the
+ * process's owner.
  */
 export function lowerBackendPriority(client: pg.Client): Error | null {
   const pid = (client as unknown as { processID: number | null }).processID;
   if (!pid) return new Error('the session has no backend process id');
   try {
     os.setPriority(pid, BACKGROUND_NICE);
+    if (groupsBySession()) writeFileSync(`/proc/${pid}/autogroup`, String(BACKGROUND_NICE));
     return null;
   } catch (err) {
     return err as Error;
+  }
+}
+
+/**
+ * The nice of the autogroup (scheduling group of a process session) of process `pid`,
+ * or null where the kernel does not schedule by session or the process is not here.
+ */
+export function autogroupNice(pid: number): number | null {
+  if (!groupsBySession()) return null;
+  try {
+    const match = /nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
   }
 }
 

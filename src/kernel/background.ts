@@ -94,6 +94,15 @@ export function backgroundLaneState(db: Knex): { concurrency: number; running: n
 }
 
 /**
+ * The pool for background work's reads outside its transactions (the deliveries a
+ * webhook job sends, the payouts a processing job steps): the lane's own pool when it
+ * has one, so that they too run on sessions that give way to the API's; else `db`.
+ */
+export function backgroundReads(db: Knex): Knex {
+  return laneOf(db).pool ?? db;
+}
+
+/**
  * Runs `work` in a transaction in the lane of pool `db` (inBackground), on the lane's
  * own pool when it has one: commits when it resolves, rolls back and rejects as it does
  * when it throws.

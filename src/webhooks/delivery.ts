@@ -25,7 +25,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { SealingKeys } from '../cards/data.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { backgroundTransaction } from '../kernel/background.js';
+import { backgroundReads, backgroundTransaction } from '../kernel/background.js';
 import { nextAttemptAt, retryAfterSeconds } from './schedule.js';
 import { signalOf, type EndpointConcurrency } from './endpointConcurrency.js';
 import { endpointSecret } from './secrets.js';
@@ -262,7 +262,7 @@ async function record(deps: DeliveryDeps, trx: Knex.Transaction, made: Attempt[]
 export async function runDeliveryJobs(deps: DeliveryDeps, jobs: DeliveryJob[], shutdown: AbortSignal): Promise<void> {
   const { db } = deps;
   const steps = stepsOf(jobs);
-  const rows = await deliveryRows(db, steps.map((j) => j.delivery_id));
+  const rows = await deliveryRows(backgroundReads(db), steps.map((j) => j.delivery_id));
   const due = steps.filter((job) => {
     const row = rows.get(job.delivery_id);
     return row && row.status === 'PENDING' && row.attempt_count < job.attempt; // else done, or this attempt was made
