@@ -38,7 +38,7 @@
  * Background work (src/kernel/background.ts): BACKGROUND_CONCURRENCY (default 1, the
  * transactions for many payouts or deliveries at once, such as a bulk payout's creation
  * or a batch of payout steps, that one instance runs at a time; raise it when the
- * database has cores to spare for them) and BACKGROUND_REST_RATIO (default 1, from 0 to
+ * database has cores to spare for them) and BACKGROUND_REST_RATIO (default 1.5, from 0 to
  * 10: after each such transaction the lane rests that many times as long as it ran, so
  * that it leaves the API its share of the database; 0 for an instance with no API traffic).
  * Payouts: PAYOUT_PROCESSING_MS (default 3000: how long a payout of the sandbox rail stays
