@@ -142,6 +142,11 @@ function referencedTimers(): string[] {
   return [...timers.values()].filter(({ timer }) => timer.hasRef?.() === true).map(({ stack }) => stack);
 }
 
+/** Whether every test of `suite` and the suites within it that was not skipped passed (a test a failed hook kept from running did not). */
+function allPassed(suite: Mocha.Suite): boolean {
+  return suite.tests.every((t) => t.isPending() || t.state === 'passed') && suite.suites.every(allPassed);
+}
+
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
     this.timeout(120_000);
@@ -196,5 +201,9 @@ export const mochaHooks = {
     // Nothing the whole suite sent may have reached the logs (see test/logs.test.ts).
     const logs = readFileSync(LOG_FILE, 'utf8');
     for (const [what, pattern] of LEAKS) if (pattern.test(logs)) throw new Error(`The logs of the run hold ${what}: ${LOG_FILE}`);
+    // The run's service log and responses (tens of MB) are for finding out why a test
+    // failed: kept, and named, when one did; otherwise removed with the run.
+    if (this.test?.parent && allPassed(this.test.parent)) rmSync(RUN_DIR, { recursive: true, force: true });
+    else console.log(`The run's service log and responses are kept in ${RUN_DIR}`);
   },
 };
