@@ -128,7 +128,7 @@ export async function startService(
     relayIntervalMs: 500,
   });
   await startPayoutProcessing({ db, jobs, rail: payoutRailOf(config, log) });
-  const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db), jobs }, { apiDir, outages });
+  const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db, backgroundPool), jobs }, { apiDir, outages });
   const host = opts.host ?? config.host;
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, host, () => resolve(s));

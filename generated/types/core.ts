@@ -2080,7 +2080,7 @@ export interface paths {
         };
         /**
          * Metrics
-         * @description Prometheus metrics of the answering instance, in the text exposition format 0.0.4: `http_requests_total` and `http_request_duration_seconds` by `operation_id` and `status`; `ledger_transactions_total` by `type`; `db_pool_connections` by `state`; `background_transactions` by `state` (`running`, `waiting`); `outbox_backlog_events` and `outbox_oldest_event_age_seconds` (NaN while the database is unreachable); and the process metrics (CPU, memory, event loop, GC). Needs no token: restrict it to the scraper at the network edge.
+         * @description Prometheus metrics of the answering instance, in the text exposition format 0.0.4: `http_requests_total` and `http_request_duration_seconds` by `operation_id` and `status`; `ledger_transactions_total` by `type`; `db_pool_connections` by `pool` (`api`, `background`) and `state`; `background_transactions` by `state` (`running`, `waiting`); `outbox_backlog_events` and `outbox_oldest_event_age_seconds` (NaN while the database is unreachable); and the process metrics (CPU, memory, event loop, GC). Needs no token: restrict it to the scraper at the network edge.
          */
         get: operations["getMetrics"];
         put?: never;

@@ -6,7 +6,8 @@
  *   `operation_id` (`unrouted` for paths no operation matches) and `status`;
  * - `ledger_transactions_total` by `type`: ledger transactions this instance posted,
  *   counted from the money-moving operations' 201 responses;
- * - `db_pool_connections` by `state` (`used`, `free`, `pending` acquisitions);
+ * - `db_pool_connections` by `pool` (`api`; `background`, the background lane's own pool
+ *   when it has one) and `state` (`used`, `free`, `pending` acquisitions);
  * - `db_transaction_retries_total` by `sqlstate` (`40P01` deadlock, `40001`
  *   serialization failure): transactions run again after PostgreSQL aborted them for
  *   a conflict with concurrent ones (src/db/retry.ts);
@@ -37,8 +38,8 @@ export interface Metrics {
 /** The Knex event of one batch of batched posting sent (src/ledger/batching.ts); its argument is `{ items }`. */
 export const LEDGER_BATCH_EVENT = 'ledger-batch';
 
-/** Creates the registry and its collectors over `db`. */
-export function createMetrics(db: Knex): Metrics {
+/** Creates the registry and its collectors over `db` (the API's pool) and `backgroundPool` (the background lane's own, if it has one). */
+export function createMetrics(db: Knex, backgroundPool?: Knex): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -82,16 +83,22 @@ export function createMetrics(db: Knex): Metrics {
     registers: [registry],
   });
   db.on(READ_BATCH_EVENT, ({ reader, reads: n }: { reader: string; reads: number }) => reads.observe({ reader }, n));
-  const pool = (db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
+  type Tarn = { numUsed(): number; numFree(): number; numPendingAcquires(): number };
+  const poolOf = (k: Knex) => (k.client as { pool?: Tarn }).pool;
   new Gauge({
     name: 'db_pool_connections',
-    help: 'Database pool connections, by state (used, free, pending acquisitions).',
-    labelNames: ['state'],
+    help: "Database pool connections, by pool (api: requests'; background: the background lane's transactions and reads) and state (used, free, pending acquisitions).",
+    labelNames: ['pool', 'state'],
     registers: [registry],
     collect() {
-      this.set({ state: 'used' }, pool?.numUsed() ?? 0);
-      this.set({ state: 'free' }, pool?.numFree() ?? 0);
-      this.set({ state: 'pending' }, pool?.numPendingAcquires() ?? 0);
+      const pools: [string, Knex][] = [['api', db]];
+      if (backgroundPool) pools.push(['background', backgroundPool]);
+      for (const [name, k] of pools) {
+        const pool = poolOf(k);
+        this.set({ pool: name, state: 'used' }, pool?.numUsed() ?? 0);
+        this.set({ pool: name, state: 'free' }, pool?.numFree() ?? 0);
+        this.set({ pool: name, state: 'pending' }, pool?.numPendingAcquires() ?? 0);
+      }
     },
   });
   /** Reads one number about undispatched outbox events; NaN while the database is unreachable. */
