@@ -51,7 +51,7 @@
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
-import { DEFAULT_BACKGROUND_CONCURRENCY, DEFAULT_BACKGROUND_REST_RATIO, MAX_BACKGROUND_REST_RATIO } from './kernel/background.js';
+import { DEFAULT_BACKGROUND_CONCURRENCY, DEFAULT_BACKGROUND_REST_RATIO, isRestRatio, MAX_BACKGROUND_REST_RATIO } from './kernel/background.js';
 
 export interface Config {
   port: number;
@@ -133,7 +133,7 @@ function scaleFrom(value: string | undefined): number {
 function ratioFrom(value: string | undefined): number {
   if (value === undefined || value === '') return DEFAULT_BACKGROUND_REST_RATIO;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || n > MAX_BACKGROUND_REST_RATIO) throw new Error(`BACKGROUND_REST_RATIO must be a number from 0 to ${MAX_BACKGROUND_REST_RATIO}, got "${value}"`);
+  if (!isRestRatio(n)) throw new Error(`BACKGROUND_REST_RATIO must be a number from 0 to ${MAX_BACKGROUND_REST_RATIO}, got "${value}"`);
   return n;
 }
 

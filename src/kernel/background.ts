@@ -51,6 +51,11 @@ export const DEFAULT_BACKGROUND_REST_RATIO = 1.5;
 /** The largest rest ratio accepted: beyond it the lane would mostly sleep. */
 export const MAX_BACKGROUND_REST_RATIO = 10;
 
+/** Whether `ratio` is a rest ratio the lane accepts: a number from 0 to MAX_BACKGROUND_REST_RATIO. */
+export function isRestRatio(ratio: number): boolean {
+  return ratio >= 0 && ratio <= MAX_BACKGROUND_REST_RATIO;
+}
+
 /** How the background lane of a pool runs its work (see the module comment). */
 export interface BackgroundOptions {
   /** Pieces of work at a time (an integer ≥ 1). */
@@ -83,7 +88,7 @@ function laneOf(db: Knex): Lane {
 export function configureBackground(db: Knex, opts: BackgroundOptions): void {
   const { concurrency, restRatio = DEFAULT_BACKGROUND_REST_RATIO, pool } = opts;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`background concurrency must be a positive integer, got ${concurrency}`);
-  if (!(restRatio >= 0 && restRatio <= MAX_BACKGROUND_REST_RATIO)) throw new RangeError(`background rest ratio must be from 0 to ${MAX_BACKGROUND_REST_RATIO}, got ${restRatio}`);
+  if (!isRestRatio(restRatio)) throw new RangeError(`background rest ratio must be from 0 to ${MAX_BACKGROUND_REST_RATIO}, got ${restRatio}`);
   const lane = laneOf(db);
   lane.queue.concurrency = concurrency;
   lane.restRatio = restRatio;
@@ -102,6 +107,11 @@ export function backgroundLaneState(db: Knex): { concurrency: number; running: n
  * has one, so that they too run on sessions that give way to the API's; else `db`.
  */
 export function backgroundReads(db: Knex): Knex {
+  return lanePool(db);
+}
+
+/** The pool the lane of `db` runs its work on: its own when configureBackground gave it one, else `db`. */
+function lanePool(db: Knex): Knex {
   return laneOf(db).pool ?? db;
 }
 
@@ -111,7 +121,7 @@ export function backgroundReads(db: Knex): Knex {
  * when it throws.
  */
 export function backgroundTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return inBackground(db, () => (laneOf(db).pool ?? db).transaction(work));
+  return inBackground(db, () => lanePool(db).transaction(work));
 }
 
 /**
