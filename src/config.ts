@@ -51,7 +51,7 @@
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
-import { DEFAULT_BACKGROUND_CONCURRENCY, DEFAULT_BACKGROUND_REST_RATIO, isRestRatio, MAX_BACKGROUND_REST_RATIO } from './kernel/background.js';
+import { DEFAULT_BACKGROUND_CONCURRENCY, DEFAULT_BACKGROUND_REST_RATIO, isRestRatio, MAX_BACKGROUND_CONCURRENCY, MAX_BACKGROUND_REST_RATIO } from './kernel/background.js';
 
 export interface Config {
   port: number;
@@ -185,7 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: intFrom(env.WEBHOOK_TIMEOUT_MS, 15_000, 'WEBHOOK_TIMEOUT_MS', 60_000, 100),
     webhookRetryScale: scaleFrom(env.WEBHOOK_RETRY_SCALE),
     webhookConcurrency: intFrom(env.WEBHOOK_CONCURRENCY, 4, 'WEBHOOK_CONCURRENCY', 64, 1),
-    backgroundConcurrency: intFrom(env.BACKGROUND_CONCURRENCY, DEFAULT_BACKGROUND_CONCURRENCY, 'BACKGROUND_CONCURRENCY', 64, 1),
+    backgroundConcurrency: intFrom(env.BACKGROUND_CONCURRENCY, DEFAULT_BACKGROUND_CONCURRENCY, 'BACKGROUND_CONCURRENCY', MAX_BACKGROUND_CONCURRENCY, 1),
     backgroundRestRatio: ratioFrom(env.BACKGROUND_REST_RATIO),
     jobPollingIntervalMs: intFrom(env.JOB_POLLING_INTERVAL_MS, 1000, 'JOB_POLLING_INTERVAL_MS', 60_000, 500),
     jobMaintenanceIntervalSeconds: intFrom(env.JOB_MAINTENANCE_INTERVAL_SECONDS, 5, 'JOB_MAINTENANCE_INTERVAL_SECONDS', 3600, 1),

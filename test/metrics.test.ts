@@ -4,6 +4,7 @@
  * age of its oldest event, the background lane's transactions.
  */
 import { expect } from 'chai';
+import { inBackground } from '../src/kernel/background.js';
 import { get, post } from './support/client.js';
 import { newBusiness, newWallet, topup } from './support/fixtures.js';
 import { running } from './support/service.js';
@@ -58,9 +59,9 @@ describe('metrics', () => {
   });
 
   it('GET /metrics shows the background lane: work running and work waiting for it', async () => {
+    // The test's modules and the service's are one instance each (.mocharc.json), so this
+    // is the lane the service configured and its handlers use.
     const { db } = running();
-    // Imported as the service imports it (an ES module), so that it is the service's lane.
-    const { inBackground } = await import('../src/kernel/background.js');
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const holding = inBackground(db, () => held);

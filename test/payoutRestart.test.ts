@@ -122,10 +122,12 @@ describe('payout processing across a crash (SIGKILL) of the instance running it'
     const ids = await sendPayouts(victim.url, token, customer.mobile, 'kill');
     // Every payout submitted first (PROCESSING, its SETTLE due 3 s later): a SUBMIT still to
     // run when the table is held below would block on it, and its SETTLE would never start.
+    const processing = async () => Number((await db!('payouts').whereIn('id', ids).where({ status: 'PROCESSING' }).count({ n: '*' }))[0].n);
     const submitted = Date.now() + 20_000;
-    while (Date.now() < submitted && Number((await db!('payouts').whereIn('id', ids).where({ status: 'PROCESSING' }).count({ n: '*' }))[0].n) < PAYOUTS) {
+    while (Date.now() < submitted && (await processing()) < PAYOUTS) {
       await new Promise((r) => setTimeout(r, 50));
     }
+    expect(await processing(), 'payouts submitted (PROCESSING) before the table is held').to.equal(PAYOUTS);
 
     // Hold the payouts table: each SETTLE job that starts blocks on its first read, with
     // nothing written. Once every payout's SETTLE job is active, kill the victim, then let go.

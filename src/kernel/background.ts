@@ -45,6 +45,14 @@ import { WorkQueue } from './workQueue.js';
 /** The concurrency of a pool that configureBackground was not called for. */
 export const DEFAULT_BACKGROUND_CONCURRENCY = 1;
 
+/** The largest concurrency accepted: each slot is a connection of the lane's pool. */
+export const MAX_BACKGROUND_CONCURRENCY = 64;
+
+/** Whether `n` is a concurrency the lane accepts: an integer from 1 to MAX_BACKGROUND_CONCURRENCY. */
+export function isBackgroundConcurrency(n: number): boolean {
+  return Number.isInteger(n) && n >= 1 && n <= MAX_BACKGROUND_CONCURRENCY;
+}
+
 /** The rest ratio of a pool that configureBackground was not called for (see the module comment). */
 export const DEFAULT_BACKGROUND_REST_RATIO = 1.5;
 
@@ -58,7 +66,7 @@ export function isRestRatio(ratio: number): boolean {
 
 /** How the background lane of a pool runs its work (see the module comment). */
 export interface BackgroundOptions {
-  /** Pieces of work at a time (an integer ≥ 1). */
+  /** Pieces of work at a time (an integer from 1 to MAX_BACKGROUND_CONCURRENCY). */
   concurrency: number;
   /** A slot's rest after a piece of work, as a multiple of the time it ran (0 to MAX_BACKGROUND_REST_RATIO; 0: none). */
   restRatio?: number;
@@ -82,12 +90,12 @@ function laneOf(db: Knex): Lane {
 
 /**
  * Sets how the background lane of pool `db` runs (at start, src/server.ts). Throws
- * RangeError for a concurrency that is not an integer ≥ 1 or a rest ratio outside
- * 0 … MAX_BACKGROUND_REST_RATIO.
+ * RangeError for a concurrency that is not an integer from 1 to MAX_BACKGROUND_CONCURRENCY
+ * or a rest ratio outside 0 … MAX_BACKGROUND_REST_RATIO.
  */
 export function configureBackground(db: Knex, opts: BackgroundOptions): void {
   const { concurrency, restRatio = DEFAULT_BACKGROUND_REST_RATIO, pool } = opts;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`background concurrency must be a positive integer, got ${concurrency}`);
+  if (!isBackgroundConcurrency(concurrency)) throw new RangeError(`background concurrency must be an integer from 1 to ${MAX_BACKGROUND_CONCURRENCY}, got ${concurrency}`);
   if (!isRestRatio(restRatio)) throw new RangeError(`background rest ratio must be from 0 to ${MAX_BACKGROUND_REST_RATIO}, got ${restRatio}`);
   const lane = laneOf(db);
   lane.queue.concurrency = concurrency;

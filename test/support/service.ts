@@ -4,6 +4,14 @@
  * themselves by creating their own businesses, not by truncating tables.
  * The service runs with the API documents precompiled (into a temporary
  * directory, as `npm run build` does into dist/api/), as `npm start` runs it.
+ *
+ * Mocha loads the tests and this file as ES modules, as the service loads its own
+ * (`import=tsx/esm` in .mocharc.json: only tsx's ES module hook, so mocha's `require`
+ * fails over to `import`). With tsx's CommonJS hook as well, this file and its static
+ * imports would load as CommonJS and the service's dynamic imports (src/server.ts) as ES
+ * modules: two instances of every module that keeps state, so that the service's
+ * handlers would use a background lane and business turns that src/server.ts never
+ * configured (test/metrics.test.ts fails then).
  */
 import { createHook } from 'node:async_hooks';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
