@@ -2,12 +2,13 @@
  * What a delivery carries (seed "Events" and "Authentication" 4):
  *
  * - the body: the seed's envelope `{id, code, created_at, webhook_id, data}`;
- * - Standard Webhooks headers, made by the npm package `standardwebhooks`:
+ * - Standard Webhooks headers (the Standard Webhooks specification, "Signature scheme"):
  *   `webhook-id` (the event id: the same on every attempt and redelivery, the
  *   receiver's deduplication key), `webhook-timestamp` (unix seconds of this attempt),
  *   `webhook-signature` (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">`), keyed with
  *   the endpoint's secret (`whsec_<base64 key>`, chosen by the integrator at
- *   registration, so a receiver verifies with `new Webhook(secret).verify(body, headers)`);
+ *   registration, so a receiver verifies with the npm package `standardwebhooks`:
+ *   `new Webhook(secret).verify(body, headers)`);
  * - `Authorization: Bearer <JWT>` (the seed's sample delivery carries one): an HS256 JWT
  *   keyed with the same key, for receivers or gateways that check bearer tokens.
  *   Claims: `iss` `wallet-service`, `sub` the business id, `aud` the endpoint URL, `jti`
@@ -18,7 +19,6 @@
  *   dot, a Standard Webhooks one at least two.)
  */
 import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
 
 export interface DeliveryMessage {
   eventId: string;
@@ -40,19 +40,21 @@ export function signingKey(secret: string): Uint8Array {
   return Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
 }
 
-/** A secret's signing keys: the Standard Webhooks signer and the JWT's HMAC key. */
+/** A secret's signing key: the HMAC key of both the Standard Webhooks signature and the JWT. */
 export interface Signer {
-  webhook: Webhook;
-  jwtKey: KeyObject;
+  key: KeyObject;
 }
 
 /**
- * The signing keys of endpoint secret `secret` (`whsec_` + base64). Made once per
+ * The signing key of endpoint secret `secret` (`whsec_` + base64). Made once per
  * endpoint and kept by the delivery worker (./delivery.ts): decoding the secret for
- * every delivery was a fifth of the CPU of sending one.
+ * every delivery was a fifth of the CPU of sending one. Throws Error for a secret that
+ * decodes to no key.
  */
 export function signerFor(secret: string): Signer {
-  return { webhook: new Webhook(secret), jwtKey: createSecretKey(signingKey(secret)) };
+  const key = signingKey(secret);
+  if (key.length === 0) throw new Error('a webhook secret must hold a key');
+  return { key: createSecretKey(key) };
 }
 
 /** The JWS protected header of every delivery JWT, base64url-encoded once. */
@@ -71,8 +73,20 @@ export function hs256Jwt(claims: Record<string, unknown>, key: KeyObject): strin
   return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;
 }
 
+/**
+ * The Standard Webhooks signature of message `id` sent at `timestamp` (unix seconds) with
+ * body `body`: `v1,` + base64(HMAC-SHA256(key, "id.timestamp.body")) (the specification's
+ * "Signature scheme", version 1). Made with node:crypto's HMAC rather than
+ * `standardwebhooks`' `sign`, whose SHA-256 is JavaScript: 7.4 µs a signature against
+ * 1.9 µs, at thousands of deliveries a second. `standardwebhooks` verifies these
+ * signatures in the tests (test/webhookSigning.test.ts checks the bytes are those it signs).
+ */
+export function webhookSignature(id: string, timestamp: number, body: string, key: KeyObject): string {
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
 /** Headers of one attempt at `now` of `body`, signed with the endpoint's `signer` (signerFor). */
-export function deliveryHeaders(m: DeliveryMessage, body: string, { webhook, jwtKey }: Signer, now: Date): Record<string, string> {
+export function deliveryHeaders(m: DeliveryMessage, body: string, { key }: Signer, now: Date): Record<string, string> {
   const timestamp = Math.floor(now.getTime() / 1000);
   const bearer = hs256Jwt(
     {
@@ -84,14 +98,14 @@ export function deliveryHeaders(m: DeliveryMessage, body: string, { webhook, jwt
       iat: timestamp,
       exp: timestamp + 300,
     },
-    jwtKey,
+    key,
   );
   return {
     'content-type': 'application/json',
     'user-agent': 'wallet-service-webhooks/1',
     'webhook-id': m.eventId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': webhook.sign(m.eventId, now, body),
+    'webhook-signature': webhookSignature(m.eventId, timestamp, body, key),
     authorization: `Bearer ${bearer}`,
   };
 }
