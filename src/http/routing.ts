@@ -32,6 +32,10 @@ interface Template {
 
 const escape = (literal: string) => literal.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
 
+/**
+ * The routing table of one API document (see the module comment): built once from its
+ * operations, then `match`es each request's method and path to an operation.
+ */
 export class RoutingTable {
   /** Exact relative path → method → operation. */
   private readonly exact = new Map<string, Map<string, ApiOperation>>();

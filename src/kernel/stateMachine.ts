@@ -11,12 +11,14 @@
 import type { Knex } from 'knex';
 import type { AppError } from './errors.js';
 
+/** One event's row of a machine's table: the states it may leave and the state it enters. */
 export interface Move<S extends string> {
   from: readonly S[];
   /** The state entered; absent when the event is recorded but the state stays. */
   to?: S;
 }
 
+/** A state machine: its states, its table of moves by event, and the checks against it. */
 export interface StateMachine<S extends string, E extends string> {
   readonly states: readonly S[];
   readonly moves: Readonly<Record<E, Move<S>>>;

@@ -25,6 +25,12 @@ export type RailSubmission = RailPayout & { submitted_at: string };
 const FIRST_RETRY_MS = 5_000;
 const LONGEST_RETRY_MS = 600_000;
 
+/**
+ * The payout rail of a bank connector over HTTP (see the module comment): each payout's
+ * submission is a job of its own queue (PAYOUT_RAIL_QUEUE), POSTed signed at once after
+ * the payout became PROCESSING; `submit` throws RailSubmissionFailed for a failed attempt,
+ * which `retryDelayMs` spaces out.
+ */
 export class HttpPayoutRail implements PayoutRail {
   readonly queue: RailQueue;
   readonly submitAfterMs = 0;

@@ -50,6 +50,10 @@ export class RailSubmissionFailed extends Error {
   }
 }
 
+/**
+ * A payout rail: how PROCESSING payouts reach the bank and how its decision comes back
+ * (the sandbox's, ./sandboxRail.ts, or a bank connector's over HTTP, ./httpRail.ts).
+ */
 export interface PayoutRail {
   /** The queue whose jobs hand payouts to the rail; null: the payout processing queue itself. */
   readonly queue: RailQueue | null;

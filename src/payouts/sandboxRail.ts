@@ -12,11 +12,15 @@ import type { PayoutRail, RailDecision, RailPayout } from './rail.js';
 /** The cents of `amount` (a numeric(20,2) string), 0 to 99. */
 const centsOf = (amount: string): number => new Decimal(amount).mul(100).mod(100).toNumber();
 
+/**
+ * The sandbox's payout rail (see the module comment): it decides each payout by its
+ * amount's cents when its submission runs, on the payout processing queue, and never calls out.
+ */
 export class SandboxPayoutRail implements PayoutRail {
   /** Submissions run on the payout processing queue: they decide at once, nothing calls out. */
   readonly queue = null;
 
-  /** `processingMs`: how long a payout stays PROCESSING before its outcome (PAYOUT_PROCESSING_MS). */
+  /** `submitAfterMs`: how long a payout stays PROCESSING before its outcome (PAYOUT_PROCESSING_MS). */
   constructor(readonly submitAfterMs: number) {}
 
   submits(amount: string): boolean {

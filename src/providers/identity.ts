@@ -24,6 +24,11 @@ export interface Acceptance {
   deliver?: Delivery;
 }
 
+/**
+ * An identity verification provider. Each call accepts a request (its result comes later,
+ * through the signed callback, quoting `req.reference`) or throws ProviderFailure when the
+ * provider cannot be reached.
+ */
 export interface IdentityVerificationProvider {
   verifyIdentity(req: ProviderRequestRef & { nationalId: string; dateOfBirth: string }): Promise<Acceptance>;
   checkMobileOwnership(req: ProviderRequestRef & { nationalId: string; mobileNumber: string }): Promise<Acceptance>;
@@ -45,6 +50,13 @@ export const SANDBOX_MOBILE_NUMBERS = {
   NO_OWNERSHIP_RESULT: '966500000006',
 } as const;
 
+/**
+ * The sandbox's identity verification provider (see the module comment): the national id
+ * (SANDBOX_NATIONAL_IDS) or the mobile number (SANDBOX_MOBILE_NUMBERS) chooses the outcome:
+ * rejected, no answer (ProviderFailure, as a time-out), no result ever, or else approved
+ * (with a sandbox full name) or confirmed, delivered as a signed callback after commit. An
+ * outage a tester set for the business (./outages.ts) makes every call throw ProviderFailure.
+ */
 export class SandboxIdentityVerificationProvider implements IdentityVerificationProvider {
   constructor(private readonly services: Services) {}
 

@@ -13,6 +13,7 @@ import {
 import { SandboxScreeningProvider, UnconfiguredScreeningProvider, type ScreeningProvider } from './screening.js';
 import { SandboxSmsSender, UnconfiguredSmsSender, type SmsSender } from './sms.js';
 
+/** The external providers of onboarding and mobile-number change, and their calls' time limit. */
 export interface Providers {
   sms: SmsSender;
   identity: IdentityVerificationProvider;

@@ -16,6 +16,7 @@ import { failIfOutage } from './outages.js';
 import { deliverSignedCallback, newEventId } from './sandboxDelivery.js';
 import { callbackSecret } from './signatures.js';
 
+/** A completed KYC profile's risk rating (E8). */
 export type RiskRating = 'LOW' | 'MEDIUM' | 'HIGH';
 
 /** What the risk rating looks at. */
@@ -26,11 +27,23 @@ export interface RiskProfile {
   occupationClass: string;
 }
 
+/**
+ * A screening provider. `screen` accepts a request (its result comes later, through the
+ * signed callback, quoting `req.reference`) or throws ProviderFailure when the provider
+ * cannot be reached; `assessRisk` answers at once or throws ProviderFailure.
+ */
 export interface ScreeningProvider {
   screen(req: ProviderRequestRef & { fullName: string; nationalId: string; dateOfBirth: string }): Promise<Acceptance>;
   assessRisk(profile: RiskProfile): Promise<RiskRating>;
 }
 
+/**
+ * The sandbox's screening provider (see the module comment): the national id chooses
+ * the outcome (SANDBOX_NATIONAL_IDS: SCREENING_MATCH is a PEP match, NO_SCREENING_RESULT
+ * never answers, any other is CLEAR), delivered as a signed callback after commit. An
+ * outage a tester set for the business (./outages.ts) makes both calls throw
+ * ProviderFailure.
+ */
 export class SandboxScreeningProvider implements ScreeningProvider {
   constructor(private readonly services: Services) {}
 
