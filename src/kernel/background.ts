@@ -24,7 +24,7 @@
  * requests however it is spaced, so the share of disturbed requests falls with the share
  * of time the lane works (openapi/DESIGN.md, "Where the other traffic's p99 goes"):
  * beside ten bulk payouts of 1,000 items, the requests over 10 ms fall to about a quarter
- * of what they were without a rest; the ten are final in about 23 s instead of 10, within
+ * of what they were without a rest; the ten are final in 21–29 s instead of 10, within
  * the 30 s of issue 20's target. An instance that serves no API traffic (a worker) can
  * set it to 0.
  *
