@@ -49,7 +49,7 @@ export const DEFAULT_BACKGROUND_CONCURRENCY = 1;
 export const MAX_BACKGROUND_CONCURRENCY = 64;
 
 /** Whether `n` is a concurrency the lane accepts: an integer from 1 to MAX_BACKGROUND_CONCURRENCY. */
-export function isBackgroundConcurrency(n: number): boolean {
+function isBackgroundConcurrency(n: number): boolean {
   return Number.isInteger(n) && n >= 1 && n <= MAX_BACKGROUND_CONCURRENCY;
 }
 
