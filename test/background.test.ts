@@ -7,12 +7,11 @@
  * service, the lane's transactions run on its own sessions, which on the embedded
  * database run at the lowest CPU priority (src/db/priority.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { expect } from 'chai';
 import knex from 'knex';
 import { backgroundReads, backgroundTransaction, configureBackground, inBackground } from '../src/kernel/background.js';
-import { autogroupNice, BACKGROUND_NICE } from '../src/db/priority.js';
+import { autogroupNice, BACKGROUND_NICE, groupsBySession } from '../src/db/priority.js';
 import { BACKGROUND_APPLICATION_NAME } from '../src/server.js';
 import { running } from './support/service.js';
 
@@ -134,7 +133,7 @@ describe("the service's background lane", () => {
     expect(os.getPriority(foreground.pid)).to.equal(0);
     // Each backend is a process session of its own: where the kernel shares the CPU between
     // sessions first, the session's weight is what gives way (src/db/priority.ts).
-    if (existsSync('/proc/sys/kernel/sched_autogroup_enabled') && readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1') {
+    if (groupsBySession()) {
       expect(autogroupNice(background.pid)).to.equal(BACKGROUND_NICE);
       expect(autogroupNice(foreground.pid)).to.equal(0);
     }

@@ -39,7 +39,7 @@ const AUTOGROUP_SWITCH = '/proc/sys/kernel/sched_autogroup_enabled';
 let sessionScheduling: boolean | undefined;
 
 /** Whether this machine shares the CPU between process sessions first (see the module comment); read once. */
-function groupsBySession(): boolean {
+export function groupsBySession(): boolean {
   if (sessionScheduling === undefined) {
     try {
       sessionScheduling = readFileSync(AUTOGROUP_SWITCH, 'utf8').trim() === '1';

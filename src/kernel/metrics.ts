@@ -84,17 +84,15 @@ export function createMetrics(db: Knex, backgroundPool?: Knex): Metrics {
   });
   db.on(READ_BATCH_EVENT, ({ reader, reads: n }: { reader: string; reads: number }) => reads.observe({ reader }, n));
   type Tarn = { numUsed(): number; numFree(): number; numPendingAcquires(): number };
-  const poolOf = (k: Knex) => (k.client as { pool?: Tarn }).pool;
+  const pools: [string, Knex][] = backgroundPool ? [['api', db], ['background', backgroundPool]] : [['api', db]];
   new Gauge({
     name: 'db_pool_connections',
     help: "Database pool connections, by pool (api: requests'; background: the background lane's transactions and reads) and state (used, free, pending acquisitions).",
     labelNames: ['pool', 'state'],
     registers: [registry],
     collect() {
-      const pools: [string, Knex][] = [['api', db]];
-      if (backgroundPool) pools.push(['background', backgroundPool]);
       for (const [name, k] of pools) {
-        const pool = poolOf(k);
+        const pool = (k.client as { pool?: Tarn }).pool;
         this.set({ pool: name, state: 'used' }, pool?.numUsed() ?? 0);
         this.set({ pool: name, state: 'free' }, pool?.numFree() ?? 0);
         this.set({ pool: name, state: 'pending' }, pool?.numPendingAcquires() ?? 0);
