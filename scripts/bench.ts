@@ -195,7 +195,7 @@ try {
   console.log(`\n${'scenario'.padEnd(32)}${'server'.padEnd(11)}${pad('req/s', 8)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('p99 all', 9)}  non-2xx/errors  statuses`);
   for (const r of rows) {
     for (const [who, x] of [['reference', r.ref], ['service', r.svc]] as const) {
-      console.log(`${(who === 'reference' ? r.name : '').padEnd(32)}${who.padEnd(11)}${pad(x.requestsPerSecond.toFixed(0), 8)}${pad(x.p50, 8)}${pad(x.p99, 8)}${pad(x.p99All, 9)}  ${pad(x.failures, 14)}  ${x.statuses}`);
+      console.log(`${(who === 'reference' ? r.name : '').padEnd(32)}${who.padEnd(11)}${pad(x.requestsPerSecond.toFixed(0), 8)}${pad(x.p50.toFixed(1), 8)}${pad(x.p99.toFixed(1), 8)}${pad(x.p99All.toFixed(1), 9)}  ${pad(x.failures, 14)}  ${x.statuses}`);
     }
   }
   const setup = rows.reduce((n, r) => n + r.ref.setupResponses + r.svc.setupResponses, 0);
@@ -231,7 +231,7 @@ try {
   if (other) {
     console.log(`\n${`other traffic: getWallet and transfers, ${OTHER_RATE} req/s`.padEnd(74)}responses  p50 ms  p99 ms  non-2xx/errors`);
     for (const [when, r] of [[`quiet service (${OTHER_QUIET_SECONDS} s)`, other.quiet], ['during the 10 × 1,000 bulk payouts', other.during]] as const) {
-      console.log(`${when.padEnd(74)}${pad(r.responses, 9)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.failures, 16)}`);
+      console.log(`${when.padEnd(74)}${pad(r.responses, 9)}${pad(r.p50.toFixed(1), 8)}${pad(r.p99.toFixed(1), 8)}${pad(r.failures, 16)}`);
     }
     const ratio = other.during.p99 / other.quiet.p99;
     checks.push({ what: 'other traffic during the 10 × 1,000 bulk payouts: p99 during/quiet', value: `${ratio.toFixed(2)} ×`, target: '≤ 2.00 ×', met: ratio <= 2 && other.during.failures === 0 });

@@ -116,10 +116,14 @@ async function run(target: Target, connections: number, seconds: number, tally?:
   }
 }
 
-/** The exact p-th percentile (nearest rank) of `latencies`, rounded to the ms. */
+/**
+ * The exact p-th percentile (nearest rank) of `latencies` (ms), not rounded: the targets
+ * are ratios of two percentiles, and at 5 ms a rounding to the ms would move a ratio by up
+ * to a tenth (11 / 5 = 2.20 for 10.6 / 5.4 = 1.96, or 1.83 for 11.4 / 5.6 = 2.04).
+ */
 function percentile(latencies: number[], p: number): number {
   const sorted = Float64Array.from(latencies).sort();
-  return sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]) : NaN;
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN;
 }
 
 function summary(t: Tally): LoadResult {
