@@ -2,7 +2,8 @@
  * The background lane (src/kernel/background.ts): a pool runs at most its concurrency of
  * background work at a time, in order of arrival; a failure gives its place to the next
  * work; pools are independent; after each piece of work its slot rests for the rest ratio
- * times as long as the work ran, while the caller already has its answer; a concurrency
+ * times as long as the work ran (at most the longest rest), while the caller already has
+ * its answer; a concurrency
  * that is not an integer from 1 to 64 and a rest ratio outside 0 … 10 are refused. On the
  * service, the lane's transactions run on its own sessions, which on the embedded
  * database run at the lowest CPU priority (src/db/priority.ts).
@@ -68,7 +69,7 @@ describe('the background lane of a pool', () => {
     expect(peak.now).to.equal(0);
   });
 
-  it('rests after each piece of work as many times as long as it ran, once the caller has its answer', async () => {
+  it('rests after each piece of work as many times as long as it ran, at most the longest rest, once the caller has its answer', async () => {
     const db = knex({ client: 'pg' });
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     try {
@@ -107,6 +108,15 @@ describe('the background lane of a pool', () => {
       const next = inBackground(db, async () => performance.now());
       const [, nextStarted] = await Promise.all([quick, next]);
       expect(nextStarted - ended).to.be.below(30);
+      // A rest is at most the longest rest: ten times 40 ms would be 400 ms.
+      configureBackground(db, { concurrency: 1, restRatio: 10, maxRestMs: 60 });
+      const long = inBackground(db, async () => {
+        await sleep(40);
+        ended = performance.now();
+      });
+      const capped = inBackground(db, async () => performance.now());
+      const [, cappedStarted] = await Promise.all([long, capped]);
+      expect(cappedStarted - ended).to.be.at.least(55).and.below(250);
     } finally {
       await db.destroy();
     }

@@ -26,7 +26,9 @@
  * beside ten bulk payouts of 1,000 items, the requests over 10 ms fall to about a quarter
  * of what they were without a rest; the ten are final in 21–29 s instead of 10, within
  * the 30 s of issue 20's target. An instance that serves no API traffic (a worker) can
- * set it to 0.
+ * set it to 0. A rest is at most MAX_BACKGROUND_REST_MS: work that took longer spent its
+ * time waiting (for a lock, a connection, a database that does not answer), not keeping a
+ * backend busy, and a rest in proportion would stall the lane long after the wait ended.
  *
  * Connections: the lane may run on a pool of its own (`pool`, set by src/server.ts):
  * with the embedded database its sessions run at the lowest CPU priority
@@ -59,6 +61,18 @@ export const DEFAULT_BACKGROUND_REST_RATIO = 1.5;
 /** The largest rest ratio accepted: beyond it the lane would mostly sleep. */
 export const MAX_BACKGROUND_REST_RATIO = 10;
 
+/**
+ * The longest rest after one piece of work, in ms (see the module comment). The lane's
+ * transactions run for tens to hundreds of milliseconds (a 500-item call of a bulk
+ * payout's creation about 160 ms on 2 cores), so their rests stay well below it. Work can
+ * take far longer than it works: waiting for a lock another transaction holds, or for a
+ * connection while the database does not answer (knex's pool waits up to 60 s for one),
+ * and a rest in proportion stalls the lane half as long again after the wait. In the test
+ * suite one piece of work took over 80 s, and its rest held the test process two minutes
+ * past the suite's end.
+ */
+export const MAX_BACKGROUND_REST_MS = 5_000;
+
 /** Whether `ratio` is a rest ratio the lane accepts: a number from 0 to MAX_BACKGROUND_REST_RATIO. */
 export function isRestRatio(ratio: number): boolean {
   return ratio >= 0 && ratio <= MAX_BACKGROUND_REST_RATIO;
@@ -70,6 +84,8 @@ export interface BackgroundOptions {
   concurrency: number;
   /** A slot's rest after a piece of work, as a multiple of the time it ran (0 to MAX_BACKGROUND_REST_RATIO; 0: none). */
   restRatio?: number;
+  /** The longest rest, in ms (default MAX_BACKGROUND_REST_MS; the tests shorten it). */
+  maxRestMs?: number;
   /** The pool `backgroundTransaction` opens its transactions on (default: the pool itself). */
   pool?: Knex;
 }
@@ -77,6 +93,7 @@ export interface BackgroundOptions {
 interface Lane {
   queue: WorkQueue;
   restRatio: number;
+  maxRestMs: number;
   pool?: Knex;
 }
 
@@ -84,7 +101,7 @@ const lanes = new WeakMap<Knex, Lane>();
 
 function laneOf(db: Knex): Lane {
   let lane = lanes.get(db);
-  if (!lane) lanes.set(db, (lane = { queue: new WorkQueue(DEFAULT_BACKGROUND_CONCURRENCY), restRatio: DEFAULT_BACKGROUND_REST_RATIO }));
+  if (!lane) lanes.set(db, (lane = { queue: new WorkQueue(DEFAULT_BACKGROUND_CONCURRENCY), restRatio: DEFAULT_BACKGROUND_REST_RATIO, maxRestMs: MAX_BACKGROUND_REST_MS }));
   return lane;
 }
 
@@ -94,12 +111,13 @@ function laneOf(db: Knex): Lane {
  * or a rest ratio outside 0 … MAX_BACKGROUND_REST_RATIO.
  */
 export function configureBackground(db: Knex, opts: BackgroundOptions): void {
-  const { concurrency, restRatio = DEFAULT_BACKGROUND_REST_RATIO, pool } = opts;
+  const { concurrency, restRatio = DEFAULT_BACKGROUND_REST_RATIO, maxRestMs = MAX_BACKGROUND_REST_MS, pool } = opts;
   if (!isBackgroundConcurrency(concurrency)) throw new RangeError(`background concurrency must be an integer from 1 to ${MAX_BACKGROUND_CONCURRENCY}, got ${concurrency}`);
   if (!isRestRatio(restRatio)) throw new RangeError(`background rest ratio must be from 0 to ${MAX_BACKGROUND_REST_RATIO}, got ${restRatio}`);
   const lane = laneOf(db);
   lane.queue.concurrency = concurrency;
   lane.restRatio = restRatio;
+  lane.maxRestMs = maxRestMs;
   lane.pool = pool;
 }
 
@@ -136,7 +154,8 @@ export function backgroundTransaction<T>(db: Knex, work: (trx: Knex.Transaction)
  * Runs `run` (which opens and ends its own transaction) once fewer than the lane's
  * concurrency of background work of pool `db` is running, after the work that arrived
  * before it; resolves or rejects as `run` does, as soon as it ends. Its slot then rests
- * (see the module comment) before the next work starts.
+ * (see the module comment: the rest ratio times as long as `run` took, at most the lane's
+ * longest rest) before the next work starts.
  */
 export function inBackground<T>(db: Knex, run: () => Promise<T>): Promise<T> {
   const lane = laneOf(db);
@@ -144,7 +163,7 @@ export function inBackground<T>(db: Knex, run: () => Promise<T>): Promise<T> {
     void lane.queue.run(async () => {
       const started = performance.now();
       await run().then(resolve, reject);
-      const rest = (performance.now() - started) * lane.restRatio;
+      const rest = Math.min((performance.now() - started) * lane.restRatio, lane.maxRestMs);
       if (rest >= 1) await new Promise((r) => setTimeout(r, rest));
     });
   });
