@@ -3,10 +3,10 @@
  * background work at a time, in order of arrival; a failure gives its place to the next
  * work; pools are independent; after each piece of work its slot rests for the rest ratio
  * times as long as the work ran (at most the longest rest), while the caller already has
- * its answer; a concurrency
- * that is not an integer from 1 to 64 and a rest ratio outside 0 … 10 are refused. On the
- * service, the lane's transactions run on its own sessions, which on the embedded
- * database run at the lowest CPU priority (src/db/priority.ts).
+ * its answer; a concurrency that is not an integer from 1 to 64, a rest ratio outside
+ * 0 … 10 and a longest rest outside 0 … 5 s are refused. On the service, the lane's
+ * transactions run on its own sessions, which on the embedded database run at the lowest
+ * CPU priority (src/db/priority.ts).
  */
 import os from 'node:os';
 import { expect } from 'chai';
@@ -122,9 +122,11 @@ describe('the background lane of a pool', () => {
     }
   });
 
-  it('refuses a concurrency that is not an integer from 1 to 64 and a rest ratio outside 0 to 10', () => {
+  it('refuses a concurrency that is not an integer from 1 to 64, a rest ratio outside 0 to 10 and a longest rest outside 0 to 5 s', () => {
     for (const bad of [0, -1, 1.5, 65, Number.NaN]) expect(() => configureBackground(pools[1], { concurrency: bad })).to.throw(RangeError);
     for (const bad of [-0.5, 10.5, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => configureBackground(pools[1], { concurrency: 1, restRatio: bad })).to.throw(RangeError);
+    for (const bad of [-1, 5_001, Number.NaN]) expect(() => configureBackground(pools[1], { concurrency: 1, maxRestMs: bad })).to.throw(RangeError);
+    expect(() => configureBackground(pools[1], { concurrency: 1, maxRestMs: 0 })).not.to.throw();
   });
 });
 

@@ -107,13 +107,15 @@ function laneOf(db: Knex): Lane {
 
 /**
  * Sets how the background lane of pool `db` runs (at start, src/server.ts). Throws
- * RangeError for a concurrency that is not an integer from 1 to MAX_BACKGROUND_CONCURRENCY
- * or a rest ratio outside 0 … MAX_BACKGROUND_REST_RATIO.
+ * RangeError for a concurrency that is not an integer from 1 to MAX_BACKGROUND_CONCURRENCY,
+ * a rest ratio outside 0 … MAX_BACKGROUND_REST_RATIO, or a longest rest outside
+ * 0 … MAX_BACKGROUND_REST_MS.
  */
 export function configureBackground(db: Knex, opts: BackgroundOptions): void {
   const { concurrency, restRatio = DEFAULT_BACKGROUND_REST_RATIO, maxRestMs = MAX_BACKGROUND_REST_MS, pool } = opts;
   if (!isBackgroundConcurrency(concurrency)) throw new RangeError(`background concurrency must be an integer from 1 to ${MAX_BACKGROUND_CONCURRENCY}, got ${concurrency}`);
   if (!isRestRatio(restRatio)) throw new RangeError(`background rest ratio must be from 0 to ${MAX_BACKGROUND_REST_RATIO}, got ${restRatio}`);
+  if (!(maxRestMs >= 0 && maxRestMs <= MAX_BACKGROUND_REST_MS)) throw new RangeError(`background longest rest must be from 0 to ${MAX_BACKGROUND_REST_MS} ms, got ${maxRestMs}`);
   const lane = laneOf(db);
   lane.queue.concurrency = concurrency;
   lane.restRatio = restRatio;
