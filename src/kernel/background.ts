@@ -67,9 +67,7 @@ export const MAX_BACKGROUND_REST_RATIO = 10;
  * payout's creation about 160 ms on 2 cores), so their rests stay well below it. Work can
  * take far longer than it works: waiting for a lock another transaction holds, or for a
  * connection while the database does not answer (knex's pool waits up to 60 s for one),
- * and a rest in proportion stalls the lane half as long again after the wait. In the test
- * suite one piece of work took over 80 s, and its rest held the test process two minutes
- * past the suite's end.
+ * and a rest in proportion would stall the lane half as long again after the wait.
  */
 export const MAX_BACKGROUND_REST_MS = 5_000;
 
