@@ -10,7 +10,8 @@ import { get, post, request } from './support/client.js';
 import { activeCustomer, startSession } from './support/customers.js';
 import { newBusiness, type TestBusiness } from './support/fixtures.js';
 import { assertLedgerConsistent } from './support/ledgerInvariants.js';
-import { bulkPayoutSettled, payoutBusiness, payoutEventCodes, sendBulkPayout } from './support/payouts.js';
+import { signatureHeaders } from './support/operations.js';
+import { bulkPayoutSettled, expectCountsOfReport, payoutBusiness, payoutEventCodes, sendBulkPayout } from './support/payouts.js';
 import { running } from './support/service.js';
 
 const CSV_HEADER = 'item_index,payout_id,status,failure_code,failure_detail,payout_amount,currency,customer_id,external_reference';
@@ -80,6 +81,42 @@ describe('Bulk payouts: createBulkPayout, getBulkPayoutStatus, getBatchReport(Cs
     expect(lines).to.have.length(9);
     expect(lines[1]).to.equal(`0,${rows[0].payout_id},COMPLETED,,,10.00,SAR,${customer.id},bulk-0`);
     expect(lines[3]).to.equal(`2,,REJECTED,CUSTOMER_NOT_FOUND,No customer with mobile number 966500000001 for this business.,5.00,SAR,,`);
+  });
+
+  it('counts move with the payouts, in the batched steps and one at a time (the outcome helper, the rail callback), equal to the report at each point', async () => {
+    const { b: biz, customer: receiver } = await payoutBusiness('100.00');
+    // The sandbox rail by amount: .13 fails, .98 stays PENDING and .99 PROCESSING until decided.
+    const amounts = ['1.00', '2.13', '3.98', '4.99', '5.98', '6.99', '7.99', '500.00'];
+    const res = await sendBulkPayout(biz, amounts.map((payout_amount) => ({ payout_amount, customer_id: receiver.id })));
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    const id = res.body.bulk_payout_id;
+    const wanted = { PENDING: 2, PROCESSING: 3, COMPLETED: 1, FAILED: 1, REJECTED: 1 };
+    const deadline = Date.now() + 20_000;
+    let now: any;
+    do {
+      if (now) await new Promise((r) => setTimeout(r, 200));
+      now = (await get(`/bulk-payouts/${id}`, { token: biz.token })).body;
+    } while (JSON.stringify(now.counts) !== JSON.stringify(wanted) && Date.now() < deadline);
+    expect(now.counts).to.deep.equal(wanted);
+    await expectCountsOfReport(biz, id, now.counts);
+
+    const rows = (await get(`/bulk-payouts/${id}/report`, { token: biz.token })).body.data;
+    const payoutOfAmount = (amount: string) => rows.find((r: any) => r.payout_amount === amount).payout_id;
+    const decide = (amount: string, body: Record<string, unknown>) => post(`/testhelpers/payouts/${payoutOfAmount(amount)}/outcome`, body, { token: biz.token });
+    expect((await decide('3.98', { status: 'COMPLETED' })).status).to.equal(200); // PENDING → PROCESSING → COMPLETED in one transaction
+    expect((await decide('4.99', { status: 'FAILED', failure_code: 'TIMEOUT' })).status).to.equal(200);
+    expect((await decide('5.98', { status: 'FAILED' })).status).to.equal(200);
+    expect((await decide('6.99', { status: 'COMPLETED' })).status).to.equal(200);
+    now = (await get(`/bulk-payouts/${id}`, { token: biz.token })).body;
+    expect(now.counts).to.deep.equal({ PENDING: 0, PROCESSING: 1, COMPLETED: 3, FAILED: 3, REJECTED: 1 });
+    await expectCountsOfReport(biz, id, now.counts);
+    // A refused move (the payout is decided) moves no count.
+    expectProblem(await decide('6.99', { status: 'FAILED' }), 409, 'PAYOUT_STATUS_NOT_ALLOWED');
+    const callback = { event_id: `rail_${randomUUID().replaceAll('-', '')}`, payout_id: payoutOfAmount('7.99'), outcome: 'FAILED', failure_code: 'REJECTED_BY_BANK', occurred_at: new Date().toISOString() };
+    expect((await post('/callbacks/payout-rail', callback, { headers: signatureHeaders({ signedBy: 'PAYOUT_RAIL' }, callback) })).body.result).to.equal('APPLIED');
+    const settled = await bulkPayoutSettled(biz, id);
+    expect(settled.counts).to.deep.equal({ PENDING: 0, PROCESSING: 0, COMPLETED: 3, FAILED: 4, REJECTED: 1 });
+    await assertLedgerConsistent(running().db, biz.id);
   });
 
   it('rejects an item to a receiver not on the enforced whitelist (PAYOUT_RECEIVER_NOT_WHITELISTED)', async () => {

@@ -6,33 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import knexFactory, { type Knex } from 'knex';
-import { knexConfig } from '../src/db/knex.js';
 import { applySqlDefinitions } from '../src/db/sqlFunctions.js';
-import { running } from './support/service.js';
+import { migrateToJustBefore, migrationDatabase } from './support/migrations.js';
 
 describe('outbox: pending events in a table of their own (migration 022)', function () {
   this.timeout(120_000);
-  const database = `wallet_outbox_${randomUUID().slice(0, 8)}`;
-  let db: Knex;
-
-  before(async () => {
-    await running().db.raw(`CREATE DATABASE ${database}`);
-    db = knexFactory(knexConfig(running().databaseUrl.replace(/\/[^/]*$/, `/${database}`), { poolSize: 2 }));
-  });
-
-  after(async () => {
-    await db?.destroy();
-    await running().db.raw(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  });
+  const own = migrationDatabase('wallet_outbox');
 
   it('makes the events not yet dispatched pending, drops dispatched_at, and every new event is pending from its insert', async () => {
-    for (;;) {
-      const [, pending] = (await db.migrate.list()) as [unknown[], unknown[]];
-      expect(pending, 'migration 022 is still to run').to.include('022_outbox_pending');
-      if (pending[0] === '022_outbox_pending') break;
-      await db.migrate.up();
-    }
+    const db = own.db();
+    await migrateToJustBefore(db, '022_outbox_pending');
     const [sent, waiting] = [randomUUID(), randomUUID()];
     await db('outbox_events').insert([
       { id: sent, code: 'topup.complete', data: {}, created_at: '2026-01-01T00:00:00.000Z', dispatched_at: '2026-01-01T00:00:01.000Z' },

@@ -27,6 +27,7 @@ import * as ledgerKeyedDirect from './migrations/018_ledger_keyed_direct.js';
 import * as sqlDefinitions from './migrations/019_sql_definitions.js';
 import * as sealedWebhookSecretsAndPinTries from './migrations/021_sealed_webhook_secrets_and_pin_tries.js';
 import * as outboxPending from './migrations/022_outbox_pending.js';
+import * as bulkPayoutCounts from './migrations/023_bulk_payout_counts.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '019_sql_definitions': sqlDefinitions,
   '021_sealed_webhook_secrets_and_pin_tries': sealedWebhookSecretsAndPinTries,
   '022_outbox_pending': outboxPending,
+  '023_bulk_payout_counts': bulkPayoutCounts,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

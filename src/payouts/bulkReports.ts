@@ -1,7 +1,8 @@
 /**
  * A bulk payout as it is now (core.yaml `getBulkPayoutStatus`, `getBatchReport`,
- * `getBatchReportCsv`): counts per state and one report row per item, read from the
- * batch's items and their payouts (src/db/migrations/015_bulk_payouts.ts).
+ * `getBatchReportCsv`): counts per state, kept on the batch's row
+ * (src/db/migrations/023_bulk_payout_counts.ts), and one report row per item, read from
+ * the batch's items and their payouts (src/db/migrations/015_bulk_payouts.ts).
  */
 import { stringify } from 'csv-stringify/sync';
 import type { Knex } from 'knex';
@@ -21,16 +22,22 @@ async function batch(db: Knex, businessId: string, id: string) {
   return row;
 }
 
-/** The batch with its item count and counts per state (an item's payout's state, or REJECTED). */
+/**
+ * The batch with its item count and counts per state (an item's payout's state, or
+ * REJECTED), read from its row alone: the counts of PROCESSING, COMPLETED and FAILED move
+ * with the payouts (src/payouts/sql/payout_bulk_count.sql), PENDING is what it accepted
+ * less those, REJECTED what it did not accept.
+ */
 export async function getBulkPayout(db: Knex, businessId: string, id: string): Promise<BulkPayoutView> {
   const row = await batch(db, businessId, id);
-  const counts: Record<Status, number> = { PENDING: 0, PROCESSING: 0, COMPLETED: 0, FAILED: 0, REJECTED: 0 };
-  const groups = await db('bulk_payout_items as i')
-    .leftJoin('payouts as p', 'p.id', 'i.payout_id')
-    .where('i.bulk_payout_id', id)
-    .groupByRaw("coalesce(p.status, 'REJECTED')")
-    .select(db.raw("coalesce(p.status, 'REJECTED') AS status"), db.raw('count(*)::int AS n'));
-  for (const g of groups as { status: Status; n: number }[]) counts[g.status] = g.n;
+  const moved = row.processing_count + row.completed_count + row.failed_count;
+  const counts: Record<Status, number> = {
+    PENDING: row.accepted_count - moved,
+    PROCESSING: row.processing_count,
+    COMPLETED: row.completed_count,
+    FAILED: row.failed_count,
+    REJECTED: row.item_count - row.accepted_count,
+  };
   return { bulk_payout_id: row.id, item_count: row.item_count, counts, created_at: row.created_at.toISOString() };
 }
 

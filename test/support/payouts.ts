@@ -68,7 +68,23 @@ export function sendBulkPayout(b: TestBusiness, items: Record<string, unknown>[]
   return post('/bulk-payouts', { items }, { token: b.token, ...(key === null ? {} : { headers: { 'idempotency-key': key } }) });
 }
 
-/** Waits (up to `ms`) until no item of the batch is PENDING or PROCESSING; returns getBulkPayoutStatus's answer. */
+/**
+ * Checks that the counts per state `counts` (getBulkPayoutStatus's answer for batch `id`) are
+ * those of its report's rows (getBatchReport: each item's payout's own state), which the
+ * service reads from the payouts themselves while the counts are kept on the batch's row.
+ */
+export async function expectCountsOfReport(b: TestBusiness, id: string, counts: Record<string, number>): Promise<void> {
+  const report = await get(`/bulk-payouts/${id}/report`, { token: b.token });
+  expect(report.status, JSON.stringify(report.body)).to.equal(200);
+  const tally: Record<string, number> = { PENDING: 0, PROCESSING: 0, COMPLETED: 0, FAILED: 0, REJECTED: 0 };
+  for (const row of report.body.data) tally[row.status]++;
+  expect(counts, `counts of bulk payout ${id} against its report`).to.deep.equal(tally);
+}
+
+/**
+ * Waits (up to `ms`) until no item of the batch is PENDING or PROCESSING; checks the counts
+ * against the report (expectCountsOfReport) and returns getBulkPayoutStatus's answer.
+ */
 export async function bulkPayoutSettled(b: TestBusiness, id: string, ms = 20_000): Promise<any> {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -77,6 +93,7 @@ export async function bulkPayoutSettled(b: TestBusiness, id: string, ms = 20_000
     const { PENDING, PROCESSING } = res.body.counts;
     if (PENDING + PROCESSING === 0 || Date.now() > deadline) {
       expect(PENDING + PROCESSING, JSON.stringify(res.body)).to.equal(0);
+      await expectCountsOfReport(b, id, res.body.counts);
       return res.body;
     }
     await new Promise((r) => setTimeout(r, 250));

@@ -7,11 +7,14 @@
 --               a receiver no longer ACTIVE (customer or wallet) fails it instead,
 --               with RECEIVER_NOT_ACTIVE, since money may only reach ACTIVE wallets;
 --   FAILED      in transit → the payout account (CUSTOMER_PAYOUT_RETURN);
--- each with its `payout.<status>` event. Returns {payout: {id, status}} or the
+-- each with its `payout.<status>` event, and the counts of its bulk payout, if any
+-- (payout_bulk_count; p_count false leaves them to the caller, payout_move_batch,
+-- which moves them once for the whole batch). Returns {payout: {id, status}} or the
 -- refusal PAYOUT_NOT_FOUND / PAYOUT_STATUS_NOT_ALLOWED (nothing changed). The
 -- ledger cannot refuse an outcome's posting (the money is in transit, the
 -- receiver was checked): a refusal there is a bug and raises.
-CREATE OR REPLACE FUNCTION payout_move(p_business uuid, p_payout uuid, p_from text[], p_to text, p_failure_code text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION payout_move(p_business uuid, p_payout uuid, p_from text[], p_to text, p_failure_code text DEFAULT NULL,
+                                       p_count boolean DEFAULT true)
 RETURNS jsonb LANGUAGE plpgsql
   SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
 AS $$
@@ -21,6 +24,7 @@ DECLARE
   code text := p_failure_code;
   posting jsonb;
   reference text;
+  previous text;
 BEGIN
   SELECT * INTO p FROM payouts WHERE id = p_payout AND business_id = p_business FOR NO KEY UPDATE;
   IF p.id IS NULL THEN
@@ -29,6 +33,7 @@ BEGIN
   IF NOT p.status = ANY(p_from) THEN
     RETURN ledger_refusal('PAYOUT_STATUS_NOT_ALLOWED', format('The payout is %s; it cannot become %s.', p.status, p_to));
   END IF;
+  previous := p.status;
   IF target = 'COMPLETED' AND EXISTS (
        SELECT 1 FROM customers c JOIN accounts a ON a.id = p.wallet_id
         WHERE c.id = p.customer_id AND (c.status <> 'ACTIVE' OR a.status <> 'ACTIVE')) THEN
@@ -54,5 +59,8 @@ BEGIN
                      outcome_transaction_id = (posting->>'id')::uuid, updated_at = clock_timestamp()
    WHERE id = p.id RETURNING * INTO p;
   PERFORM payout_event(p, reference);
+  IF p_count THEN
+    PERFORM payout_bulk_count(p_business, jsonb_build_array(jsonb_build_object('payout_id', p.id, 'from', previous, 'to', p.status)));
+  END IF;
   RETURN jsonb_build_object('payout', jsonb_build_object('id', p.id, 'status', p.status));
 END $$;

@@ -10,7 +10,10 @@
 -- rows held. Two batches, or a batch and a single move, thus never wait on each other
 -- in a cycle, however many of their payouts go to the same wallet. The in-transit and
 -- payout accounts' balances, which every move out of transit changes, are held for the
--- call (ledger_hold_balances): each row is written once, not once per move.
+-- call (ledger_hold_balances): each row is written once, not once per move. The counts
+-- of the bulk payouts the payouts belong to move once, after the moves, from each payout's
+-- state before the batch to its state after it (payout_bulk_count: their rows are locked
+-- last).
 CREATE OR REPLACE FUNCTION payout_move_batch(p_business uuid, p_moves jsonb) RETURNS jsonb LANGUAGE plpgsql
   SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
 AS $$
@@ -20,9 +23,13 @@ DECLARE
   account_ids uuid[];
   own uuid[];
   results jsonb[] := '{}';
+  before jsonb;
+  changes jsonb;
 BEGIN
   SELECT array_agg(DISTINCT ledger_uuid(x->>'payout_id')) INTO payout_ids FROM jsonb_array_elements(p_moves) x;
-  PERFORM 1 FROM payouts WHERE id = ANY(payout_ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
+  SELECT jsonb_object_agg(l.id, l.status) INTO before
+    FROM (SELECT id, status FROM payouts WHERE id = ANY(payout_ids) AND business_id = p_business
+           ORDER BY id FOR NO KEY UPDATE) l;
   -- Only moves out of transit post money (a submission to the bank moves none), so a
   -- batch of submissions locks no account and does not wait on the hot ones.
   IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_moves) x WHERE x->>'to' IN ('COMPLETED', 'FAILED')) THEN
@@ -36,8 +43,13 @@ BEGIN
   END IF;
   FOR m IN SELECT value FROM jsonb_array_elements(p_moves) LOOP
     results := array_append(results, payout_move(p_business, ledger_uuid(m->>'payout_id'),
-      ARRAY(SELECT jsonb_array_elements_text(m->'from')), m->>'to', m->>'failure_code'));
+      ARRAY(SELECT jsonb_array_elements_text(m->'from')), m->>'to', m->>'failure_code', false));
   END LOOP;
   PERFORM ledger_release_balances();
+  SELECT jsonb_agg(jsonb_build_object('payout_id', id, 'from', before->>id::text, 'to', status)) INTO changes
+    FROM payouts WHERE id = ANY(payout_ids) AND business_id = p_business AND status <> before->>id::text;
+  IF changes IS NOT NULL THEN
+    PERFORM payout_bulk_count(p_business, changes);
+  END IF;
   RETURN to_jsonb(results);
 END $$;
