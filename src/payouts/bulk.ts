@@ -100,14 +100,42 @@ async function insertItems(trx: Knex.Transaction, businessId: string, bulkId: st
   );
 }
 
-/** The creation answer of a batch (the same on a replay): payouts PENDING, the rest REJECTED. */
-function createdView(row: { id: string; item_count: number; accepted_count: number; created_at: Date }): BulkPayoutView {
+/** A `bulk_payouts` row (migrations 015 and 023), as far as its view needs it. */
+export interface BulkPayoutRow {
+  id: string;
+  item_count: number;
+  accepted_count: number;
+  processing_count: number;
+  completed_count: number;
+  failed_count: number;
+  created_at: Date;
+}
+
+/**
+ * A batch as core.yaml's BulkPayout shows it, from its row alone: the counts of PROCESSING,
+ * COMPLETED and FAILED items are kept there (they move with the payouts,
+ * src/payouts/sql/payout_bulk_count.sql), PENDING is what it accepted less those, REJECTED
+ * what it did not accept.
+ */
+export function bulkPayoutView(row: BulkPayoutRow): BulkPayoutView {
+  const moved = row.processing_count + row.completed_count + row.failed_count;
   return {
     bulk_payout_id: row.id,
     item_count: row.item_count,
-    counts: { PENDING: row.accepted_count, PROCESSING: 0, COMPLETED: 0, FAILED: 0, REJECTED: row.item_count - row.accepted_count },
+    counts: {
+      PENDING: row.accepted_count - moved,
+      PROCESSING: row.processing_count,
+      COMPLETED: row.completed_count,
+      FAILED: row.failed_count,
+      REJECTED: row.item_count - row.accepted_count,
+    },
     created_at: row.created_at.toISOString(),
   };
+}
+
+/** The creation answer of a batch (the same on a replay): as created, before any of its payouts moved. */
+function createdView(row: BulkPayoutRow): BulkPayoutView {
+  return bulkPayoutView({ ...row, processing_count: 0, completed_count: 0, failed_count: 0 });
 }
 
 /**

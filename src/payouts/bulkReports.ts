@@ -8,12 +8,11 @@ import { stringify } from 'csv-stringify/sync';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { AppError } from '../kernel/errors.js';
-import type { BulkPayoutView } from './bulk.js';
+import { bulkPayoutView, type BulkPayoutView } from './bulk.js';
 import { formatMoney } from '../kernel/money.js';
 
 type Schemas = components['schemas'];
 type Row = Schemas['BatchReportRow'];
-type Status = Schemas['BulkPayoutItemStatus'];
 
 /** The business's batch `id`; 404 BULK_PAYOUT_NOT_FOUND. */
 async function batch(db: Knex, businessId: string, id: string) {
@@ -22,23 +21,9 @@ async function batch(db: Knex, businessId: string, id: string) {
   return row;
 }
 
-/**
- * The batch with its item count and counts per state (an item's payout's state, or
- * REJECTED), read from its row alone: the counts of PROCESSING, COMPLETED and FAILED move
- * with the payouts (src/payouts/sql/payout_bulk_count.sql), PENDING is what it accepted
- * less those, REJECTED what it did not accept.
- */
+/** The batch with its item count and counts per state (bulkPayoutView: read from its row alone). */
 export async function getBulkPayout(db: Knex, businessId: string, id: string): Promise<BulkPayoutView> {
-  const row = await batch(db, businessId, id);
-  const moved = row.processing_count + row.completed_count + row.failed_count;
-  const counts: Record<Status, number> = {
-    PENDING: row.accepted_count - moved,
-    PROCESSING: row.processing_count,
-    COMPLETED: row.completed_count,
-    FAILED: row.failed_count,
-    REJECTED: row.item_count - row.accepted_count,
-  };
-  return { bulk_payout_id: row.id, item_count: row.item_count, counts, created_at: row.created_at.toISOString() };
+  return bulkPayoutView(await batch(db, businessId, id));
 }
 
 /** One row per item of batch `id`, in the request's order; 404 BULK_PAYOUT_NOT_FOUND. */
