@@ -4,7 +4,7 @@
  * lists the states it may leave and the state it enters. A refused move throws the
  * machine's typed error (409, naming the current state) and changes nothing. The
  * same tables are published in the API documents (a tag's description) and
- * test/stateTables.test.ts keeps the two equal. `moveRow` and `expireRowIfDue`
+ * test/contract/stateTables.test.ts keeps the two equal. `moveRow` and `expireRowIfDue`
  * persist the moves of a session table; a machine whose moves are applied in SQL
  * under a row lock (payouts) passes the table's `from` and `to` to its statement.
  */

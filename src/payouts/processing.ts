@@ -153,7 +153,7 @@ export async function startPayoutProcessing(deps: PayoutProcessingDeps): Promise
     // A step is one short transaction, so a job active for 10 s belongs to an instance
     // that died; with the queue's maintenance every 5 s (JOB_MAINTENANCE_INTERVAL_SECONDS)
     // and a retry 1 s later, another instance takes it within about 22 s of the crash
-    // (test/payoutRestart.test.ts). 300 retries 1 s apart ride out a database outage of
+    // (test/payouts/payoutRestart.test.ts). 300 retries 1 s apart ride out a database outage of
     // five minutes.
     retryLimit: 300,
     retryDelaySeconds: 1,

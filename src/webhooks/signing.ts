@@ -66,7 +66,7 @@ const JWT_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toS
  * Made with node:crypto's HMAC, not `jose`, whose signing goes through WebCrypto's
  * asynchronous jobs: 46 µs of the event loop per token against 3 µs, at thousands of
  * deliveries a second a sixth of the CPU of sending them. `jose` verifies these tokens in
- * the tests (test/webhookSigning.test.ts checks the bytes are those `jose` signs).
+ * the tests (test/webhooks/webhookSigning.test.ts checks the bytes are those `jose` signs).
  */
 export function hs256Jwt(claims: Record<string, unknown>, key: KeyObject): string {
   const input = `${JWT_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
@@ -79,7 +79,7 @@ export function hs256Jwt(claims: Record<string, unknown>, key: KeyObject): strin
  * "Signature scheme", version 1). Made with node:crypto's HMAC rather than
  * `standardwebhooks`' `sign`, whose SHA-256 is JavaScript: 7.4 µs a signature against
  * 1.9 µs, at thousands of deliveries a second. `standardwebhooks` verifies these
- * signatures in the tests (test/webhookSigning.test.ts checks the bytes are those it signs).
+ * signatures in the tests (test/webhooks/webhookSigning.test.ts checks the bytes are those it signs).
  */
 export function webhookSignature(id: string, timestamp: number, body: string, key: KeyObject): string {
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;

@@ -4,7 +4,7 @@ import type { Config } from '../../src/config.js';
 import { openCardValue, type SealedField } from '../../src/cards/data.js';
 import { cardKeys } from '../../src/cards/keys.js';
 
-/** What must never appear in a log line: searched by test/logs.test.ts and after the whole suite. */
+/** What must never appear in a log line: searched by test/platform/logs.test.ts and after the whole suite. */
 export const LEAKS: [string, RegExp][] = [
   ['a JWT', /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}/],
   ['a sandbox client secret', /demo-business-secret|sandbox-platform-secret/],

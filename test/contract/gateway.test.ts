@@ -1,0 +1,55 @@
+import { expect } from 'chai';
+import { get, request } from '../support/client.js';
+import { expectProblem } from '../support/assertions.js';
+
+describe('gateway (core API)', () => {
+  it('GET / describes the gateway, version 1.0.0, the API reference page and versioning', async () => {
+    const res = await get('/');
+    expect(res.status).to.equal(200);
+    expect(res.body.version).to.equal('1.0.0');
+    expect(res.body.endpoints).to.deep.include({ health: '/health', ready: '/ready', ping: '/ping', docs: '/docs' });
+    expect(res.body.endpoints.versioning).to.deep.equal({ header: 'X-API-Version', supported: ['v1', 'v2', 'v3'], default: 'v1' });
+  });
+
+  it('GET /health, /ready and /ping answer without a token', async () => {
+    expect((await get('/health')).body.status).to.equal('ok');
+    const ready = await get('/ready');
+    expect(ready.status).to.equal(200);
+    expect(ready.body.checks.database).to.equal('ok');
+    expect((await get('/ping')).body.message).to.equal('pong');
+  });
+
+  it('serves the bundled documents as JSON and YAML', async () => {
+    const json = await get('/openapi/closed-loop.json');
+    expect(json.status).to.equal(200);
+    expect(json.body.openapi).to.equal('3.1.0');
+    expect(json.body.paths).to.have.property('/refunds');
+    const yaml = await get('/openapi/core.yaml');
+    expect(yaml.status).to.equal(200);
+    expect(yaml.headers.get('content-type')).to.match(/^application\/yaml/);
+    expect(yaml.body).to.match(/^openapi: 3\.1\.0/m);
+    const unknown = await get('/openapi/other.json');
+    expect(unknown.status).to.equal(400);
+    expect(unknown.body.errors[0].pointer).to.equal('/path/document');
+  });
+
+  it('echoes X-API-Version, defaults to v1 and refuses unsupported versions', async () => {
+    expect((await get('/ping')).headers.get('x-api-version')).to.equal('v1');
+    expect((await get('/ping', { headers: { 'X-API-Version': 'v3' } })).headers.get('x-api-version')).to.equal('v3');
+    const bad = await get('/ping', { headers: { 'X-API-Version': 'v9' } });
+    expectProblem(bad, 400, 'UNSUPPORTED_API_VERSION');
+  });
+
+  it('gives every response an X-Request-Id, echoing a well-formed incoming one', async () => {
+    const res = await get('/ping', { headers: { 'X-Request-Id': 'trace-123' } });
+    expect(res.headers.get('x-request-id')).to.equal('trace-123');
+    expect((await get('/health')).headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers unknown paths with 404 and wrong methods with 405, as problem details', async () => {
+    const missing = await get('/nowhere');
+    expectProblem(missing, 404, 'NOT_FOUND');
+    const wrong = await request('DELETE', '/health');
+    expectProblem(wrong, 405, 'METHOD_NOT_ALLOWED');
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * The background lane (src/kernel/background.ts): a pool runs at most its concurrency of
+ * background work at a time, in order of arrival; a failure gives its place to the next
+ * work; pools are independent; after each piece of work its slot rests for the rest ratio
+ * times as long as the work ran (at most the longest rest), while the caller already has
+ * its answer; a concurrency that is not an integer from 1 to 64, a rest ratio outside
+ * 0 … 10 and a longest rest outside 0 … 5 s are refused. On the service, the lane's
+ * transactions run on its own sessions, which on the embedded database run at the lowest
+ * CPU priority (src/db/priority.ts).
+ */
+import os from 'node:os';
+import { expect } from 'chai';
+import knex from 'knex';
+import { backgroundReads, backgroundTransaction, configureBackground, inBackground } from '../../src/kernel/background.js';
+import { autogroupNice, BACKGROUND_NICE, groupsBySession } from '../../src/db/priority.js';
+import { BACKGROUND_APPLICATION_NAME } from '../../src/server.js';
+import { running } from '../support/service.js';
+
+describe('the background lane of a pool', () => {
+  const pools = [knex({ client: 'pg' }), knex({ client: 'pg' })]; // pool keys only: no query is made
+  after(() => Promise.all(pools.map((p) => p.destroy())));
+
+  /** Work that records its start and end in `log` and counts how many run at once in `peak`. */
+  function worker(log: string[], peak: { now: number; most: number }) {
+    return (name: string, fail = false) => async () => {
+      peak.now += 1;
+      peak.most = Math.max(peak.most, peak.now);
+      log.push(`start ${name}`);
+      await new Promise((r) => setTimeout(r, 5));
+      log.push(`end ${name}`);
+      peak.now -= 1;
+      if (fail) throw new Error(name);
+      return name;
+    };
+  }
+
+  it('runs one at a time by default, in arrival order, past a failure; another pool is not held', async () => {
+    const [db, other] = pools;
+    const log: string[] = [];
+    const peak = { now: 0, most: 0 };
+    const work = worker(log, peak);
+    const results = await Promise.allSettled([
+      inBackground(db, work('bulk 1')),
+      inBackground(db, work('settle', true)),
+      inBackground(db, work('relay')),
+    ]);
+    expect(log).to.deep.equal(['start bulk 1', 'end bulk 1', 'start settle', 'end settle', 'start relay', 'end relay']);
+    expect(peak.most).to.equal(1);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).to.deep.equal(['bulk 1', 'settle', 'relay']);
+
+    await inBackground(db, async () => undefined); // after the rest that follows 'relay' (a piece this short has none)
+    const otherLog: string[] = [];
+    const both = { now: 0, most: 0 };
+    await Promise.all([inBackground(db, worker(otherLog, both)('a')), inBackground(other, worker(otherLog, both)('b'))]);
+    expect(both.most).to.equal(2);
+  });
+
+  it('runs as many at once as configured, never more', async () => {
+    const [db] = pools;
+    configureBackground(db, { concurrency: 2, restRatio: 0 });
+    const log: string[] = [];
+    const peak = { now: 0, most: 0 };
+    const work = worker(log, peak);
+    await Promise.all(['1', '2', '3', '4', '5'].map((n) => inBackground(db, work(n))));
+    expect(peak.most).to.equal(2);
+    expect(log.filter((l) => l.startsWith('start'))).to.deep.equal(['start 1', 'start 2', 'start 3', 'start 4', 'start 5']);
+    // A lane that emptied starts the next work at once.
+    expect(await inBackground(db, work('later'))).to.equal('later');
+    expect(peak.now).to.equal(0);
+  });
+
+  it('rests after each piece of work as many times as long as it ran, at most the longest rest, once the caller has its answer', async () => {
+    const db = knex({ client: 'pg' });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    try {
+      configureBackground(db, { concurrency: 1, restRatio: 2 });
+      const at: Record<string, number> = {};
+      const first = inBackground(db, async () => {
+        at.firstStarted = performance.now();
+        await sleep(40);
+        at.firstEnded = performance.now();
+        return 'first';
+      }).then((v) => ((at.answered = performance.now()), v));
+      const second = inBackground(db, async () => ((at.secondStarted = performance.now()), 'second'));
+      expect(await Promise.all([first, second])).to.deep.equal(['first', 'second']);
+      // The caller has its answer when its work ends; the next work starts after a rest of
+      // twice the first's time (at least 2 × 40 ms), not before.
+      expect(at.answered).to.be.below(at.secondStarted);
+      expect(at.secondStarted - at.firstEnded).to.be.at.least(2 * (at.firstEnded - at.firstStarted) - 2);
+      expect(at.secondStarted - at.answered).to.be.at.least(75);
+      // A failure rests too, and its caller has the rejection at once.
+      let rejected = 0;
+      const failed = inBackground(db, async () => {
+        await sleep(30);
+        throw new Error('refused');
+      }).catch((err: Error) => ((rejected = performance.now()), err.message));
+      const after = inBackground(db, async () => performance.now());
+      const [reason, afterStarted] = await Promise.all([failed, after]);
+      expect(reason).to.equal('refused');
+      expect(afterStarted - rejected).to.be.at.least(55);
+      // Without a rest the next work starts as the one before ends.
+      configureBackground(db, { concurrency: 1, restRatio: 0 });
+      let ended = 0;
+      const quick = inBackground(db, async () => {
+        await sleep(40);
+        ended = performance.now();
+      });
+      const next = inBackground(db, async () => performance.now());
+      const [, nextStarted] = await Promise.all([quick, next]);
+      expect(nextStarted - ended).to.be.below(30);
+      // A rest is at most the longest rest: ten times 40 ms would be 400 ms.
+      configureBackground(db, { concurrency: 1, restRatio: 10, maxRestMs: 60 });
+      const long = inBackground(db, async () => {
+        await sleep(40);
+        ended = performance.now();
+      });
+      const capped = inBackground(db, async () => performance.now());
+      const [, cappedStarted] = await Promise.all([long, capped]);
+      expect(cappedStarted - ended).to.be.at.least(55).and.below(250);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('refuses a concurrency that is not an integer from 1 to 64, a rest ratio outside 0 to 10 and a longest rest outside 0 to 5 s', () => {
+    for (const bad of [0, -1, 1.5, 65, Number.NaN]) expect(() => configureBackground(pools[1], { concurrency: bad })).to.throw(RangeError);
+    for (const bad of [-0.5, 10.5, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => configureBackground(pools[1], { concurrency: 1, restRatio: bad })).to.throw(RangeError);
+    for (const bad of [-1, 5_001, Number.NaN]) expect(() => configureBackground(pools[1], { concurrency: 1, maxRestMs: bad })).to.throw(RangeError);
+    expect(() => configureBackground(pools[1], { concurrency: 1, maxRestMs: 0 })).not.to.throw();
+  });
+});
+
+describe("the service's background lane", () => {
+  it('runs its transactions and reads on sessions of its own, at the lowest CPU priority on the embedded database', async function () {
+    const { db } = running();
+    const session = (q: typeof db) => q.raw<{ rows: { pid: number; app: string }[] }>("SELECT pg_backend_pid() AS pid, current_setting('application_name') AS app");
+    const { rows: [background] } = await backgroundTransaction(db, (trx) => session(trx));
+    const { rows: [foreground] } = await session(db);
+    const { rows: [read] } = await session(backgroundReads(db));
+    expect(background.app).to.equal(BACKGROUND_APPLICATION_NAME);
+    expect(read.app).to.equal(BACKGROUND_APPLICATION_NAME);
+    expect(foreground.app).to.not.equal(BACKGROUND_APPLICATION_NAME);
+    if (process.env.DATABASE_URL) this.skip(); // another machine's processes: not the service's to schedule
+    expect(os.getPriority(background.pid)).to.equal(BACKGROUND_NICE);
+    expect(os.getPriority(foreground.pid)).to.equal(0);
+    // Each backend is a process session of its own: where the kernel shares the CPU between
+    // sessions first, the session's weight is what gives way (src/db/priority.ts).
+    if (groupsBySession()) {
+      expect(autogroupNice(background.pid)).to.equal(BACKGROUND_NICE);
+      expect(autogroupNice(foreground.pid)).to.equal(0);
+    }
+  });
+});
