@@ -35,6 +35,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
+import { DEFAULT_DB_POOL_SIZE } from '../src/db/knex.js';
 import { freePort } from '../src/db/embedded.js';
 import { comparePair, pacedLoad, type LoadRequest, type LoadResult, type PacedResult } from './bench/load.js';
 import { cpuMs, peakRssMiB, postgresCpuMs, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './bench/processes.js';
@@ -46,7 +47,7 @@ const WARMUP = Number(process.env.WARMUP ?? 3);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const WALLETS = Number(process.env.WALLETS ?? 2000);
 const STARTS = Number(process.env.STARTS ?? 3);
-const POOL_SIZE = loadConfig().dbPoolSize;
+const POOL_SIZE = loadConfig().dbPoolSize ?? DEFAULT_DB_POOL_SIZE;
 const ONLY = process.env.ONLY?.split(',');
 
 // Issue 20's targets: batched posting beats one statement per request on the hot account.

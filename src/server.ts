@@ -75,13 +75,12 @@ export async function startService(
   const postgresLog = opts.quiet ? undefined : (line: string) => log.debug({ postgres: line }, 'embedded PostgreSQL');
   const starting = given ? undefined : startEmbeddedPostgres(config.dataDir, { persistent: opts.persistent ?? true, log: postgresLog });
   starting?.catch(() => undefined); // awaited below: an early failure must not go unhandled meanwhile
-  const [{ connectAndMigrate, openPool }, { seedSandbox }, { jwtKey }, { createApp }, { createMetrics }, { webhookSecretKeys }, { resealEndpointSecrets }] = await Promise.all([
+  const [{ connectAndMigrate, openPool }, { seedSandbox }, { jwtKey }, { createApp }, { createMetrics }, { resealEndpointSecrets, webhookSecretKeys }] = await Promise.all([
     import('./db/knex.js'),
     import('./businesses/sandboxSeed.js'),
     import('./kernel/settings.js'),
     import('./http/app.js'),
     import('./kernel/metrics.js'),
-    import('./cards/keys.js'),
     import('./webhooks/secrets.js'),
   ]).catch(async (err) => {
     await starting?.then((e) => e.stop(), () => undefined);
