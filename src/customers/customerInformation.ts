@@ -11,7 +11,7 @@ import type { components } from '../../generated/types/core.js';
 import { AppError, type FieldError } from '../kernel/errors.js';
 import { callProvider } from '../providers/call.js';
 import { businessNow } from '../kernel/clock.js';
-import type { FlowEnv } from './requestEnv.js';
+import type { CustomerEnv } from './customerEnv.js';
 import { assertNationalIdFree } from './identityVerification.js';
 import { assertMobileNumberFree, expireIfDue, moveSession, type SessionRow } from './onboarding.js';
 import { onboardingMachine } from './onboardingStates.js';
@@ -50,7 +50,7 @@ export function customerInformationErrors(info: Info): FieldError[] {
  * ONBOARDING_STATE_<state> unless its latest session is SCREENING_PASSED, 409
  * NATIONAL_ID_TAKEN or MOBILE_NUMBER_TAKEN (another customer got it meanwhile), 503 when the screening provider cannot rate the profile.
  */
-export async function completeCustomerInformation(env: FlowEnv, info: Info): Promise<Schemas['CustomerInformationCompleted']> {
+export async function completeCustomerInformation(env: CustomerEnv, info: Info): Promise<Schemas['CustomerInformationCompleted']> {
   const errors = customerInformationErrors(info);
   if (errors.length) throw new AppError('VALIDATION_ERROR', `The customer information breaks ${errors.length} rule${errors.length === 1 ? '' : 's'}.`, { errors });
   const now = await businessNow(env.db, env.businessId);
