@@ -15,7 +15,7 @@ import type { CustomerEnv } from './customerEnv.js';
 import { assertNationalIdFree } from './identityVerification.js';
 import { assertMobileNumberFree, expireIfDue, moveSession, type SessionRow } from './onboarding.js';
 import { onboardingMachine } from './onboardingStates.js';
-import { createWallet } from '../businesses/wallets.js';
+import { openWalletAccount } from '../ledger/accounts.js';
 
 type Schemas = components['schemas'];
 type Info = Schemas['CustomerInformationRequest'];
@@ -71,7 +71,7 @@ export async function completeCustomerInformation(env: CustomerEnv, info: Info):
         occupationClass: info.occupation_class,
       }),
     );
-    const wallet = await createWallet(trx, env.businessId, { name: customer.full_name });
+    const wallet = await openWalletAccount(trx, env.businessId, { name: customer.full_name });
     await trx('customers').where({ id: customer.id }).update({
       status: 'ACTIVE',
       occupation_class: info.occupation_class,
