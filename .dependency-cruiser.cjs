@@ -1,11 +1,20 @@
 /**
  * Layering rules of src/ (checked by `npm run lint:layers`, part of `npm test`).
- * Layers point down only: handlers (the contract seam, one folder per document)
- * → capabilities (ledger, businesses, customers, payouts, cards, webhooks,
- * providers) → kernel and db. The HTTP layer (src/http) sits above the
- * capabilities too; nothing below it imports it.
+ * Layers point down only:
+ *   handlers (the contract seam, one folder per document) and http, wired together
+ *     by src/server.ts
+ *   → capabilities, side by side: businesses, customers, payouts, cards, webhooks.
+ *     A capability imports no other capability: what two of them share lives below.
+ *   → the shared layers below them: ledger, providers, kernel, jobs, db. They import
+ *     no capability, no http and no handlers; the kernel also imports neither the
+ *     ledger nor the providers (it declares an interface where it needs one, and a
+ *     provider satisfies it).
+ * Nothing below src/http imports it. The top-level modules src/config.ts (reads the
+ * configuration), src/log.ts and src/paths.ts may be imported by any layer, and
+ * import only the kernel and db.
  */
-const CAPABILITIES = '^src/(ledger|businesses|customers|payouts|cards|webhooks|providers|kernel|jobs|db)/';
+const CAPABILITY_NAMES = ['businesses', 'customers', 'payouts', 'cards', 'webhooks'];
+const BELOW = '^src/(ledger|providers|kernel|jobs|db)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -18,11 +27,32 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'capabilities-side-by-side',
+      severity: 'error',
+      comment: 'A capability imports no other capability: shared code lives in the ledger, providers, kernel, jobs or db.',
+      from: { path: `^src/(${CAPABILITY_NAMES.join('|')})/` },
+      to: { path: `^src/(${CAPABILITY_NAMES.join('|')})/`, pathNot: '^src/$1/' },
+    },
+    {
+      name: 'below-not-capabilities',
+      severity: 'error',
+      comment: 'The ledger, providers, kernel, jobs and db sit below the capabilities, the HTTP layer and the handlers.',
+      from: { path: BELOW },
+      to: { path: `^src/(${CAPABILITY_NAMES.join('|')}|http|handlers)/` },
+    },
+    {
       name: 'capabilities-not-http',
       severity: 'error',
-      comment: 'Capability, kernel and db code must not import the HTTP layer or the handlers: they are above it.',
-      from: { path: CAPABILITIES },
+      comment: 'Capability code must not import the HTTP layer or the handlers: they are above it.',
+      from: { path: `^src/(${CAPABILITY_NAMES.join('|')})/` },
       to: { path: '^src/(http|handlers)/' },
+    },
+    {
+      name: 'http-not-handlers',
+      severity: 'error',
+      comment: 'The HTTP layer mounts the operations src/server.ts gives it; it imports no handler.',
+      from: { path: '^src/http/' },
+      to: { path: '^src/handlers/' },
     },
     {
       name: 'handlers-not-sql',
@@ -32,11 +62,18 @@ module.exports = {
       to: { path: ['^src/db/', '/sql/'] },
     },
     {
-      name: 'kernel-not-capabilities',
+      name: 'kernel-not-ledger-or-providers',
       severity: 'error',
-      comment: 'The shared kernel is below every capability.',
+      comment: 'The shared kernel is below the ledger and the providers: it declares an interface where it needs one of theirs.',
       from: { path: '^src/kernel/' },
-      to: { path: '^src/(ledger|businesses|customers|payouts|cards|webhooks|providers|handlers|http)/' },
+      to: { path: '^src/(ledger|providers)/' },
+    },
+    {
+      name: 'top-level-modules-low',
+      severity: 'error',
+      comment: 'src/config.ts, src/log.ts and src/paths.ts are read by every layer, so they import only the kernel and db.',
+      from: { path: '^src/(config|log|paths)\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(kernel|db)/|^src/(config|log|paths)\\.ts$' },
     },
     {
       name: 'src-not-tests',

@@ -1,5 +1,5 @@
 /**
- * `npm run property`: the property test's load and checks at scale (issue 10). Starts a
+ * `npm run property`: the property test's load and checks at scale. Starts a
  * fresh embedded PostgreSQL and two service processes (src/main.ts) on it, runs
  * OPERATIONS random concurrent money operations of every kind over both (duplicate
  * Idempotency-Keys, refunds past the cap, double reversals, suspended wallets, …), then

@@ -52,64 +52,11 @@
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
+import type { Config } from './kernel/serviceConfig.js';
 import { DEFAULT_BACKGROUND_CONCURRENCY, DEFAULT_BACKGROUND_REST_RATIO, isRestRatio, MAX_BACKGROUND_CONCURRENCY, MAX_BACKGROUND_REST_RATIO } from './kernel/background.js';
 
-/** The service's configuration, read from the environment by loadConfig (see the module comment for each variable). */
-export interface Config {
-  port: number;
-  /** Address the HTTP server binds (HOST). */
-  host: string;
-  databaseUrl?: string;
-  dataDir: string;
-  jwtSecret?: string;
-  tokenTtlSeconds: number;
-  rateLimitPerMinute: number;
-  /** Requests per minute per address of callers that have not authenticated (0 = off). */
-  rateLimitPerAddressPerMinute: number;
-  sandbox: boolean;
-  statementMaxEntries: number;
-  corsOrigins: '*' | string[];
-  logLevel: string;
-  logFile?: string;
-  otpHashKey?: string;
-  providerTimeoutMs: number;
-  identityDataKey?: string;
-  identityProviderCallbackSecret?: string;
-  screeningProviderCallbackSecret?: string;
-  cardDataKey?: string;
-  cardDataKeyVersion: number;
-  /** Older card data keys by version, still readable. */
-  cardDataPreviousKeys: Record<number, string>;
-  cardFingerprintKey?: string;
-  /** Most connections in the database pool. */
-  dbPoolSize: number;
-  /** False: statements are sent unnamed (pooler in transaction mode). */
-  dbPreparedStatements: boolean;
-  webhookTimeoutMs: number;
-  webhookRetryScale: number;
-  webhookConcurrency: number;
-  /** Background transactions at a time per instance (BACKGROUND_CONCURRENCY, src/kernel/background.ts). */
-  backgroundConcurrency: number;
-  /** The background lane's rest after each transaction, as a multiple of its time (BACKGROUND_REST_RATIO, src/kernel/background.ts). */
-  backgroundRestRatio: number;
-  jobPollingIntervalMs: number;
-  jobMaintenanceIntervalSeconds: number;
-  /** How long a payout of the sandbox rail stays PROCESSING before its automatic outcome (ms). */
-  payoutProcessingMs: number;
-  /** The payout rail's submission endpoint; unset: the sandbox rail (sandbox only). */
-  payoutRailUrl?: string;
-  /** HMAC secret shared with the payout rail (submissions and callbacks). */
-  payoutRailCallbackSecret?: string;
-}
-
-/**
- * Default DB_POOL_SIZE. Money movements are bound by WAL flushes at commit
- * (measured: backends mostly wait on WALWrite/WalSync, 2-core PostgreSQL, 50
- * requests in flight): more connections commit together in one flush, and 40
- * moved more per second than 8 or 20, for the service and the bare reference
- * alike. Reads gain nothing and lose little.
- */
-export const DEFAULT_DB_POOL_SIZE = 40;
+/** The configuration's shape lives in the kernel (every layer reads it); this module reads it from the environment. */
+export type { Config };
 
 function intFrom(value: string | undefined, fallback: number, name: string, max = Number.MAX_SAFE_INTEGER, min = 0): number {
   if (value === undefined || value === '') return fallback;
@@ -170,7 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerAddressPerMinute: intFrom(env.RATE_LIMIT_PER_ADDRESS_PER_MINUTE, 600, 'RATE_LIMIT_PER_ADDRESS_PER_MINUTE'),
     sandbox: env.SANDBOX !== 'false',
     statementMaxEntries: intFrom(env.STATEMENT_MAX_ENTRIES, 10_000, 'STATEMENT_MAX_ENTRIES', 10_000),
-    dbPoolSize: intFrom(env.DB_POOL_SIZE, DEFAULT_DB_POOL_SIZE, 'DB_POOL_SIZE', 10_000, 1),
+    dbPoolSize: env.DB_POOL_SIZE ? intFrom(env.DB_POOL_SIZE, 0, 'DB_POOL_SIZE', 10_000, 1) : undefined,
     dbPreparedStatements: booleanFrom(env.DB_PREPARED_STATEMENTS, true, 'DB_PREPARED_STATEMENTS'),
     corsOrigins: originsFrom(env.CORS_ORIGINS),
     logLevel: env.LOG_LEVEL || 'info',

@@ -75,13 +75,23 @@ export async function startService(
   const postgresLog = opts.quiet ? undefined : (line: string) => log.debug({ postgres: line }, 'embedded PostgreSQL');
   const starting = given ? undefined : startEmbeddedPostgres(config.dataDir, { persistent: opts.persistent ?? true, log: postgresLog });
   starting?.catch(() => undefined); // awaited below: an early failure must not go unhandled meanwhile
-  const [{ connectAndMigrate, openPool }, { seedSandbox }, { jwtKey }, { createApp }, { createMetrics }, { webhookSecretKeys }, { resealEndpointSecrets }] = await Promise.all([
+  const [
+    { connectAndMigrate, openPool },
+    { seedSandbox },
+    { jwtKey },
+    { createApp },
+    { closedLoopOperations },
+    { coreOperations },
+    { createMetrics },
+    { resealEndpointSecrets, webhookSecretKeys },
+  ] = await Promise.all([
     import('./db/knex.js'),
     import('./businesses/sandboxSeed.js'),
     import('./kernel/settings.js'),
     import('./http/app.js'),
+    import('./handlers/closedLoop/index.js'),
+    import('./handlers/core/index.js'),
     import('./kernel/metrics.js'),
-    import('./cards/keys.js'),
     import('./webhooks/secrets.js'),
   ]).catch(async (err) => {
     await starting?.then((e) => e.stop(), () => undefined);
@@ -129,7 +139,8 @@ export async function startService(
     relayIntervalMs: 500,
   });
   await startPayoutProcessing({ db, jobs, rail: payoutRailOf(config, log) });
-  const app = await createApp({ db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db, backgroundPool), jobs }, { apiDir, outages });
+  const services = { db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db, backgroundPool), jobs };
+  const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { apiDir, outages });
   const host = opts.host ?? config.host;
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, host, () => resolve(s));

@@ -1,5 +1,5 @@
 /**
- * The bulk-payout scenarios of `npm run bench` (issue 20): a business pays its customers
+ * The bulk-payout scenarios of `npm run bench`: a business pays its customers
  * through bulk payouts of 1,000 items on the sandbox rail with no processing delay
  * (PAYOUT_PROCESSING_MS=0, set by bench.ts), and a local webhook receiver subscribed to the
  * payout events counts their deliveries. Measured from the request: the bulk payout created

@@ -6,13 +6,12 @@
  * Status moves: ACTIVE ⇄ SUSPENDED, ACTIVE|SUSPENDED → CLOSED (needs a zero
  * balance); CLOSED is final.
  */
-import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { rowReader } from '../db/batchedReads.js';
 import { preparedQuery, preparedStatement } from '../db/knex.js';
 import type { components } from '../../generated/types/closed-loop.js';
 import { AppError } from '../kernel/errors.js';
-import { nextAccountNumber } from '../ledger/accountNumbers.js';
+import { openWalletAccount } from '../ledger/accounts.js';
 import { getLabel } from './labels.js';
 import type { AccountRow } from '../ledger/ledger.js';
 import { Decimal, formatMoney } from '../kernel/money.js';
@@ -77,22 +76,13 @@ export async function createWallet(db: Knex, businessId: string, req: Schemas['W
     throw new AppError('BUSINESS_NOT_FOUND', `No business ${req.business_id}.`);
   }
   if (req.label_id) await getLabel(db, businessId, req.label_id);
-  const operational = await db('accounts').where({ business_id: businessId, kind: 'OPERATIONAL' }).first('currency');
-  const [row] = await db('accounts')
-    .insert({
-      id: randomUUID(),
-      business_id: businessId,
-      kind: 'WALLET',
-      account_number: await nextAccountNumber(db, 'WALLET'),
-      currency: req.currency ?? operational?.currency ?? 'SAR',
-      balance: '0.00',
-      can_overdraft: req.can_overdraft ?? false,
-      status: 'ACTIVE',
-      name: req.name,
-      label_id: req.label_id ?? null,
-      external_reference: req.external_reference ?? null,
-    })
-    .returning('*');
+  const row = await openWalletAccount(db, businessId, {
+    name: req.name,
+    currency: req.currency,
+    canOverdraft: req.can_overdraft,
+    labelId: req.label_id,
+    externalReference: req.external_reference,
+  });
   return toView(row);
 }
 

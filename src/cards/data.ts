@@ -1,6 +1,8 @@
 /**
  * Card data protection: how PANs, CVVs and PINs are made, kept and
  * compared. Nothing here touches the database; ./keys.ts builds the keyring.
+ * Sealing itself (AES-256-GCM under versioned data keys) is the kernel's
+ * (src/kernel/sealing.ts); this module binds it to a card and a field.
  *
  * - PAN: 16 digits = the sandbox BIN `999001` (6 digits; major industry
  *   identifier 9, "national assignment", which no payment network uses, so a
@@ -12,20 +14,16 @@
  * - CVV: 3 random digits (a processor derives it from the PAN and expiry with
  *   its card verification keys; the sandbox draws it). PIN: 4 digits, chosen by
  *   the customer.
- * - At rest: each value is sealed with AES-256-GCM (random 96-bit IV, 128-bit
- *   tag) under the current data key, with `card:<card id>:<field>` as
- *   additional authenticated data, so a sealed value cannot be moved to another
- *   card or field. The key's version is stored beside each value
- *   (`<field>_key_version`), so keys rotate: new values use the current key,
- *   older ones open with the key of their version.
+ * - At rest: each value is sealed (src/kernel/sealing.ts) under the current data
+ *   key derived for card data, with `card:<card id>:<field>` as additional
+ *   authenticated data, so a sealed value cannot be moved to another card or
+ *   field. The key's version is stored beside each value (`<field>_key_version`).
  * These values leave the service only through E6 (verify display sensitive data
  * OTP): never in another response, a log line or an error.
- * The same data keys, derived for another purpose (`sealingKeys`), seal other
- * secrets at rest with `sealValue`/`openValue` (webhook endpoint secrets:
- * src/webhooks/secrets.ts).
  */
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomInt } from 'node:crypto';
-import { luhnCheckDigit } from '../ledger/accountNumbers.js';
+import { createHmac, randomInt } from 'node:crypto';
+import { luhnCheckDigit } from '../kernel/luhn.js';
+import { deriveKey, openValue, sealingKeys, sealValue, type Sealed, type SealingKeys } from '../kernel/sealing.js';
 
 /** The sandbox's issuer identification number (BIN), the first 6 digits of every PAN. */
 export const SANDBOX_BIN = '999001';
@@ -33,27 +31,11 @@ export const SANDBOX_BIN = '999001';
 /** Card fields sealed at rest. */
 export type SealedField = 'pan' | 'cvv' | 'pin';
 
-/** AES-256 keys that seal values at rest, by version, and the version new values are sealed under. */
-export interface SealingKeys {
-  /** Version new values are sealed under. */
-  readonly current: number;
-  /** 32-byte AES keys by version (the current one and every older one still readable). */
-  readonly keys: ReadonlyMap<number, Buffer>;
-}
-
 /** Keys of the card data: AES-256 keys by version, the current version, and the fingerprint key. */
 export interface CardKeyring extends SealingKeys {
   /** 32-byte HMAC key of the PAN fingerprints; it never rotates (the unique index depends on it). */
   readonly fingerprint: Buffer;
 }
-
-/** A value sealed at rest and the version of the key that sealed it. */
-export interface Sealed {
-  sealed: string;
-  keyVersion: number;
-}
-
-const derive = (secret: Buffer, purpose: string): Buffer => createHmac('sha256', secret).update(purpose).digest();
 
 /**
  * The keyring from secrets of any length (environment strings or kept random
@@ -62,23 +44,7 @@ const derive = (secret: Buffer, purpose: string): Buffer => createHmac('sha256',
  * version has no secret or a version is not a positive integer.
  */
 export function cardKeyring(args: { current: number; secrets: ReadonlyMap<number, Buffer>; fingerprintSecret: Buffer }): CardKeyring {
-  return { ...sealingKeys(args.current, args.secrets, 'card-data-seal'), fingerprint: derive(args.fingerprintSecret, 'card-pan-fingerprint') };
-}
-
-/**
- * Sealing keys for one purpose from the data key secrets by version: each AES key is
- * HMAC-SHA256(secret, `purpose`), so values of different purposes (card data,
- * webhook secrets) never share a key. Throws when the current version has no
- * secret or a version is not a positive integer.
- */
-export function sealingKeys(current: number, secrets: ReadonlyMap<number, Buffer>, purpose: string): SealingKeys {
-  const keys = new Map<number, Buffer>();
-  for (const [version, secret] of secrets) {
-    if (!Number.isInteger(version) || version < 1) throw new Error(`card data key version must be a positive integer, got ${version}`);
-    keys.set(version, derive(secret, purpose));
-  }
-  if (!keys.has(current)) throw new Error(`no card data key of the current version ${current}`);
-  return { current, keys };
+  return { ...sealingKeys(args.current, args.secrets, 'card-data-seal'), fingerprint: deriveKey(args.fingerprintSecret, 'card-pan-fingerprint') };
 }
 
 /** A new PAN: SANDBOX_BIN + 9 random digits + Luhn check digit (16 digits). */
@@ -114,34 +80,6 @@ export function sealCardValue(keys: CardKeyring, cardId: string, field: SealedFi
  */
 export function openCardValue(keys: CardKeyring, cardId: string, field: SealedField, value: Sealed): string {
   return openValue(keys, aad(cardId, field), value);
-}
-
-/**
- * Seals `value` under the current key with `context` as additional authenticated
- * data (what the value belongs to, e.g. `card:<id>:pan`): `<iv>.<tag>.<ciphertext>`
- * (base64url), AES-256-GCM with a random 96-bit IV.
- */
-export function sealValue(keys: SealingKeys, context: string, value: string): Sealed {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', keys.keys.get(keys.current)!, iv);
-  cipher.setAAD(Buffer.from(context));
-  const data = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
-  return { sealed: [iv, cipher.getAuthTag(), data].map((p) => p.toString('base64url')).join('.'), keyVersion: keys.current };
-}
-
-/**
- * Opens a value sealed by `sealValue` with the same `context`. Throws when its key
- * version is unknown, or when it was altered, sealed for another context, or under
- * another key (the GCM tag does not verify).
- */
-export function openValue(keys: SealingKeys, context: string, value: Sealed): string {
-  const key = keys.keys.get(value.keyVersion);
-  if (!key) throw new Error(`no card data key of version ${value.keyVersion}`);
-  const [iv, tag, data] = value.sealed.split('.').map((p) => Buffer.from(p, 'base64url'));
-  const decipher = createDecipheriv('aes-256-gcm', key, iv);
-  decipher.setAAD(Buffer.from(context));
-  decipher.setAuthTag(tag);
-  return Buffer.concat([decipher.update(data), decipher.final()]).toString('utf8');
 }
 
 /**

@@ -9,7 +9,7 @@
 import type { Knex } from 'knex';
 import { AppError } from '../kernel/errors.js';
 import type { CardKeyring } from './data.js';
-import type { FlowEnv } from '../customers/requestEnv.js';
+import type { FlowEnv } from '../kernel/flowEnv.js';
 import { getOtpOperation, otpFailure, verifyOtp, type OtpOutcome, type OtpPolicy } from '../kernel/otp.js';
 
 /** What the card flows work with: a business request's environment and the card data keys. */

@@ -13,7 +13,7 @@ import { expiryMonthYear, openCardValue } from './data.js';
 import { cardOtpFailure, SENSITIVE_DATA_OTP_POLICY, verifyCardOtp, type CardEnv } from './otp.js';
 import { cardRow, type CardRow } from './cards.js';
 import { businessNow } from '../kernel/clock.js';
-import { smsDelivery, type FlowEnv } from '../customers/requestEnv.js';
+import { smsDelivery, type FlowEnv } from '../kernel/flowEnv.js';
 import type { Locale } from '../kernel/messages.js';
 import { assertOtpFormat, assertOtpOperationOpen, issueOtp } from '../kernel/otp.js';
 

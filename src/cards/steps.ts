@@ -19,7 +19,7 @@ import { cardOtpFailure, verifyCardOtp, type CardEnv } from './otp.js';
 import { cardRow, createReplacementCard, toCardView, type CardRow, type ReplacementReason } from './cards.js';
 import { cardMachine, type CardEvent } from './states.js';
 import { businessNow } from '../kernel/clock.js';
-import { smsDelivery } from '../customers/requestEnv.js';
+import { smsDelivery } from '../kernel/flowEnv.js';
 import type { Locale } from '../kernel/messages.js';
 import { assertOtpFormat, getOtpOperation, issueOtp, type OtpPolicy } from '../kernel/otp.js';
 

@@ -20,7 +20,7 @@ import { AppError } from '../kernel/errors.js';
 import type { CardRow } from './cards.js';
 import { cardRow } from './cards.js';
 import { businessNow } from '../kernel/clock.js';
-import { smsDelivery, type FlowEnv } from '../customers/requestEnv.js';
+import { smsDelivery, type FlowEnv } from '../kernel/flowEnv.js';
 import { issueOtp, verifyOtp, type OtpPolicy } from '../kernel/otp.js';
 import { stateMachine } from '../kernel/stateMachine.js';
 

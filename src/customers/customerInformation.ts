@@ -11,11 +11,11 @@ import type { components } from '../../generated/types/core.js';
 import { AppError, type FieldError } from '../kernel/errors.js';
 import { callProvider } from '../providers/call.js';
 import { businessNow } from '../kernel/clock.js';
-import type { FlowEnv } from './requestEnv.js';
+import type { CustomerEnv } from './customerEnv.js';
 import { assertNationalIdFree } from './identityVerification.js';
 import { assertMobileNumberFree, expireIfDue, moveSession, type SessionRow } from './onboarding.js';
 import { onboardingMachine } from './onboardingStates.js';
-import { createWallet } from '../businesses/wallets.js';
+import { openWalletAccount } from '../ledger/accounts.js';
 
 type Schemas = components['schemas'];
 type Info = Schemas['CustomerInformationRequest'];
@@ -50,7 +50,7 @@ export function customerInformationErrors(info: Info): FieldError[] {
  * ONBOARDING_STATE_<state> unless its latest session is SCREENING_PASSED, 409
  * NATIONAL_ID_TAKEN or MOBILE_NUMBER_TAKEN (another customer got it meanwhile), 503 when the screening provider cannot rate the profile.
  */
-export async function completeCustomerInformation(env: FlowEnv, info: Info): Promise<Schemas['CustomerInformationCompleted']> {
+export async function completeCustomerInformation(env: CustomerEnv, info: Info): Promise<Schemas['CustomerInformationCompleted']> {
   const errors = customerInformationErrors(info);
   if (errors.length) throw new AppError('VALIDATION_ERROR', `The customer information breaks ${errors.length} rule${errors.length === 1 ? '' : 's'}.`, { errors });
   const now = await businessNow(env.db, env.businessId);
@@ -71,7 +71,7 @@ export async function completeCustomerInformation(env: FlowEnv, info: Info): Pro
         occupationClass: info.occupation_class,
       }),
     );
-    const wallet = await createWallet(trx, env.businessId, { name: customer.full_name });
+    const wallet = await openWalletAccount(trx, env.businessId, { name: customer.full_name });
     await trx('customers').where({ id: customer.id }).update({
       status: 'ACTIVE',
       occupation_class: info.occupation_class,

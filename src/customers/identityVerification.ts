@@ -9,7 +9,7 @@ import type { components } from '../../generated/types/core.js';
 import { AppError, invalidField } from '../kernel/errors.js';
 import { callProvider } from '../providers/call.js';
 import { businessNow } from '../kernel/clock.js';
-import { schedule, type FlowEnv } from './requestEnv.js';
+import { schedule, type CustomerEnv } from './customerEnv.js';
 import { nationalIdHash, openNationalId, sealNationalId } from './identityData.js';
 import { expireIfDue, moveSession, sessionRow, type SessionRow } from './onboarding.js';
 import { onboardingMachine } from './onboardingStates.js';
@@ -32,7 +32,7 @@ export async function assertNationalIdFree(db: Knex, businessId: string, hash: s
  * IDENTITY_VERIFICATION_IN_PROGRESS. 400 for a date of birth not before today,
  * 409 NATIONAL_ID_TAKEN, 503 when the provider fails (nothing written).
  */
-export async function initiateIdentityVerification(env: FlowEnv, id: string, req: Schemas['IdentityVerificationRequest']): Promise<void> {
+export async function initiateIdentityVerification(env: CustomerEnv, id: string, req: Schemas['IdentityVerificationRequest']): Promise<void> {
   const now = await businessNow(env.db, env.businessId);
   if (req.date_of_birth >= now.toISOString().slice(0, 10)) throw invalidField('/date_of_birth', 'must be before today');
   await expireIfDue(env.db, env.businessId, id, now);
@@ -61,7 +61,7 @@ export async function initiateIdentityVerification(env: FlowEnv, id: string, req
  * whose identity was just approved. 503 when the provider fails (the caller's
  * transaction, and so the approval, rolls back).
  */
-export async function requestScreening(env: FlowEnv, trx: Knex, session: SessionRow): Promise<void> {
+export async function requestScreening(env: CustomerEnv, trx: Knex, session: SessionRow): Promise<void> {
   const customer = await trx('customers').where({ id: session.customer_id }).first('full_name', 'national_id_sealed', 'date_of_birth');
   const reference = await createProviderRequest(trx, { businessId: env.businessId, kind: 'SCREENING', subjectType: 'ONBOARDING', subjectId: session.id });
   const acceptance = await callProvider('SCREENING', env.providers.timeoutMs, () =>

@@ -11,7 +11,8 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { AppError } from '../kernel/errors.js';
 import { businessNow } from '../kernel/clock.js';
-import { CUSTOMER_OTP_POLICY, smsDelivery, type FlowEnv } from './requestEnv.js';
+import { CUSTOMER_OTP_POLICY, type CustomerEnv } from './customerEnv.js';
+import { smsDelivery } from '../kernel/flowEnv.js';
 import type { Locale } from '../kernel/messages.js';
 import {
   endsUnsuccessfully,
@@ -115,7 +116,7 @@ export async function assertMobileNumberFree(db: Knex, businessId: string, mobil
  * 409 MOBILE_NUMBER_TAKEN when an ACTIVE customer holds the number; 503
  * SERVICE_UNAVAILABLE (nothing written) when the SMS provider fails.
  */
-export async function startOnboarding(env: FlowEnv, req: Schemas['StartOnboardingRequest']): Promise<OnboardingSessionView> {
+export async function startOnboarding(env: CustomerEnv, req: Schemas['StartOnboardingRequest']): Promise<OnboardingSessionView> {
   const now = await businessNow(env.db, env.businessId);
   const locale = req.locale ?? 'ar';
   return env.db.transaction(async (trx) => {
@@ -160,7 +161,7 @@ export async function startOnboarding(env: FlowEnv, req: Schemas['StartOnboardin
 }
 
 /** The session `id` of the business (expired first if due). */
-export async function getOnboardingSession(env: FlowEnv, id: string): Promise<OnboardingSessionView> {
+export async function getOnboardingSession(env: CustomerEnv, id: string): Promise<OnboardingSessionView> {
   await expireIfDue(env.db, env.businessId, id, await businessNow(env.db, env.businessId));
   return toView(env.db, await sessionRow(env.db, env.businessId, id, false));
 }
@@ -172,7 +173,7 @@ export async function getOnboardingSession(env: FlowEnv, id: string): Promise<On
  * counted and committed before a refusal is answered (OTP_INCORRECT,
  * OTP_MAX_ATTEMPTS_REACHED, OTP_EXPIRED).
  */
-export async function verifyOnboardingOtp(env: FlowEnv, id: string, code: string): Promise<OnboardingSessionView> {
+export async function verifyOnboardingOtp(env: CustomerEnv, id: string, code: string): Promise<OnboardingSessionView> {
   assertOtpFormat(code, CUSTOMER_OTP_POLICY.digits);
   const now = await businessNow(env.db, env.businessId);
   await expireIfDue(env.db, env.businessId, id, now);
@@ -192,7 +193,7 @@ export async function verifyOnboardingOtp(env: FlowEnv, id: string, code: string
  * for its code. 429 OTP_RESEND_TOO_SOON, 422 OTP_RESEND_LIMIT_REACHED, 503
  * when the SMS provider fails (the previous code then stays valid).
  */
-export async function resendOnboardingOtp(env: FlowEnv, id: string, req: Schemas['ResendOtpRequest']): Promise<OnboardingSessionView> {
+export async function resendOnboardingOtp(env: CustomerEnv, id: string, req: Schemas['ResendOtpRequest']): Promise<OnboardingSessionView> {
   const now = await businessNow(env.db, env.businessId);
   await expireIfDue(env.db, env.businessId, id, now);
   return env.db.transaction(async (trx) => {
@@ -212,7 +213,7 @@ export async function resendOnboardingOtp(env: FlowEnv, id: string, req: Schemas
 }
 
 /** Cancels a live session (409 once ended); its customer becomes INACTIVE. */
-export async function cancelOnboardingSession(env: FlowEnv, id: string, req: Schemas['CancelOnboardingRequest']): Promise<OnboardingSessionView> {
+export async function cancelOnboardingSession(env: CustomerEnv, id: string, req: Schemas['CancelOnboardingRequest']): Promise<OnboardingSessionView> {
   const now = await businessNow(env.db, env.businessId);
   await expireIfDue(env.db, env.businessId, id, now);
   return env.db.transaction(async (trx) => {

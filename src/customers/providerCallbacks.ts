@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { invalidField } from '../kernel/errors.js';
 import { businessNow } from '../kernel/clock.js';
-import type { FlowEnv, ServiceEnv } from './requestEnv.js';
+import type { CustomerEnv, ServiceEnv } from './customerEnv.js';
 import { requestScreening } from './identityVerification.js';
 import { moveSession, type SessionRow } from './onboarding.js';
 import { onboardingMachine, type OnboardingEvent } from './onboardingStates.js';
@@ -27,7 +27,7 @@ export type Applied = CallbackAcknowledgement['result'];
  * The onboarding session a request waits on, locked, and expired first when
  * due; undefined when the session is no longer in a state `event` may leave.
  */
-async function waitingSession(env: FlowEnv, trx: Knex, request: ProviderRequestRow, event: OnboardingEvent): Promise<SessionRow | undefined> {
+async function waitingSession(env: CustomerEnv, trx: Knex, request: ProviderRequestRow, event: OnboardingEvent): Promise<SessionRow | undefined> {
   let session: SessionRow = await trx('onboarding_sessions').where({ id: request.subject_id }).forNoKeyUpdate().first();
   const now = await businessNow(trx, env.businessId);
   if (onboardingMachine.allows(session.status, 'EXPIRE') && session.expires_at <= now) session = await moveSession(trx, session, 'EXPIRE');
@@ -39,11 +39,11 @@ async function receive(
   base: ServiceEnv,
   kind: ProviderKind,
   event: { event_id: string; reference: string; outcome: string },
-  apply: (env: FlowEnv, trx: Knex, request: ProviderRequestRow) => Promise<Applied>,
+  apply: (env: CustomerEnv, trx: Knex, request: ProviderRequestRow) => Promise<Applied>,
 ): Promise<CallbackAcknowledgement> {
   return base.db.transaction(async (trx) => {
     const { request, firstResult } = await claimCallback(trx, kind, event);
-    const env: FlowEnv = { ...base, db: trx, businessId: request.business_id };
+    const env: CustomerEnv = { ...base, db: trx, businessId: request.business_id };
     return { event_id: event.event_id, result: firstResult ? await apply(env, trx, request) : 'IGNORED' };
   });
 }

@@ -2,14 +2,14 @@
  * Requests made to providers, and the callbacks answering them. The request's
  * id is the `reference` the provider quotes back; it records which session
  * (onboarding or mobile number change) waits for the result. A callback is
- * claimed once per provider event id (`provider_callback_events`, primary key
- * (provider, event_id)), in the transaction that applies it: a replay is 409
- * CALLBACK_REPLAYED, and a callback that fails (e.g. 503) leaves its event id
- * free for the provider's retry.
+ * claimed once per provider event id (src/providers/callbackEvents.ts), in the
+ * transaction that applies it: a replay is 409 CALLBACK_REPLAYED, and a callback
+ * that fails (e.g. 503) leaves its event id free for the provider's retry.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError } from '../kernel/errors.js';
+import { claimCallbackEvent } from '../providers/callbackEvents.js';
 
 export type ProviderKind = 'IDENTITY' | 'MOBILE_OWNERSHIP' | 'SCREENING';
 export type SubjectType = 'ONBOARDING' | 'MOBILE_NUMBER_CHANGE';
@@ -68,18 +68,4 @@ export async function claimCallback(
   if (request.status === 'COMPLETED') return { request, firstResult: false };
   await trx('provider_requests').where({ id: request.id }).update({ status: 'COMPLETED', outcome: event.outcome, completed_at: trx.fn.now(3) });
   return { request, firstResult: true };
-}
-
-/**
- * Claims `signer`'s event id `eventId` in transaction `trx` (kept with the business it
- * concerns): throws 409 CALLBACK_REPLAYED when it was claimed before. The claim is undone
- * with the transaction, so a callback that fails leaves its id free for the retry.
- */
-export async function claimCallbackEvent(trx: Knex, signer: string, eventId: string, businessId: string): Promise<void> {
-  const claimed = await trx('provider_callback_events')
-    .insert({ provider: signer, event_id: eventId, business_id: businessId })
-    .onConflict(['provider', 'event_id'])
-    .ignore()
-    .returning('event_id');
-  if (!claimed.length) throw new AppError('CALLBACK_REPLAYED', `Event ${eventId} was already processed.`);
 }

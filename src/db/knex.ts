@@ -4,7 +4,6 @@
  */
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
-import { DEFAULT_DB_POOL_SIZE } from '../config.js';
 import { RETRY_EVENT, retryTransactions, withConflictRetries } from './retry.js';
 import * as initial from './migrations/001_initial.js';
 import * as ledgerPosting from './migrations/002_ledger_posting.js';
@@ -57,6 +56,15 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '022_outbox_pending': outboxPending,
   '023_bulk_payout_counts': bulkPayoutCounts,
 };
+
+/**
+ * Most connections of a pool when DB_POOL_SIZE is unset. Money movements are bound by WAL flushes at commit
+ * (measured: backends mostly wait on WALWrite/WalSync, 2-core PostgreSQL, 50
+ * requests in flight): more connections commit together in one flush, and 40
+ * moved more per second than 8 or 20, for the service and the bare reference
+ * alike. Reads gain nothing and lose little.
+ */
+export const DEFAULT_DB_POOL_SIZE = 40;
 
 /** Migration source for `knex.migrate` with the migrations above. */
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -4,6 +4,20 @@
  * TypeScript of its capability (`src/<capability>/sql/<name>.sql`, `CREATE OR
  * REPLACE`; a trigger function's file also creates its trigger). Migrations hold
  * DDL and data changes only. Why this pattern: openapi/DESIGN.md, "Current SQL".
+ * A file belongs to the capability that owns what it reads and writes: the kernel's
+ * (kernel/sql/: idempotency keys, request ids) are below the ledger's, the ledger's
+ * below the capabilities'. A lower file calls no function of a higher one, except the
+ * ledger's one registry (ledger/sql/ledger_move.sql), which dispatches to the
+ * capabilities' movements, posting views and batch steps.
+ *
+ * Every PL/pgSQL function is declared `SET enable_seqscan = off` (the one place this
+ * is explained; the files carry the setting alone): PL/pgSQL caches each statement's
+ * plan for the life of the connection, and a plan made while a table was small is a
+ * sequential scan that stays one while the table grows, until autovacuum analyzes it
+ * again. With the setting, point lookups (an account, an idempotency key, a payout, a
+ * customer by its identifier) keep their index whatever the table's size was at
+ * planning (openapi/DESIGN.md, "Plans that outlive a small table", has the
+ * measurements; test/platform/sqlDefinitions.test.ts checks every function has it).
  *
  * `applySqlDefinitions` runs after the migrations (`connectAndMigrate`), because a
  * definition may use any table or type they create. It applies the files whose
@@ -14,7 +28,11 @@
  *     instances starting at once apply them once: the second waits, reads the record
  *     again and finds nothing to do): first the functions that the changed files define
  *     or defined are dropped (so that a changed signature leaves no old overload
- *     behind), and those of recorded files that no longer exist; then each changed file
+ *     behind), those of recorded files that no longer exist (a file moved to another
+ *     folder is a removed file and a new one: its functions are dropped once and created
+ *     again from the new path), and any function of the schema that no file defines
+ *     (left behind by a rename, or by a migration from before the SQL lived in files),
+ *     so that the schema's functions are exactly the files'; then each changed file
  *     runs, in dependency order (a file after the files whose functions it calls, then
  *     by path), and is recorded. Trigger functions of changed files are replaced in
  *     place instead (their signature never changes and their triggers depend on them).
@@ -130,6 +148,16 @@ function pending(definitions: SqlDefinition[], recorded: Recorded[]): { changed:
   return { changed: definitions.filter((d) => bySha.get(d.name) !== d.sha256), removed: recorded.filter((r) => !names.has(r.name)) };
 }
 
+/** The names of the functions of the service's schema (members of extensions left out). */
+async function schemaFunctions(connection: pg.Client): Promise<string[]> {
+  const { rows } = await connection.query<{ name: string }>(
+    `SELECT DISTINCT p.proname AS name FROM pg_proc p
+      WHERE p.pronamespace = current_schema()::regnamespace AND p.prokind = 'f'
+        AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')`,
+  );
+  return rows.map((r) => r.name);
+}
+
 /**
  * Drops every overload of the functions `names` in the service's schema, except
  * trigger functions unless `triggersToo` (then with their triggers).
@@ -170,7 +198,9 @@ export async function applySqlDefinitions(db: Knex, definitions: SqlDefinition[]
       const before = new Map(recorded.map((r) => [r.name, r.functions]));
       const dropped = new Set([...changed.flatMap((d) => [...(before.get(d.name) ?? []), ...d.functions])]);
       await dropFunctions(connection, [...dropped], false);
-      await dropFunctions(connection, removed.flatMap((r) => r.functions).filter((f) => !dropped.has(f)), true);
+      // Then every function no file defines: those of removed files, and any other left behind.
+      const defined = new Set(definitions.flatMap((d) => d.functions));
+      await dropFunctions(connection, (await schemaFunctions(connection)).filter((f) => !defined.has(f)), true);
       for (const gone of removed) await connection.query('DELETE FROM sql_definitions WHERE name = $1', [gone.name]);
       for (const d of changed) {
         try {

@@ -2,6 +2,8 @@
  * The Koa application: CORS, request ids, API versioning, problem-details errors,
  * body parsing (JSON; forms where an operation declares them), and the two API
  * documents mounted with @koa/router (closed-loop under /cl/v1, core at the root).
+ * The handlers of each document's operations are given by the caller (src/server.ts
+ * wires src/handlers in), so that nothing in src/http imports the handlers.
  */
 import { randomUUID } from 'node:crypto';
 import { bodyParser } from '@koa/bodyparser';
@@ -11,8 +13,6 @@ import { isTransactionConflict, TRANSACTION_ATTEMPTS } from '../db/retry.js';
 import { isDatabaseUnavailable, OutageLog } from '../db/unavailable.js';
 import { requestLogger } from '../log.js';
 import { AppError, toProblem } from '../kernel/errors.js';
-import { closedLoopOperations } from '../handlers/closedLoop/index.js';
-import { coreOperations } from '../handlers/core/index.js';
 import { TokenVerifier } from './auth.js';
 import { loadApi } from './compiledApi.js';
 import { corsMiddleware } from './cors.js';
@@ -54,12 +54,19 @@ function errorToResponse(err: unknown): AppError {
   return new AppError('INTERNAL_ERROR', 'An unexpected error occurred. It has been logged.');
 }
 
+/** The handlers of both documents' operations, one OperationSpec per operationId (src/handlers/closedLoop, src/handlers/core). */
+export interface ApiHandlers {
+  closedLoop: object;
+  core: object;
+}
+
 /**
- * Builds the application over `services`. `apiDir`: where the API documents'
- * operations and validators were precompiled (dist/api/); without it they are
- * built in process (compiledApi.ts).
+ * Builds the application over `services` with the operations' `handlers`. `apiDir`:
+ * where the API documents' operations and validators were precompiled (dist/api/);
+ * without it they are built in process (compiledApi.ts). Throws when a document's
+ * operation has no handler.
  */
-export async function createApp(services: Services, opts: { apiDir?: string; outages?: OutageLog } = {}): Promise<Koa> {
+export async function createApp(services: Services, handlers: ApiHandlers, opts: { apiDir?: string; outages?: OutageLog } = {}): Promise<Koa> {
   const app = new Koa({ proxy: false });
   const rateLimiter = new RateLimiter(services.db, {
     perClient: services.config.rateLimitPerMinute,
@@ -137,7 +144,7 @@ export async function createApp(services: Services, opts: { apiDir?: string; out
   const closedLoop = mountApi({
     api: await loadApi('closed-loop', opts.apiDir),
     apiRoot: '/cl/v1',
-    operations: closedLoopOperations as never,
+    operations: handlers.closedLoop as never,
     services,
     rateLimiter,
     tokens,
@@ -145,7 +152,7 @@ export async function createApp(services: Services, opts: { apiDir?: string; out
   const core = mountApi({
     api: await loadApi('core', opts.apiDir),
     apiRoot: '/',
-    operations: coreOperations as never,
+    operations: handlers.core as never,
     services,
     rateLimiter,
     tokens,

@@ -82,7 +82,7 @@ class StoredReplay {
 }
 
 /** A response as the database keeps it with its key. */
-type KeptResponse = Partial<StoredResponse> & { posting?: unknown; refusal?: Refusal; context?: ProblemContext };
+type KeptResponse = Partial<StoredResponse> & { transaction_id?: string; posting?: unknown; refusal?: Refusal; context?: ProblemContext };
 
 /** The key as another request holds it (idempotency_begin). */
 interface HeldKey {
@@ -136,7 +136,8 @@ export class KeyClaim {
     }
     this.replayed = true;
     const kept = held.response;
-    if (kept.posting !== undefined) return kept.posting;
+    // A movement's outcome is kept as {transaction_id}; the ledger adds its posting for a replay (ledger_move_keyed).
+    if (kept.transaction_id !== undefined || kept.posting !== undefined) return kept.posting;
     const refused = kept.refusal && kept.context ? refusalError(kept.refusal) : null;
     throw new StoredReplay(refused ? problemResponse(refused, kept.context!) : (kept as StoredResponse));
   }

@@ -5,7 +5,7 @@
  * importing `src/http`.
  */
 import type { Knex } from 'knex';
-import type { Config } from '../config.js';
+import type { Config } from './serviceConfig.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from './metrics.js';

@@ -8,23 +8,10 @@
  * (payouts between creation and outcome). Numbers are drawn here only: the database has no twin.
  */
 import type { Knex } from 'knex';
+import { luhnCheckDigit } from '../kernel/luhn.js';
 
 export const ACCOUNT_PREFIX = { WALLET: '9', OPERATIONAL: '1', SETTLEMENT: '8', PAYOUT: '2', IN_TRANSIT: '7' } as const;
 export type AccountKind = keyof typeof ACCOUNT_PREFIX;
-
-/** Luhn check digit of a digit string. */
-export function luhnCheckDigit(digits: string): string {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 0) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return String((10 - (sum % 10)) % 10);
-}
 
 /** Draws the next account number for an account of `kind`. */
 export async function nextAccountNumber(db: Knex, kind: AccountKind): Promise<string> {

@@ -48,10 +48,27 @@ import { preparedQuery, preparedStatement } from '../db/knex.js';
 import type { KeyClaim } from '../kernel/idempotency.js';
 import { LEDGER_BATCH_EVENT } from '../kernel/metrics.js';
 
-/** Movements whose accounts are named by the request, so a batch can lock them all first, in id order. */
-export const BATCHED_MOVEMENTS: ReadonlySet<string> = new Set(['FUND', 'PAYOUT', 'WITHDRAWAL', 'CARD_PURCHASE', 'TRANSFER']);
+const BATCHED_MOVEMENTS = preparedStatement('ledger_batched_movements', 'SELECT ledger_batched_movements() AS types');
+const batchedSets = new WeakMap<Knex, Promise<ReadonlySet<string>>>();
 
-/** Those of BATCHED_MOVEMENTS that lock no account of the business's own, only the wallets they name: the wallet lane. */
+/**
+ * The movements that are batched: those whose accounts are named by the request, so a
+ * batch can lock them all first, in id order. The list is the database's
+ * (`ledger_batched_movements`, src/ledger/sql/ledger_move_batch.sql, whose lock order
+ * depends on it), read once per pool `db`; a read that fails is made again by the next
+ * movement. Rejects with the database's error.
+ */
+export function batchedMovements(db: Knex): Promise<ReadonlySet<string>> {
+  let types = batchedSets.get(db);
+  if (!types) {
+    types = preparedQuery<{ types: string[] }>(db, BATCHED_MOVEMENTS, []).then((rows) => new Set(rows[0].types));
+    types.catch(() => batchedSets.delete(db));
+    batchedSets.set(db, types);
+  }
+  return types;
+}
+
+/** Those of the batched movements that lock no account of the business's own, only the wallets they name: the wallet lane. */
 const WALLET_LANE: ReadonlySet<string> = new Set(['TRANSFER']);
 
 /** Most items in one hot-lane batch: bounds a batch's time holding its locks, and its statement's size. */

@@ -19,7 +19,7 @@ import { preparedQuery, preparedStatement } from '../db/knex.js';
 import { refusalError, type Refusal } from '../kernel/errors.js';
 import type { KeyClaim } from '../kernel/idempotency.js';
 import type { AccountKind } from './accountNumbers.js';
-import { BATCHED_MOVEMENTS, batcherOf } from './batching.js';
+import { batchedMovements, batcherOf } from './batching.js';
 
 export type TransactionType =
   | 'TOPUP'
@@ -131,12 +131,12 @@ const LEDGER_MOVE_KEYED = preparedStatement(
 
 /**
  * `move`'s database call alone: nothing is interpreted or thrown but database errors.
- * On the pool, a movement of BATCHED_MOVEMENTS goes through the pool's batcher
+ * On the pool, a batched movement (`batchedMovements`) goes through the pool's batcher
  * (./batching.ts), which answers exactly what this movement alone would have been
  * answered; inside a caller's transaction it is that transaction's own statement.
  */
 export async function moveRaw(db: Knex, businessId: string, type: Movement, request: object, claim?: KeyClaim | null): Promise<RawOutcome> {
-  if (!db.isTransaction && BATCHED_MOVEMENTS.has(type)) {
+  if (!db.isTransaction && (await batchedMovements(db)).has(type)) {
     if (claim) claim.sent = true;
     const batcher = batcherOf(db, (t, b, r, c) => postAlone(t, b, r, c, db));
     return (await batcher.post(businessId, type, request, claim)) as RawOutcome;

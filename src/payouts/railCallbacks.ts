@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { AppError, invalidField, refusalError } from '../kernel/errors.js';
 import { payoutMove } from './moves.js';
-import { claimCallbackEvent } from '../customers/providerRequests.js';
+import { claimCallbackEvent } from '../providers/callbackEvents.js';
 
 type Schemas = components['schemas'];
 

@@ -1,5 +1,5 @@
 /** Which payout rail (./rail.ts) a deployment uses. */
-import type { Config } from '../config.js';
+import type { Config } from '../kernel/serviceConfig.js';
 import type { Logger } from '../log.js';
 import { HttpPayoutRail } from './httpRail.js';
 import type { PayoutRail } from './rail.js';

@@ -9,7 +9,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Config } from '../config.js';
+import type { Config } from '../kernel/serviceConfig.js';
 import { keptSecret } from '../kernel/settings.js';
 import { AppError } from '../kernel/errors.js';
 

@@ -8,20 +8,24 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
-import { ProviderFailure } from './call.js';
+import type { TextMessage, TextMessages } from '../kernel/flowEnv.js';
+import { callProvider, ProviderFailure } from './call.js';
 import { failIfOutage } from './outages.js';
 
-/** One text message to one mobile number, sent on behalf of a business. */
-export interface SmsMessage {
-  businessId: string;
-  /** Digits with country code, no plus sign. */
-  to: string;
-  text: string;
-}
+/** One text message to one mobile number, sent on behalf of a business (the kernel's shape). */
+export type SmsMessage = TextMessage;
 
 /** Sends text messages; rejects (any error) when the message was not accepted. */
 export interface SmsSender {
   send(message: SmsMessage): Promise<void>;
+}
+
+/**
+ * `sender` as the kernel's text message channel: each send behind the provider call's
+ * time limit `timeoutMs`, a failure answered 503 SERVICE_UNAVAILABLE (./call.ts).
+ */
+export function smsChannel(sender: SmsSender, timeoutMs: number): TextMessages {
+  return { send: (message) => callProvider('SMS', timeoutMs, () => sender.send(message)) };
 }
 
 /** Sandbox: stores the message for the messages helper; honours sandbox outages. */

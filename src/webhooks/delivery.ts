@@ -23,7 +23,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { SealingKeys } from '../cards/data.js';
+import type { SealingKeys } from '../kernel/sealing.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { backgroundReads, backgroundTransaction } from '../kernel/background.js';
 import { nextAttemptAt, retryAfterSeconds } from './schedule.js';

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/closed-loop.js';
-import type { SealingKeys } from '../cards/data.js';
+import type { SealingKeys } from '../kernel/sealing.js';
 import { sealEndpointSecret } from './secrets.js';
 import { checkRegistrationUrl, type UrlPolicy } from './urlPolicy.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';

@@ -1,9 +1,8 @@
 /**
  * Webhook endpoint secrets at rest. The secret an integrator registers (E3's
  * `secret`, a Standard Webhooks `whsec_…` key) signs every delivery, so it must be
- * readable; it is kept sealed like card data (src/cards/data.ts): AES-256-GCM
- * under the data keys derived for this purpose (src/cards/keys.ts
- * `webhookSecretKeys`), with `webhook-endpoint:<id>:secret` as additional
+ * readable; it is kept sealed (src/kernel/sealing.ts): AES-256-GCM under the
+ * data keys derived for this purpose (`webhookSecretKeys`), with `webhook-endpoint:<id>:secret` as additional
  * authenticated data (a sealed secret cannot be moved to another endpoint), in
  * `webhook_endpoints.secret_sealed` with its key version in `secret_key_version`.
  *
@@ -15,7 +14,12 @@
  * instance has started with the new one.
  */
 import type { Knex } from 'knex';
-import { openValue, sealValue, type SealingKeys } from '../cards/data.js';
+import { openValue, sealingKeysFor, sealValue, type DataKeySettings, type SealingKeys } from '../kernel/sealing.js';
+
+/** The keys that seal webhook endpoint secrets: the data keys, derived for that purpose; a generated current secret is read from (or first written to) `db`. */
+export function webhookSecretKeys(db: Knex, settings: DataKeySettings): Promise<SealingKeys> {
+  return sealingKeysFor(db, settings, 'webhook-secret-seal');
+}
 
 /** The columns of `webhook_endpoints` that hold its secret (clear only in rows from before sealing). */
 export interface StoredSecret {

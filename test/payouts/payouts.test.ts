@@ -1,5 +1,5 @@
 /**
- * Payouts to customers (seed E4, issue 8): createPayout's success by each receiver
+ * Payouts to customers (seed E4): createPayout's success by each receiver
  * identifier and every documented error, getPayoutStatus, the payout account top-up.
  */
 import { randomUUID } from 'node:crypto';
@@ -86,7 +86,7 @@ describe('Payouts: createPayout (E4) and getPayoutStatus', function () {
     const body = { payout_amount: '5.00', customer_id: customer.id };
     const trx = await running().db.transaction();
     try {
-      // What the first request holds while it runs (src/ledger/sql/idempotency_lock.sql).
+      // What the first request holds while it runs (src/kernel/sql/idempotency_lock.sql).
       await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`${b.id}/${key}/${requestHash('createPayout', {}, body)}`]);
       const res = await sendPayout(b, body, key);
       expectProblem(res, 409, 'IDEMPOTENCY_KEY_IN_USE');

@@ -38,7 +38,13 @@ async function liveFunctions(db: Knex): Promise<Map<string, number>> {
 
 describe('SQL definitions: one current definition per function', () => {
   it('finds the files of every capability, each defining at least one function', () => {
-    expect(definitions.map((d) => d.name)).to.include.members(['ledger/sql/ledger_move.sql', 'ledger/sql/ledger_post.sql', 'payouts/sql/payout_create.sql']);
+    expect(definitions.map((d) => d.name)).to.include.members([
+      'kernel/sql/idempotency_begin.sql',
+      'ledger/sql/ledger_move.sql',
+      'ledger/sql/ledger_post.sql',
+      'payouts/sql/payout_create.sql',
+      'payouts/sql/payout_posting_of.sql',
+    ]);
     for (const d of definitions) expect(d.functions, d.name).to.not.be.empty;
   });
 
@@ -112,6 +118,21 @@ describe('SQL definitions: one current definition per function', () => {
     for (const file of later) {
       expect(readFileSync(new URL(file, dir), 'utf8'), file).to.not.match(/\bCREATE\s+(OR\s+REPLACE\s+)?(CONSTRAINT\s+)?(FUNCTION|TRIGGER|PROCEDURE)\b/i);
     }
+  });
+
+  it('calls down only: kernel files call the kernel; the ledger calls the kernel and itself, capabilities only from its registry', () => {
+    const folder = (name: string) => name.slice(0, name.indexOf('/'));
+    const rank = (f: string) => (f === 'kernel' ? 0 : f === 'ledger' ? 1 : 2);
+    const calls: string[] = [];
+    for (const d of definitions) {
+      for (const m of d.sql.replace(/--[^\n]*/g, '').matchAll(/\b([a-z_][a-z0-9_]*)\s*\(/g)) {
+        const callee = definitions.find((o) => o.functions.includes(m[1]));
+        if (!callee || folder(callee.name) === folder(d.name) || rank(folder(callee.name)) < rank(folder(d.name))) continue;
+        calls.push(`${d.name} → ${m[1]}`);
+      }
+    }
+    expect(calls.filter((c) => !c.startsWith('ledger/sql/ledger_move.sql ')), 'calls up or sideways').to.deep.equal([]);
+    expect(calls.length, 'the registry names the capabilities’ functions').to.be.greaterThan(0);
   });
 
   it('orders files after the files whose functions they call', () => {
@@ -232,15 +253,33 @@ describe('SQL definitions: the applier', function () {
   });
 
   it('drops the old signatures of a changed file and the functions of a removed one', async () => {
-    await first.raw('CREATE FUNCTION ledger_uuid(p_value int) RETURNS uuid LANGUAGE sql AS $$ SELECT NULL::uuid $$');
+    await first.raw('CREATE FUNCTION request_uuid(p_value int) RETURNS uuid LANGUAGE sql AS $$ SELECT NULL::uuid $$');
     await first.raw('CREATE FUNCTION gone_helper() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$');
-    await first('sql_definitions').where({ name: 'ledger/sql/ledger_uuid.sql' }).update({ sha256: 'changed' });
+    await first('sql_definitions').where({ name: 'kernel/sql/request_uuid.sql' }).update({ sha256: 'changed' });
     await first('sql_definitions').insert({ name: 'ledger/sql/gone_helper.sql', sha256: 'x', functions: ['gone_helper'] });
-    expect(await applySqlDefinitions(first)).to.deep.equal(['ledger/sql/ledger_uuid.sql']);
+    expect(await applySqlDefinitions(first)).to.deep.equal(['kernel/sql/request_uuid.sql']);
     const live = await liveFunctions(first);
-    expect(live.get('ledger_uuid')).to.equal(1);
+    expect(live.get('request_uuid')).to.equal(1);
     expect(live.has('gone_helper')).to.equal(false);
     expect(await first('sql_definitions').where({ name: 'ledger/sql/gone_helper.sql' })).to.deep.equal([]);
+  });
+
+  it('applies a file moved to another folder from its new path, once, and forgets the old path', async () => {
+    // The record as a database applied before the idempotency files moved from the ledger to the kernel.
+    const moved = 'kernel/sql/idempotency_begin.sql';
+    const row = await first('sql_definitions').where({ name: moved }).first();
+    await first('sql_definitions').where({ name: moved }).update({ name: 'ledger/sql/idempotency_begin.sql', sha256: 'old' });
+    expect(await applySqlDefinitions(first)).to.deep.equal([moved]);
+    expect((await liveFunctions(first)).get('idempotency_begin')).to.equal(1);
+    expect(await first('sql_definitions').where({ name: 'ledger/sql/idempotency_begin.sql' })).to.deep.equal([]);
+    expect((await first('sql_definitions').where({ name: moved }).first()).sha256).to.equal(row.sha256);
+  });
+
+  it('drops a function that no file defines, such as one left by a migration under an old name', async () => {
+    await first.raw('CREATE FUNCTION ledger_uuid(p_value text) RETURNS uuid LANGUAGE sql AS $$ SELECT NULL::uuid $$');
+    await first('sql_definitions').where({ name: 'kernel/sql/request_uuid.sql' }).update({ sha256: 'changed' });
+    expect(await applySqlDefinitions(first)).to.deep.equal(['kernel/sql/request_uuid.sql']);
+    expect((await liveFunctions(first)).has('ledger_uuid')).to.equal(false);
   });
 
   it('applies nothing of a start whose file fails, and names the file', async () => {

@@ -9,7 +9,8 @@
  */
 import type { components } from '../../../generated/types/core.js';
 import { businessNow } from '../../kernel/clock.js';
-import { sendSms, type FlowEnv } from '../requestEnv.js';
+import type { CustomerEnv } from '../customerEnv.js';
+import { sendSms } from '../../kernel/flowEnv.js';
 import { mobileNumberChangedMessage } from '../../kernel/messages.js';
 import { LIVE_CHANGE_STATES, moveChange, type ChangeRow } from './sessions.js';
 import { mobileChangeMachine } from './states.js';
@@ -23,7 +24,7 @@ type Applied = Schemas['CallbackAcknowledgement']['result'];
  * number; or FAILS the session (MOBILE_NUMBER_TAKEN) when another ACTIVE
  * customer got the number meanwhile. `changes` are recorded with the move.
  */
-async function completeChange(env: FlowEnv, session: ChangeRow, now: Date, changes: Partial<ChangeRow> = {}): Promise<ChangeRow> {
+async function completeChange(env: CustomerEnv, session: ChangeRow, now: Date, changes: Partial<ChangeRow> = {}): Promise<ChangeRow> {
   const trx = env.db;
   await trx('customers').where({ id: session.customer_id }).forNoKeyUpdate().first('id');
   const taken = await trx('customers')
@@ -39,12 +40,12 @@ async function completeChange(env: FlowEnv, session: ChangeRow, now: Date, chang
 }
 
 /** The customer's steps are done (`env.db` is the caller's transaction): complete when ownership is confirmed, else await the provider. */
-export async function finishCustomerSteps(env: FlowEnv, session: ChangeRow, now: Date): Promise<ChangeRow> {
+export async function finishCustomerSteps(env: CustomerEnv, session: ChangeRow, now: Date): Promise<ChangeRow> {
   return session.ownership_check === 'CONFIRMED' ? completeChange(env, session, now) : moveChange(env.db, session, 'AWAIT_OWNERSHIP_CHECK');
 }
 
 /** The live change session a request waits on, locked and expired first when due; undefined once it ended. */
-async function liveChange(env: FlowEnv, request: ProviderRequestRow, now: Date): Promise<ChangeRow | undefined> {
+async function liveChange(env: CustomerEnv, request: ProviderRequestRow, now: Date): Promise<ChangeRow | undefined> {
   let session: ChangeRow = await env.db('mobile_number_change_sessions').where({ id: request.subject_id }).forNoKeyUpdate().first();
   if (LIVE_CHANGE_STATES.includes(session.status) && session.expires_at <= now) session = await moveChange(env.db, session, 'EXPIRE');
   return LIVE_CHANGE_STATES.includes(session.status) ? session : undefined;
@@ -55,7 +56,7 @@ async function liveChange(env: FlowEnv, request: ProviderRequestRow, now: Date):
  * rejected FAILS the session; confirmed completes a session awaiting it, else is
  * recorded for when the customer's steps are done.
  */
-export async function applyOwnershipResult(env: FlowEnv, request: ProviderRequestRow, result: Schemas['MobileOwnershipResult']): Promise<Applied> {
+export async function applyOwnershipResult(env: CustomerEnv, request: ProviderRequestRow, result: Schemas['MobileOwnershipResult']): Promise<Applied> {
   const now = await businessNow(env.db, env.businessId);
   const session = await liveChange(env, request, now);
   if (!session) return 'IGNORED';
@@ -66,7 +67,7 @@ export async function applyOwnershipResult(env: FlowEnv, request: ProviderReques
 }
 
 /** The identity result of a change from the login screen: approved finishes the customer's steps; rejected FAILS the session. */
-export async function applyIdentityToChange(env: FlowEnv, request: ProviderRequestRow, result: Schemas['IdentityVerificationResult']): Promise<Applied> {
+export async function applyIdentityToChange(env: CustomerEnv, request: ProviderRequestRow, result: Schemas['IdentityVerificationResult']): Promise<Applied> {
   const now = await businessNow(env.db, env.businessId);
   const session = await liveChange(env, request, now);
   if (!session || !mobileChangeMachine.allows(session.status, 'IDENTITY_RESULT')) return 'IGNORED';

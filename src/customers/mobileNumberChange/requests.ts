@@ -14,7 +14,8 @@ import type { components } from '../../../generated/types/core.js';
 import { AppError, invalidField } from '../../kernel/errors.js';
 import { callProvider } from '../../providers/call.js';
 import { businessNow } from '../../kernel/clock.js';
-import { CUSTOMER_OTP_POLICY, schedule, smsDelivery, type FlowEnv } from '../requestEnv.js';
+import { CUSTOMER_OTP_POLICY, schedule, type CustomerEnv } from '../customerEnv.js';
+import { smsDelivery } from '../../kernel/flowEnv.js';
 import { nationalIdHash, openNationalId } from '../identityData.js';
 import type { Locale } from '../../kernel/messages.js';
 import { finishCustomerSteps } from './completion.js';
@@ -54,7 +55,7 @@ export type ChangeRequester = { channel: 'PROFILE'; customerId: string } | { cha
  * the identity or SMS provider fails (nothing written).
  */
 export async function startMobileNumberChange(
-  env: FlowEnv,
+  env: CustomerEnv,
   who: ChangeRequester,
   req: { new_mobile_number: string; locale?: Locale },
 ): Promise<Schemas['MobileNumberChangeStarted']> {
@@ -111,7 +112,7 @@ export async function startMobileNumberChange(
 }
 
 /** The session `id` of the channel (expired first if due). */
-export async function getMobileNumberChange(env: FlowEnv, channel: Channel, id: string): Promise<MobileNumberChangeView> {
+export async function getMobileNumberChange(env: CustomerEnv, channel: Channel, id: string): Promise<MobileNumberChangeView> {
   await expireChangeIfDue(env.db, env.businessId, id, await businessNow(env.db, env.businessId));
   return toChangeView(env.db, await changeRow(env.db, env.businessId, channel, id, false));
 }
@@ -124,7 +125,7 @@ export async function getMobileNumberChange(env: FlowEnv, channel: Channel, id: 
  * session. 412 OTP_OPERATION_WRONG_STATUS once the code was verified or failed,
  * whatever the session's state; 409 for a session that ended with its code pending.
  */
-export async function verifyMobileNumberChangeOtp(env: FlowEnv, channel: Channel, id: string, code: string): Promise<MobileNumberChangeView> {
+export async function verifyMobileNumberChangeOtp(env: CustomerEnv, channel: Channel, id: string, code: string): Promise<MobileNumberChangeView> {
   assertOtpFormat(code, CUSTOMER_OTP_POLICY.digits);
   const now = await businessNow(env.db, env.businessId);
   await expireChangeIfDue(env.db, env.businessId, id, now);
@@ -149,7 +150,7 @@ export async function verifyMobileNumberChangeOtp(env: FlowEnv, channel: Channel
  * PENDING_IDENTITY_VERIFICATION only, else 409). 422 NATIONAL_ID_MISMATCH when
  * the national id is not the customer's; 503 when the provider fails.
  */
-export async function initiateLoginIdentityVerification(env: FlowEnv, id: string, req: Schemas['IdentityVerificationRequest']): Promise<void> {
+export async function initiateLoginIdentityVerification(env: CustomerEnv, id: string, req: Schemas['IdentityVerificationRequest']): Promise<void> {
   const now = await businessNow(env.db, env.businessId);
   await expireChangeIfDue(env.db, env.businessId, id, now);
   await env.db.transaction(async (trx) => {

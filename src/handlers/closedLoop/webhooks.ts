@@ -1,5 +1,5 @@
 /** Webhook endpoints (preview): register and list. */
-import { webhookSecretKeys } from '../../cards/keys.js';
+import { webhookSecretKeys } from '../../webhooks/secrets.js';
 import { createWebhookEndpoint, listWebhookEndpoints } from '../../webhooks/endpoints.js';
 import { businessIdOf } from '../../http/operation.js';
 import type { ClosedLoopMap } from './types.js';

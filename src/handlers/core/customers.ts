@@ -1,7 +1,7 @@
 /** Customers: read one, list them; and the provider callbacks that move their onboarding. */
 import type { operations } from '../../../generated/types/core.js';
 import { getCustomer, listCustomers } from '../../customers/customers.js';
-import { settle, type ServiceEnv } from '../../customers/requestEnv.js';
+import { settle, type ServiceEnv } from '../../customers/customerEnv.js';
 import { receiveIdentityVerificationResult, receiveScreeningResult, type CallbackAcknowledgement } from '../../customers/providerCallbacks.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import { serviceEnv } from './flowEnv.js';

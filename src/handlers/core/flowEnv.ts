@@ -1,13 +1,14 @@
 /** The environment of a core request: database handle, business, providers, keys, own URL. */
 import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
-import type { FlowEnv, ServiceEnv } from '../../customers/requestEnv.js';
+import type { CustomerEnv, ServiceEnv } from '../../customers/customerEnv.js';
 import { identityKeys } from '../../customers/identityData.js';
 import { keptSecret } from '../../kernel/settings.js';
 import { AppError } from '../../kernel/errors.js';
 import { businessIdOf } from '../../http/operation.js';
 import type { Principal, Services } from '../../kernel/services.js';
 import { providersOf } from '../../providers/index.js';
+import { smsChannel } from '../../providers/sms.js';
 
 /**
  * The base URL this request reached the service at (its socket's local
@@ -22,9 +23,11 @@ function selfUrl(koa: KoaContext): string {
 /** The environment of any core request (provider callbacks included). */
 export async function serviceEnv(ctx: { db: Knex; services: Services; koa: KoaContext }): Promise<ServiceEnv> {
   const { db, config } = ctx.services;
+  const providers = providersOf(ctx.services);
   return {
     db: ctx.db,
-    providers: providersOf(ctx.services),
+    providers,
+    sms: smsChannel(providers.sms, providers.timeoutMs),
     otpKey: await keptSecret(db, 'otp_hash_key', config.otpHashKey),
     identityKeys: identityKeys(await keptSecret(db, 'identity_data_key', config.identityDataKey)),
     selfUrl: selfUrl(ctx.koa),
@@ -33,7 +36,7 @@ export async function serviceEnv(ctx: { db: Knex; services: Services; koa: KoaCo
 }
 
 /** The environment of a business request (access `business`). */
-export async function flowEnv(ctx: { db: Knex; principal: Principal | null; services: Services; koa: KoaContext }): Promise<FlowEnv> {
+export async function flowEnv(ctx: { db: Knex; principal: Principal | null; services: Services; koa: KoaContext }): Promise<CustomerEnv> {
   return { ...(await serviceEnv(ctx)), businessId: businessIdOf(ctx) };
 }
 

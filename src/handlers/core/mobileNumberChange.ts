@@ -1,6 +1,6 @@
 /** Mobile number change: from the profile settings (seed E7) and from the login screen. */
 import type { operations } from '../../../generated/types/core.js';
-import { settle } from '../../customers/requestEnv.js';
+import { settle } from '../../customers/customerEnv.js';
 import {
   getMobileNumberChange,
   initiateLoginIdentityVerification,

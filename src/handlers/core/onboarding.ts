@@ -8,7 +8,7 @@ import {
   verifyOnboardingOtp,
 } from '../../customers/onboarding.js';
 import { completeCustomerInformation } from '../../customers/customerInformation.js';
-import { settle } from '../../customers/requestEnv.js';
+import { settle } from '../../customers/customerEnv.js';
 import { initiateIdentityVerification } from '../../customers/identityVerification.js';
 import type { OperationMap } from '../../http/operation.js';
 import { flowEnv } from './flowEnv.js';

@@ -7,7 +7,7 @@
 -- not exist for constraint triggers; dropping and creating it again inside the
 -- applier's transaction is the same for every supported version.
 CREATE OR REPLACE FUNCTION ledger_entries_immutable() RETURNS trigger LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 BEGIN
   RAISE EXCEPTION 'ledger entries are immutable';

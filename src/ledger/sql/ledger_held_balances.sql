@@ -2,5 +2,5 @@
 -- balance, or NULL when it holds none.
 CREATE OR REPLACE FUNCTION ledger_held_balances() RETURNS jsonb LANGUAGE sql VOLATILE
 AS $$
-  SELECT nullif(current_setting('wallet.held_balances', true), '')::jsonb
+  SELECT nullif(current_setting('ledger.held_balances', true), '')::jsonb
 $$;

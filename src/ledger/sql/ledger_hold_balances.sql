@@ -1,6 +1,7 @@
 -- Held balances: a batch that posts many movements over the same accounts of business
--- p_business in one database transaction (ledger_move_batch, payout_create_batch,
--- payout_move_batch) holds those accounts' balances in the transaction, and ledger_post
+-- p_business in one database transaction (ledger_batch, which ledger_move_batch,
+-- payout_create_batch and payout_move_batch call) holds those accounts' balances in the
+-- transaction, and ledger_post
 -- reads and changes the held balance instead of updating the account's row at every
 -- posting; ledger_release_balances writes each held row once, when the batch ends.
 -- Every entry still carries its balance after, computed from the held balance. Batches
@@ -17,11 +18,11 @@
 -- Locks p_accounts FOR NO KEY UPDATE in ascending id order (ledger_post's mode and
 -- order; a batch has normally locked them already, in that same order, with the rest of
 -- its accounts), so the balances read are current and stay so until commit. The balances
--- live in the transaction-local setting `wallet.held_balances` (a JSON object, account
+-- live in the transaction-local setting `ledger.held_balances` (a JSON object, account
 -- id → balance), so a subtransaction rolled back takes its changes to them with it, as it
 -- takes its entries. Raises when balances are already held (batches do not nest).
 CREATE OR REPLACE FUNCTION ledger_hold_balances(p_business uuid, p_accounts uuid[]) RETURNS void LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
   held jsonb;
@@ -32,5 +33,5 @@ BEGIN
   SELECT jsonb_object_agg(l.id, l.balance::text) INTO held
     FROM (SELECT id, balance FROM accounts WHERE id = ANY(p_accounts) AND business_id = p_business
            ORDER BY id FOR NO KEY UPDATE) l;
-  PERFORM set_config('wallet.held_balances', coalesce(held, '{}'::jsonb)::text, true);
+  PERFORM set_config('ledger.held_balances', coalesce(held, '{}'::jsonb)::text, true);
 END $$;

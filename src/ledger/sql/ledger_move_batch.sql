@@ -21,25 +21,24 @@
 -- other and behind single movements in one order, whatever the order of their
 -- items, and a hot account is locked once per batch; ledger_post's own locks find
 -- the rows already held. The balances of the business's own accounts (the hot rows:
--- every item but a transfer changes one) are then held for the call
--- (ledger_hold_balances), so a hot row is also written once per batch. Only movements
--- whose accounts are known from the request can be batched (FUND, PAYOUT, TRANSFER,
--- WITHDRAWAL, CARD_PURCHASE; which of them are is BATCHED_MOVEMENTS in
--- src/ledger/batching.ts); any other type raises, since its locks (a refund's original
--- transaction first) would not keep that order.
+-- every item but a transfer changes one) are then held for the call (ledger_batch,
+-- step MOVE), so a hot row is also written once per batch. Only movements whose
+-- accounts are known from the request can be batched: ledger_batched_movements, the one
+-- list (src/ledger/batching.ts reads it); any other type raises, since its locks (a
+-- refund's original transaction first) would not keep that order.
+CREATE OR REPLACE FUNCTION ledger_batched_movements() RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+  SELECT ARRAY['FUND', 'PAYOUT', 'TRANSFER', 'WITHDRAWAL', 'CARD_PURCHASE']
+$$;
+
 CREATE OR REPLACE FUNCTION ledger_move_batch(p_business uuid, p_items jsonb) RETURNS jsonb LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
-  item jsonb;
-  k jsonb;
   ids uuid[];
   own uuid[];
-  results jsonb[] := '{}';
 BEGIN
-  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) i
-              WHERE NOT i->>'type' = ANY(ARRAY['FUND', 'PAYOUT', 'TRANSFER', 'WITHDRAWAL', 'CARD_PURCHASE'])) THEN
-    RAISE EXCEPTION 'ledger_move_batch: only FUND, PAYOUT, TRANSFER, WITHDRAWAL and CARD_PURCHASE are batched';
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) i WHERE NOT i->>'type' = ANY(ledger_batched_movements())) THEN
+    RAISE EXCEPTION 'ledger_move_batch: only % are batched', array_to_string(ledger_batched_movements(), ', ');
   END IF;
   -- The business's own accounts, when an item is not a transfer (the hot rows).
   IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) i WHERE i->>'type' <> 'TRANSFER') THEN
@@ -48,26 +47,12 @@ BEGIN
   -- The ids first, then one index scan of the primary key: a join of accounts with the
   -- items would be planned as a scan of the table.
   SELECT array_agg(DISTINCT x.id) INTO ids
-    FROM (SELECT ledger_uuid(i->'request'->>f.name) AS id
+    FROM (SELECT request_uuid(i->'request'->>f.name) AS id
             FROM jsonb_array_elements(p_items) i,
                  unnest(ARRAY['wallet_id', 'source_wallet_id', 'destination_wallet_id']) f(name)
           UNION ALL
           SELECT unnest(own)) x
    WHERE x.id IS NOT NULL;
   PERFORM 1 FROM accounts WHERE id = ANY(ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
-  IF own IS NOT NULL THEN
-    PERFORM ledger_hold_balances(p_business, own);
-  END IF;
-
-  FOR item IN SELECT value FROM jsonb_array_elements(p_items) LOOP
-    k := item->'key';
-    IF k IS NULL OR jsonb_typeof(k) = 'null' THEN
-      results := array_append(results, ledger_move(p_business, item->>'type', item->'request'));
-    ELSE
-      results := array_append(results, ledger_move_keyed(k->>0, k->>1, k->>2, (k->>3)::int, (k->>4)::int, k->5,
-                                                              p_business, item->>'type', item->'request'));
-    END IF;
-  END LOOP;
-  PERFORM ledger_release_balances();
-  RETURN to_jsonb(results);
+  RETURN ledger_batch(p_business, own, 'MOVE', p_items);
 END $$;

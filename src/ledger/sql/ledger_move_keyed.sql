@@ -4,7 +4,8 @@
 -- and the key's locks are released only once both are visible. (Semantics of the
 -- key: src/kernel/idempotency.ts.)
 --
--- Returns {held: <the key as another request holds it>} and does nothing else; or
+-- Returns {held: <the key as another request holds it>} and does nothing else (a
+-- completed movement's kept {transaction_id} with its posting rebuilt beside it); or
 -- moves and returns {posting}, kept with the key as {transaction_id} (the posting
 -- is rebuilt for a replay: ledger_posting_of); or returns and keeps a refusal as
 -- {refusal, context: p_context} (what the service needs to render it again: the
@@ -20,7 +21,7 @@ CREATE OR REPLACE FUNCTION ledger_move_keyed(
   p_scope text, p_key text, p_hash text, p_ttl_seconds int, p_stale_seconds int, p_context jsonb,
   p_business uuid, p_type text, p_request jsonb
 ) RETURNS jsonb LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
   fresh boolean := false;
@@ -33,6 +34,9 @@ BEGIN
   END IF;
   IF NOT fresh THEN
     held := idempotency_begin(p_scope, p_key, p_hash, p_stale_seconds);
+    IF held->'response'->>'transaction_id' IS NOT NULL THEN
+      held := jsonb_set(held, '{response,posting}', ledger_posting_of((held->'response'->>'transaction_id')::uuid));
+    END IF;
     IF held IS NOT NULL THEN
       RETURN jsonb_build_object('held', held);
     END IF;

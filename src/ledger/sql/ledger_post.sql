@@ -49,7 +49,7 @@ CREATE OR REPLACE FUNCTION ledger_post(
   p_amount text, p_currency text,
   p_external_reference text, p_notes text, p_original uuid DEFAULT NULL
 ) RETURNS jsonb LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
   debit_id uuid;
@@ -67,12 +67,12 @@ BEGIN
   -- A business account is found by kind through the unique index of business accounts
   -- (kind <> 'WALLET'): the plan cached for any kind must not scan the business's wallets.
   IF p_debit_kind IS NULL OR p_debit_kind = 'WALLET' THEN
-    debit_id := ledger_uuid(p_debit);
+    debit_id := request_uuid(p_debit);
   ELSE
     SELECT id INTO debit_id FROM accounts WHERE business_id = p_business AND kind = p_debit_kind AND kind <> 'WALLET';
   END IF;
   IF p_credit_kind IS NULL OR p_credit_kind = 'WALLET' THEN
-    credit_id := ledger_uuid(p_credit);
+    credit_id := request_uuid(p_credit);
   ELSE
     SELECT id INTO credit_id FROM accounts WHERE business_id = p_business AND kind = p_credit_kind AND kind <> 'WALLET';
   END IF;
@@ -132,7 +132,7 @@ BEGIN
     ELSE UPDATE accounts SET balance = d_after, updated_at = now() WHERE id = d.id; END IF;
     IF held ? c.id::text THEN held := held || jsonb_build_object(c.id, c_after::text);
     ELSE UPDATE accounts SET balance = c_after, updated_at = now() WHERE id = c.id; END IF;
-    PERFORM set_config('wallet.held_balances', held::text, true);
+    PERFORM set_config('ledger.held_balances', held::text, true);
   ELSE
     UPDATE accounts SET balance = CASE WHEN id = d.id THEN d_after ELSE c_after END, updated_at = now()
     WHERE id IN (d.id, c.id);

@@ -4,9 +4,10 @@
 -- transaction row as created (refunded_amount 0.00, no reversal yet), both
 -- accounts, its entries; for a refund linked to a payout, the payout's refunded
 -- total up to this refund (refunds of one payout are serialised by its row lock
--- and draw their references in that order); for a customer payout, its payout.
+-- and draw their references in that order); and what the movement's own capability
+-- adds to it (ledger_posting_view, the registry in ledger_move.sql).
 CREATE OR REPLACE FUNCTION ledger_posting_of(p_id uuid) RETURNS jsonb LANGUAGE plpgsql STABLE
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
   t transactions;
@@ -29,9 +30,6 @@ BEGIN
       'reference', o.reference, 'amount', o.amount::text,
       'refunded_amount', (SELECT sum(x.amount) FROM transactions x
                           WHERE x.original_transaction_id = o.id AND x.type = 'REFUND' AND x.reference <= t.reference)::text) END);
-  ELSIF t.type = 'CUSTOMER_PAYOUT' THEN
-    posting := posting || coalesce((SELECT jsonb_build_object('payout', jsonb_build_object('id', p.id, 'created_at', p.created_at))
-                                      FROM payouts p WHERE p.creation_transaction_id = p_id), '{}');
   END IF;
-  RETURN posting;
+  RETURN posting || ledger_posting_view(t.type, t.id);
 END $$;

@@ -11,7 +11,7 @@
 -- The posting adds `original`: null, or {reference, amount, refunded_amount (the
 -- new running total)}.
 CREATE OR REPLACE FUNCTION ledger_refund(p_business uuid, r jsonb) RETURNS jsonb LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
   problem text := ledger_amount_problem(r->>'amount');

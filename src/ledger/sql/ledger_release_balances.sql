@@ -1,9 +1,9 @@
 -- Ends the held balances of ledger_hold_balances: writes each held account's balance
--- to its row, once (only where it changed), and holds nothing any more. Every batch that
--- holds balances calls it before it returns; ledger_transaction_balanced refuses to
+-- to its row, once (only where it changed), and holds nothing any more. ledger_batch, the
+-- one batch that holds balances, calls it before it returns; ledger_transaction_balanced refuses to
 -- commit a transaction that still holds some, since their movements would be lost.
 CREATE OR REPLACE FUNCTION ledger_release_balances() RETURNS void LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
   held jsonb := ledger_held_balances();
@@ -14,5 +14,5 @@ BEGIN
   UPDATE accounts a SET balance = h.value::numeric, updated_at = now()
     FROM jsonb_each_text(held) h
    WHERE a.id = h.key::uuid AND a.balance <> h.value::numeric;
-  PERFORM set_config('wallet.held_balances', '', true);
+  PERFORM set_config('ledger.held_balances', '', true);
 END $$;

@@ -9,7 +9,7 @@
 -- reversed posting follows every rule of a new one: the credited side must still
 -- hold the money).
 CREATE OR REPLACE FUNCTION ledger_reversal(p_business uuid, r jsonb) RETURNS jsonb LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
   o transactions := ledger_lock_transaction(p_business, r->>'original_transaction_id');

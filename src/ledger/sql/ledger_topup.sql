@@ -3,7 +3,7 @@
 -- transaction (so the event exists exactly when the money does).
 -- Request: {amount, currency?, external_reference?, notes?}. Refusals: ledger_post's.
 CREATE OR REPLACE FUNCTION ledger_topup(p_business uuid, r jsonb) RETURNS jsonb LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
   posting jsonb := ledger_post(p_business, 'TOPUP', 'SETTLEMENT', NULL, 'OPERATIONAL', NULL,

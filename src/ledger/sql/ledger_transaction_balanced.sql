@@ -6,7 +6,7 @@
 --
 -- The trigger is defined here, beside its function (see ledger_entries_immutable.sql).
 CREATE OR REPLACE FUNCTION ledger_transaction_balanced() RETURNS trigger LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
   total numeric;

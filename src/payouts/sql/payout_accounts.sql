@@ -3,7 +3,7 @@
 -- failure: out of in-transit), so the rows a batch of payouts locks and holds
 -- (payout_create_batch, payout_move_batch; ledger_hold_balances).
 CREATE OR REPLACE FUNCTION payout_accounts(p_business uuid) RETURNS uuid[] LANGUAGE sql STABLE
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
   SELECT ARRAY(SELECT id FROM accounts WHERE business_id = p_business AND kind IN ('PAYOUT', 'IN_TRANSIT'))
 $$;

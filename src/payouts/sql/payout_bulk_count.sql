@@ -11,7 +11,7 @@
 -- each; a batch writes each row once, so its many payouts of one bulk payout do not leave
 -- a version of the row per payout (see ledger_hold_balances for what those cost).
 CREATE OR REPLACE FUNCTION payout_bulk_count(p_business uuid, p_changes jsonb) RETURNS void LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
   d record;

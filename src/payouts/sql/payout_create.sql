@@ -14,7 +14,7 @@
 -- Idempotency-Key like any other), CUSTOMER_NOT_ACTIVE, then ledger_post's.
 -- The posting adds {payout: {id, created_at, customer_id}}.
 CREATE OR REPLACE FUNCTION payout_create(p_business uuid, r jsonb) RETURNS jsonb LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
   problem text := ledger_amount_problem(r->>'payout_amount');
@@ -58,4 +58,19 @@ BEGIN
   RETURNING * INTO p;
   PERFORM payout_event(p, posting->>'reference');
   RETURN posting || jsonb_build_object('payout', jsonb_build_object('id', p.id, 'created_at', p.created_at, 'customer_id', p.customer_id));
+END $$;
+
+-- One item of a bulk payout (payout_create_batch, step PAYOUT_CREATE of ledger_batch):
+-- payout_create's result, and with a refusal also `customer_id`, the customer the item
+-- names when it names exactly one that exists (for the bulk payout's report).
+CREATE OR REPLACE FUNCTION payout_create_item(p_business uuid, r jsonb) RETURNS jsonb LANGUAGE plpgsql
+  SET enable_seqscan = off
+AS $$
+DECLARE
+  result jsonb := payout_create(p_business, r);
+BEGIN
+  IF result->'refusal' IS NOT NULL AND payout_receiver_count(r) = 1 THEN
+    RETURN result || jsonb_build_object('customer_id', (payout_receiver(p_business, r)).id);
+  END IF;
+  RETURN result;
 END $$;

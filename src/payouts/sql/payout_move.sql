@@ -16,7 +16,7 @@
 CREATE OR REPLACE FUNCTION payout_move(p_business uuid, p_payout uuid, p_from text[], p_to text, p_failure_code text DEFAULT NULL,
                                        p_count boolean DEFAULT true)
 RETURNS jsonb LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
   p payouts;
@@ -64,3 +64,10 @@ BEGIN
   END IF;
   RETURN jsonb_build_object('payout', jsonb_build_object('id', p.id, 'status', p.status));
 END $$;
+
+-- One move of a batch (payout_move_batch, step PAYOUT_MOVE of ledger_batch): m is
+-- {payout_id, from: [states], to, failure_code}, applied as payout_move applies it,
+-- the bulk payout counts left to the batch.
+CREATE OR REPLACE FUNCTION payout_move_item(p_business uuid, m jsonb) RETURNS jsonb LANGUAGE sql AS $$
+  SELECT payout_move(p_business, request_uuid(m->>'payout_id'), ARRAY(SELECT jsonb_array_elements_text(m->'from')), m->>'to', m->>'failure_code', false)
+$$;

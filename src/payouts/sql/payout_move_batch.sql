@@ -10,23 +10,22 @@
 -- rows held. Two batches, or a batch and a single move, thus never wait on each other
 -- in a cycle, however many of their payouts go to the same wallet. The in-transit and
 -- payout accounts' balances, which every move out of transit changes, are held for the
--- call (ledger_hold_balances): each row is written once, not once per move. The counts
+-- call (ledger_batch, step PAYOUT_MOVE): each row is written once, not once per move. The counts
 -- of the bulk payouts the payouts belong to move once, after the moves, from each payout's
 -- state before the batch to its state after it (payout_bulk_count: their rows are locked
 -- last).
 CREATE OR REPLACE FUNCTION payout_move_batch(p_business uuid, p_moves jsonb) RETURNS jsonb LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
-  m jsonb;
   payout_ids uuid[];
   account_ids uuid[];
   own uuid[];
-  results jsonb[] := '{}';
+  results jsonb;
   before jsonb;
   changes jsonb;
 BEGIN
-  SELECT array_agg(DISTINCT ledger_uuid(x->>'payout_id')) INTO payout_ids FROM jsonb_array_elements(p_moves) x;
+  SELECT array_agg(DISTINCT request_uuid(x->>'payout_id')) INTO payout_ids FROM jsonb_array_elements(p_moves) x;
   SELECT jsonb_object_agg(l.id, l.status) INTO before
     FROM (SELECT id, status FROM payouts WHERE id = ANY(payout_ids) AND business_id = p_business
            ORDER BY id FOR NO KEY UPDATE) l;
@@ -39,17 +38,12 @@ BEGIN
             UNION ALL
             SELECT unnest(own)) a;
     PERFORM 1 FROM accounts WHERE id = ANY(account_ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
-    PERFORM ledger_hold_balances(p_business, own);
   END IF;
-  FOR m IN SELECT value FROM jsonb_array_elements(p_moves) LOOP
-    results := array_append(results, payout_move(p_business, ledger_uuid(m->>'payout_id'),
-      ARRAY(SELECT jsonb_array_elements_text(m->'from')), m->>'to', m->>'failure_code', false));
-  END LOOP;
-  PERFORM ledger_release_balances();
+  results := ledger_batch(p_business, own, 'PAYOUT_MOVE', p_moves);
   SELECT jsonb_agg(jsonb_build_object('payout_id', id, 'from', before->>id::text, 'to', status)) INTO changes
     FROM payouts WHERE id = ANY(payout_ids) AND business_id = p_business AND status <> before->>id::text;
   IF changes IS NOT NULL THEN
     PERFORM payout_bulk_count(p_business, changes);
   END IF;
-  RETURN to_jsonb(results);
+  RETURN results;
 END $$;

@@ -13,13 +13,13 @@ $$;
 -- key, accounts' account number, customers' (business_id, mobile_number)): a single
 -- statement choosing its condition per row would read every customer of the business.
 CREATE OR REPLACE FUNCTION payout_receiver(p_business uuid, r jsonb) RETURNS customers LANGUAGE plpgsql STABLE
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
   c customers;
 BEGIN
   IF jsonb_exists(r, 'customer_id') THEN
-    SELECT * INTO c FROM customers WHERE id = ledger_uuid(r->>'customer_id') AND business_id = p_business;
+    SELECT * INTO c FROM customers WHERE id = request_uuid(r->>'customer_id') AND business_id = p_business;
   ELSIF jsonb_exists(r, 'walletAccountNumber') THEN
     SELECT cu.* INTO c FROM customers cu JOIN accounts a ON a.id = cu.wallet_id
      WHERE a.account_number = r->>'walletAccountNumber' AND cu.business_id = p_business

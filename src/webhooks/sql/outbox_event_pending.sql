@@ -6,7 +6,7 @@
 --
 -- The trigger is defined here, beside its function (see ledger_entries_immutable.sql).
 CREATE OR REPLACE FUNCTION outbox_event_pending() RETURNS trigger LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 BEGIN
   INSERT INTO outbox_pending (created_at, event_id, business_id) VALUES (NEW.created_at, NEW.id, NEW.business_id);

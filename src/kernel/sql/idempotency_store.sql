@@ -6,13 +6,13 @@
 CREATE OR REPLACE FUNCTION idempotency_store(
   p_scope text, p_key text, p_hash text, p_ttl_seconds int, p_stale_seconds int, p_response jsonb
 ) RETURNS jsonb LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
   held jsonb := idempotency_begin(p_scope, p_key, p_hash, p_stale_seconds);
 BEGIN
   IF held IS NULL THEN
-    PERFORM idempotency_finish(p_scope, p_key, p_hash, (SELECT id FROM businesses WHERE id = ledger_uuid(p_scope)),
+    PERFORM idempotency_finish(p_scope, p_key, p_hash, (SELECT id FROM businesses WHERE id = request_uuid(p_scope)),
                                p_response, p_ttl_seconds);
   END IF;
   RETURN held;

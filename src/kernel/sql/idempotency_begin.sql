@@ -6,8 +6,9 @@
 -- is then locked, so that its owner, were it alive, cannot complete it).
 -- Otherwise returns the key as another request holds it: {request_hash, state,
 -- response}; request_hash is p_hash for the same request in flight, NULL for
--- another one in flight. A completed movement is kept as {transaction_id}; its
--- response then carries the posting again (ledger_posting_of).
+-- another one in flight. The response is returned as it was kept: a completed
+-- movement is kept as {transaction_id}, which the ledger turns back into its posting
+-- for a replay (ledger_move_keyed), so that this function names no capability.
 --
 -- PostgreSQL releases a committed transaction's locks one by one, so a duplicate
 -- can find the request lock free and the key lock not yet released. The row then
@@ -16,7 +17,7 @@
 -- this key is in flight.
 CREATE OR REPLACE FUNCTION idempotency_begin(p_scope text, p_key text, p_hash text, p_stale_seconds int) RETURNS jsonb
 LANGUAGE plpgsql
-  SET enable_seqscan = off -- point lookups keep their index: openapi/DESIGN.md, "Plans that outlive a small table"
+  SET enable_seqscan = off
 AS $$
 DECLARE
   taken text := idempotency_lock(p_scope, p_key, p_hash);
@@ -38,8 +39,5 @@ BEGIN
       RETURN NULL;
     END IF;
   END IF;
-  RETURN jsonb_build_object('request_hash', held.request_hash, 'state', held.state, 'response',
-    CASE WHEN held.response_body->>'transaction_id' IS NOT NULL
-         THEN held.response_body || jsonb_build_object('posting', ledger_posting_of((held.response_body->>'transaction_id')::uuid))
-         ELSE held.response_body END);
+  RETURN jsonb_build_object('request_hash', held.request_hash, 'state', held.state, 'response', held.response_body);
 END $$;

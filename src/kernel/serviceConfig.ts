@@ -1,0 +1,53 @@
+/**
+ * The shape of the service's configuration. It lives in the kernel because every
+ * layer reads it (Services carries it); src/config.ts reads it from the environment
+ * and checks it, and may import from the kernel and db, never the reverse.
+ */
+
+/** The service's configuration, read from the environment by loadConfig (src/config.ts: its module comment describes each variable). */
+export interface Config {
+  port: number;
+  /** Address the HTTP server binds (HOST). */
+  host: string;
+  databaseUrl?: string;
+  dataDir: string;
+  jwtSecret?: string;
+  tokenTtlSeconds: number;
+  rateLimitPerMinute: number;
+  /** Requests per minute per address of callers that have not authenticated (0 = off). */
+  rateLimitPerAddressPerMinute: number;
+  sandbox: boolean;
+  statementMaxEntries: number;
+  corsOrigins: '*' | string[];
+  logLevel: string;
+  logFile?: string;
+  otpHashKey?: string;
+  providerTimeoutMs: number;
+  identityDataKey?: string;
+  identityProviderCallbackSecret?: string;
+  screeningProviderCallbackSecret?: string;
+  cardDataKey?: string;
+  cardDataKeyVersion: number;
+  /** Older card data keys by version, still readable. */
+  cardDataPreviousKeys: Record<number, string>;
+  cardFingerprintKey?: string;
+  /** Most connections in the database pool; unset: DEFAULT_DB_POOL_SIZE of src/db/knex.ts, where the pool is made. */
+  dbPoolSize?: number;
+  /** False: statements are sent unnamed (pooler in transaction mode). */
+  dbPreparedStatements: boolean;
+  webhookTimeoutMs: number;
+  webhookRetryScale: number;
+  webhookConcurrency: number;
+  /** Background transactions at a time per instance (BACKGROUND_CONCURRENCY, src/kernel/background.ts). */
+  backgroundConcurrency: number;
+  /** The background lane's rest after each transaction, as a multiple of its time (BACKGROUND_REST_RATIO, src/kernel/background.ts). */
+  backgroundRestRatio: number;
+  jobPollingIntervalMs: number;
+  jobMaintenanceIntervalSeconds: number;
+  /** How long a payout of the sandbox rail stays PROCESSING before its automatic outcome (ms). */
+  payoutProcessingMs: number;
+  /** The payout rail's submission endpoint; unset: the sandbox rail (sandbox only). */
+  payoutRailUrl?: string;
+  /** HMAC secret shared with the payout rail (submissions and callbacks). */
+  payoutRailCallbackSecret?: string;
+}
