@@ -140,12 +140,19 @@ export function openPool(connectionString: string, opts: ConnectionOptions = {})
  * that any number of instances may start at once; a restart skips it), then the SQL
  * definitions whose files changed (./sqlFunctions.ts: functions and triggers, which
  * may use anything the migrations create; under a lock of their own, one query when
- * none changed).
+ * none changed). Throws what they throw (e.g. LegacySchemaError, ./legacyMigrations.ts),
+ * after closing the pool.
  */
 export async function connectAndMigrate(connectionString: string, opts: ConnectionOptions = {}): Promise<Knex> {
   const db = openPool(connectionString, opts);
-  if (!(await upToDate(db))) await migrate(db, connectionString);
-  await applySqlDefinitions(db);
+  try {
+    if (!(await upToDate(db))) await migrate(db, connectionString);
+    await applySqlDefinitions(db);
+  } catch (err) {
+    // A start that fails leaves no pool behind (its connections would outlive the failure).
+    await db.destroy().catch(() => undefined);
+    throw err;
+  }
   return db;
 }
 

@@ -18,6 +18,9 @@
  */
 import type { Knex } from 'knex';
 
+/** The committed description, relative to the repository's root (written by `npm run db:schema`). */
+export const SCHEMA_DOCUMENT = 'docs/schema.md';
+
 /** Tables that knex creates and owns: named, not described. */
 export const KNEX_TABLES = ['knex_migrations', 'knex_migrations_lock'] as const;
 
@@ -280,4 +283,24 @@ export function schemaMarkdown(description: SchemaDescription, generatedBy = 'np
   }
   out.push('');
   return out.join('\n');
+}
+
+/**
+ * Where two descriptions' Markdown first differ, as a few lines for a reader (how many
+ * lines differ, the first one's number and heading, the committed line and the live
+ * one, labelled by `names`), or null when they are the same text.
+ */
+export function schemaDrift(committed: string, live: string, names: [string, string] = ['committed', 'live']): string | null {
+  if (committed === live) return null;
+  const a = committed.split('\n');
+  const b = live.split('\n');
+  const width = Math.max(names[0].length, names[1].length) + 1;
+  const differing = Array.from({ length: Math.max(a.length, b.length) }, (_, i) => i).filter((i) => a[i] !== b[i]);
+  const first = differing[0];
+  const section = b.slice(0, first + 1).reverse().find((line) => line.startsWith('#'));
+  return [
+    `${differing.length} line(s) differ; the first is line ${first + 1}${section ? `, under "${section}"` : ''}:`,
+    `  ${`${names[0]}:`.padEnd(width)} ${a[first] ?? '(end of file)'}`,
+    `  ${`${names[1]}:`.padEnd(width)} ${b[first] ?? '(end of file)'}`,
+  ].join('\n');
 }
