@@ -98,8 +98,8 @@ type CoreSchemas = CoreComponents['schemas'];
  * `getBusinessAccountBalance`, the Transactions group): the operational
  * account (prefix 1) and the payout account (prefix 2) that payouts to customers
  * draw from. Amounts are decimal strings with two places. Every business has
- * both accounts from its creation (migration 011 added the payout account to
- * older ones), so there is no error of its own.
+ * both accounts from its creation (businesses made before payouts existed were given
+ * theirs when payouts came), so there is no error of its own.
  */
 export async function getBusinessAccountBalance(db: Knex, businessId: string): Promise<CoreSchemas['BusinessAccountBalance']> {
   const rows: { kind: string; account_number: string; currency: string; balance: string }[] = await db('accounts')

@@ -5,56 +5,20 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { RETRY_EVENT, retryTransactions, withConflictRetries } from './retry.js';
-import * as initial from './migrations/001_initial.js';
-import * as ledgerPosting from './migrations/002_ledger_posting.js';
-import * as ledgerMovements from './migrations/003_ledger_movements.js';
-import * as customers from './migrations/004_customers.js';
-import * as identity from './migrations/005_identity.js';
-import * as mobileNumberChange from './migrations/006_mobile_number_change.js';
-import * as ledgerIdempotency from './migrations/007_ledger_idempotency.js';
-import * as rateLimits from './migrations/008_rate_limits.js';
-import * as webhookDeliveries from './migrations/009_webhook_deliveries.js';
-import * as cards from './migrations/010_cards.js';
-import * as payouts from './migrations/011_payouts.js';
-import * as cardSteps from './migrations/012_card_steps.js';
-import * as cardPurchases from './migrations/013_card_purchases.js';
-import * as payoutWhitelist from './migrations/014_payout_whitelist.js';
-import * as bulkPayouts from './migrations/015_bulk_payouts.js';
-import * as idempotencyReleaseRace from './migrations/016_idempotency_release_race.js';
-import * as ledgerDirectMovements from './migrations/017_ledger_direct_movements.js';
-import * as ledgerKeyedDirect from './migrations/018_ledger_keyed_direct.js';
-import * as sqlDefinitions from './migrations/019_sql_definitions.js';
-import * as sealedWebhookSecretsAndPinTries from './migrations/021_sealed_webhook_secrets_and_pin_tries.js';
-import * as outboxPending from './migrations/022_outbox_pending.js';
-import * as bulkPayoutCounts from './migrations/023_bulk_payout_counts.js';
+import * as baseline from './migrations/024_baseline.js';
+import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
 
+/**
+ * The migrations, in order. The first is the baseline (the schema as 001–023 left it,
+ * DDL only; ./legacyMigrations.ts moves databases migrated by those onto it); a new
+ * migration is added after it, numbered from 025.
+ */
 const MIGRATIONS: Record<string, Knex.Migration> = {
-  '001_initial': initial,
-  '002_ledger_posting': ledgerPosting,
-  '003_ledger_movements': ledgerMovements,
-  '004_customers': customers,
-  '005_identity': identity,
-  '006_mobile_number_change': mobileNumberChange,
-  '007_ledger_idempotency': ledgerIdempotency,
-  '008_rate_limits': rateLimits,
-  '009_webhook_deliveries': webhookDeliveries,
-  '010_cards': cards,
-  '011_payouts': payouts,
-  '012_card_steps': cardSteps,
-  '013_card_purchases': cardPurchases,
-  '014_payout_whitelist': payoutWhitelist,
-  '015_bulk_payouts': bulkPayouts,
-  '016_idempotency_release_race': idempotencyReleaseRace,
-  '017_ledger_direct_movements': ledgerDirectMovements,
-  '018_ledger_keyed_direct': ledgerKeyedDirect,
-  '019_sql_definitions': sqlDefinitions,
-  '021_sealed_webhook_secrets_and_pin_tries': sealedWebhookSecretsAndPinTries,
-  '022_outbox_pending': outboxPending,
-  '023_bulk_payout_counts': bulkPayoutCounts,
+  [BASELINE_MIGRATION]: baseline,
 };
 
 /**
@@ -153,7 +117,11 @@ async function upToDate(db: Knex): Promise<boolean> {
  */
 const MIGRATION_LOCK = 'wallet-service:migrations';
 
-/** Applies pending migrations, one instance at a time (see MIGRATION_LOCK). */
+/**
+ * Applies pending migrations, one instance at a time (see MIGRATION_LOCK). A database
+ * migrated before the baseline has its record moved onto it first
+ * (./legacyMigrations.ts; throws LegacySchemaError for one migrated by an older release).
+ */
 async function migrate(db: Knex, connectionString: string): Promise<void> {
   const lock = new pg.Client({ connectionString, application_name: 'wallet-service-migrations' });
   lock.on('error', () => undefined); // a lost connection fails the query in flight, which is what reports it
@@ -161,6 +129,7 @@ async function migrate(db: Knex, connectionString: string): Promise<void> {
   try {
     await lock.query('BEGIN');
     await lock.query('SELECT pg_advisory_xact_lock(hashtext($1))', [MIGRATION_LOCK]);
+    await reconcileLegacyMigrations(db);
     if (!(await upToDate(db))) await db.migrate.latest();
     await lock.query('COMMIT');
   } finally {
@@ -179,12 +148,19 @@ export function openPool(connectionString: string, opts: ConnectionOptions = {})
  * that any number of instances may start at once; a restart skips it), then the SQL
  * definitions whose files changed (./sqlFunctions.ts: functions and triggers, which
  * may use anything the migrations create; under a lock of their own, one query when
- * none changed).
+ * none changed). Throws what they throw (e.g. LegacySchemaError, ./legacyMigrations.ts),
+ * after closing the pool.
  */
 export async function connectAndMigrate(connectionString: string, opts: ConnectionOptions = {}): Promise<Knex> {
   const db = openPool(connectionString, opts);
-  if (!(await upToDate(db))) await migrate(db, connectionString);
-  await applySqlDefinitions(db);
+  try {
+    if (!(await upToDate(db))) await migrate(db, connectionString);
+    await applySqlDefinitions(db);
+  } catch (err) {
+    // A start that fails leaves no pool behind (its connections would outlive the failure).
+    await db.destroy().catch(() => undefined);
+    throw err;
+  }
   return db;
 }
 

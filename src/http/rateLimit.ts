@@ -1,7 +1,7 @@
 /**
  * Rate limits shared by every instance: rate-limiter-flexible with its PostgreSQL
- * store (table `rate_limits`, migration 008), one fixed window of 60 s per key
- * starting at its first request. Keys:
+ * store (table `rate_limits`, src/db/migrations/024_baseline.ts), one fixed window of
+ * 60 s per key starting at its first request. Keys:
  * - `client:<client id>` for a request with a valid token (RATE_LIMIT_PER_MINUTE);
  * - `addr:<IP address>` for a request that has not authenticated: no token or a bad
  *   one (counted before its 401 is sent), the token request, provider callbacks

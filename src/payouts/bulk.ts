@@ -6,8 +6,9 @@
  * one `payout_create_batch` call per 500 items: the same ledger transaction and
  * `payout.pending` event), and its processing job (one statement for all of them). The
  * batch, its payouts and its rejections are one database transaction
- * (src/db/migrations/015_bulk_payouts.ts), run in the business's payout-accounts turn
- * (src/kernel/turns.ts) and then the instance's background lane (src/kernel/background.ts).
+ * (`bulk_payouts`, `bulk_payout_items`: src/db/migrations/024_baseline.ts), run in the
+ * business's payout-accounts turn (src/kernel/turns.ts) and then the instance's
+ * background lane (src/kernel/background.ts).
  *
  * Idempotency: the batch row is inserted first under a unique (business, key) index, so a
  * concurrent duplicate waits for the first to commit and then finds its batch; the same

@@ -1,8 +1,8 @@
 /**
  * A bulk payout as it is now (core.yaml `getBulkPayoutStatus`, `getBatchReport`,
  * `getBatchReportCsv`): counts per state, kept on the batch's row
- * (src/db/migrations/023_bulk_payout_counts.ts), and one report row per item, read from
- * the batch's items and their payouts (src/db/migrations/015_bulk_payouts.ts).
+ * (`bulk_payouts`, src/db/migrations/024_baseline.ts), and one report row per item,
+ * read from the batch's items (`bulk_payout_items`) and their payouts.
  */
 import { stringify } from 'csv-stringify/sync';
 import type { Knex } from 'knex';

@@ -11,7 +11,8 @@
  * restart are the job queue's (./delivery.ts).
  *
  * Payouts and other producers need nothing from here: inserting into `outbox_events`
- * in their transaction is enough. The outbox itself is insert-only (why: migration 022).
+ * in their transaction is enough. The outbox itself is insert-only (why: `outbox_pending`
+ * in src/db/migrations/024_baseline.ts).
  */
 import type { Knex } from 'knex';
 import type { OutageLog } from '../db/unavailable.js';

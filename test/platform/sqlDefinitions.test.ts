@@ -1,8 +1,8 @@
 /**
  * The service's SQL as a reader finds it (src/db/sqlFunctions.ts): every live
  * function and trigger of the service's schema is defined in exactly one `.sql`
- * file and every file's definitions are live; migrations from here on hold no
- * definitions; every error code the SQL can refuse with has its HTTP status in
+ * file and every file's definitions are live; migrations hold DDL only, and nothing
+ * they create calls a function of the files; every error code the SQL can refuse with has its HTTP status in
  * src/kernel/errors.ts (the only map); every table of a business's data carries
  * `business_id`; and the applier applies what changed, once, however many
  * instances start.
@@ -111,12 +111,14 @@ describe('SQL definitions: one current definition per function', () => {
     for (const d of definitions) for (const t of d.triggers) expect(live.has(t), `${t} (${d.name}) exists`).to.equal(true);
   });
 
-  it('migrations from the one that moved the SQL out hold no function or trigger definitions', () => {
+  it('migrations hold DDL only: no function, procedure, trigger or DO block', () => {
     const dir = new URL('../../src/db/migrations/', import.meta.url);
-    const later = readdirSync(dir).filter((f) => Number(f.slice(0, 3)) >= 19);
-    expect(later).to.include('019_sql_definitions.ts');
-    for (const file of later) {
-      expect(readFileSync(new URL(file, dir), 'utf8'), file).to.not.match(/\bCREATE\s+(OR\s+REPLACE\s+)?(CONSTRAINT\s+)?(FUNCTION|TRIGGER|PROCEDURE)\b/i);
+    const files = readdirSync(dir);
+    expect(files).to.include('024_baseline.ts');
+    for (const file of files) {
+      const text = readFileSync(new URL(file, dir), 'utf8');
+      expect(text, file).to.not.match(/\bCREATE\s+(OR\s+REPLACE\s+)?(CONSTRAINT\s+)?(FUNCTION|TRIGGER|PROCEDURE)\b/i);
+      expect(text, `${file} has a DO block or a function body`).to.not.match(/\bDO\s+(LANGUAGE\s+\w+\s+)?\$|\$\$|\bLANGUAGE\s+(plpgsql|sql)\b/i);
     }
   });
 
@@ -133,6 +135,15 @@ describe('SQL definitions: one current definition per function', () => {
     }
     expect(calls.filter((c) => !c.startsWith('ledger/sql/ledger_move.sql ')), 'calls up or sideways').to.deep.equal([]);
     expect(calls.length, 'the registry names the capabilities’ functions').to.be.greaterThan(0);
+  });
+
+  it('no default, constraint or index of the schema calls a function of the .sql files (the migrations run before them)', async () => {
+    const { rows } = await running().db.raw(
+      `SELECT d.classid::regclass::text AS kind, d.objid, p.proname AS function FROM pg_depend d JOIN pg_proc p ON p.oid = d.refobjid
+        WHERE d.refclassid = 'pg_proc'::regclass AND p.pronamespace = current_schema()::regnamespace
+          AND d.classid IN ('pg_attrdef'::regclass, 'pg_constraint'::regclass, 'pg_class'::regclass)`,
+    );
+    expect(rows, 'defaults, constraints and indexes that call a function of a .sql file').to.deep.equal([]);
   });
 
   it('orders files after the files whose functions they call', () => {

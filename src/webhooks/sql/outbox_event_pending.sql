@@ -1,8 +1,8 @@
 -- Every event inserted into the outbox is pending until the relay dispatches it: its row
--- in `outbox_pending` (migration 022) is inserted here, in the producer's transaction,
--- and deleted by the relay in the transaction that makes its deliveries
--- (src/webhooks/dispatcher.ts). Producers insert into `outbox_events` only; the outbox
--- itself is never updated.
+-- in `outbox_pending` (why a table of its own: src/db/migrations/024_baseline.ts) is
+-- inserted here, in the producer's transaction, and deleted by the relay in the
+-- transaction that makes its deliveries (src/webhooks/dispatcher.ts). Producers insert
+-- into `outbox_events` only; the outbox itself is never updated.
 --
 -- The trigger is defined here, beside its function (see ledger_entries_immutable.sql).
 CREATE OR REPLACE FUNCTION outbox_event_pending() RETURNS trigger LANGUAGE plpgsql
