@@ -72,6 +72,20 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+/** Waits until no process of the child's group is left; false after `ms`. */
+async function groupGone(child: ChildProcess, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(-child.pid!, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return false;
+}
+
 interface Service {
   process: ChildProcess;
   url: string;
@@ -169,9 +183,13 @@ describe('the guides run as written (README.md and docs/*.md against a fresh npm
 
   after(async function () {
     if (!service) return;
+    // The whole group, not only npm: npm exits on SIGTERM before the service and its
+    // embedded PostgreSQL have stopped, and a PostgreSQL left running holds its data dir.
     killGroup(service.process, 'SIGTERM');
-    const stopped = await Promise.race([service.exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 15_000))]);
-    if (!stopped) killGroup(service.process, 'SIGKILL');
+    if (!(await groupGone(service.process, 20_000))) {
+      killGroup(service.process, 'SIGKILL');
+      await groupGone(service.process, 5_000);
+    }
     rmSync(service.dataDir, { recursive: true, force: true });
   });
 
