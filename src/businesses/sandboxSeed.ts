@@ -1,6 +1,6 @@
 /**
  * Sandbox seeding on first start (SANDBOX=true): a platform client and one demo
- * business with fixed, documented credentials, so the README quickstart works
+ * business with fixed, documented credentials, so the quickstart (README.md, docs/) works
  * verbatim. Idempotent: existing clients keep their rows; their secrets are
  * stored again in the current form (a data directory from an earlier version).
  * Safe when several instances start at once: the seed runs in one transaction under

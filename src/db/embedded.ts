@@ -76,7 +76,7 @@ export async function freePort(): Promise<number> {
  *   PostgreSQL creates and zero-fills a new one while holding WALWriteLock, and every
  *   commit waits for it: single transfers beside the bulk payouts stalled 40–60 ms
  *   every second or two.
- * An operator's own PostgreSQL (DATABASE_URL) is configured by its operator; the README
+ * An operator's own PostgreSQL (DATABASE_URL) is configured by its operator; docs/operating.md
  * recommends the same.
  */
 export const EMBEDDED_POSTGRES_SETTINGS: Readonly<Record<string, string>> = { wal_buffers: '64MB', min_wal_size: '512MB' };

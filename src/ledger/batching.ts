@@ -85,7 +85,7 @@ export const HOT_BATCHES_IN_FLIGHT = 2;
  * Wallet-lane batches of one business in flight at once from one instance, holding
  * disjoint wallets: enough to keep both of the database's cores busy while answers
  * travel back, few enough that each batch still shares its commit among several
- * transfers under load (measured in `npm run bench`, see README "Benchmark").
+ * transfers under load (measured in `npm run bench`, see docs/benchmark.md).
  */
 export const WALLET_BATCHES_IN_FLIGHT = 6;
 
