@@ -1,5 +1,5 @@
 /**
- * Card issuance (issue 9): issue card (idempotent by its `idempotency-key`), complete (the
+ * Card issuance: issue card (idempotent by its `idempotency-key`), complete (the
  * 4-digit code is sent), E5 (the card is issued); every E5 error code of the seed's table
  * with the seed's status; every allowed and refused move of the issuance state table.
  */

@@ -1,5 +1,5 @@
 /**
- * Card data never leaks (issue 9): no PAN, CVV or PIN of any card the run created is in
+ * Card data never leaks: no PAN, CVV or PIN of any card the run created is in
  * a log line or in an answer other than a successful E6. Every response the tests receive
  * is recorded (test/support/client.ts) and every log line is in the run's log file; this
  * file searches them after a card's whole life, and the root `afterAll` hook

@@ -1,5 +1,5 @@
 /**
- * The card transaction simulator (issue 9, sandbox test helpers): an approved
+ * The card transaction simulator (sandbox test helpers): an approved
  * authorization debits the card's wallet through the ledger (one CARD_PURCHASE
  * transaction), a declined one answers its reason and moves nothing; a balance
  * inquiry answers the wallet's available balance. The ledger's invariants hold

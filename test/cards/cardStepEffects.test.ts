@@ -1,5 +1,5 @@
 /**
- * What the OTP-guarded card steps do (issue 9): each step allowed or refused in each card
+ * What the OTP-guarded card steps do: each step allowed or refused in each card
  * state as the published table says; the PIN shown by E6 once set; activation; conversion
  * keeps the card; replacement for each reason (new or kept PAN, the old card's fate, the
  * links between both cards).

@@ -1,5 +1,5 @@
 /**
- * The OTP-guarded card steps (issue 9): set or update the PIN, activate a physical card,
+ * The OTP-guarded card steps: set or update the PIN, activate a physical card,
  * convert a virtual card to a physical one, replace a card. For each step, every error of
  * its step operation and of its "verify … OTP", with the documented status.
  */

@@ -1,5 +1,5 @@
 /**
- * Card management (issue 9): get card, every allowed and refused move of the card state
+ * Card management: get card, every allowed and refused move of the card state
  * table, and the display of sensitive data with E6: every E6 error code of the seed's
  * table with the seed's status, and the 5-attempt lock, also under parallel guesses.
  */

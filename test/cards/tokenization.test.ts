@@ -1,5 +1,5 @@
 /**
- * Tokenization activation code requests (issue 9, sandbox test helpers): create one for an
+ * Tokenization activation code requests (sandbox test helpers): create one for an
  * ACTIVE card (the code goes to the customer), read it (seed E9), activate it with the code
  * (verifyOtp) or through the issuer's phone line (confirmIvr); every move of its state table
  * and every documented error; 404 outside the sandbox.

@@ -1,5 +1,5 @@
 /**
- * The core API's Transactions group (issue 8): the business account balance, the
+ * The core API's Transactions group: the business account balance, the
  * business's transactions (a page, filters, one by its TXN reference), and its
  * customers' wallets with their balances and transactions, all over the same ledger as
  * the closed loop. Each operation's success, its 404 (also for another business's

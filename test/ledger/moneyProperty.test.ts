@@ -1,5 +1,5 @@
 /**
- * Property test (issue 10): thousands of random concurrent money operations of every
+ * Property test: thousands of random concurrent money operations of every
  * kind, spread over two service instances on the one test database, then the ledger and
  * every answer are checked (see test/support/property/). The seed is printed; replay a
  * failing run's choices with PROPERTY_SEED=<seed>.

@@ -1,5 +1,5 @@
 /**
- * Bulk payouts (issue 8): a batch of mixed valid and invalid items (each invalid item
+ * Bulk payouts: a batch of mixed valid and invalid items (each invalid item
  * rejected alone, with E4's code), its counts per state, its report as JSON and CSV,
  * idempotent replay, and every documented error.
  */

@@ -1,5 +1,5 @@
 /**
- * Bulk payouts at volume (issue 20): the payout jobs are worked in batches (each kind of
+ * Bulk payouts at volume: the payout jobs are worked in batches (each kind of
  * step of one business in one transaction, src/payouts/processing.ts) and the webhook
  * deliveries several at a time per worker, so a bulk payout's payouts and their events go
  * out in seconds rather than one job per poll. The limits here are loose (a shared 2-core

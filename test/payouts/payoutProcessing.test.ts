@@ -1,5 +1,5 @@
 /**
- * Payout processing (issue 8): the state table PENDING → PROCESSING → COMPLETED |
+ * Payout processing: the state table PENDING → PROCESSING → COMPLETED |
  * FAILED on the job queue, the sandbox's amount rule, the outcome helper with its
  * errors, and the ledger conserved across every outcome.
  */

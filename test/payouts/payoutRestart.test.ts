@@ -1,5 +1,5 @@
 /**
- * Payout processing across a restart (issue 8): payouts created on one instance,
+ * Payout processing across a restart: payouts created on one instance,
  * which is stopped while their jobs are queued or running, are finished by the
  * instance started next, each exactly once (one completion transaction, one event
  * per state), and the ledger holds. On a database of its own, so that only the

@@ -1,5 +1,5 @@
 /**
- * A payout's webhook deliveries (issue 8, "Done when") reach a real local receiver and
+ * A payout's webhook deliveries reach a real local receiver and
  * verify with the npm package `standardwebhooks`: `payout.pending`, `payout.processing`
  * and `payout.completed` for a paid payout, `payout.failed` for a refused one, each with
  * the payout's state in `data`.

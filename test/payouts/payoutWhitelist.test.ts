@@ -1,5 +1,5 @@
 /**
- * The payout whitelist (issue 8, tag Whitelist): adding entries by each identifier (again
+ * The payout whitelist (tag Whitelist): adding entries by each identifier (again
  * is not an error), listing with a cursor, deleting, enforcement on and off, and
  * createPayout's 422 PAYOUT_RECEIVER_NOT_WHITELISTED while it is on.
  */

@@ -1,5 +1,5 @@
 /**
- * Payouts to customers (seed E4, issue 8): createPayout's success by each receiver
+ * Payouts to customers (seed E4): createPayout's success by each receiver
  * identifier and every documented error, getPayoutStatus, the payout account top-up.
  */
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The token endpoint under abuse (issue 10, faults 1 and 2): wrong secrets cost
+ * The token endpoint under abuse (a flood of wrong secrets, probing for client ids): wrong secrets cost
  * almost nothing, so a flood of them does not delay a legitimate token request, and
  * an unknown client id is refused after the same work as a known one with a wrong
  * secret, so ids cannot be enumerated by timing. Both failed with the scrypt hashing

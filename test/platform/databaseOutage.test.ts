@@ -1,5 +1,5 @@
 /**
- * A database outage (issue 10, fault 4): while PostgreSQL is down every request that
+ * A database outage: while PostgreSQL is down every request that
  * needs it is answered 503 SERVICE_UNAVAILABLE with Retry-After (it used to be 500 with
  * a stack trace per request), `/ready` is 503, the log has one line for the outage
  * rather than one per request, and the service recovers without a restart once the

@@ -1,5 +1,5 @@
 /**
- * An instance killed with SIGKILL in the middle of the property load (issue 10): two
+ * An instance killed with SIGKILL in the middle of the property load: two
  * service processes (src/main.ts) on one embedded PostgreSQL owned by this test; one is
  * killed while requests to it are in flight, the load goes on against the other, the
  * killed one is restarted on the same database and rejoins. Afterwards every acknowledged

@@ -1,5 +1,5 @@
 /**
- * The logs (issue 10): JSON lines through pino, one per request with its request id,
+ * The logs: JSON lines through pino, one per request with its request id,
  * operationId, status, latency and client id; and never a token, a client secret or a
  * webhook secret, searched over every line the services of this run have written. This
  * file's name sorts it late, but the search runs again in the root `afterAll` hook

@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics at GET /metrics (issue 10): requests and latency per operationId
+ * Prometheus metrics at GET /metrics: requests and latency per operationId
  * and status, ledger transactions per type, database pool use, outbox backlog and the
  * age of its oldest event, the background lane's transactions.
  */

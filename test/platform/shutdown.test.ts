@@ -1,6 +1,6 @@
 /**
  * Graceful shutdown of `npm start`'s entry point (src/main.ts) as its own process on
- * its own embedded PostgreSQL (issue 10, fault 6): SIGTERM lets a request in flight
+ * its own embedded PostgreSQL: SIGTERM lets a request in flight
  * finish, refuses new ones and exits 0; with PostgreSQL already killed, SIGTERM still
  * ends the process within 10 s (it used to hang for ever).
  */

@@ -1,4 +1,4 @@
-/** Fixtures of the payout tests (core API, issue 8), through the public API. */
+/** Fixtures of the payout tests (core API), through the public API. */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { get, post, type ApiResponse } from './client.js';

@@ -1,5 +1,5 @@
 /**
- * listEvents and redeliverEvent (issue 8): the business's events, newest first, filtered
+ * listEvents and redeliverEvent: the business's events, newest first, filtered
  * by code and creation time; one event sent again to one endpoint, with each documented
  * refusal.
  */

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery (issue 8) to real local HTTP receivers: every delivery is verified
+ * Webhook delivery to real local HTTP receivers: every delivery is verified
  * with the npm package `standardwebhooks` and its bearer JWT with `jose`; failures are
  * retried on the (test-scaled) schedule, `Retry-After` is honoured, a 410 disables the
  * endpoint, and every attempt is recorded. The whole schedule runs in seconds because

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery across restarts and instances (issue 8), on a database of its own so
+ * Webhook delivery across restarts and instances, on a database of its own so
  * that only the instances started here process its jobs: a graceful restart during an
  * attempt loses nothing and records the delivery as succeeded once (the receiver sees
  * the interrupted attempt and the retry under one `webhook-id` and deduplicates by it);
