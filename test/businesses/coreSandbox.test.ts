@@ -6,8 +6,9 @@ import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
 import { expectProblem, expectValidation } from '../support/assertions.js';
 import { get, post } from '../support/client.js';
-import { advanceClock, latestOtp, newMobileNumber, startSession } from '../support/customers.js';
+import { newMobileNumber, startSession } from '../support/customers.js';
 import { newBusiness, platformToken, tokenFor, type TestBusiness } from '../support/fixtures.js';
+import { advanceClock, latestOtp } from '../support/sandbox.js';
 import { running, startExtraService } from '../support/service.js';
 import { MAX_CLOCK_OFFSET_SECONDS } from '../../src/kernel/clock.js';
 

@@ -12,9 +12,10 @@ import type { RunningService } from '../../src/server.js';
 import { expectProblem } from '../support/assertions.js';
 import { changeStatus, completedStep, issuedCard } from '../support/cards.js';
 import { get, post, request } from '../support/client.js';
-import { activeCustomer, advanceClock } from '../support/customers.js';
+import { activeCustomer } from '../support/customers.js';
 import { credit, newBusiness, topup, type TestBusiness } from '../support/fixtures.js';
 import { assertLedgerConsistent } from '../support/ledgerInvariants.js';
+import { advanceClock } from '../support/sandbox.js';
 import { running, startExtraService } from '../support/service.js';
 
 const authorize = (b: TestBusiness, body: Record<string, unknown>, baseUrl?: string) => post('/testhelpers/cards/authorizations', body, { token: b.token, baseUrl });

@@ -7,8 +7,9 @@ import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
 import { expectProblem, expectValidation } from '../support/assertions.js';
 import { get, post } from '../support/client.js';
-import { activeCustomer, newMobileNumber, newNationalId, providerOutage, screenedSession, startSession, validInformation } from '../support/customers.js';
+import { activeCustomer, newMobileNumber, newNationalId, screenedSession, startSession, validInformation } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
+import { providerOutage } from '../support/sandbox.js';
 import { running, startExtraService } from '../support/service.js';
 
 const db = () => running().db;
