@@ -13,7 +13,7 @@ import { get, post } from '../support/client.js';
 import { activeCustomer } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
 import { advanceClock, latestOtp, otherCode, providerOutage } from '../support/sandbox.js';
-import { startExtraService } from '../support/service.js';
+import { extraServiceHooks } from '../support/service.js';
 
 const BASE = '/testhelpers/tokenization/activation-code-requests';
 
@@ -102,10 +102,7 @@ describe('tokenization activation code requests', () => {
 
   describe('outside the sandbox (SANDBOX=false)', () => {
     let production: RunningService;
-    before(async () => {
-      production = await startExtraService({ sandbox: false });
-    });
-    after(() => production.close());
+    extraServiceHooks({ sandbox: false }, (s) => (production = s));
 
     it('404 NOT_FOUND from every tokenization helper, and nothing changes', async () => {
       const { request, code } = await pending();

@@ -10,9 +10,9 @@ import { post } from './client.js';
 /** A short unique suffix for names and references. */
 export const uniq = (): string => randomUUID().slice(0, 8);
 
-/** A token for client credentials; asserts 200. */
-export async function tokenFor(clientId: string, clientSecret: string): Promise<string> {
-  const res = await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+/** An access token for client credentials, from the main service or the one at `baseUrl`; asserts 200. */
+export async function tokenFor(clientId: string, clientSecret: string, baseUrl?: string): Promise<string> {
+  const res = await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }, { baseUrl });
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
   return res.body.access_token;
 }

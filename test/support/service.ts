@@ -127,6 +127,23 @@ export async function startExtraService(overrides: Partial<Config>, database?: s
   return startService(testConfig(overrides), { database: url, quiet: true, apiDir });
 }
 
+/**
+ * Registers the hooks of a suite that also talks to another server on the same database
+ * (startExtraService(`overrides`), e.g. `{ sandbox: false }` for production mode): started
+ * in `before` and handed to `keep` (which stores it in the suite's variables), closed in
+ * `after`.
+ */
+export function extraServiceHooks(overrides: Partial<Config>, keep: (service: RunningService) => void): void {
+  let extra: RunningService | undefined;
+  before(async () => {
+    extra = await startExtraService(overrides);
+    keep(extra);
+  });
+  after(async () => {
+    await extra?.close();
+  });
+}
+
 let databaseUrl: string | undefined;
 
 /**
