@@ -12,7 +12,7 @@ import { activeCustomer } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
 import { assertLedgerConsistent } from '../support/ledgerInvariants.js';
 import { signatureHeaders } from '../support/operations.js';
-import { createPayout, payoutEventCodes, payoutOf, payoutReaching, payoutSuite, topupPayoutAccount } from '../support/payouts.js';
+import { createPayout, payoutBusinessHooks, payoutEventCodes, payoutOf, payoutReaching, topupPayoutAccount } from '../support/payouts.js';
 import { running, startExtraService } from '../support/service.js';
 
 const decide = (b: TestBusiness, id: string, body: Record<string, unknown>) => post(`/testhelpers/payouts/${id}/outcome`, body, { token: b.token });
@@ -22,7 +22,7 @@ describe('Payout processing', function () {
   let b: TestBusiness;
   let customer: any;
 
-  payoutSuite((made) => ({ b, customer } = made));
+  payoutBusinessHooks((made) => ({ b, customer } = made));
 
   it('outside the sandbox both payout helpers are 404 NOT_FOUND', async () => {
     let production: RunningService | undefined;

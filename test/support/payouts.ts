@@ -38,7 +38,7 @@ export async function payoutBusiness(amount = '1000.00'): Promise<PayoutBusiness
  * payoutBusiness(`amount`) handed to `keep` (which stores it in the suite's variables);
  * in `after`, every ledger invariant over that business (assertLedgerConsistent).
  */
-export function payoutSuite(keep: (made: PayoutBusiness) => void, amount?: string): void {
+export function payoutBusinessHooks(keep: (made: PayoutBusiness) => void, amount?: string): void {
   let made: PayoutBusiness | undefined;
   before(async () => {
     made = await payoutBusiness(amount);

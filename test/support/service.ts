@@ -172,6 +172,11 @@ function allPassed(suite: Mocha.Suite): boolean {
   return suite.tests.every((t) => t.isPending() || t.state === 'passed') && suite.suites.every(allPassed);
 }
 
+/**
+ * The root hooks (.mocharc.json requires this file): `beforeAll` starts the service for the
+ * run; `afterAll` applies the coverage gate (CONTRACT_COVERAGE=strict), searches the run's
+ * logs and responses for leaks, and stops the service.
+ */
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
     this.timeout(120_000);
