@@ -7,8 +7,8 @@
  */
 import { randomInt } from 'node:crypto';
 import { expect } from 'chai';
-import { get, post } from './client.js';
 import { newEventId, providerReference, sendCallback } from './callbacks.js';
+import { get, post } from './client.js';
 import type { Caller, TestBusiness } from './fixtures.js';
 import { validInformation } from './kyc.js';
 import { latestOtp } from './sandbox.js';
