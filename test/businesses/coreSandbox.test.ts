@@ -6,9 +6,10 @@ import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
 import { expectProblem, expectValidation } from '../support/assertions.js';
 import { get, post } from '../support/client.js';
-import { advanceClock, latestOtp, newMobileNumber, startSession } from '../support/customers.js';
+import { newMobileNumber, startSession } from '../support/customers.js';
 import { newBusiness, platformToken, tokenFor, type TestBusiness } from '../support/fixtures.js';
-import { running, startExtraService } from '../support/service.js';
+import { advanceClock, latestOtp } from '../support/sandbox.js';
+import { extraServiceHooks, running } from '../support/service.js';
 import { MAX_CLOCK_OFFSET_SECONDS } from '../../src/kernel/clock.js';
 
 describe('core API: createToken and createBusiness', () => {
@@ -100,10 +101,7 @@ describe('sandbox helpers of the core API', () => {
 
   describe('outside the sandbox (SANDBOX=false)', () => {
     let production: RunningService;
-    before(async () => {
-      production = await startExtraService({ sandbox: false });
-    });
-    after(() => production.close());
+    extraServiceHooks({ sandbox: false }, (s) => (production = s));
 
     it('404 NOT_FOUND from every core test helper, and nothing changes', async () => {
       const opts = { token: b.token, baseUrl: production.url };

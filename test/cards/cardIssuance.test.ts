@@ -7,18 +7,17 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { expectProblem, expectValidation } from '../support/assertions.js';
 import {
-  changeNumber,
   completeIssuance,
   issueCard,
   issuedCard,
-  latestCode,
-  otherCode,
   pendingIssuance,
   verifyIssuance,
 } from '../support/cards.js';
 import { get, post, request } from '../support/client.js';
-import { activeCustomer, advanceClock, providerOutage, startSession } from '../support/customers.js';
+import { activeCustomer, startSession } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
+import { changeNumber } from '../support/mobileChange.js';
+import { advanceClock, latestOtp, otherCode, providerOutage } from '../support/sandbox.js';
 import { running } from '../support/service.js';
 
 describe('card issuance', () => {
@@ -48,7 +47,7 @@ describe('card issuance', () => {
     expect(completed.status).to.equal(200);
     expect(completed.body.status).to.equal('PENDING_OTP_VERIFICATION');
     expect(completed.body.otp_expires_at).to.be.a('string');
-    const code = await latestCode(b, customer.mobile_number, 4);
+    const code = await latestOtp(b, customer.mobile_number, 4);
     const res = await verifyIssuance(b, issued.body.id, code);
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body).to.include({ status: 'ISSUED', idempotency_key: key, otp_expires_at: null });
@@ -124,7 +123,7 @@ describe('card issuance', () => {
       expect((await get(`/cards/issuances/${issuance.id}`, { token: b.token })).body.status).to.equal('PENDING_OTP_VERIFICATION');
       await advanceClock(b, 61);
       expect((await completeIssuance(b, issuance.id)).status).to.equal(200);
-      const res = await verifyIssuance(b, issuance.id, await latestCode(b, customer.mobile_number, 4));
+      const res = await verifyIssuance(b, issuance.id, await latestOtp(b, customer.mobile_number, 4));
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body.status).to.equal('ISSUED');
     });
@@ -144,12 +143,12 @@ describe('card issuance', () => {
       expectProblem(await verifyIssuance(own, issuance.id, code), 412, 'OTP_OPERATION_WRONG_STATUS');
       await advanceClock(own, 61);
       expect((await completeIssuance(own, issuance.id)).status).to.equal(200);
-      expect((await verifyIssuance(own, issuance.id, await latestCode(own, newNumber, 4))).status).to.equal(200);
+      expect((await verifyIssuance(own, issuance.id, await latestOtp(own, newNumber, 4))).status).to.equal(200);
     });
 
     it('412 OTP_OPERATION_WRONG_STATUS once ISSUED; 409 CARD_STATUS_NOT_ALLOWED once EXPIRED; nothing changes', async () => {
       const { issuance, card } = await issuedCard(b, {}, customer);
-      const code = await latestCode(b, customer.mobile_number, 4);
+      const code = await latestOtp(b, customer.mobile_number, 4);
       expectProblem(await verifyIssuance(b, issuance.id, code), 412, 'OTP_OPERATION_WRONG_STATUS');
       expect((await get(`/cards/issuances/${issuance.id}`, { token: b.token })).body.card).to.deep.equal(card);
 

@@ -9,10 +9,11 @@ import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { changeStatus, completedStep, displaySession, issuedCard, otherCode, revealed, startDisplay, startStep, verifyDisplay } from '../support/cards.js';
+import { changeStatus, completedStep, displaySession, issuedCard, revealed, startDisplay, startStep, verifyDisplay } from '../support/cards.js';
 import { get, post } from '../support/client.js';
 import { credit, newBusiness, topup } from '../support/fixtures.js';
 import { cardDataLeaks } from '../support/leaks.js';
+import { otherCode } from '../support/sandbox.js';
 import { LOG_FILE, RESPONSES_FILE, running, testConfig } from '../support/service.js';
 
 describe('card data in logs and answers', () => {

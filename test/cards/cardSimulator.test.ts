@@ -12,13 +12,29 @@ import type { RunningService } from '../../src/server.js';
 import { expectProblem } from '../support/assertions.js';
 import { changeStatus, completedStep, issuedCard } from '../support/cards.js';
 import { get, post, request } from '../support/client.js';
-import { activeCustomer, advanceClock } from '../support/customers.js';
+import { activeCustomer } from '../support/customers.js';
 import { credit, newBusiness, topup, type TestBusiness } from '../support/fixtures.js';
 import { assertLedgerConsistent } from '../support/ledgerInvariants.js';
-import { running, startExtraService } from '../support/service.js';
+import { advanceClock } from '../support/sandbox.js';
+import { extraServiceHooks, running } from '../support/service.js';
 
 const authorize = (b: TestBusiness, body: Record<string, unknown>, baseUrl?: string) => post('/testhelpers/cards/authorizations', body, { token: b.token, baseUrl });
 const inquire = (b: TestBusiness, body: Record<string, unknown>, baseUrl?: string) => post('/testhelpers/cards/balance-inquiries', body, { token: b.token, baseUrl });
+
+/**
+ * A business of the test's own with one ACTIVE customer (`holder`) and a card issued to
+ * it; with `funds`, that much topped up and credited to the holder's wallet.
+ */
+async function ownCard(funds?: string): Promise<{ own: TestBusiness; holder: any; card: any }> {
+  const own = await newBusiness();
+  const holder = await activeCustomer(own);
+  const { card } = await issuedCard(own, {}, holder);
+  if (funds !== undefined) {
+    await topup(own.token, funds);
+    await credit(own.token, holder.wallet_id, funds);
+  }
+  return { own, holder, card };
+}
 
 describe('card transaction simulator', () => {
   let b: TestBusiness;
@@ -67,20 +83,14 @@ describe('card transaction simulator', () => {
     expect((await inquire(b, { card_id: blocked.id })).body).to.include({ decline_reason: 'CARD_NOT_ACTIVE' });
     expect(await balance()).to.equal(new Decimal(before).minus('1.00').toFixed(2));
 
-    const own = await newBusiness();
-    const holder = await activeCustomer(own);
-    const old = (await issuedCard(own, {}, holder)).card;
+    const { own, card: old } = await ownCard();
     for (let days = 0; days < 5 * 366 + 31; days += 30) await advanceClock(own, 30 * 24 * 3600);
     await declined({ card_id: old.id, amount: '1.00' }, 'CARD_EXPIRED', own);
     await assertLedgerConsistent(running().db, b.id);
   });
 
   it('three wrong PINs in a row block the PIN (PIN_TRIES_EXCEEDED, the right PIN too) until a new PIN is set through its code', async () => {
-    const own = await newBusiness();
-    const holder = await activeCustomer(own);
-    const { card: c } = await issuedCard(own, {}, holder);
-    await topup(own.token, '100.00');
-    await credit(own.token, holder.wallet_id, '100.00');
+    const { own, holder, card: c } = await ownCard('100.00');
     await completedStep(own, c, 'pin', { pin: '4321' }, holder.mobile_number);
     const reasonOf = async (body: Record<string, unknown>, via = authorize) => {
       const res = await via(own, { card_id: c.id, ...(via === authorize ? { amount: '1.00' } : {}), ...body });
@@ -119,11 +129,7 @@ describe('card transaction simulator', () => {
   });
 
   it('concurrent authorizations never overdraw the wallet; the ledger stays consistent', async () => {
-    const own = await newBusiness();
-    const holder = await activeCustomer(own);
-    const { card: c } = await issuedCard(own, {}, holder);
-    await topup(own.token, '50.00');
-    await credit(own.token, holder.wallet_id, '50.00');
+    const { own, card: c } = await ownCard('50.00');
     const answers = await Promise.all(Array.from({ length: 12 }, () => authorize(own, { card_id: c.id, amount: '10.00' })));
     expect(answers.map((a) => a.status)).to.deep.equal(Array(12).fill(200));
     expect(answers.filter((a) => a.body.status === 'APPROVED')).to.have.length(5);
@@ -133,9 +139,7 @@ describe('card transaction simulator', () => {
   });
 
   it('declines on a wallet that is not ACTIVE (ACCOUNT_NOT_ACTIVE)', async () => {
-    const own = await newBusiness();
-    const holder = await activeCustomer(own);
-    const { card: c } = await issuedCard(own, {}, holder);
+    const { own, holder, card: c } = await ownCard();
     const suspended = await request('PATCH', `/cl/v1/wallets/${holder.wallet_id}`, { token: own.token, body: { status: 'SUSPENDED' } });
     expect(suspended.status, JSON.stringify(suspended.body)).to.equal(200);
     expect((await authorize(own, { card_id: c.id, amount: '1.00' })).body).to.include({ status: 'DECLINED', decline_reason: 'ACCOUNT_NOT_ACTIVE' });
@@ -149,10 +153,7 @@ describe('card transaction simulator', () => {
 
   describe('outside the sandbox (SANDBOX=false)', () => {
     let production: RunningService;
-    before(async () => {
-      production = await startExtraService({ sandbox: false });
-    });
-    after(() => production.close());
+    extraServiceHooks({ sandbox: false }, (s) => (production = s));
 
     it('404 NOT_FOUND, and nothing moves', async () => {
       const before = await balance();

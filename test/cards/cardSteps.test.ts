@@ -6,10 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { expectProblem } from '../support/assertions.js';
-import { changeNumber, changeStatus, issuedCard, otherCode, startStep, stepSession, verifyStep, type CardStep } from '../support/cards.js';
+import { type CardStep, changeStatus, issuedCard, startStep, stepSession, verifyStep } from '../support/cards.js';
 import { get } from '../support/client.js';
-import { activeCustomer, advanceClock, providerOutage } from '../support/customers.js';
+import { activeCustomer } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
+import { changeNumber } from '../support/mobileChange.js';
+import { advanceClock, otherCode, providerOutage } from '../support/sandbox.js';
 
 /** Each step: the card it is made on, its request, and a card state it is refused in. */
 const STEPS: Record<CardStep, { type: 'VIRTUAL' | 'PHYSICAL'; body: Record<string, unknown>; refusedIn: string }> = {

@@ -7,10 +7,12 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { isValidPan } from '../../src/cards/data.js';
 import { expectProblem } from '../support/assertions.js';
-import { changeNumber, changeStatus, displaySession, issuedCard, latestCode, otherCode, revealed, startDisplay, verifyDisplay } from '../support/cards.js';
+import { changeStatus, displaySession, issuedCard, revealed, startDisplay, verifyDisplay } from '../support/cards.js';
 import { get } from '../support/client.js';
-import { activeCustomer, advanceClock, providerOutage } from '../support/customers.js';
+import { activeCustomer } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
+import { changeNumber } from '../support/mobileChange.js';
+import { advanceClock, latestOtp, otherCode, providerOutage } from '../support/sandbox.js';
 import { running } from '../support/service.js';
 
 type Status = 'PENDING_ACTIVATION' | 'ACTIVE' | 'TEMPORARILY_BLOCKED' | 'LOST' | 'STOLEN' | 'CLOSED';
@@ -168,7 +170,7 @@ describe('cards', () => {
       expectProblem(await verifyDisplay(own, { session_id: sessionId, otp: code }), 400, 'OTP_VERIFICATION_FAILED');
       expectProblem(await verifyDisplay(own, { session_id: sessionId, otp: code }), 412, 'OTP_OPERATION_WRONG_STATUS');
       expect(await revealed(own, card, { ...holder, mobile_number: newNumber })).to.have.property('pan');
-      expect(await latestCode(own, newNumber, 6)).to.match(/^[0-9]{6}$/);
+      expect(await latestOtp(own, newNumber)).to.match(/^[0-9]{6}$/);
     });
   });
 });

@@ -8,11 +8,12 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
 import { expectProblem } from '../support/assertions.js';
-import { changeStatus, issuedCard, latestCode, otherCode } from '../support/cards.js';
+import { changeStatus, issuedCard } from '../support/cards.js';
 import { get, post } from '../support/client.js';
-import { activeCustomer, advanceClock, providerOutage } from '../support/customers.js';
+import { activeCustomer } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
-import { startExtraService } from '../support/service.js';
+import { advanceClock, latestOtp, otherCode, providerOutage } from '../support/sandbox.js';
+import { extraServiceHooks } from '../support/service.js';
 
 const BASE = '/testhelpers/tokenization/activation-code-requests';
 
@@ -28,7 +29,7 @@ describe('tokenization activation code requests', () => {
   async function pending(business = b, c = card, holder = customer): Promise<{ request: any; code: string }> {
     const res = await create({ card_id: c.id, wallet: 'GOOGLE_PAY', device: 'Pixel 9' }, business);
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
-    return { request: res.body, code: await latestCode(business, holder.mobile_number, 6) };
+    return { request: res.body, code: await latestOtp(business, holder.mobile_number) };
   }
 
   before(async () => {
@@ -101,10 +102,7 @@ describe('tokenization activation code requests', () => {
 
   describe('outside the sandbox (SANDBOX=false)', () => {
     let production: RunningService;
-    before(async () => {
-      production = await startExtraService({ sandbox: false });
-    });
-    after(() => production.close());
+    extraServiceHooks({ sandbox: false }, (s) => (production = s));
 
     it('404 NOT_FOUND from every tokenization helper, and nothing changes', async () => {
       const { request, code } = await pending();

@@ -7,9 +7,10 @@ import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
 import { expectProblem, expectValidation } from '../support/assertions.js';
 import { get, post } from '../support/client.js';
-import { activeCustomer, newMobileNumber, newNationalId, providerOutage, screenedSession, startSession, validInformation } from '../support/customers.js';
+import { activeCustomer, newMobileNumber, newNationalId, screenedSession, startSession, validInformation } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
-import { running, startExtraService } from '../support/service.js';
+import { providerOutage } from '../support/sandbox.js';
+import { extraServiceHooks, running } from '../support/service.js';
 
 const db = () => running().db;
 const complete = (b: TestBusiness, body: Record<string, unknown>) => post('/onboarding/complete-customer-information', body, { token: b.token });
@@ -197,10 +198,7 @@ describe('listSandboxOutboxEvents', () => {
 
   describe('outside the sandbox', () => {
     let production: RunningService;
-    before(async () => {
-      production = await startExtraService({ sandbox: false });
-    });
-    after(() => production.close());
+    extraServiceHooks({ sandbox: false }, (s) => (production = s));
 
     it('404 NOT_FOUND', async () => {
       const b = await newBusiness();

@@ -5,22 +5,19 @@
  */
 import { expect } from 'chai';
 import { expectProblem, expectValidation } from '../support/assertions.js';
+import { newEventId, providerReference, sendCallback } from '../support/callbacks.js';
 import { get, post } from '../support/client.js';
 import {
   activeCustomer,
-  advanceClock,
   initiateIdentity,
-  newEventId,
   newNationalId,
-  providerOutage,
-  providerReference,
   screenedSession,
-  sendCallback,
   verifiedSession,
 } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
 import { signatureHeaders } from '../support/operations.js';
 import { captureLogs } from '../support/logs.js';
+import { advanceClock, providerOutage } from '../support/sandbox.js';
 import { running } from '../support/service.js';
 
 const db = () => running().db;

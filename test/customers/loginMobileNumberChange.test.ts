@@ -6,22 +6,18 @@
 import { expect } from 'chai';
 import { MOBILE_CHANGE_STATES, mobileChangeMachine, type MobileChangeState } from '../../src/customers/mobileNumberChange/states.js';
 import { expectProblem, expectValidation } from '../support/assertions.js';
+import { newEventId, providerReference, sendCallback } from '../support/callbacks.js';
 import { get, type ApiResponse } from '../support/client.js';
 import {
   activeCustomer,
-  advanceClock,
-  latestOtp,
-  newEventId,
+  activeCustomerWithId,
   newMobileNumber,
   newNationalId,
-  providerOutage,
-  providerReference,
   screenedSession,
-  sendCallback,
-  wrongCode,
 } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
-import { activeCustomerWithId, changeFromLogin, changeFromProfile, changeStatus, initiateLoginIdentity, verifyChange } from '../support/mobileChange.js';
+import { changeFromLogin, changeFromProfile, changeStatus, initiateLoginIdentity, verifyChange } from '../support/mobileChange.js';
+import { advanceClock, latestOtp, otherCode, providerOutage } from '../support/sandbox.js';
 import { running } from '../support/service.js';
 
 const customerOf = (b: TestBusiness, id: string) => get(`/customers/${id}`, { token: b.token }).then((r) => r.body);
@@ -111,7 +107,7 @@ describe('mobile number change from the login screen', () => {
     const res = await changeFromLogin(own, nationalId, newNumber);
     const code = await latestOtp(own, newNumber);
     expectProblem(await verifyChange(own, 'login', res.body.session_id, '1234567'), 400, 'INVALID_OTP_FORMAT');
-    expectProblem(await verifyChange(own, 'login', res.body.session_id, wrongCode(code)), 400, 'OTP_INCORRECT');
+    expectProblem(await verifyChange(own, 'login', res.body.session_id, otherCode(code)), 400, 'OTP_INCORRECT');
     await advanceClock(own, 301);
     expectProblem(await verifyChange(own, 'login', res.body.session_id, code), 400, 'OTP_EXPIRED');
     expect((await changeStatus(own, 'login', res.body.session_id)).status).to.equal('PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION');
@@ -123,8 +119,8 @@ describe('mobile number change from the login screen', () => {
     const newNumber = newMobileNumber();
     const res = await changeFromLogin(b, nationalId, newNumber);
     const code = await latestOtp(b, newNumber);
-    for (let i = 0; i < 4; i++) expectProblem(await verifyChange(b, 'login', res.body.session_id, wrongCode(code)), 400, 'OTP_INCORRECT');
-    expectProblem(await verifyChange(b, 'login', res.body.session_id, wrongCode(code)), 400, 'OTP_MAX_ATTEMPTS_REACHED');
+    for (let i = 0; i < 4; i++) expectProblem(await verifyChange(b, 'login', res.body.session_id, otherCode(code)), 400, 'OTP_INCORRECT');
+    expectProblem(await verifyChange(b, 'login', res.body.session_id, otherCode(code)), 400, 'OTP_MAX_ATTEMPTS_REACHED');
     expect(await changeStatus(b, 'login', res.body.session_id)).to.include({ status: 'FAILED', status_reason: 'OTP_MAX_ATTEMPTS_REACHED' });
     expectProblem(await verifyChange(b, 'login', res.body.session_id, code), 412, 'OTP_OPERATION_WRONG_STATUS');
   });

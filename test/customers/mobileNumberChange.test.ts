@@ -6,23 +6,18 @@
  */
 import { expect } from 'chai';
 import { expectProblem, expectValidation } from '../support/assertions.js';
+import { newEventId, providerReference, sendCallback } from '../support/callbacks.js';
 import { get, post } from '../support/client.js';
 import {
   activeCustomer,
-  advanceClock,
-  latestOtp,
-  newEventId,
   newMobileNumber,
-  providerOutage,
-  providerReference,
   screenedSession,
-  sendCallback,
   startSession,
   validInformation,
-  wrongCode,
 } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
 import { changeFromProfile, changeStatus, ownershipResult, verifyChange } from '../support/mobileChange.js';
+import { advanceClock, latestOtp, otherCode, providerOutage } from '../support/sandbox.js';
 import { running } from '../support/service.js';
 
 const db = () => running().db;
@@ -57,7 +52,7 @@ describe('changeMobileNumber (E7) and verifyMobileNumberChangeOtp', () => {
     expect(notice).to.include(`********${newNumber.slice(-4)}`).and.not.include(newNumber);
     // The seed's OTP rule also holds once the session ended: 412, and nothing changes.
     expectProblem(await verifyChange(b, 'profile', res.body.session_id, code), 412, 'OTP_OPERATION_WRONG_STATUS');
-    expectProblem(await verifyChange(b, 'profile', res.body.session_id, wrongCode(code)), 412, 'OTP_OPERATION_WRONG_STATUS');
+    expectProblem(await verifyChange(b, 'profile', res.body.session_id, otherCode(code)), 412, 'OTP_OPERATION_WRONG_STATUS');
     expect(await changeStatus(b, 'profile', res.body.session_id)).to.include({ status: 'COMPLETED', completed_at: done.body.completed_at });
     expect((await customerOf(b, customer.id)).mobile_number).to.equal(newNumber);
   });
@@ -164,8 +159,8 @@ describe('changeMobileNumber (E7) and verifyMobileNumberChangeOtp', () => {
     const res = await changeFromProfile(b, customer.id, newNumber);
     const code = await latestOtp(b, newNumber);
     expectProblem(await verifyChange(b, 'profile', res.body.session_id, '12ab56'), 400, 'INVALID_OTP_FORMAT');
-    for (let i = 0; i < 4; i++) expectProblem(await verifyChange(b, 'profile', res.body.session_id, wrongCode(code)), 400, 'OTP_INCORRECT');
-    expectProblem(await verifyChange(b, 'profile', res.body.session_id, wrongCode(code)), 400, 'OTP_MAX_ATTEMPTS_REACHED');
+    for (let i = 0; i < 4; i++) expectProblem(await verifyChange(b, 'profile', res.body.session_id, otherCode(code)), 400, 'OTP_INCORRECT');
+    expectProblem(await verifyChange(b, 'profile', res.body.session_id, otherCode(code)), 400, 'OTP_MAX_ATTEMPTS_REACHED');
     expect(await changeStatus(b, 'profile', res.body.session_id)).to.include({ status: 'FAILED', status_reason: 'OTP_MAX_ATTEMPTS_REACHED' });
     expectProblem(await verifyChange(b, 'profile', res.body.session_id, code), 412, 'OTP_OPERATION_WRONG_STATUS');
 

@@ -5,9 +5,10 @@
 import { expect } from 'chai';
 import { expectProblem, expectValidation } from '../support/assertions.js';
 import { get, post } from '../support/client.js';
-import { advanceClock, initiateIdentity, latestOtp, newMobileNumber, providerOutage, startSession, validInformation, verifiedSession, wrongCode } from '../support/customers.js';
+import { initiateIdentity, newMobileNumber, startSession, validInformation, verifiedSession } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
 import { captureLogs } from '../support/logs.js';
+import { advanceClock, latestOtp, otherCode, providerOutage } from '../support/sandbox.js';
 import { running } from '../support/service.js';
 
 const db = () => running().db;
@@ -99,11 +100,11 @@ describe('onboarding: verifyOnboardingOtp', () => {
     const session = await startSession(b);
     const code = await latestOtp(b, session.mobile_number);
     for (let left = 4; left >= 1; left--) {
-      const res = await verify(b, session.session_id, wrongCode(code));
+      const res = await verify(b, session.session_id, otherCode(code));
       expectProblem(res, 400, 'OTP_INCORRECT');
       expect(res.body.detail).to.include(`${left} attempt`);
     }
-    expectProblem(await verify(b, session.session_id, wrongCode(code)), 400, 'OTP_MAX_ATTEMPTS_REACHED');
+    expectProblem(await verify(b, session.session_id, otherCode(code)), 400, 'OTP_MAX_ATTEMPTS_REACHED');
     expectProblem(await verify(b, session.session_id, code), 412, 'OTP_OPERATION_WRONG_STATUS');
     expect((await get(`/onboarding/sessions/${session.session_id}`, { token: b.token })).body.status).to.equal('PENDING_OTP_VERIFICATION');
   });
@@ -142,7 +143,7 @@ describe('onboarding: verifyOnboardingOtp', () => {
       const before = (await get(`/onboarding/sessions/${session.session_id}`, { token: b.token })).body;
       expect(before.status).to.equal(state);
       expectProblem(await verify(b, session.session_id, code), 412, 'OTP_OPERATION_WRONG_STATUS');
-      expectProblem(await verify(b, session.session_id, wrongCode(code)), 412, 'OTP_OPERATION_WRONG_STATUS');
+      expectProblem(await verify(b, session.session_id, otherCode(code)), 412, 'OTP_OPERATION_WRONG_STATUS');
       expect((await get(`/onboarding/sessions/${session.session_id}`, { token: b.token })).body).to.deep.equal(before);
     }
   });
@@ -164,7 +165,7 @@ describe('onboarding: parallel wrong guesses', () => {
     const b = await newBusiness();
     const session = await startSession(b);
     const code = await latestOtp(b, session.mobile_number);
-    const results = await Promise.all(Array.from({ length: 20 }, () => verify(b, session.session_id, wrongCode(code))));
+    const results = await Promise.all(Array.from({ length: 20 }, () => verify(b, session.session_id, otherCode(code))));
     const codes = results.map((r) => r.body.code);
     expect(codes.filter((c) => c === 'OTP_INCORRECT')).to.have.length(4);
     expect(codes.filter((c) => c === 'OTP_MAX_ATTEMPTS_REACHED')).to.have.length(1);
@@ -203,7 +204,7 @@ describe('onboarding: resendOnboardingOtp', () => {
     const other = await newBusiness();
     const session = await startSession(other);
     const code = await latestOtp(other, session.mobile_number);
-    for (let i = 0; i < 5; i++) await verify(other, session.session_id, wrongCode(code));
+    for (let i = 0; i < 5; i++) await verify(other, session.session_id, otherCode(code));
     await advanceClock(other, 61);
     expect((await resend(other, session.session_id)).status).to.equal(200);
     expect((await verify(other, session.session_id, await latestOtp(other, session.mobile_number))).status).to.equal(200);
@@ -301,7 +302,7 @@ describe('onboarding: codes stay secret', () => {
       const session = await startSession(b);
       bodies.push(JSON.stringify(session));
       code = await latestOtp(b, session.mobile_number);
-      bodies.push(JSON.stringify((await verify(b, session.session_id, wrongCode(code))).body));
+      bodies.push(JSON.stringify((await verify(b, session.session_id, otherCode(code))).body));
       await providerOutage(b, 'SMS', 1);
       await advanceClock(b, 61);
       bodies.push(JSON.stringify((await resend(b, session.session_id)).body));

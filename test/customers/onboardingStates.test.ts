@@ -8,8 +8,9 @@
 import { expect } from 'chai';
 import { ONBOARDING_STATES, onboardingMachine, type OnboardingEvent, type OnboardingState } from '../../src/customers/onboardingStates.js';
 import { get, post, type ApiResponse } from '../support/client.js';
-import { activeCustomer, advanceClock, initiateIdentity, screenedSession, startSession, validInformation, verifiedSession } from '../support/customers.js';
+import { activeCustomer, initiateIdentity, screenedSession, startSession, validInformation, verifiedSession } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
+import { advanceClock } from '../support/sandbox.js';
 import { running } from '../support/service.js';
 
 interface Placed {

@@ -25,7 +25,7 @@ import { activeCustomer } from '../support/customers.js';
 import { credit, newBusiness, topup } from '../support/fixtures.js';
 import { assertLedgerConsistent } from '../support/ledgerInvariants.js';
 import { bulkPayoutSettled, payoutReaching, topupPayoutAccount } from '../support/payouts.js';
-import { running, startExtraService } from '../support/service.js';
+import { extraServiceHooks, running } from '../support/service.js';
 
 const OPERATIONS = Number(process.env.LOCK_ORDER_OPERATIONS ?? 160);
 const CONCURRENCY = 16;
@@ -51,12 +51,7 @@ const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('lock order: mixed payouts, completions, card purchases and transfers on shared wallets', function () {
   this.timeout(360_000);
   let extra: RunningService | undefined;
-  before(async () => {
-    extra = await startExtraService({ payoutProcessingMs: 0 });
-  });
-  after(async () => {
-    await extra?.close();
-  });
+  extraServiceHooks({ payoutProcessingMs: 0 }, (s) => (extra = s));
 
   it(`answers ${OPERATIONS} concurrent operations from two instances with no deadlock and no 5xx`, async () => {
     const b = await newBusiness();

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Decimal } from 'decimal.js';
-import { get, post, request } from '../support/client.js';
+import { get, post, request, type ApiResponse } from '../support/client.js';
 import { credit, fundedWallet, newBusiness, newWallet, topup, type TestBusiness } from '../support/fixtures.js';
 import { expectProblem, expectValidation } from '../support/assertions.js';
 
@@ -27,6 +27,14 @@ async function operationalBalance(biz: TestBusiness): Promise<string> {
 
 /** `a + b` of two money strings, with two decimals (b may be negative). */
 const plus = (a: string, b: string): string => new Decimal(a).plus(b).toFixed(2);
+
+/** Asserts a 201 answer of a SUCCESS transaction of `type` for `amount` (the body is shown when the status is not 201). */
+function expectSucceeded(res: ApiResponse, type: string, amount: string): void {
+  expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  expect(res.body.type).to.equal(type);
+  expect(res.body.status).to.equal('SUCCESS');
+  expect(res.body.amount).to.equal(amount);
+}
 
 /** Suspends a wallet; asserts 200. */
 async function suspend(token: string, walletId: string): Promise<void> {
@@ -53,10 +61,7 @@ describe('money movement', () => {
     it('201: a TOPUP of the operational account, whose balance rises', async () => {
       const before = await operationalBalance(biz);
       const res = await post('/cl/v1/testhelpers/topups', { amount: '125.5', external_reference: 'topup-1' }, { token: biz.token });
-      expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      expect(res.body.type).to.equal('TOPUP');
-      expect(res.body.status).to.equal('SUCCESS');
-      expect(res.body.amount).to.equal('125.50');
+      expectSucceeded(res, 'TOPUP', '125.50');
       expect(res.body.receiver_account_number).to.equal(biz.operationalAccountNumber);
       expect(res.body.sender_account_number).to.match(/^8\d{11}$/);
       expect(res.body.external_reference).to.equal('topup-1');
@@ -99,10 +104,7 @@ describe('money movement', () => {
         await topup(biz.token, '300.00');
         const opBefore = await operationalBalance(biz);
         const res = await post(`/cl/v1/${path}`, { wallet_id: wallet.id, amount: '120.25', notes: 'n1', external_reference: `ref-${type}` }, { token: biz.token });
-        expect(res.status, JSON.stringify(res.body)).to.equal(201);
-        expect(res.body.type).to.equal(type);
-        expect(res.body.status).to.equal('SUCCESS');
-        expect(res.body.amount).to.equal('120.25');
+        expectSucceeded(res, type, '120.25');
         expect(res.body.currency).to.equal('SAR');
         expect(res.body.business_id).to.equal(biz.id);
         expect(res.body.sender_account_number).to.equal(biz.operationalAccountNumber);
@@ -216,10 +218,7 @@ describe('money movement', () => {
         { source_wallet_id: source.id, destination_wallet_id: destination.id, amount: '30.5' },
         { token: biz.token },
       );
-      expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      expect(res.body.type).to.equal('TRANSFER');
-      expect(res.body.status).to.equal('SUCCESS');
-      expect(res.body.amount).to.equal('30.50');
+      expectSucceeded(res, 'TRANSFER', '30.50');
       expect(res.body.sender_account_number).to.equal(source.account_number);
       expect(res.body.receiver_account_number).to.equal(destination.account_number);
       expect(res.body.source_wallet_id).to.equal(source.id);
@@ -292,10 +291,7 @@ describe('money movement', () => {
       const wallet = await fundedWallet(biz.token, '80.00');
       const opBefore = await operationalBalance(biz);
       const res = await post('/cl/v1/withdrawals', { wallet_id: wallet.id, amount: '30.00' }, { token: biz.token });
-      expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      expect(res.body.type).to.equal('WITHDRAWAL');
-      expect(res.body.status).to.equal('SUCCESS');
-      expect(res.body.amount).to.equal('30.00');
+      expectSucceeded(res, 'WITHDRAWAL', '30.00');
       expect(res.body.sender_account_number).to.equal(wallet.account_number);
       expect(res.body.receiver_account_number).to.equal(biz.operationalAccountNumber);
       expect(res.body.source_wallet_id).to.equal(wallet.id);
@@ -498,10 +494,7 @@ describe('money movement', () => {
       expect(await walletBalance(biz.token, wallet.id)).to.equal('70.00');
 
       const res = await post('/cl/v1/reversals', { original_transaction_id: fund.id, notes: 'wrong wallet' }, { token: biz.token });
-      expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      expect(res.body.type).to.equal('REVERSAL');
-      expect(res.body.status).to.equal('SUCCESS');
-      expect(res.body.amount).to.equal('70.00');
+      expectSucceeded(res, 'REVERSAL', '70.00');
       expect(res.body.original_transaction_id).to.equal(fund.id);
       expect(res.body.sender_account_number).to.equal(wallet.account_number);
       expect(res.body.receiver_account_number).to.equal(biz.operationalAccountNumber);

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
-import { running, startExtraService } from '../support/service.js';
+import { extraServiceHooks, running } from '../support/service.js';
 import { seedFrom } from '../support/property/random.js';
 import { allViolations, checkProperty, formatReport, runProperty } from '../support/property/run.js';
 import { Instances } from '../support/property/transport.js';
@@ -17,12 +17,7 @@ const CONCURRENCY = Number(process.env.PROPERTY_CONCURRENCY ?? 24);
 describe('money property: random concurrent operations over two instances', function () {
   this.timeout(600_000);
   let extra: RunningService | undefined;
-  before(async () => {
-    extra = await startExtraService({});
-  });
-  after(async () => {
-    await extra?.close();
-  });
+  extraServiceHooks({}, (s) => (extra = s));
 
   it(`keeps conservation, overdraft, refund, reversal and idempotency rules over ${OPERATIONS} operations`, async () => {
     const seed = seedFrom(process.env.PROPERTY_SEED);

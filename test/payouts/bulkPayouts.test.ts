@@ -11,7 +11,7 @@ import { activeCustomer, startSession } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
 import { assertLedgerConsistent } from '../support/ledgerInvariants.js';
 import { signatureHeaders } from '../support/operations.js';
-import { bulkPayoutSettled, expectCountsOfReport, payoutBusiness, payoutEventCodes, sendBulkPayout } from '../support/payouts.js';
+import { bulkPayoutSettled, expectCountsOfReport, payoutBusiness, payoutBusinessHooks, payoutEventCodes, sendBulkPayout } from '../support/payouts.js';
 import { running } from '../support/service.js';
 
 const CSV_HEADER = 'item_index,payout_id,status,failure_code,failure_detail,payout_amount,currency,customer_id,external_reference';
@@ -21,11 +21,7 @@ describe('Bulk payouts: createBulkPayout, getBulkPayoutStatus, getBatchReport(Cs
   let b: TestBusiness;
   let customer: any;
 
-  before(async () => {
-    ({ b, customer } = await payoutBusiness('100.00'));
-  });
-
-  after(() => assertLedgerConsistent(running().db, b.id));
+  payoutBusinessHooks((made) => ({ b, customer } = made), '100.00');
 
   it('pays the valid items and rejects each invalid one alone, with the reason; counts and report follow the payouts', async () => {
     const onboarding = await startSession(b);

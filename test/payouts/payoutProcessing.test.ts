@@ -12,7 +12,7 @@ import { activeCustomer } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
 import { assertLedgerConsistent } from '../support/ledgerInvariants.js';
 import { signatureHeaders } from '../support/operations.js';
-import { createPayout, payoutBusiness, payoutEventCodes, payoutOf, payoutReaching, topupPayoutAccount } from '../support/payouts.js';
+import { createPayout, payoutBusinessHooks, payoutEventCodes, payoutOf, payoutReaching, topupPayoutAccount } from '../support/payouts.js';
 import { running, startExtraService } from '../support/service.js';
 
 const decide = (b: TestBusiness, id: string, body: Record<string, unknown>) => post(`/testhelpers/payouts/${id}/outcome`, body, { token: b.token });
@@ -22,9 +22,7 @@ describe('Payout processing', function () {
   let b: TestBusiness;
   let customer: any;
 
-  before(async () => {
-    ({ b, customer } = await payoutBusiness());
-  });
+  payoutBusinessHooks((made) => ({ b, customer } = made));
 
   it('outside the sandbox both payout helpers are 404 NOT_FOUND', async () => {
     let production: RunningService | undefined;

@@ -18,7 +18,7 @@ import { expectProblem, expectValidation } from '../support/assertions.js';
 import { get, post, type ApiResponse } from '../support/client.js';
 import { assertLedgerConsistent } from '../support/ledgerInvariants.js';
 import { signatureHeaders } from '../support/operations.js';
-import { onboardThrough } from '../support/payouts.js';
+import { activeCustomer } from '../support/customers.js';
 import { running, startExtraService, TEST_CALLBACK_SECRETS } from '../support/service.js';
 import { startReceiver, type Receiver } from '../support/webhooks.js';
 
@@ -34,7 +34,7 @@ describe('payout rail (SANDBOX=false)', function () {
   /** Statuses the fake rail answers, per payout `external_reference`, in turn (then 202). */
   const answers = new Map<string, number[]>();
   let token: string;
-  let customer: { id: string; mobile: string; walletId: string };
+  let customer: any;
 
   before(async () => {
     await running().db.raw(`CREATE DATABASE ${database}`);
@@ -42,7 +42,7 @@ describe('payout rail (SANDBOX=false)', function () {
     try {
       const login = await post('/auth/token', { grant_type: 'client_credentials', client_id: 'demo-business', client_secret: 'demo-business-secret' }, { baseUrl: sandbox.url });
       token = login.body.access_token;
-      customer = await onboardThrough(sandbox.url, token);
+      customer = await activeCustomer({ token, baseUrl: sandbox.url });
       expect((await post('/testhelpers/payout-account/topups', { amount: '1000.00' }, { token, baseUrl: sandbox.url })).status).to.equal(201);
     } finally {
       await sandbox.close();
@@ -81,7 +81,7 @@ describe('payout rail (SANDBOX=false)', function () {
       .filter((e) => e.data.payout_id === id)
       .map((e) => e.code)
       .reverse();
-  const walletBalance = async () => (await get(`/cl/v1/wallets/${customer.walletId}/balance`, opts())).body.balance;
+  const walletBalance = async () => (await get(`/cl/v1/wallets/${customer.wallet_id}/balance`, opts())).body.balance;
   const payoutAccount = async () => (await get('/business-account/balance', opts())).body.payout_account.balance;
   /** Sends the rail's callback, signed with the rail's secret (or as `sign` says). */
   const callback = (body: Record<string, unknown>, sign: { timestamp?: number; signature?: string | null } = {}): Promise<ApiResponse> => {

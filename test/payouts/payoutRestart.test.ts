@@ -14,7 +14,7 @@ import { expect } from 'chai';
 import knex from 'knex';
 import type { RunningService } from '../../src/server.js';
 import { get, post } from '../support/client.js';
-import { onboardAt } from '../support/customers.js';
+import { activeCustomer } from '../support/customers.js';
 import { killServiceProcess, startServiceProcesses, type ServiceProcess } from '../support/property/processes.js';
 import { running, startExtraService } from '../support/service.js';
 
@@ -66,9 +66,9 @@ describe('payout processing across a restart', function () {
     services.push(first);
     const login = await post('/auth/token', { grant_type: 'client_credentials', client_id: 'demo-business', client_secret: 'demo-business-secret' }, { baseUrl: first.url });
     const token = login.body.access_token;
-    const customer = await onboardAt(first.url, token);
+    const customer = await activeCustomer({ token, baseUrl: first.url });
     expect((await post('/testhelpers/payout-account/topups', { amount: '100.00' }, { token, baseUrl: first.url })).status).to.equal(201);
-    const ids = await sendPayouts(first.url, token, customer.mobile, 'restart');
+    const ids = await sendPayouts(first.url, token, customer.mobile_number, 'restart');
     // Stop while the payouts wait to be settled (1.5 s after they were submitted).
     const unsettled = await first.db('payouts').whereIn('id', ids).whereNot({ status: 'COMPLETED' }).count<{ count: string }[]>('* as count');
     expect(Number(unsettled[0].count), 'payouts still in flight when the instance stops').to.be.above(0);
@@ -86,7 +86,7 @@ describe('payout processing across a restart', function () {
     }
     expect(statuses).to.deep.equal(ids.map(() => 'COMPLETED'));
 
-    await expectCompletedOnce(second, second.db, token, ids, customer.walletId);
+    await expectCompletedOnce(second, second.db, token, ids, customer.wallet_id);
   });
 });
 
@@ -117,9 +117,9 @@ describe('payout processing across a crash (SIGKILL) of the instance running it'
     const [victim] = services;
     const login = await post('/auth/token', { grant_type: 'client_credentials', client_id: 'demo-business', client_secret: 'demo-business-secret' }, { baseUrl: victim.url });
     const token = login.body.access_token;
-    const customer = await onboardAt(victim.url, token);
+    const customer = await activeCustomer({ token, baseUrl: victim.url });
     expect((await post('/testhelpers/payout-account/topups', { amount: '100.00' }, { token, baseUrl: victim.url })).status).to.equal(201);
-    const ids = await sendPayouts(victim.url, token, customer.mobile, 'kill');
+    const ids = await sendPayouts(victim.url, token, customer.mobile_number, 'kill');
     // Every payout submitted first (PROCESSING, its SETTLE due 3 s later): a SUBMIT still to
     // run when the table is held below would block on it, and its SETTLE would never start.
     const processing = async () => Number((await db!('payouts').whereIn('id', ids).where({ status: 'PROCESSING' }).count({ n: '*' }))[0].n);
@@ -163,6 +163,6 @@ describe('payout processing across a crash (SIGKILL) of the instance running it'
     console.log(`      ${PAYOUTS} payouts, jobs held by the killed instance: every payout COMPLETED ${finalAfter} ms after the kill`);
     expect(statuses).to.deep.equal(ids.map(() => 'COMPLETED'));
     expect(finalAfter, 'recovery time').to.be.below(30_000);
-    await expectCompletedOnce(survivor, db!, token, ids, customer.walletId);
+    await expectCompletedOnce(survivor, db!, token, ids, customer.wallet_id);
   });
 });

@@ -10,7 +10,7 @@ import { get, post, request } from '../support/client.js';
 import { activeCustomer, startSession } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
 import { assertLedgerConsistent } from '../support/ledgerInvariants.js';
-import { createPayout, payoutBusiness, sendPayout } from '../support/payouts.js';
+import { createPayout, payoutBusiness, payoutBusinessHooks, sendPayout } from '../support/payouts.js';
 import { running } from '../support/service.js';
 
 const addEntries = (b: TestBusiness, entries: Record<string, unknown>[]) => post('/payout-whitelist/entries', { entries }, { token: b.token });
@@ -21,11 +21,7 @@ describe('Payout whitelist: entries and enforcement', function () {
   let b: TestBusiness;
   let customer: any;
 
-  before(async () => {
-    ({ b, customer } = await payoutBusiness());
-  });
-
-  after(() => assertLedgerConsistent(running().db, b.id));
+  payoutBusinessHooks((made) => ({ b, customer } = made));
 
   it('adds a customer by each identifier; adding it again answers the existing entry', async () => {
     const first = await addEntries(b, [{ mobileNumber: customer.mobile_number }]);

@@ -10,7 +10,7 @@ import { get, post } from '../support/client.js';
 import { activeCustomer, startSession } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
 import { assertLedgerConsistent } from '../support/ledgerInvariants.js';
-import { createPayout, payoutBusiness, payoutEventCodes, payoutOf, payoutReaching, sendPayout, topupPayoutAccount } from '../support/payouts.js';
+import { createPayout, payoutBusinessHooks, payoutEventCodes, payoutOf, payoutReaching, sendPayout, topupPayoutAccount } from '../support/payouts.js';
 import { running } from '../support/service.js';
 
 describe('Payouts: createPayout (E4) and getPayoutStatus', function () {
@@ -18,11 +18,7 @@ describe('Payouts: createPayout (E4) and getPayoutStatus', function () {
   let b: TestBusiness;
   let customer: any;
 
-  before(async () => {
-    ({ b, customer } = await payoutBusiness());
-  });
-
-  after(() => assertLedgerConsistent(running().db, b.id));
+  payoutBusinessHooks((made) => ({ b, customer } = made));
 
   it('pays a customer by mobile number: PENDING, then PROCESSING, then COMPLETED with the money on the wallet', async () => {
     const created = await createPayout(b, {

@@ -1,5 +1,5 @@
 /**
- * The token endpoint under abuse (floods of wrong secrets, probes for client ids): wrong secrets cost
+ * The token endpoint under abuse (a flood of wrong secrets, probing for client ids): wrong secrets cost
  * almost nothing, so a flood of them does not delay a legitimate token request, and
  * an unknown client id is refused after the same work as a known one with a wrong
  * secret, so ids cannot be enumerated by timing. Both failed with the scrypt hashing
@@ -9,7 +9,7 @@
 import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
 import { post } from '../support/client.js';
-import { startExtraService } from '../support/service.js';
+import { extraServiceHooks } from '../support/service.js';
 
 const tokenRequest = (client_id: string, client_secret: string) => ({ grant_type: 'client_credentials', client_id, client_secret });
 
@@ -23,10 +23,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 describe('auth: the token endpoint under abuse', () => {
   let service: RunningService;
-  before(async () => {
-    service = await startExtraService({ rateLimitPerMinute: 0, rateLimitPerAddressPerMinute: 0 }); // the limiter would hide the cost being measured
-  });
-  after(() => service.close());
+  // No rate limits: the limiter would hide the cost being measured.
+  extraServiceHooks({ rateLimitPerMinute: 0, rateLimitPerAddressPerMinute: 0 }, (s) => (service = s));
 
   it('a flood of 400 wrong secrets does not delay a legitimate token request noticeably', async function () {
     this.timeout(60_000);

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
 import { get, post, type ApiResponse } from '../support/client.js';
-import { onboardAt } from '../support/customers.js';
+import { activeCustomer } from '../support/customers.js';
 import { pgbouncerBinary, startPgbouncer, type Pgbouncer } from '../support/pgbouncer.js';
 import { precompiledApiDir, running, testConfig } from '../support/service.js';
 import { startService } from '../../src/server.js';
@@ -74,9 +74,9 @@ describe('behind pgbouncer in transaction pooling mode (DB_PREPARED_STATEMENTS=f
     expect((await get(`/cl/v1/wallets/${w2.id}/statement.csv`, call)).status).to.equal(200);
 
     // The core API's payout: PENDING, then the job queue's steps through the pooler.
-    const customer = await onboardAt(baseUrl, token);
+    const customer = await activeCustomer({ token, baseUrl });
     expect((await post('/testhelpers/payout-account/topups', { amount: '100.00' }, call)).status).to.equal(201);
-    const created = await post('/payouts/', { payout_amount: '25.00', payout_purpose: 'Cashback', external_reference: 'pooler', mobileNumber: customer.mobile }, {
+    const created = await post('/payouts/', { payout_amount: '25.00', payout_purpose: 'Cashback', external_reference: 'pooler', mobileNumber: customer.mobile_number }, {
       ...call,
       headers: { 'idempotency-key': randomUUID() },
     });

@@ -1,5 +1,5 @@
 /**
- * Unauthenticated floods: requests with no or a bad token are rate-limited per address,
+ * Rate limits for unauthenticated requests: requests with no or a bad token are rate-limited per address,
  * and the limits are shared by every instance through PostgreSQL (two instances
  * allow the documented limit in all, not twice it). Two extra instances run on a
  * database of their own, so that no other test's requests count.

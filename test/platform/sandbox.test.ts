@@ -3,17 +3,12 @@ import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
 import { get, post } from '../support/client.js';
 import { newBusiness } from '../support/fixtures.js';
-import { startExtraService } from '../support/service.js';
+import { extraServiceHooks } from '../support/service.js';
 import { expectProblem } from '../support/assertions.js';
 
 describe('test helpers outside the sandbox', () => {
   let production: RunningService;
-  before(async () => {
-    production = await startExtraService({ sandbox: false });
-  });
-  after(async () => {
-    await production.close();
-  });
+  extraServiceHooks({ sandbox: false }, (s) => (production = s));
 
   it('createSandboxTopup answers 404 NOT_FOUND when SANDBOX=false and moves no money', async () => {
     const b = await newBusiness();

@@ -1,4 +1,7 @@
-/** Assertions on problem-details responses, shared by the test files. */
+/**
+ * Assertions shared by the test files: problem-details responses (status and `code`, a
+ * validation error naming a field), and the error a promise rejects with.
+ */
 import { expect } from 'chai';
 import type { ApiResponse } from './client.js';
 

@@ -1,21 +1,15 @@
-/** Fixtures of the card flows, through the public API and the sandbox helpers. */
+/**
+ * Cards through the public API: issuance (issue, complete, verify the 4-digit OTP),
+ * status changes, the display of a card's data (E6, 6-digit OTP) and the OTP-guarded
+ * card steps (PIN, activation, conversion, replacement). Helpers named for a request
+ * return the response unasserted; the others assert each step's success.
+ */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { get, post, request } from './client.js';
-import { activeCustomer, latestOtp, newMobileNumber } from './customers.js';
+import { post, request } from './client.js';
+import { activeCustomer } from './customers.js';
 import type { TestBusiness } from './fixtures.js';
-
-/** The code of `digits` digits in the latest SMS the sandbox sent to `mobileNumber`. */
-export async function latestCode(b: TestBusiness, mobileNumber: string, digits: 4 | 6): Promise<string> {
-  const res = await get(`/testhelpers/sms-messages?mobile_number=${mobileNumber}&limit=1`, { token: b.token });
-  expect(res.status, JSON.stringify(res.body)).to.equal(200);
-  const code = new RegExp(`\\b[0-9]{${digits}}\\b`).exec(res.body.data[0]?.text ?? '')?.[0];
-  expect(code, `no ${digits}-digit code in ${JSON.stringify(res.body.data)}`).to.be.a('string');
-  return code!;
-}
-
-/** A code of the same length that is certainly not `code`. */
-export const otherCode = (code: string): string => String((Number(code) + 1) % 10 ** code.length).padStart(code.length, '0');
+import { latestOtp } from './sandbox.js';
 
 /** Issue card for a customer with a fresh idempotency-key (or `key`); returns the response (not asserted). */
 export const issueCard = (b: TestBusiness, body: Record<string, unknown>, key: string = randomUUID()) =>
@@ -25,7 +19,7 @@ export const issueCard = (b: TestBusiness, body: Record<string, unknown>, key: s
 export const completeIssuance = (b: TestBusiness, id: string, body: Record<string, unknown> = {}) =>
   post(`/cards/issuances/${id}/complete`, body, { token: b.token });
 
-/** E5; returns the response (not asserted). */
+/** Verifies an issuance's OTP (E5); returns the response (not asserted). */
 export const verifyIssuance = (b: TestBusiness, id: string, otp: string) => post(`/cards/issuances/${id}/verify-otp`, { otp }, { token: b.token });
 
 /** Changes a card's status; returns the response (not asserted). */
@@ -34,7 +28,7 @@ export const changeStatus = (b: TestBusiness, cardId: string, status: string) =>
 /** Starts a display of a card's data; returns the response (not asserted). */
 export const startDisplay = (b: TestBusiness, cardId: string) => post(`/cards/${cardId}/sensitive-data/display`, {}, { token: b.token });
 
-/** E6; returns the response (not asserted). */
+/** Verifies a display session's OTP (E6), which answers the card's data; returns the response (not asserted). */
 export const verifyDisplay = (b: TestBusiness, body: Record<string, unknown>) => post('/cards/sensitive-data/verify-otp', body, { token: b.token });
 
 /** An issuance waiting for its code (PENDING_OTP_VERIFICATION) for `customer` (a fresh ACTIVE one by default), and that code. */
@@ -44,7 +38,7 @@ export async function pendingIssuance(b: TestBusiness, body: Record<string, unkn
   expect(issued.status, JSON.stringify(issued.body)).to.equal(201);
   const completed = await completeIssuance(b, issued.body.id);
   expect(completed.status, JSON.stringify(completed.body)).to.equal(200);
-  return { customer, issuance: completed.body, code: await latestCode(b, customer.mobile_number, 4) };
+  return { customer, issuance: completed.body, code: await latestOtp(b, customer.mobile_number, 4) };
 }
 
 /** A card issued to the end (E5 passed) for `customer` (a fresh ACTIVE one by default). */
@@ -59,7 +53,7 @@ export async function issuedCard(b: TestBusiness, body: Record<string, unknown> 
 export async function displaySession(b: TestBusiness, card: any, customer: any): Promise<{ sessionId: string; code: string }> {
   const res = await startDisplay(b, card.id);
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
-  return { sessionId: res.body.session_id, code: await latestCode(b, customer.mobile_number, 6) };
+  return { sessionId: res.body.session_id, code: await latestOtp(b, customer.mobile_number) };
 }
 
 /** The card's data through E6 (asserts 200). */
@@ -68,16 +62,6 @@ export async function revealed(b: TestBusiness, card: any, customer: any): Promi
   const res = await verifyDisplay(b, { session_id: sessionId, otp: code });
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
   return res.body;
-}
-
-/** Changes the customer's mobile number to a fresh one from the profile settings, to the end (COMPLETED); returns the new number. */
-export async function changeNumber(b: TestBusiness, customerId: string): Promise<string> {
-  const newNumber = newMobileNumber();
-  const started = await post('/profile/change-mobile-number', { customer_id: customerId, new_mobile_number: newNumber }, { token: b.token });
-  expect(started.status, JSON.stringify(started.body)).to.equal(200);
-  const done = await post(`/profile/change-mobile-number/${started.body.session_id}/verify-otp`, { otp: await latestOtp(b, newNumber) }, { token: b.token });
-  expect(done.body.status, JSON.stringify(done.body)).to.equal('COMPLETED');
-  return newNumber;
 }
 
 /** The path segment of each OTP-guarded card step (setCardPin, activateCard, convertCardToPhysical, replaceCard). */
@@ -95,7 +79,7 @@ export const verifyStep = (b: TestBusiness, cardId: string, step: CardStep, sess
 export async function stepSession(b: TestBusiness, card: any, step: CardStep, body: Record<string, unknown>, mobileNumber: string): Promise<{ sessionId: string; code: string }> {
   const res = await startStep(b, card.id, step, body);
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
-  return { sessionId: res.body.session_id, code: await latestCode(b, mobileNumber, 6) };
+  return { sessionId: res.body.session_id, code: await latestOtp(b, mobileNumber) };
 }
 
 /** Card step `step` on `card` to the end (asserts 200); the card answered. */

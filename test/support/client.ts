@@ -6,6 +6,7 @@ import { assertMatchesContract } from './contract.js';
 import { appendFileSync } from 'node:fs';
 import { baseUrl, RESPONSES_FILE } from './service.js';
 
+/** A response as the tests see it, after the contract check. */
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
@@ -13,12 +14,16 @@ export interface ApiResponse<T = any> {
   body: T;
 }
 
+/** What a request carries besides its method and path. */
 export interface RequestOptions {
+  /** Sent as `Authorization: Bearer <token>`. */
   token?: string;
+  /** JSON-encoded, with `content-type: application/json` unless `headers` name another. */
   body?: unknown;
   /** Sent as-is instead of JSON-encoding `body`. */
   rawBody?: string;
   headers?: Record<string, string>;
+  /** Sent as the `idempotency-key` header. */
   idempotencyKey?: string;
   /** Another server than the main one under test (e.g. from startExtraService). */
   baseUrl?: string;
@@ -26,7 +31,11 @@ export interface RequestOptions {
   coverage?: boolean;
 }
 
-/** Sends one request and returns the contract-checked response. */
+/**
+ * Sends one request and returns the response once it has been recorded (for the card data
+ * search, ./leaks.ts) and checked against the contract (`assertMatchesContract` throws
+ * when the response breaks it).
+ */
 export async function request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
@@ -46,5 +55,7 @@ export async function request<T = any>(method: string, path: string, opts: Reque
   return { status: res.status, headers: res.headers, body: parsed as T };
 }
 
+/** GET `path`; the contract-checked response (status not asserted). */
 export const get = <T = any>(path: string, opts?: RequestOptions) => request<T>('GET', path, opts);
+/** POST `body` as JSON to `path`; the contract-checked response (status not asserted). */
 export const post = <T = any>(path: string, body: unknown, opts: RequestOptions = {}) => request<T>('POST', path, { ...opts, body });

@@ -59,6 +59,7 @@ function codesOf(schema: Schema | undefined): string[] {
   return [...own, ...((schema.allOf as Schema[] | undefined) ?? []).flatMap(codesOf)];
 }
 
+/** One response a document declares: for the coverage gate. */
 export interface DocumentedResponse {
   document: 'closed-loop' | 'core';
   operationId: string;
@@ -86,6 +87,7 @@ export function documentedResponses(): DocumentedResponse[] {
 /** The key under which `observed` records a response. */
 export const coverageKey = (status: number, code?: string): string => (code ? `${status} ${code}` : String(status));
 
+/** A response as received, for `assertMatchesContract`. */
 export interface ObservedResponse {
   method: string;
   path: string;

@@ -1,119 +1,95 @@
-/** Fixtures of the customer flows, built through the public API (the sandbox helpers included). */
-import { randomInt, randomUUID } from 'node:crypto';
+/**
+ * Customers and their onboarding, built through the public API (the sandbox's SMS
+ * outbox gives the OTP): fresh mobile numbers and national ids, onboarding sessions at
+ * each step (started, OTP verified, screened) and ACTIVE customers with a wallet. Each
+ * helper sends its requests as the `Caller` it is given, so that a customer can be
+ * onboarded through another instance than the main service (`{ token, baseUrl }`).
+ */
+import { randomInt } from 'node:crypto';
 import { expect } from 'chai';
-import { get, post, request } from './client.js';
-import type { TestBusiness } from './fixtures.js';
-import { signatureHeaders } from './operations.js';
-import { running } from './service.js';
+import { newEventId, providerReference, sendCallback } from './callbacks.js';
+import { get, post } from './client.js';
+import type { Caller, TestBusiness } from './fixtures.js';
 import { validInformation } from './kyc.js';
+import { latestOtp } from './sandbox.js';
+
+// The KYC information lives in ./kyc.ts, which has no dependency (the bulk-payout benchmark uses it too).
+export { validInformation };
 
 /** A fresh Saudi-style mobile number (966 5…), never one of the sandbox's test numbers. */
 export const newMobileNumber = (): string => `9665${String(randomInt(10_000_000, 99_999_999))}`;
 
-/** The code of the latest SMS the sandbox sent to `mobileNumber` for the business. */
-export async function latestOtp(b: TestBusiness, mobileNumber: string): Promise<string> {
-  const res = await get(`/testhelpers/sms-messages?mobile_number=${mobileNumber}&limit=1`, { token: b.token });
-  expect(res.status, JSON.stringify(res.body)).to.equal(200);
-  const code = /\b[0-9]{6}\b/.exec(res.body.data[0]?.text ?? '')?.[0];
-  expect(code, `no code in ${JSON.stringify(res.body.data)}`).to.be.a('string');
-  return code!;
-}
+/** A fresh valid national id (10 digits, starting with 1), never one of the sandbox's test ids. */
+export const newNationalId = (): string => `1${String(randomInt(100_000_000, 999_999_999))}`;
 
-/** A code that is certainly not `code`. */
-export const wrongCode = (code: string): string => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
-
-/** Starts onboarding `mobileNumber` (a fresh one by default); asserts 201. */
-export async function startSession(b: TestBusiness, body: Record<string, unknown> = {}): Promise<any> {
-  const res = await post('/onboarding/sessions', { mobile_number: newMobileNumber(), locale: 'en', ...body }, { token: b.token });
+/** Starts onboarding `mobile_number` (a fresh one by default) in locale `en` unless `body` says otherwise; asserts 201, returns the session. */
+export async function startSession(b: Caller, body: Record<string, unknown> = {}): Promise<any> {
+  const res = await post('/onboarding/sessions', { mobile_number: newMobileNumber(), locale: 'en', ...body }, { token: b.token, baseUrl: b.baseUrl });
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
   return res.body;
 }
 
-/** A session whose code was verified (OTP_VERIFIED). */
-export async function verifiedSession(b: TestBusiness, body: Record<string, unknown> = {}): Promise<any> {
+/** A session whose OTP was verified (OTP_VERIFIED); asserts 200 and returns the session. */
+export async function verifiedSession(b: Caller, body: Record<string, unknown> = {}): Promise<any> {
   const session = await startSession(b, body);
-  const res = await post(`/onboarding/sessions/${session.session_id}/verify-otp`, { otp: await latestOtp(b, session.mobile_number) }, { token: b.token });
+  const otp = await latestOtp(b, session.mobile_number);
+  const res = await post(`/onboarding/sessions/${session.session_id}/verify-otp`, { otp }, { token: b.token, baseUrl: b.baseUrl });
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
   return res.body;
 }
 
-/** Moves the business's sandbox clock forward; asserts 200. */
-export async function advanceClock(b: TestBusiness, seconds: number): Promise<void> {
-  const res = await post('/testhelpers/clock', { advance_seconds: seconds }, { token: b.token });
-  expect(res.status, JSON.stringify(res.body)).to.equal(200);
-}
-
-/** Makes the next `failures` calls of the business to `provider` fail; asserts 200. */
-export async function providerOutage(b: TestBusiness, provider: string, failures = 1): Promise<void> {
-  const res = await post('/testhelpers/provider-outages', { provider, failures }, { token: b.token });
-  expect(res.status, JSON.stringify(res.body)).to.equal(200);
-}
-
-/** A fresh valid national id (10 digits, starting with 1), never one of the sandbox's test ids. */
-export const newNationalId = (): string => `1${String(randomInt(100_000_000, 999_999_999))}`;
-
 /** Initiates identity verification of a session; returns the response (not asserted). */
-export const initiateIdentity = (b: TestBusiness, sessionId: string, nationalId = newNationalId(), dateOfBirth = '1990-04-15') =>
-  post(`/onboarding/sessions/${sessionId}/identity-verification`, { national_id: nationalId, date_of_birth: dateOfBirth }, { token: b.token });
+export const initiateIdentity = (b: Caller, sessionId: string, nationalId = newNationalId(), dateOfBirth = '1990-04-15') =>
+  post(`/onboarding/sessions/${sessionId}/identity-verification`, { national_id: nationalId, date_of_birth: dateOfBirth }, { token: b.token, baseUrl: b.baseUrl });
 
-/** A session verified by OTP and identity, then screened (by the sandbox, SCREENING_PASSED unless `nationalId` says otherwise). */
-export async function screenedSession(b: TestBusiness, nationalId = newNationalId(), body: Record<string, unknown> = {}): Promise<any> {
+/**
+ * A session verified by OTP and identity, then screened (by the sandbox: SCREENING_PASSED
+ * unless `nationalId` is one of its test ids that says otherwise); asserts the
+ * verification's 200 and returns the session.
+ */
+export async function screenedSession(b: Caller, nationalId = newNationalId(), body: Record<string, unknown> = {}): Promise<any> {
   const session = await verifiedSession(b, body);
   const res = await initiateIdentity(b, session.session_id, nationalId);
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
   return res.body;
 }
 
-export { validInformation };
-
-/** A customer onboarded to the end (ACTIVE, with a wallet); returns the customer. */
-export async function activeCustomer(b: TestBusiness, body: Record<string, unknown> = {}, nationalId = newNationalId()): Promise<any> {
-  const session = await screenedSession(b, nationalId, body);
-  expect(session.status).to.equal('SCREENING_PASSED');
-  const res = await post('/onboarding/complete-customer-information', validInformation(session.customer_id), { token: b.token });
+/**
+ * Completes the onboarding of a screened session's customer with valid KYC information:
+ * asserts the 200 and the status ACTIVE; returns the customer as getCustomer answers it
+ * (`id`, `mobile_number`, `wallet_id`, …).
+ */
+async function completedCustomer(b: Caller, customerId: string): Promise<any> {
+  const res = await post('/onboarding/complete-customer-information', validInformation(customerId), { token: b.token, baseUrl: b.baseUrl });
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
-  const customer = await get(`/customers/${session.customer_id}`, { token: b.token });
+  const customer = await get(`/customers/${customerId}`, { token: b.token, baseUrl: b.baseUrl });
   expect(customer.body.status).to.equal('ACTIVE');
   return customer.body;
 }
 
-/** The reference of the latest request of `kind` made for a session (what a provider's callback quotes). */
-export async function providerReference(sessionId: string, kind: 'IDENTITY' | 'MOBILE_OWNERSHIP' | 'SCREENING'): Promise<string> {
-  const row = await running().db('provider_requests').where({ subject_id: sessionId, kind }).orderBy('created_at', 'desc').first('id');
-  expect(row, `no ${kind} request for ${sessionId}`).to.not.equal(undefined);
-  return row.id;
+/**
+ * A customer onboarded to the end (ACTIVE, with a wallet), as the README does: asserts
+ * each step (SCREENING_PASSED, then completedCustomer's checks); returns the customer.
+ */
+export async function activeCustomer(b: Caller, body: Record<string, unknown> = {}, nationalId = newNationalId()): Promise<any> {
+  const session = await screenedSession(b, nationalId, body);
+  expect(session.status, JSON.stringify(session)).to.equal('SCREENING_PASSED');
+  return completedCustomer(b, session.customer_id);
 }
 
-/** Sends a provider callback, signed as the provider would (or with `opts.signature` / at `opts.timestamp`). */
-export function sendCallback(
-  path: '/callbacks/identity-verification' | '/callbacks/screening' | '/callbacks/mobile-ownership',
-  body: Record<string, unknown>,
-  opts: { timestamp?: number; signature?: string; baseUrl?: string } = {},
-) {
-  const provider = path === '/callbacks/screening' ? 'SCREENING' : 'IDENTITY_VERIFICATION';
-  const headers = opts.signature !== undefined ? { 'X-Provider-Signature': opts.signature } : signatureHeaders({ signedBy: provider }, body, opts.timestamp);
-  return request('POST', path, { body, headers, baseUrl: opts.baseUrl });
-}
-
-/** A fresh provider event id. */
-export const newEventId = (): string => `evt_${randomUUID().replaceAll('-', '')}`;
+/** The sandbox's test national id whose identity result the sandbox never delivers (a provider that answers late). */
+const UNANSWERED_NATIONAL_ID = '1000000006';
 
 /**
- * Onboards an ACTIVE customer of the business of `token` through the service at
- * `baseUrl` (another instance than the main one), as the README does.
+ * An ACTIVE customer whose national id is `nationalId`, which may be the sandbox's test id
+ * whose identity result is never delivered: the approval is then sent here, signed as the
+ * provider would (asserts APPLIED), before completedCustomer.
  */
-export async function onboardAt(baseUrl: string, token: string): Promise<{ id: string; mobile: string; walletId: string }> {
-  const mobile = newMobileNumber();
-  const session = await post('/onboarding/sessions', { mobile_number: mobile, locale: 'en' }, { token, baseUrl });
-  expect(session.status, JSON.stringify(session.body)).to.equal(201);
-  const sms = await get(`/testhelpers/sms-messages?mobile_number=${mobile}&limit=1`, { token, baseUrl });
-  const otp = /\d{6}/.exec(sms.body.data[0].text)![0];
-  const id = session.body.session_id;
-  expect((await post(`/onboarding/sessions/${id}/verify-otp`, { otp }, { token, baseUrl })).status).to.equal(200);
-  const screened = await post(`/onboarding/sessions/${id}/identity-verification`, { national_id: newNationalId(), date_of_birth: '1990-04-15' }, { token, baseUrl });
-  expect(screened.body.status, JSON.stringify(screened.body)).to.equal('SCREENING_PASSED');
-  const customerId = session.body.customer_id;
-  expect((await post('/onboarding/complete-customer-information', validInformation(customerId), { token, baseUrl })).status).to.equal(200);
-  const customer = await get(`/customers/${customerId}`, { token, baseUrl });
-  return { id: customerId, mobile, walletId: customer.body.wallet_id };
+export async function activeCustomerWithId(b: TestBusiness, nationalId: string): Promise<any> {
+  if (nationalId !== UNANSWERED_NATIONAL_ID) return activeCustomer(b, {}, nationalId);
+  const session = await screenedSession(b, nationalId);
+  const reference = await providerReference(session.session_id, 'IDENTITY');
+  const approval = { event_id: newEventId(), reference, outcome: 'APPROVED', full_name: 'Manual Approval', rejection_reason: null, occurred_at: new Date().toISOString() };
+  expect((await sendCallback('/callbacks/identity-verification', approval)).body.result).to.equal('APPLIED');
+  return completedCustomer(b, session.customer_id);
 }

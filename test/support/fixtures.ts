@@ -1,4 +1,8 @@
-/** Test fixtures built through the public API only. */
+/**
+ * Fixtures of the closed loop, built through the public API only: businesses (through
+ * the sandbox platform client) with a token of their own client, wallets, and money on
+ * them (the sandbox top-up, funds, payouts).
+ */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { post } from './client.js';
@@ -6,9 +10,9 @@ import { post } from './client.js';
 /** A short unique suffix for names and references. */
 export const uniq = (): string => randomUUID().slice(0, 8);
 
-/** A token for client credentials; asserts 200. */
-export async function tokenFor(clientId: string, clientSecret: string): Promise<string> {
-  const res = await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+/** An access token for client credentials, from the main service or the one at `baseUrl`; asserts 200. */
+export async function tokenFor(clientId: string, clientSecret: string, baseUrl?: string): Promise<string> {
+  const res = await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }, { baseUrl });
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
   return res.body.access_token;
 }
@@ -16,6 +20,17 @@ export async function tokenFor(clientId: string, clientSecret: string): Promise<
 /** A token of the sandbox platform client. */
 export const platformToken = (): Promise<string> => tokenFor('sandbox-platform', 'sandbox-platform-secret');
 
+/**
+ * Who sends a fixture's requests: a business's access token and, when the requests go
+ * to another instance than the main service under test (e.g. one from
+ * startExtraService), that instance's base URL. A TestBusiness is one.
+ */
+export interface Caller {
+  token: string;
+  baseUrl?: string;
+}
+
+/** A business of the test's own: its id, a token of its client, its operational account's number. */
 export interface TestBusiness {
   id: string;
   token: string;

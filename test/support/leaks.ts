@@ -1,3 +1,10 @@
+/**
+ * What must never leak, and the search for it: the patterns of secrets and tokens no log
+ * line may hold (LEAKS), and every card's PAN, CVV and PIN, opened with the run's keys,
+ * searched in the run's log file and in every response the tests received except a
+ * successful E6 (cardDataLeaks). Used by the root hooks (./service.ts) after the whole
+ * run, and by test/platform/logs.test.ts and test/cards/cardLeaks.test.ts.
+ */
 import { existsSync, readFileSync } from 'node:fs';
 import type { Knex } from 'knex';
 import type { Config } from '../../src/config.js';

@@ -1,9 +1,17 @@
-/** Fixtures of the mobile number change flows, through the public API and the sandbox helpers. */
+/**
+ * A customer's mobile number change, from the profile settings and from the login screen,
+ * through the public API and the sandbox helpers: starting a change, verifying its OTP,
+ * reading its session, the login screen's identity verification and the ownership
+ * check's callback, and a whole change from the profile settings.
+ */
 import { expect } from 'chai';
 import { get, post } from './client.js';
-import { activeCustomer, newEventId, providerReference, screenedSession, sendCallback, validInformation } from './customers.js';
+import { newEventId, providerReference, sendCallback } from './callbacks.js';
+import { newMobileNumber } from './customers.js';
 import type { TestBusiness } from './fixtures.js';
+import { latestOtp } from './sandbox.js';
 
+/** Where a change starts: the profile settings or the login screen (the path's first segment). */
 export type Channel = 'profile' | 'login';
 
 /** Starts a change from the profile settings (seed E7); returns the response (not asserted). */
@@ -25,26 +33,25 @@ export async function changeStatus(b: TestBusiness, channel: Channel, sessionId:
   return res.body;
 }
 
-/** Initiates the identity verification of a change from the login screen; returns the response. */
+/** Initiates the identity verification of a change from the login screen; returns the response (not asserted). */
 export const initiateLoginIdentity = (b: TestBusiness, sessionId: string, nationalId: string) =>
   post(`/login/change-mobile-number/${sessionId}/identity-verification`, { national_id: nationalId, date_of_birth: '1990-04-15' }, { token: b.token });
 
-/**
- * An ACTIVE customer whose national id is `nationalId`, also one of the sandbox's test ids
- * whose identity result is never delivered (the approval is sent here, as the provider would).
- */
-export async function activeCustomerWithId(b: TestBusiness, nationalId: string): Promise<any> {
-  if (nationalId !== '1000000006') return activeCustomer(b, {}, nationalId);
-  const session = await screenedSession(b, nationalId);
-  const reference = await providerReference(session.session_id, 'IDENTITY');
-  const approval = { event_id: newEventId(), reference, outcome: 'APPROVED', full_name: 'Manual Approval', rejection_reason: null, occurred_at: new Date().toISOString() };
-  expect((await sendCallback('/callbacks/identity-verification', approval)).body.result).to.equal('APPLIED');
-  expect((await post('/onboarding/complete-customer-information', validInformation(session.customer_id), { token: b.token })).status).to.equal(200);
-  return (await get(`/customers/${session.customer_id}`, { token: b.token })).body;
-}
-
-/** Sends the ownership check's result for a change session, signed as the provider would. */
+/** Sends the ownership check's result for a change session, signed as the provider would; returns the response (not asserted). */
 export async function ownershipResult(sessionId: string, outcome: 'CONFIRMED' | 'REJECTED', eventId = newEventId()) {
   const reference = await providerReference(sessionId, 'MOBILE_OWNERSHIP');
   return sendCallback('/callbacks/mobile-ownership', { event_id: eventId, reference, outcome, occurred_at: new Date().toISOString() });
+}
+
+/**
+ * Changes the customer's mobile number to a fresh one from the profile settings, to the
+ * end: asserts the start's 200 and the status COMPLETED after the OTP; returns the new number.
+ */
+export async function changeNumber(b: TestBusiness, customerId: string): Promise<string> {
+  const newNumber = newMobileNumber();
+  const started = await changeFromProfile(b, customerId, newNumber);
+  expect(started.status, JSON.stringify(started.body)).to.equal(200);
+  const done = await verifyChange(b, 'profile', started.body.session_id, await latestOtp(b, newNumber));
+  expect(done.body.status, JSON.stringify(done.body)).to.equal('COMPLETED');
+  return newNumber;
 }

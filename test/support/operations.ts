@@ -12,6 +12,7 @@ import { SIGNATURE_SCHEMES } from '../../src/http/signatures.js';
 import { signCallback } from '../../src/providers/signatures.js';
 import { TEST_CALLBACK_SECRETS } from './service.js';
 
+/** One operation of a bundled document, ready to be called with its documented examples. */
 export interface DocumentedOperation {
   operationId: string;
   summary: string;

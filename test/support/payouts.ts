@@ -1,9 +1,16 @@
-/** Fixtures of the payout tests (core API, issue 8), through the public API. */
+/**
+ * Payouts to customers (core API) through the public API: a business ready to pay out
+ * (and the hooks of a suite on one), createPayout and createBulkPayout requests, waiting
+ * for a payout's or a batch's outcome, the events recorded about a payout, and a batch's
+ * counts checked against its report.
+ */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { get, post, type ApiResponse } from './client.js';
-import { activeCustomer, newMobileNumber, newNationalId, validInformation } from './customers.js';
+import { activeCustomer } from './customers.js';
 import { newBusiness, type TestBusiness } from './fixtures.js';
+import { assertLedgerConsistent } from './ledgerInvariants.js';
+import { running } from './service.js';
 
 /** Tops up the business's payout account (sandbox helper); asserts 201. */
 export async function topupPayoutAccount(b: TestBusiness, amount: string): Promise<any> {
@@ -12,12 +19,34 @@ export async function topupPayoutAccount(b: TestBusiness, amount: string): Promi
   return res.body;
 }
 
+/** A business ready to pay out: `b`, one ACTIVE customer of it (as getCustomer answers it). */
+export interface PayoutBusiness {
+  b: TestBusiness;
+  customer: any;
+}
+
 /** A new business with an ACTIVE customer and `amount` on its payout account. */
-export async function payoutBusiness(amount = '1000.00'): Promise<{ b: TestBusiness; customer: any }> {
+export async function payoutBusiness(amount = '1000.00'): Promise<PayoutBusiness> {
   const b = await newBusiness();
   const customer = await activeCustomer(b);
   await topupPayoutAccount(b, amount);
   return { b, customer };
+}
+
+/**
+ * Registers the hooks of a suite whose tests share one payout business: in `before`, a
+ * payoutBusiness(`amount`) handed to `keep` (which stores it in the suite's variables);
+ * in `after`, every ledger invariant over that business (assertLedgerConsistent).
+ */
+export function payoutBusinessHooks(keep: (made: PayoutBusiness) => void, amount?: string): void {
+  let made: PayoutBusiness | undefined;
+  before(async () => {
+    made = await payoutBusiness(amount);
+    keep(made);
+  });
+  after(async () => {
+    if (made) await assertLedgerConsistent(running().db, made.b.id);
+  });
 }
 
 /** Sends E4 with `body` under `key` (a fresh one by default); the response is not asserted. */
@@ -98,24 +127,4 @@ export async function bulkPayoutSettled(b: TestBusiness, id: string, ms = 20_000
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-}
-
-/**
- * Onboards an ACTIVE customer of the business whose `token` it is through the service at
- * `baseUrl` (a sandbox instance, e.g. on a database of its own), as the README does.
- */
-export async function onboardThrough(baseUrl: string, token: string): Promise<{ id: string; mobile: string; walletId: string }> {
-  const mobile = newMobileNumber();
-  const session = await post('/onboarding/sessions', { mobile_number: mobile, locale: 'en' }, { token, baseUrl });
-  expect(session.status, JSON.stringify(session.body)).to.equal(201);
-  const sms = await get(`/testhelpers/sms-messages?mobile_number=${mobile}&limit=1`, { token, baseUrl });
-  const otp = /\d{6}/.exec(sms.body.data[0].text)![0];
-  const id = session.body.session_id;
-  expect((await post(`/onboarding/sessions/${id}/verify-otp`, { otp }, { token, baseUrl })).status).to.equal(200);
-  const screened = await post(`/onboarding/sessions/${id}/identity-verification`, { national_id: newNationalId(), date_of_birth: '1990-04-15' }, { token, baseUrl });
-  expect(screened.body.status, JSON.stringify(screened.body)).to.equal('SCREENING_PASSED');
-  const customerId = session.body.customer_id;
-  expect((await post('/onboarding/complete-customer-information', validInformation(customerId), { token, baseUrl })).status).to.equal(200);
-  const customer = await get(`/customers/${customerId}`, { token, baseUrl });
-  return { id: customerId, mobile, walletId: customer.body.wallet_id };
 }

@@ -23,6 +23,7 @@ export function pgbouncerBinary(): string | undefined {
   return undefined;
 }
 
+/** A running pgbouncer of the test's own. */
 export interface Pgbouncer {
   /** `databaseUrl` with its host and port replaced by pgbouncer's. */
   url: string;

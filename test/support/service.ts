@@ -127,6 +127,23 @@ export async function startExtraService(overrides: Partial<Config>, database?: s
   return startService(testConfig(overrides), { database: url, quiet: true, apiDir });
 }
 
+/**
+ * Registers the hooks of a suite that also talks to another server on the same database
+ * (startExtraService(`overrides`), e.g. `{ sandbox: false }` for production mode): started
+ * in `before` and handed to `keep` (which stores it in the suite's variables), closed in
+ * `after`.
+ */
+export function extraServiceHooks(overrides: Partial<Config>, keep: (service: RunningService) => void): void {
+  let extra: RunningService | undefined;
+  before(async () => {
+    extra = await startExtraService(overrides);
+    keep(extra);
+  });
+  after(async () => {
+    await extra?.close();
+  });
+}
+
 let databaseUrl: string | undefined;
 
 /**
@@ -155,6 +172,11 @@ function allPassed(suite: Mocha.Suite): boolean {
   return suite.tests.every((t) => t.isPending() || t.state === 'passed') && suite.suites.every(allPassed);
 }
 
+/**
+ * The root hooks (.mocharc.json requires this file): `beforeAll` starts the service for the
+ * run; `afterAll` applies the coverage gate (CONTRACT_COVERAGE=strict), searches the run's
+ * logs and responses for leaks, and stops the service.
+ */
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
     this.timeout(120_000);

@@ -16,6 +16,7 @@ export function testSecret(): string {
   return `whsec_${Buffer.concat([SECRET_PREFIX, randomBytes(14)]).toString('base64')}`;
 }
 
+/** One request the receiver got. */
 export interface Received {
   headers: IncomingHttpHeaders;
   body: string;
@@ -25,6 +26,7 @@ export interface Received {
   json: any;
 }
 
+/** How the receiver answers one request. */
 export interface Answer {
   status: number;
   headers?: Record<string, string>;
@@ -32,6 +34,7 @@ export interface Answer {
   after?: Promise<unknown>;
 }
 
+/** A running receiver: its URL, what it got so far, and its stop. */
 export interface Receiver {
   url: string;
   received: Received[];

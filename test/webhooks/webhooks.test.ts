@@ -3,7 +3,7 @@ import type { RunningService } from '../../src/server.js';
 import { get, post } from '../support/client.js';
 import { newBusiness, platformToken, uniq } from '../support/fixtures.js';
 import { expectProblem } from '../support/assertions.js';
-import { startExtraService } from '../support/service.js';
+import { extraServiceHooks } from '../support/service.js';
 import { testSecret } from '../support/webhooks.js';
 
 const validEndpoint = () => ({
@@ -122,10 +122,7 @@ describe('webhooks: which URLs createWebhookEndpoint accepts', () => {
 
   describe('production (SANDBOX=false)', () => {
     let production: RunningService;
-    before(async () => {
-      production = await startExtraService({ sandbox: false });
-    });
-    after(() => production.close());
+    extraServiceHooks({ sandbox: false }, (s) => (production = s));
 
     it('accepts only https to public addresses', async () => {
       const business = await newBusiness();

@@ -6,18 +6,13 @@
  * accounted for.
  */
 import { request, type ApiResponse } from '../client.js';
+import { tokenFor } from '../fixtures.js';
 import type { BusinessModel, LoggedOp, WalletModel } from './model.js';
 import type { Instances } from './transport.js';
 
 /** Throws unless `res` has `status`, showing the body. */
 function must(res: ApiResponse, status: number, what: string): void {
   if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
-}
-
-async function tokenFor(baseUrl: string, clientId: string, clientSecret: string): Promise<string> {
-  const res = await request('POST', '/cl/v1/auth/token', { baseUrl, body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } });
-  must(res, 200, `token for ${clientId}`);
-  return res.body.access_token;
 }
 
 export interface SetupOptions {
@@ -31,12 +26,12 @@ export interface SetupOptions {
 /** Creates the run's businesses and wallets and sends the opening money (logged in `log`). */
 export async function setUpBusinesses(instances: Instances, opts: SetupOptions, log: LoggedOp[]): Promise<BusinessModel[]> {
   const baseUrl = instances.list()[0];
-  const platform = await tokenFor(baseUrl, 'sandbox-platform', 'sandbox-platform-secret');
+  const platform = await tokenFor('sandbox-platform', 'sandbox-platform-secret', baseUrl);
   const out: BusinessModel[] = [];
   for (let index = 0; index < opts.businesses; index++) {
     const created = await request('POST', '/cl/v1/businesses', { baseUrl, token: platform, body: { name: `Property ${opts.seed} #${index}` } });
     must(created, 201, 'createBusiness');
-    const token = await tokenFor(baseUrl, created.body.credentials.client_id, created.body.credentials.client_secret);
+    const token = await tokenFor(created.body.credentials.client_id, created.body.credentials.client_secret, baseUrl);
     const wallets: WalletModel[] = [];
     for (let w = 0; w < opts.walletsPerBusiness; w++) {
       const canOverdraft = w < opts.overdraftWallets;
