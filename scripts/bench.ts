@@ -35,7 +35,6 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
-import { DEFAULT_DB_POOL_SIZE } from '../src/db/knex.js';
 import { freePort } from '../src/db/embedded.js';
 import { comparePair, pacedLoad, type LoadRequest, type LoadResult, type PacedResult } from './bench/load.js';
 import { cpuMs, peakRssMiB, postgresCpuMs, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './bench/processes.js';
@@ -47,7 +46,7 @@ const WARMUP = Number(process.env.WARMUP ?? 3);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
 const WALLETS = Number(process.env.WALLETS ?? 2000);
 const STARTS = Number(process.env.STARTS ?? 3);
-const POOL_SIZE = loadConfig().dbPoolSize ?? DEFAULT_DB_POOL_SIZE;
+const POOL_SIZE = loadConfig().dbPoolSize;
 const ONLY = process.env.ONLY?.split(',');
 
 // The service's own targets (README, "Benchmark"): memory and start-up; the scenarios carry their own.

@@ -54,6 +54,7 @@
  */
 import type { Config } from './kernel/serviceConfig.js';
 import { DEFAULT_BACKGROUND_CONCURRENCY, DEFAULT_BACKGROUND_REST_RATIO, isRestRatio, MAX_BACKGROUND_CONCURRENCY, MAX_BACKGROUND_REST_RATIO } from './kernel/background.js';
+import { DEFAULT_DB_POOL_SIZE } from './db/pool.js';
 
 /** The configuration's shape lives in the kernel (every layer reads it); this module reads it from the environment. */
 export type { Config };
@@ -117,7 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerAddressPerMinute: intFrom(env.RATE_LIMIT_PER_ADDRESS_PER_MINUTE, 600, 'RATE_LIMIT_PER_ADDRESS_PER_MINUTE'),
     sandbox: env.SANDBOX !== 'false',
     statementMaxEntries: intFrom(env.STATEMENT_MAX_ENTRIES, 10_000, 'STATEMENT_MAX_ENTRIES', 10_000),
-    dbPoolSize: env.DB_POOL_SIZE ? intFrom(env.DB_POOL_SIZE, 0, 'DB_POOL_SIZE', 10_000, 1) : undefined,
+    dbPoolSize: env.DB_POOL_SIZE ? intFrom(env.DB_POOL_SIZE, 0, 'DB_POOL_SIZE', 10_000, 1) : DEFAULT_DB_POOL_SIZE,
     dbPreparedStatements: booleanFrom(env.DB_PREPARED_STATEMENTS, true, 'DB_PREPARED_STATEMENTS'),
     corsOrigins: originsFrom(env.CORS_ORIGINS),
     logLevel: env.LOG_LEVEL || 'info',

@@ -8,6 +8,7 @@ import { RETRY_EVENT, retryTransactions, withConflictRetries } from './retry.js'
 import * as baseline from './migrations/024_baseline.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
+import { DEFAULT_DB_POOL_SIZE } from './pool.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -20,15 +21,6 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
 const MIGRATIONS: Record<string, Knex.Migration> = {
   [BASELINE_MIGRATION]: baseline,
 };
-
-/**
- * Most connections of a pool when DB_POOL_SIZE is unset. Money movements are bound by WAL flushes at commit
- * (measured: backends mostly wait on WALWrite/WalSync, 2-core PostgreSQL, 50
- * requests in flight): more connections commit together in one flush, and 40
- * moved more per second than 8 or 20, for the service and the bare reference
- * alike. Reads gain nothing and lose little.
- */
-export const DEFAULT_DB_POOL_SIZE = 40;
 
 /** Migration source for `knex.migrate` with the migrations above. */
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -31,8 +31,8 @@ export interface Config {
   /** Older card data keys by version, still readable. */
   cardDataPreviousKeys: Record<number, string>;
   cardFingerprintKey?: string;
-  /** Most connections in the database pool; unset: DEFAULT_DB_POOL_SIZE of src/db/knex.ts, where the pool is made. */
-  dbPoolSize?: number;
+  /** Most connections in the database pool (DB_POOL_SIZE; default DEFAULT_DB_POOL_SIZE of src/db/pool.ts). */
+  dbPoolSize: number;
   /** False: statements are sent unnamed (pooler in transaction mode). */
   dbPreparedStatements: boolean;
   webhookTimeoutMs: number;
