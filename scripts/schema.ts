@@ -1,7 +1,8 @@
 /**
  * Writes docs/schema.md: the live schema of a database migrated by this repository
- * (src/db/schemaDescription.ts), so that a reader finds every table, index, constraint,
- * trigger and function in one place without running anything.
+ * (read by src/db/schemaDescription.ts, rendered by src/db/schemaMarkdown.ts), so that a
+ * reader finds every table, index, constraint, trigger and function in one place without
+ * running anything.
  *
  *   npm run db:schema              writes docs/schema.md
  *   npm run db:schema -- --check   exits 1 when docs/schema.md differs from the live schema
@@ -15,7 +16,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { connectAndMigrate } from '../src/db/knex.js';
-import { describeSchema, schemaDrift, schemaMarkdown, SCHEMA_DOCUMENT } from '../src/db/schemaDescription.js';
+import { describeSchema } from '../src/db/schemaDescription.js';
+import { schemaDrift, schemaMarkdown, SCHEMA_DOCUMENT } from '../src/db/schemaMarkdown.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const check = process.argv.includes('--check');

@@ -1,13 +1,15 @@
 /**
- * docs/schema.md is the live schema (src/db/schemaDescription.ts, `npm run db:schema`):
- * the suite's database, migrated by this repository's migrations and SQL definitions, is
- * described again and compared with the committed file. A migration or `.sql` change
+ * docs/schema.md is the live schema (src/db/schemaDescription.ts reads it,
+ * src/db/schemaMarkdown.ts renders it, `npm run db:schema` writes it): the suite's
+ * database, migrated by this repository's migrations and SQL definitions, is described
+ * again and compared with the committed file. A migration or `.sql` change
  * without `npm run db:schema` fails here, naming the first line that differs.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { describeSchema, schemaDrift, schemaMarkdown, SCHEMA_DOCUMENT } from '../../src/db/schemaDescription.js';
+import { describeSchema } from '../../src/db/schemaDescription.js';
+import { schemaDrift, schemaMarkdown, SCHEMA_DOCUMENT } from '../../src/db/schemaMarkdown.js';
 import { running } from '../support/service.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
