@@ -19,6 +19,9 @@ export const PROJECT_ROOT = projectRoot(import.meta.dirname);
 /** The bundled API documents (generated/openapi: closed-loop and core, .json and .yaml). */
 export const GENERATED_OPENAPI = path.join(PROJECT_ROOT, 'generated', 'openapi');
 
+/** The API changelog, served beside the documents (`GET /openapi/CHANGELOG.md`). */
+export const API_CHANGELOG = path.join(PROJECT_ROOT, 'openapi', 'CHANGELOG.md');
+
 /** Whether this code runs compiled from dist/ (as `npm start` runs it), not from src/ with tsx. */
 export const RUNNING_COMPILED = path.relative(PROJECT_ROOT, import.meta.dirname).split(path.sep)[0] === 'dist';
 

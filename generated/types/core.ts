@@ -2031,6 +2031,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openapi/{version}/{document}.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an API document of a version as JSON
+         * @description Returns the bundled, single-file OpenAPI 3.1 document of the closed-loop or the core API as JSON, as the API version in the path serves it (its `info.version` is `<release>+<version>`), whatever `X-API-Version` the request carries. The unversioned address serves the request's version (the default one without the header).
+         */
+        get: operations["getVersionedApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/{version}/{document}.yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an API document of a version as YAML
+         * @description Returns the bundled, single-file OpenAPI 3.1 document of the closed-loop or the core API as YAML, as the API version in the path serves it (its `info.version` is `<release>+<version>`), whatever `X-API-Version` the request carries. The unversioned address serves the request's version (the default one without the header).
+         */
+        get: operations["getVersionedApiDocumentYaml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/CHANGELOG.md": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * API changelog
+         * @description The changelog of the API documents, as committed with them (Markdown): per release of the documents (`info.version`), each change with its kind (breaking, additive or documentation), and the changes not released yet. Deprecation responses link here.
+         */
+        get: operations["getApiChangelog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs": {
         parameters: {
             query?: never;
@@ -2040,7 +2100,7 @@ export interface paths {
         };
         /**
          * API reference
-         * @description An HTML page for people: the interactive reference of both API documents (closed-loop and core), rendered in the browser by Scalar from `/openapi/closed-loop.json` and `/openapi/core.json`. Everything the page loads comes from this service (`/docs/assets/{asset_name}`); its `Content-Security-Policy` allows no other origin.
+         * @description An HTML page for people: the interactive reference of both API documents (closed-loop and core), rendered in the browser by Scalar from `/openapi/closed-loop.json` and `/openapi/core.json`. A header links both documents, the changelog (`/openapi/CHANGELOG.md`) and a version picker (`?version=`: the documents as that version serves them). Everything the page loads comes from this service (`/docs/assets/{asset_name}`); its `Content-Security-Policy` allows no other origin.
          */
         get: operations["getApiReference"];
         put?: never;
@@ -2928,8 +2988,14 @@ export interface components {
         /** @description The document's `info` object (only `title` and `version` are shown here). */
         OpenApiInfo: {
             title: string;
+            /**
+             * @description What the document is: the release of the documents (semver, see `/openapi/CHANGELOG.md`) and, as build metadata, the API version that serves it (`1.0.0+v2`: release 1.0.0 as served under `X-API-Version: v2`).
+             * @example 1.0.0+v1
+             */
             version: string;
         };
+        /** @description The API changelog (Markdown). */
+        ApiChangelog: string;
         /** @description An HTML page. */
         ApiReferencePage: string;
         /**
@@ -4977,6 +5043,11 @@ export interface components {
          * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
          */
         EventId: components["schemas"]["Uuid"];
+        /**
+         * @description The API version whose document this is (a value of `X-API-Version`).
+         * @example v2
+         */
+        ApiDocumentVersionParameter: components["schemas"]["ApiVersion"];
         /**
          * @description Which API document.
          * @example closed-loop
@@ -9424,7 +9495,7 @@ export interface operations {
                      *       "openapi": "3.1.0",
                      *       "info": {
                      *         "title": "Closed-Loop Wallet API",
-                     *         "version": "1.0.0"
+                     *         "version": "1.0.0+v1"
                      *       },
                      *       "paths": {}
                      *     }
@@ -9478,6 +9549,144 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getVersionedApiDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description The API version whose document this is (a value of `X-API-Version`).
+                 * @example v2
+                 */
+                version: components["parameters"]["ApiDocumentVersionParameter"];
+                /**
+                 * @description Which API document.
+                 * @example closed-loop
+                 */
+                document: components["parameters"]["ApiDocumentParameter"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Core Wallet API",
+                     *         "version": "1.0.0+v2"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getVersionedApiDocumentYaml: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description The API version whose document this is (a value of `X-API-Version`).
+                 * @example v2
+                 */
+                version: components["parameters"]["ApiDocumentVersionParameter"];
+                /**
+                 * @description Which API document.
+                 * @example closed-loop
+                 */
+                document: components["parameters"]["ApiDocumentParameter"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example openapi: 3.1.0
+                     *     info:
+                     *       title: Core Wallet API
+                     *       version: 1.0.0+v2
+                     */
+                    "application/yaml": components["schemas"]["OpenApiDocumentYaml"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getApiChangelog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changelog. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # API changelog
+                     *
+                     *     ## Unreleased
+                     *
+                     *     No changes to the documents since the last release.
+                     */
+                    "text/markdown": components["schemas"]["ApiChangelog"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getApiReference: {
         parameters: {
             query?: {
@@ -9486,6 +9695,11 @@ export interface operations {
                  * @example core
                  */
                 api?: components["schemas"]["ApiReferenceDocument"];
+                /**
+                 * @description The API version whose documents the page shows (`/openapi/{version}/…`); the request's version when absent. The page's version picker links each version.
+                 * @example v2
+                 */
+                version?: components["schemas"]["ApiVersion"];
             };
             header?: {
                 /**

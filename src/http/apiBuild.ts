@@ -21,6 +21,7 @@ import type { AnySchema, ValidateFunction } from 'ajv';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import { GENERATED_OPENAPI } from '../paths.js';
 import type { ApiOperation, CompiledApi, DocumentName } from './apiTypes.js';
+import { operationDeprecations } from './deprecation.js';
 
 /** Every API document the service serves. */
 export const DOCUMENTS: DocumentName[] = ['closed-loop', 'core'];
@@ -83,6 +84,7 @@ async function buildOperations(name: DocumentName): Promise<BuiltOperation[]> {
       path: op.path,
       security: JSON.stringify(op.security ?? documentSecurity),
       mediaTypes: Object.keys((op.requestBody as { content?: object } | undefined)?.content ?? {}),
+      ...operationDeprecations(op as never),
       validators: fns.map((fn) => ({ fn, options: optionsOf.get(fn) ?? {} })),
     };
   });

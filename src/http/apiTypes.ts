@@ -4,6 +4,7 @@
  * only when it builds a document in process.
  */
 import type { ValidateFunction } from 'ajv';
+import type { DeprecatedParameter, Deprecation } from './deprecation.js';
 
 export type DocumentName = 'closed-loop' | 'core';
 
@@ -18,6 +19,10 @@ export interface ApiOperation {
   security: string;
   /** The media types its request body may be sent as (none when it takes no body). */
   mediaTypes: string[];
+  /** Its deprecation (`deprecated: true`, `x-deprecated-at`, `x-sunset`), when deprecated. */
+  deprecation?: Deprecation;
+  /** Its deprecated parameters: a request that sends one gets the deprecation headers. */
+  deprecatedParameters: DeprecatedParameter[];
 }
 
 /** A document's operations and, by operationId, its request validators (body first, then parameters). */

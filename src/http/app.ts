@@ -19,7 +19,7 @@ import { corsMiddleware } from './cors.js';
 import { hasBody, mountApi } from './openapi.js';
 import type { Services } from '../kernel/services.js';
 import { RateLimiter } from './rateLimit.js';
-import { SUPPORTED_API_VERSIONS } from './versions.js';
+import { DEFAULT_API_VERSION, isApiVersion, SUPPORTED_API_VERSIONS, type ApiVersion } from './versions.js';
 
 
 /**
@@ -28,10 +28,10 @@ import { SUPPORTED_API_VERSIONS } from './versions.js';
  * repeated header included, throws 400 UNSUPPORTED_API_VERSION: the one rule of the
  * shared `X-API-Version` parameter, applied to every request before anything else.
  */
-export function negotiatedVersion(header: string | string[] | undefined): string {
-  if (header === undefined) return SUPPORTED_API_VERSIONS[0];
+export function negotiatedVersion(header: string | string[] | undefined): ApiVersion {
+  if (header === undefined) return DEFAULT_API_VERSION;
   const requested = Array.isArray(header) ? header.join(', ') : header;
-  if ((SUPPORTED_API_VERSIONS as readonly string[]).includes(requested)) return requested;
+  if (isApiVersion(requested)) return requested;
   throw new AppError('UNSUPPORTED_API_VERSION', `X-API-Version "${requested}" is not supported; use one of ${SUPPORTED_API_VERSIONS.join(', ')}.`, {
     errors: [{ pointer: '/header/X-API-Version', detail: `must be one of ${SUPPORTED_API_VERSIONS.join(', ')}` }],
   });
@@ -85,9 +85,10 @@ export async function createApp(services: Services, handlers: ApiHandlers, opts:
     const requestId = /^[A-Za-z0-9._-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
-    ctx.set('X-API-Version', SUPPORTED_API_VERSIONS[0]);
+    ctx.set('X-API-Version', DEFAULT_API_VERSION);
     try {
-      ctx.set('X-API-Version', negotiatedVersion(ctx.headers['x-api-version']));
+      ctx.state.apiVersion = negotiatedVersion(ctx.headers['x-api-version']);
+      ctx.set('X-API-Version', ctx.state.apiVersion);
       await next();
     } catch (err) {
       const appError = errorToResponse(err);

@@ -24,6 +24,9 @@ export const CORS_EXPOSE_HEADERS = [
   'RateLimit-Reset',
   'WWW-Authenticate',
   'Allow',
+  'Deprecation',
+  'Sunset',
+  'Link',
 ];
 
 /** The CORS middleware for `origins` (`'*'` or a list of exact origins such as `https://docs.example.com`). */

@@ -17,6 +17,8 @@ import type { RateLimiter } from './rateLimit.js';
 import { RoutingTable } from './routing.js';
 import { SIGNATURE_SCHEMES, signatureVerifier } from './signatures.js';
 import { rejectIllFormedStrings, validateRequest } from './validation.js';
+import { deprecationHeaders, requestDeprecation, type Deprecation } from './deprecation.js';
+import { API_VERSION_DEPRECATIONS, type ApiVersion } from './versions.js';
 
 export interface MountedApi {
   /** Serves a Koa request whose path belongs to this document. */
@@ -127,7 +129,8 @@ function securityOf(op: ApiOperation, spec: { access: Access }, services: Servic
  * Requests are routed by a table built once (routing.ts). Per request: route
  * (404, 405 with `Allow`), bearer token or signature (401, or 429 past the
  * address's limit), access (403), rate limit (429), media type and validation (400), then idempotency and the
- * handler.
+ * handler. A deprecated operation, a request sending a deprecated parameter or one of a
+ * deprecated API version is answered with the deprecation headers (./deprecation.ts).
  */
 export function mountApi(args: {
   api: CompiledApi;
@@ -136,8 +139,11 @@ export function mountApi(args: {
   services: Services;
   rateLimiter: RateLimiter;
   tokens: TokenVerifier;
+  /** The deprecated API versions (API_VERSION_DEPRECATIONS unless a test gives others). */
+  versionDeprecations?: Partial<Record<ApiVersion, Deprecation>>;
 }): MountedApi {
   const { api, services, rateLimiter, tokens } = args;
+  const versionDeprecations = args.versionDeprecations ?? API_VERSION_DEPRECATIONS;
   const operations = args.operations as unknown as Record<string, OperationSpec<{ responses: object }>>;
   const security = new Map<string, Security>();
   for (const op of api.operations) {
@@ -151,6 +157,9 @@ export function mountApi(args: {
     const { operationId } = operation;
     const spec = operations[operationId];
     koa.state.operationId = operationId;
+    // Set first, so that an error response carries them too.
+    const deprecation = requestDeprecation(operation, { query: koa.query, headers: koa.headers }, versionDeprecations[koa.state.apiVersion as ApiVersion]);
+    if (deprecation) koa.set(deprecationHeaders(deprecation));
     koa.state.ledgerType = spec.ledgerType;
     const secured = security.get(operationId)!;
     let principal: Principal | null = null;

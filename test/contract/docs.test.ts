@@ -12,7 +12,7 @@ describe('API reference page (GET /docs)', () => {
     expect(scripts).to.deep.equal(['/docs/assets/api-reference.js', '/docs/assets/configuration.js']);
     expect(String(res.body)).to.not.match(/https?:\/\//);
     // Both documents are linked visibly (their page, JSON and YAML), not only through Scalar's selector.
-    const links = [...String(res.body).matchAll(/<a href="([^"]+)">([^<]+)<\/a>/g)].map((m) => `${m[2]} ${m[1]}`);
+    const links = [...String(res.body).matchAll(/<a (?:aria-current="page" )?href="([^"]+)">([^<]+)<\/a>/g)].map((m) => `${m[2]} ${m[1]}`);
     expect(links).to.deep.equal([
       'Closed-loop API /docs?api=closed-loop',
       'JSON /openapi/closed-loop.json',
@@ -20,11 +20,24 @@ describe('API reference page (GET /docs)', () => {
       'Core API /docs?api=core',
       'JSON /openapi/core.json',
       'YAML /openapi/core.yaml',
+      'Changelog /openapi/CHANGELOG.md',
+      'v1 /docs?version=v1',
+      'v2 /docs?version=v2',
+      'v3 /docs?version=v3',
     ]);
+    expect(String(res.body)).to.include('<a aria-current="page" href="/docs?version=v1">v1</a>');
     for (const link of links) expect((await get(link.split(' ').pop()!)).status, link).to.equal(200);
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).to.include("default-src 'self'").and.include("script-src 'self'").and.include("connect-src 'self'");
     expect(csp).to.not.match(/https?:|\*/);
+  });
+
+  it('shows the documents of the version picked by ?version=, and refuses an unknown one', async () => {
+    const page = String((await get('/docs?version=v2')).body);
+    const links = [...page.matchAll(/href="([^"]+)"/g)].map((m) => m[1]);
+    expect(links).to.include.members(['/openapi/v2/closed-loop.json', '/openapi/v2/closed-loop.yaml', '/openapi/v2/core.json', '/openapi/v2/core.yaml']);
+    expect(page).to.include('<a aria-current="page" href="/docs?version=v2">v2</a>');
+    expectValidation(await get('/docs?version=v9'), '/query/version');
   });
 
   it('opens the document named by ?api=, and refuses an unknown one', async () => {

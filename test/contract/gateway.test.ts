@@ -33,6 +33,24 @@ describe('gateway (core API)', () => {
     expect(unknown.body.errors[0].pointer).to.equal('/path/document');
   });
 
+  it('serves each version\'s documents at /openapi/{version}/, info.version saying which; the unversioned ones as the request\'s version', async () => {
+    for (const version of ['v1', 'v2', 'v3']) {
+      const json = await get(`/openapi/${version}/core.json`);
+      expect(json.status).to.equal(200);
+      expect(json.body.info.version).to.match(new RegExp(`^[0-9]+\\.[0-9]+\\.[0-9]+\\+${version}$`));
+      const yaml = await get(`/openapi/${version}/closed-loop.yaml`);
+      expect(yaml.headers.get('content-type')).to.match(/^application\/yaml/);
+      expect(yaml.body).to.match(new RegExp(`^  version: [0-9]+\\.[0-9]+\\.[0-9]+\\+${version}$`, 'm'));
+    }
+    const release = (await get('/openapi/v2/closed-loop.json')).body.info.version.split('+')[0];
+    expect((await get('/openapi/closed-loop.json')).body.info.version).to.equal(`${release}+v1`);
+    expect((await get('/openapi/closed-loop.json', { headers: { 'X-API-Version': 'v3' } })).body.info.version).to.equal(`${release}+v3`);
+    expect((await get('/openapi/core.yaml', { headers: { 'X-API-Version': 'v2' } })).body).to.include(`  version: ${release}+v2\n`);
+    const unknown = await get('/openapi/v9/core.json');
+    expect(unknown.status).to.equal(400);
+    expect(unknown.body.errors[0].pointer).to.equal('/path/version');
+  });
+
   it('echoes X-API-Version, defaults to v1 and refuses unsupported versions', async () => {
     expect((await get('/ping')).headers.get('x-api-version')).to.equal('v1');
     expect((await get('/ping', { headers: { 'X-API-Version': 'v3' } })).headers.get('x-api-version')).to.equal('v3');

@@ -35,6 +35,9 @@ const NO_FAULT_REACHES = new Set([
   'getPing',
   'getApiDocument',
   'getApiDocumentYaml',
+  'getApiChangelog',
+  'getVersionedApiDocument',
+  'getVersionedApiDocumentYaml',
   'getApiReference',
   'getMetrics', // serves NaN for the database's gauges rather than failing
   'getApiReferenceAsset',

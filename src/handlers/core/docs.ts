@@ -2,7 +2,8 @@
  * API reference page (`GET /docs`): Scalar's browser bundle, served from
  * node_modules by this service, renders both bundled documents
  * (`/openapi/closed-loop.json`, `/openapi/core.json`). A header above it links
- * both documents (their page and their JSON and YAML downloads). "Test request"
+ * both documents (their page and their JSON and YAML downloads) and the API
+ * changelog (`/openapi/CHANGELOG.md`). "Test request"
  * and the code samples call the origin the page is served from (each
  * document's server, set in the browser from `window.location.origin`), not the
  * documents' default `http://localhost:3000`. Nothing is loaded from another
@@ -13,6 +14,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { operations } from '../../../generated/types/core.js';
 import type { OperationMap } from '../../http/operation.js';
+import { DEFAULT_API_VERSION, SUPPORTED_API_VERSIONS, type ApiVersion } from '../../http/versions.js';
 
 type DocsOperations = Pick<operations, 'getApiReference' | 'getApiReferenceAsset'>;
 
@@ -60,7 +62,19 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const PAGE = `<!doctype html>
+/** A document's address as `version` serves it (`/openapi/v2/core.json`), or the unversioned one. */
+function documentUrl(url: string, version: ApiVersion | undefined): string {
+  return version ? url.replace(/^\/openapi\//, `/openapi/${version}/`) : url;
+}
+
+/**
+ * The page for `version` (`?version=`; without it the unversioned documents, which serve
+ * the default version): a header linking both documents, the changelog, and a version
+ * picker (one link per supported version, the shown one marked `aria-current`).
+ */
+function page(version: ApiVersion | undefined): string {
+  const query = version ? `&amp;version=${version}` : '';
+  return `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8">
@@ -71,15 +85,21 @@ const PAGE = `<!doctype html>
       .api-documents { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; align-items: baseline; padding: 0.6rem 1rem; font: 14px/1.4 system-ui, sans-serif; border-bottom: 1px solid #ddd; }
       .api-documents nav { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; }
       .api-documents a { color: inherit; }
+      .api-documents a[aria-current] { font-weight: bold; text-decoration: none; }
     </style>
   </head>
   <body>
     <header class="api-documents">
       <strong>Wallet API reference</strong>
       <nav aria-label="API documents">
-${REFERENCE_SOURCES.map(
-  (s) => `        <span class="api-document"><a href="/docs?api=${s.slug}">${s.title}</a> (<a href="${s.url}">JSON</a>, <a href="${s.url.replace(/\.json$/, '.yaml')}">YAML</a>)</span>`,
-).join('\n')}
+${REFERENCE_SOURCES.map((s) => {
+  const url = documentUrl(s.url, version);
+  return `        <span class="api-document"><a href="/docs?api=${s.slug}${query}">${s.title}</a> (<a href="${url}">JSON</a>, <a href="${url.replace(/\.json$/, '.yaml')}">YAML</a>)</span>`;
+}).join('\n')}
+        <span class="api-document"><a href="/openapi/CHANGELOG.md">Changelog</a></span>
+      </nav>
+      <nav aria-label="API version" class="api-versions">Version:
+${SUPPORTED_API_VERSIONS.map((v) => `        <a ${v === (version ?? DEFAULT_API_VERSION) ? 'aria-current="page" ' : ''}href="/docs?version=${v}">${v}</a>`).join('\n')}
       </nav>
     </header>
     <noscript>The API reference needs JavaScript. The documents themselves are at /openapi/closed-loop.json and /openapi/core.json.</noscript>
@@ -89,10 +109,13 @@ ${REFERENCE_SOURCES.map(
   </body>
 </html>
 `;
+}
 
 /** Creates the reference, with each document's server on the origin the page is served from. */
 const CONFIGURATION_SCRIPT = `const configuration = ${JSON.stringify(SCALAR_CONFIGURATION)};
+const version = new URLSearchParams(window.location.search).get('version');
 for (const source of configuration.sources) {
+  if (version && /^v[0-9]+$/.test(version)) source.url = source.url.replace(/^\\/openapi\\//, '/openapi/' + version + '/');
   source.servers = source.servers.map((server) => ({ ...server, url: window.location.origin + server.url }));
 }
 Scalar.createApiReference('#app', configuration);
@@ -103,9 +126,9 @@ let scalarBundle: Promise<string> | undefined;
 export const docsOperations = {
   getApiReference: {
     access: 'public',
-    async handle({ koa }) {
+    async handle({ koa, query }) {
       koa.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-      return { status: 200, body: PAGE, contentType: 'text/html' };
+      return { status: 200, body: page(query.version), contentType: 'text/html' };
     },
   },
   getApiReferenceAsset: {

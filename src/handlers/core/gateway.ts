@@ -1,12 +1,20 @@
-/** Gateway: descriptor (seed E10), health, readiness, ping and the API documents (the reference page is in docs.ts). */
+/**
+ * Gateway: descriptor (seed E10), health, readiness, ping and the API documents (the
+ * reference page is in docs.ts). A document is served as the request's version serves
+ * it (`info.version` `<release>+<version>`, src/http/versions.ts).
+ */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { operations } from '../../../generated/types/core.js';
 import { AppError } from '../../kernel/errors.js';
-import { SUPPORTED_API_VERSIONS } from '../../http/versions.js';
-import { GENERATED_OPENAPI } from '../../paths.js';
+import { DEFAULT_API_VERSION, servedDocument, servedDocumentYaml, SUPPORTED_API_VERSIONS, type ApiVersion } from '../../http/versions.js';
+import { API_CHANGELOG, GENERATED_OPENAPI } from '../../paths.js';
 import type { OperationMap } from '../../http/operation.js';
 
+/** The version the request negotiated (`X-API-Version`, set on the Koa state by src/http/app.ts). */
+function requestVersion(state: { apiVersion?: ApiVersion }): ApiVersion {
+  return state.apiVersion ?? DEFAULT_API_VERSION;
+}
 
 export const gatewayOperations = {
   getGatewayDescriptor: {
@@ -48,14 +56,49 @@ export const gatewayOperations = {
   },
   getApiDocument: {
     access: 'public',
-    handle: async ({ path: params }) => ({ status: 200, body: JSON.parse(await readFile(path.join(GENERATED_OPENAPI, `${params.document}.json`), 'utf8')) }),
+    handle: async ({ path: params, koa }) => ({
+      status: 200,
+      body: servedDocument(JSON.parse(await readFile(path.join(GENERATED_OPENAPI, `${params.document}.json`), 'utf8')), requestVersion(koa.state)),
+    }),
   },
   getApiDocumentYaml: {
     access: 'public',
-    handle: async ({ path: params }) => ({
+    handle: async ({ path: params, koa }) => ({
       status: 200,
-      body: await readFile(path.join(GENERATED_OPENAPI, `${params.document}.yaml`), 'utf8'),
+      body: servedDocumentYaml(await readFile(path.join(GENERATED_OPENAPI, `${params.document}.yaml`), 'utf8'), requestVersion(koa.state)),
       contentType: 'application/yaml',
     }),
   },
-} satisfies OperationMap<Pick<operations, 'getGatewayDescriptor' | 'getHealth' | 'getReadiness' | 'getPing' | 'getApiDocument' | 'getApiDocumentYaml'>>;
+  getVersionedApiDocument: {
+    access: 'public',
+    handle: async ({ path: params }) => ({
+      status: 200,
+      body: servedDocument(JSON.parse(await readFile(path.join(GENERATED_OPENAPI, `${params.document}.json`), 'utf8')), params.version),
+    }),
+  },
+  getVersionedApiDocumentYaml: {
+    access: 'public',
+    handle: async ({ path: params }) => ({
+      status: 200,
+      body: servedDocumentYaml(await readFile(path.join(GENERATED_OPENAPI, `${params.document}.yaml`), 'utf8'), params.version),
+      contentType: 'application/yaml',
+    }),
+  },
+  getApiChangelog: {
+    access: 'public',
+    handle: async () => ({ status: 200, body: await readFile(API_CHANGELOG, 'utf8'), contentType: 'text/markdown' }),
+  },
+} satisfies OperationMap<
+  Pick<
+    operations,
+    | 'getGatewayDescriptor'
+    | 'getHealth'
+    | 'getReadiness'
+    | 'getPing'
+    | 'getApiDocument'
+    | 'getApiDocumentYaml'
+    | 'getVersionedApiDocument'
+    | 'getVersionedApiDocumentYaml'
+    | 'getApiChangelog'
+  >
+>;

@@ -1,0 +1,122 @@
+/**
+ * The contract's release tools (see scripts/apiContract.ts):
+ *
+ *   tsx scripts/api.ts diff       the current documents, as each version serves them,
+ *                                 against that version's released ones: prints every
+ *                                 non-documentation change with its location; exits 1
+ *                                 on any breaking change (no lint: it runs on a change
+ *                                 in progress)
+ *   tsx scripts/api.ts changelog  writes the "Unreleased" section of openapi/CHANGELOG.md
+ *                                 from the diff
+ *   tsx scripts/api.ts release    refuses breaking changes; bumps the documents'
+ *                                 info.version (minor for additions, patch for
+ *                                 documentation; 1.0.0 for the first release), turns
+ *                                 Unreleased into a dated release, regenerates
+ *                                 generated/ and writes openapi/released/<version>/
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { servedDocument, SUPPORTED_API_VERSIONS } from '../src/http/versions.js';
+import {
+  CHANGELOG,
+  DOCUMENTS,
+  ROOT,
+  diffAll,
+  formatChanges,
+  readUnreleased,
+  releasedFile,
+  unreleasedSection,
+  writeJson,
+  writeUnreleased,
+  type VersionedChange,
+} from './apiContract.js';
+
+const command = process.argv[2];
+
+/** The source document's `info.version` line (openapi/<name>.yaml: `  version: 1.2.3` under `info:`). */
+const INFO_VERSION = /^(info:\n(?:(?: {2,}.*)?\n)*? {2}version: *)'?([0-9]+\.[0-9]+\.[0-9]+)'?$/m;
+
+function sourceVersion(name: string): string {
+  const match = INFO_VERSION.exec(readFileSync(path.join(ROOT, 'openapi', `${name}.yaml`), 'utf8'));
+  if (!match) throw new Error(`openapi/${name}.yaml has no info.version`);
+  return match[2];
+}
+
+function setSourceVersion(name: string, version: string): void {
+  const file = path.join(ROOT, 'openapi', `${name}.yaml`);
+  writeFileSync(file, readFileSync(file, 'utf8').replace(INFO_VERSION, `$1${version}`));
+}
+
+function bump(version: string, changes: VersionedChange[]): string {
+  const [major, minor, patch] = version.split('.').map(Number);
+  return changes.some((c) => c.kind === 'additive') ? `${major}.${minor + 1}.0` : `${major}.${minor}.${patch + 1}`;
+}
+
+/** Writes every version's released documents from generated/openapi (as each version serves them). */
+function writeReleased(): void {
+  for (const version of SUPPORTED_API_VERSIONS) {
+    for (const name of DOCUMENTS) {
+      const bundle = JSON.parse(readFileSync(path.join(ROOT, 'generated', 'openapi', `${name}.json`), 'utf8'));
+      writeJson(releasedFile(version, name), servedDocument(bundle, version));
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  if (command === 'diff') {
+    const changes = await diffAll();
+    console.log(formatChanges(changes));
+    if (changes.some((c) => c.kind === 'breaking')) {
+      console.error('api:diff: breaking changes (above). Make the change additive, or serve it under a new API version.');
+      process.exit(1);
+    }
+    return;
+  }
+  if (command === 'changelog') {
+    const changes = await diffAll();
+    writeFileSync(CHANGELOG, writeUnreleased(readFileSync(CHANGELOG, 'utf8'), unreleasedSection(changes)));
+    console.log(`openapi/CHANGELOG.md: Unreleased has ${changes.length} change(s).`);
+    return;
+  }
+  if (command === 'release') {
+    const first = !existsSync(releasedFile(SUPPORTED_API_VERSIONS[0], DOCUMENTS[0]));
+    const versions = DOCUMENTS.map(sourceVersion);
+    if (new Set(versions).size !== 1) throw new Error(`the documents' info.version differ (${versions.join(', ')}): one release covers both`);
+    let release = versions[0];
+    let notes: string;
+    if (first) {
+      notes = 'The first release under change control: every later change is listed against it.';
+    } else {
+      const changes = await diffAll();
+      if (changes.some((c) => c.kind === 'breaking')) {
+        console.error(formatChanges(changes));
+        console.error('api:release: breaking changes cannot be released (npm run api:diff).');
+        process.exit(1);
+      }
+      if (changes.length === 0) {
+        console.error('api:release: nothing to release.');
+        process.exit(1);
+      }
+      release = bump(release, changes);
+      notes = unreleasedSection(changes);
+      for (const name of DOCUMENTS) setSourceVersion(name, release);
+    }
+    execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/generate.ts'], { cwd: ROOT, stdio: 'inherit' });
+    writeReleased();
+    const date = new Date().toISOString().slice(0, 10);
+    const text = readFileSync(CHANGELOG, 'utf8');
+    readUnreleased(text); // throws without the section
+    const released = writeUnreleased(text, unreleasedSection([])).replace(
+      /^## Unreleased\n\n.*\n\n/m,
+      (section) => `${section}## ${release} — ${date}\n\n${notes}\n\n`,
+    );
+    writeFileSync(CHANGELOG, released);
+    console.log(`released ${release} (${date}): openapi/released/, openapi/CHANGELOG.md, generated/`);
+    return;
+  }
+  console.error('usage: tsx scripts/api.ts diff | changelog | release');
+  process.exit(2);
+}
+
+await main();

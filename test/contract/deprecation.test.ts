@@ -1,0 +1,121 @@
+/**
+ * Deprecation headers driven by the documents (src/http/deprecation.ts): a deprecated
+ * fixture operation, a deprecated fixture parameter and a deprecated fixture API version,
+ * mounted as the service mounts its documents (mountApi), answer with Deprecation
+ * (RFC 9745), Sunset (RFC 8594) and a Link to the changelog; nothing else does.
+ */
+import { expect } from 'chai';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import Koa from 'koa';
+import { operationDeprecations } from '../../src/http/deprecation.js';
+import { mountApi } from '../../src/http/openapi.js';
+import type { ApiOperation } from '../../src/http/apiTypes.js';
+import { servedDocument } from '../../src/http/versions.js';
+import { get } from '../support/client.js';
+
+const HEADERS = {
+  Deprecation: { $ref: '#/components/headers/Deprecation' },
+  Sunset: { $ref: '#/components/headers/Sunset' },
+  Link: { $ref: '#/components/headers/Link' },
+};
+
+/** Fixture operations as the documents would declare them (dereferenced, as the service reads them). */
+const FIXTURE = {
+  old: {
+    operationId: 'getOldThing',
+    deprecated: true,
+    'x-deprecated-at': '2026-12-01',
+    'x-sunset': '2027-06-30',
+    responses: { '200': { description: 'The thing.', headers: HEADERS } },
+  },
+  current: {
+    operationId: 'getThing',
+    parameters: [
+      { name: 'legacy_filter', in: 'query', deprecated: true, 'x-deprecated-at': '2026-12-15', schema: { type: 'string' } },
+      { name: 'status', in: 'query', schema: { type: 'string' } },
+    ],
+    responses: { '200': { description: 'The thing.', headers: { Deprecation: HEADERS.Deprecation, Link: HEADERS.Link } } },
+  },
+};
+
+function apiOperation(path: string, op: Parameters<typeof operationDeprecations>[0]): ApiOperation {
+  return { operationId: op.operationId!, method: 'get', path, security: '[]', mediaTypes: [], ...operationDeprecations(op) };
+}
+
+describe('deprecation headers', () => {
+  let server: Server;
+  let url: string;
+
+  before(async () => {
+    const handler = { access: 'public', handle: async () => ({ status: 200, body: { ok: true } }) };
+    const mounted = mountApi({
+      api: { operations: [apiOperation('/old', FIXTURE.old), apiOperation('/things', FIXTURE.current)], validators: () => [] },
+      apiRoot: '/',
+      operations: { getOldThing: handler, getThing: handler } as never,
+      services: {} as never,
+      rateLimiter: {} as never,
+      tokens: {} as never,
+      versionDeprecations: { v3: { at: '2027-01-15', sunset: '2027-07-15' } },
+    });
+    const app = new Koa();
+    app.use(async (ctx) => {
+      ctx.state.apiVersion = ctx.get('x-api-version') || 'v1';
+      await mounted.handle(ctx);
+    });
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise((resolve) => server.close(resolve)));
+
+  const headersOf = async (path: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${url}${path}`, { headers });
+    expect(res.status).to.equal(200);
+    return { deprecation: res.headers.get('deprecation'), sunset: res.headers.get('sunset'), link: res.headers.get('link') };
+  };
+
+  it('a deprecated operation answers with Deprecation, Sunset and Link to the changelog', async () => {
+    expect(await headersOf('/old')).to.deep.equal({
+      deprecation: `@${Date.UTC(2026, 11, 1) / 1000}`,
+      sunset: 'Wed, 30 Jun 2027 00:00:00 GMT',
+      link: '</openapi/CHANGELOG.md>; rel="deprecation"; type="text/markdown", </openapi/CHANGELOG.md>; rel="sunset"; type="text/markdown"',
+    });
+  });
+
+  it('a deprecated parameter does so only when the request sends it (no Sunset without a date)', async () => {
+    expect(await headersOf('/things?legacy_filter=x')).to.deep.equal({
+      deprecation: `@${Date.UTC(2026, 11, 15) / 1000}`,
+      sunset: null,
+      link: '</openapi/CHANGELOG.md>; rel="deprecation"; type="text/markdown"',
+    });
+    expect(await headersOf('/things?status=x')).to.deep.equal({ deprecation: null, sunset: null, link: null });
+  });
+
+  it('a deprecated API version marks every response of its requests', async () => {
+    const v3 = await headersOf('/things', { 'X-API-Version': 'v3' });
+    expect(v3.deprecation).to.equal(`@${Date.UTC(2027, 0, 15) / 1000}`);
+    expect(v3.sunset).to.equal('Thu, 15 Jul 2027 00:00:00 GMT');
+    expect(await headersOf('/things', { 'X-API-Version': 'v2' })).to.deep.equal({ deprecation: null, sunset: null, link: null });
+  });
+
+  it('refuses a deprecation without its date or without the documented headers', () => {
+    expect(() => operationDeprecations({ ...FIXTURE.old, 'x-deprecated-at': undefined })).to.throw(/x-deprecated-at/);
+    expect(() => operationDeprecations({ ...FIXTURE.old, 'x-sunset': '2026-01-01' })).to.throw(/x-sunset/);
+    expect(() => operationDeprecations({ ...FIXTURE.old, responses: { '200': { description: 'x', headers: { Deprecation: {}, Link: {} } } } as never })).to.throw(/Sunset/);
+  });
+
+  it('a deprecated version\'s documents mark every operation deprecated, with the headers documented', () => {
+    const doc = servedDocument({ info: { version: '1.0.0' }, paths: { '/things': { get: { operationId: 'getThing', responses: { '200': { description: 'x' } } } } } }, 'v2', {
+      v2: { at: '2027-01-15', sunset: '2027-07-15' },
+    });
+    const op = doc.paths['/things'].get as Parameters<typeof operationDeprecations>[0];
+    expect(operationDeprecations(op).deprecation).to.deep.equal({ at: '2027-01-15', sunset: '2027-07-15' });
+    expect(doc.info.version).to.equal('1.0.0+v2');
+  });
+
+  it('the service deprecates nothing today: no Deprecation header', async () => {
+    const res = await get('/ping', { headers: { 'X-API-Version': 'v3' } });
+    expect(res.headers.get('deprecation')).to.equal(null);
+  });
+});
