@@ -83,10 +83,12 @@ type NewCard = Pick<CardRow, 'business_id' | 'customer_id' | 'account_id' | 'iss
 
 /**
  * Inserts card `id` with a PAN: `kept` (a replacement keeping its predecessor's
- * PAN, one generation later) or a newly drawn one, unique by the unique index on
- * (fingerprint, generation 0): a clash inserts nothing and another PAN is drawn,
- * the plaintext is never looked up. A new CVV and expiry at `now`, the `pin` if
- * given; everything sealed under the current key.
+ * PAN, one generation later) or a newly drawn one, unique across businesses by the
+ * PAN directory's key (`card_pans`: fingerprint, generation): the PAN is claimed
+ * there first, a clash claims nothing and another PAN is drawn, the plaintext is
+ * never looked up. The card's token is entered in the token directory
+ * (`card_tokens`) in the same transaction. A new CVV and expiry at `now`, the `pin`
+ * if given; everything sealed under the current key.
  */
 async function insertCard(
   trx: Knex,
@@ -99,16 +101,22 @@ async function insertCard(
   const pin = data.pin ? sealCardValue(keys, id, 'pin', data.pin) : undefined;
   for (let attempt = 0; attempt < (data.kept ? 1 : PAN_ATTEMPTS); attempt++) {
     const pan = data.kept?.pan ?? newPan();
+    const fingerprint = { pan_fingerprint: panFingerprint(keys, pan), pan_generation: data.kept?.generation ?? 0 };
+    const claimed = await trx('card_pans')
+      .insert({ ...fingerprint, business_id: card.business_id, card_id: id })
+      .onConflict(['pan_fingerprint', 'pan_generation'])
+      .ignore()
+      .returning('card_id');
+    if (!claimed.length) continue;
     const sealedPan = sealCardValue(keys, id, 'pan', pan);
     const sealedCvv = sealCardValue(keys, id, 'cvv', newCvv());
     const [row] = await trx('cards')
       .insert({
         ...card,
+        ...fingerprint,
         id,
         last_4_digits: pan.slice(-4),
         expiry_date: expiryDateFor(now),
-        pan_fingerprint: panFingerprint(keys, pan),
-        pan_generation: data.kept?.generation ?? 0,
         pan_sealed: sealedPan.sealed,
         pan_key_version: sealedPan.keyVersion,
         cvv_sealed: sealedCvv.sealed,
@@ -116,10 +124,9 @@ async function insertCard(
         pin_sealed: pin?.sealed ?? null,
         pin_key_version: pin?.keyVersion ?? null,
       })
-      .onConflict(['pan_fingerprint', 'pan_generation'])
-      .ignore()
       .returning('*');
-    if (row) return row;
+    await trx('card_tokens').insert({ token: row.token, business_id: row.business_id, card_id: row.id });
+    return row;
   }
   throw new Error(`no free PAN after ${PAN_ATTEMPTS} attempts`);
 }

@@ -126,7 +126,7 @@ export type RawOutcome = Result | { held: unknown } | { posting: Posting } | { r
 const LEDGER_MOVE = preparedStatement('ledger_move', 'SELECT ledger_move(?::uuid, ?, ?::jsonb) AS result');
 const LEDGER_MOVE_KEYED = preparedStatement(
   'ledger_move_keyed',
-  'SELECT ledger_move_keyed(?, ?, ?, ?::int, ?::int, ?::jsonb, ?::uuid, ?, ?::jsonb) AS outcome',
+  'SELECT ledger_move_keyed(?::uuid, ?, ?, ?, ?::int, ?::int, ?::jsonb, ?, ?::jsonb) AS outcome',
 );
 
 /**
@@ -151,7 +151,7 @@ async function postAlone(type: string, businessId: string, request: object, clai
     return rows[0].result;
   }
   claim.sent = true;
-  const rows = await preparedQuery<{ outcome: RawOutcome }>(db, LEDGER_MOVE_KEYED, [...claim.sqlArgs(), businessId, type, JSON.stringify(request)]);
+  const rows = await preparedQuery<{ outcome: RawOutcome }>(db, LEDGER_MOVE_KEYED, [businessId, ...claim.sqlArgs(), type, JSON.stringify(request)]);
   return rows[0].outcome;
 }
 

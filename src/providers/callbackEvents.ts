@@ -3,7 +3,8 @@
  * providers', src/customers/providerCallbacks.ts; the payout rail's,
  * src/payouts/railCallbacks.ts): each event id of a signer is claimed once, in the
  * transaction that applies the event (`provider_callback_events`, primary key
- * (provider, event_id), kept with the business the event concerns). The claim is
+ * (provider, event_id, business_id): an event concerns one business, so the business
+ * adds nothing to the key but lets it live with the business's rows). The claim is
  * undone with its transaction, so a callback that fails (e.g. 503) leaves its event id
  * free for the signer's retry.
  */
@@ -18,7 +19,7 @@ import type { CallbackSigner } from './signatures.js';
 export async function claimCallbackEvent(trx: Knex, signer: CallbackSigner, eventId: string, businessId: string): Promise<void> {
   const claimed = await trx('provider_callback_events')
     .insert({ provider: signer, event_id: eventId, business_id: businessId })
-    .onConflict(['provider', 'event_id'])
+    .onConflict(['provider', 'event_id', 'business_id'])
     .ignore()
     .returning('event_id');
   if (!claimed.length) throw new AppError('CALLBACK_REPLAYED', `Event ${eventId} was already processed.`);

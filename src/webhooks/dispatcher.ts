@@ -29,14 +29,19 @@ const RELAY_BATCH = 100;
 /**
  * Dispatches up to one batch of pending events, oldest first; returns how many. New
  * deliveries are PENDING with a job for attempt 1 due now. One transaction in the
- * instance's background lane (src/kernel/background.ts).
+ * instance's background lane (src/kernel/background.ts). A batch is one business's
+ * events (the oldest pending event's business): every transaction that writes a
+ * business's rows writes that business's alone, so that distributed by business it
+ * stays on one node (docs/scale-out.md).
  */
 export async function relayOutbox(db: Knex, jobs: JobQueue): Promise<number> {
   return backgroundTransaction(db, async (trx) => {
     const taken = await trx.raw<{ rows: { event_id: string }[] }>(
       `DELETE FROM outbox_pending p
-        USING (SELECT created_at, event_id FROM outbox_pending ORDER BY created_at, event_id LIMIT ? FOR UPDATE SKIP LOCKED) t
-        WHERE p.created_at = t.created_at AND p.event_id = t.event_id
+        USING (SELECT created_at, event_id, business_id FROM outbox_pending
+                WHERE business_id = (SELECT business_id FROM outbox_pending ORDER BY created_at, event_id LIMIT 1 FOR UPDATE SKIP LOCKED)
+                ORDER BY created_at, event_id LIMIT ? FOR UPDATE SKIP LOCKED) t
+        WHERE p.created_at = t.created_at AND p.event_id = t.event_id AND p.business_id = t.business_id
         RETURNING p.event_id`,
       [RELAY_BATCH],
     );

@@ -241,6 +241,7 @@ describe('idempotency keys left behind by a dead process', () => {
     const stale = {
       id: randomUUID(),
       scope: b.id,
+      business_id: b.id,
       key,
       request_hash: requestHash('createFund', {}, body),
       state: 'IN_PROGRESS',

@@ -27,7 +27,7 @@ describe('schema description: docs/schema.md', () => {
     expect(table('bulk_payouts').columns.map((c) => c.name).slice(-3)).to.deep.equal(['processing_count', 'completed_count', 'failed_count']);
     expect(table('bulk_payouts').checks.map((c) => c.name)).to.include('bulk_payouts_counts_range');
     expect(table('rate_limits').unlogged).to.equal(true);
-    expect(table('idempotency_keys').primaryKey).to.deep.equal({ name: 'idempotency_keys_pkey', definition: 'PRIMARY KEY (scope, key)' });
+    expect(table('idempotency_keys').primaryKey).to.deep.equal({ name: 'idempotency_keys_pkey', definition: 'PRIMARY KEY (scope, key, business_id)' });
     expect(table('accounts').unique.map((u) => u.name)).to.include('accounts_one_business_account_per_kind');
     expect(table('ledger_entries').triggers.map((t) => [t.name, t.file])).to.deep.equal([
       ['ledger_entries_balanced', 'ledger/sql/ledger_transaction_balanced.sql'],

@@ -47,7 +47,7 @@ export async function ledgerInvariants(db: Knex, businessIds: string[]): Promise
       'balanced transactions',
       `SELECT t.id, t.type, t.amount, COUNT(e.id) AS entries, COALESCE(SUM(e.amount), 0) AS total
        FROM transactions t LEFT JOIN ledger_entries e ON e.transaction_id = t.id
-       WHERE t.business_id = ${ids} GROUP BY t.id
+       WHERE t.business_id = ${ids} GROUP BY t.id, t.business_id
        HAVING COUNT(e.id) <> 2 OR COALESCE(SUM(e.amount), 0) <> 0
            OR COUNT(*) FILTER (WHERE (e.account_id = t.debit_account_id AND e.amount = -t.amount)
                                   OR (e.account_id = t.credit_account_id AND e.amount = t.amount)) <> 2`,
@@ -57,7 +57,7 @@ export async function ledgerInvariants(db: Knex, businessIds: string[]): Promise
       `SELECT a.id, a.kind, a.balance, COALESCE(SUM(e.amount), 0) AS total,
               (SELECT l.balance_after FROM ledger_entries l WHERE l.account_id = a.id ORDER BY l.id DESC LIMIT 1) AS last_after
        FROM accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
-       WHERE a.business_id = ${ids} GROUP BY a.id
+       WHERE a.business_id = ${ids} GROUP BY a.id, a.business_id
        HAVING a.balance <> COALESCE(SUM(e.amount), 0)
            OR a.balance <> COALESCE((SELECT l.balance_after FROM ledger_entries l WHERE l.account_id = a.id ORDER BY l.id DESC LIMIT 1), 0)`,
     ),
@@ -81,7 +81,7 @@ export async function ledgerInvariants(db: Knex, businessIds: string[]): Promise
       'refund caps',
       `SELECT p.id, p.amount, p.refunded_amount, COALESCE(SUM(r.amount), 0) AS refunds
        FROM transactions p LEFT JOIN transactions r ON r.original_transaction_id = p.id AND r.type = 'REFUND'
-       WHERE p.business_id = ${ids} AND p.type = 'PAYOUT' GROUP BY p.id
+       WHERE p.business_id = ${ids} AND p.type = 'PAYOUT' GROUP BY p.id, p.business_id
        HAVING COALESCE(SUM(r.amount), 0) > p.amount OR COALESCE(SUM(r.amount), 0) <> p.refunded_amount`,
       `SELECT r.id, r.original_transaction_id, o.type AS original_type FROM transactions r JOIN transactions o ON o.id = r.original_transaction_id
        WHERE r.business_id = ${ids} AND r.type = 'REFUND' AND o.type <> 'PAYOUT'`,

@@ -106,7 +106,7 @@ BEGIN
       IF k IS NULL OR jsonb_typeof(k) = 'null' THEN
         result := ledger_move(p_business, item->>'type', item->'request');
       ELSE
-        result := ledger_move_keyed(k->>0, k->>1, k->>2, (k->>3)::int, (k->>4)::int, k->5, p_business, item->>'type', item->'request');
+        result := ledger_move_keyed(p_business, k->>0, k->>1, k->>2, (k->>3)::int, (k->>4)::int, k->5, item->>'type', item->'request');
       END IF;
     WHEN 'PAYOUT_CREATE' THEN
       result := payout_create_item(p_business, item);

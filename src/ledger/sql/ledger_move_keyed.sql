@@ -16,10 +16,12 @@
 -- effects can never both commit. Every other case (a lock held by another session,
 -- a row already there) goes through idempotency_begin and idempotency_finish;
 -- advisory locks are re-entrant within a session, so idempotency_begin takes again
--- what was taken here and decides as it always does.
+-- what was taken here and decides as it always does. The business comes first, as in
+-- every function of the ledger the service calls: distributed, it is the argument that
+-- sends the call to the business's node (scripts/citus/distribute.sql).
 CREATE OR REPLACE FUNCTION ledger_move_keyed(
-  p_scope text, p_key text, p_hash text, p_ttl_seconds int, p_stale_seconds int, p_context jsonb,
-  p_business uuid, p_type text, p_request jsonb
+  p_business uuid, p_scope text, p_key text, p_hash text, p_ttl_seconds int, p_stale_seconds int, p_context jsonb,
+  p_type text, p_request jsonb
 ) RETURNS jsonb LANGUAGE plpgsql
   SET enable_seqscan = off
 AS $$
