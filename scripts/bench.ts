@@ -23,11 +23,15 @@
  *    second (an open loop: one request every 1/OTHER_RATE s); its p99 is compared with
  *    the same traffic's over OTHER_QUIET_SECONDS on the quiet service just before (after
  *    OTHER_WARMUP_SECONDS of it not measured).
- * 6. Checks the ledger afterwards (balanced transactions, balances = entries,
+ * 6. Growth (scripts/bench/growth.ts), last since it grows the ledger: the seed business's
+ *    statement, list, getWallet and transfer requests on its fresh ledger, then again once
+ *    GROWTH_TRANSFERS transfers (2 entries each) of history were written; grown / fresh.
+ * 7. Checks the ledger afterwards (balanced transactions, balances = entries,
  *    money conserved, no wallet below zero) and prints the table of targets.
  *
  * Environment: SECONDS (10), WARMUP (3), CONNECTIONS (50), WALLETS (2000), STARTS (3),
- * ONLY (comma-separated scenario names, e.g. `getWallet`: run only those).
+ * GROWTH_TRANSFERS (1000000), GROWTH_SECONDS (5), GROWTH_CONNECTIONS (10),
+ * ONLY (comma-separated scenario names, e.g. `getWallet`, `growth`: run only those).
  * Exits 1 when a target is missed or the ledger check fails.
  */
 import { randomUUID } from 'node:crypto';
@@ -40,6 +44,7 @@ import { comparePair, pacedLoad, type LoadRequest, type LoadResult, type PacedRe
 import { cpuMs, peakRssMiB, postgresCpuMs, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './bench/processes.js';
 import { runBulkScenario, type Alongside, type BulkResult } from './bench/bulk.js';
 import { checkLedger, seedBench, settle } from './bench/seed.js';
+import { runGrowthScenario, type GrowthResult } from './bench/growth.js';
 
 const SECONDS = Number(process.env.SECONDS ?? 10);
 const WARMUP = Number(process.env.WARMUP ?? 3);
@@ -48,6 +53,11 @@ const WALLETS = Number(process.env.WALLETS ?? 2000);
 const STARTS = Number(process.env.STARTS ?? 3);
 const POOL_SIZE = loadConfig().dbPoolSize;
 const ONLY = process.env.ONLY?.split(',');
+const GROWTH_TRANSFERS = Number(process.env.GROWTH_TRANSFERS ?? 1_000_000);
+const GROWTH_SECONDS = Number(process.env.GROWTH_SECONDS ?? 5);
+const GROWTH_CONNECTIONS = Number(process.env.GROWTH_CONNECTIONS ?? 10);
+/** Growth: grown / fresh, each request kind (the issue's bar: within 10 %, p99 within 20 %). */
+const GROWTH_TARGETS = { requestsPerSecond: 0.9, p99: 1.2 };
 
 // The service's own targets (README, "Benchmark"): memory and start-up; the scenarios carry their own.
 const TARGETS = { rssMiB: 250, startSeconds: 3 };
@@ -188,6 +198,23 @@ try {
     }
     bulkRuns.push({ name, result: await runBulkScenario(service.url, bulks, 1_000, 120, alongside), limits });
   }
+  // Growth, last: it leaves the ledger millions of entries larger.
+  let growth: GrowthResult | undefined;
+  if (!ONLY || ONLY.some((only) => 'growth'.startsWith(only))) {
+    growth = await runGrowthScenario({
+      serviceUrl: service.url,
+      databaseUrl,
+      token: seed.token,
+      businessId: seed.businessId,
+      transfers: GROWTH_TRANSFERS,
+      window: 1_000,
+      load: { connections: GROWTH_CONNECTIONS, seconds: GROWTH_SECONDS, warmupSeconds: 1 },
+      cpu: () => ({ server: cpuMs(pid), database: postgresCpuMs(pgDataDir) }),
+      settle: () => settle(databaseUrl),
+      transfer: () => transfer.service(),
+      getWallet: () => getWallet.service(),
+    });
+  }
   const rss = peakRssMiB(pid);
   const ledger = await checkLedger(databaseUrl, seed.businessId);
 
@@ -235,6 +262,21 @@ try {
     }
     const ratio = other.during.p99 / other.quiet.p99;
     checks.push({ what: 'other traffic during the 10 × 1,000 bulk payouts: p99 during/quiet', value: `${ratio.toFixed(2)} ×`, target: '≤ 2.00 ×', met: ratio <= 2 && other.during.failures === 0 });
+  }
+  if (growth) {
+    const g = growth;
+    console.log(
+      `\ngrowth: ${g.entriesFresh.toLocaleString('en')} entries → ${g.entriesGrown.toLocaleString('en')} (busy wallet ${g.busyEntriesGrown.toLocaleString('en')}), history written in ${g.buildSeconds.toFixed(0)} s; ${GROWTH_CONNECTIONS} connections, ${GROWTH_SECONDS} s each`,
+    );
+    console.log(`${'request'.padEnd(44)}${pad('fresh req/s', 12)}${pad('grown', 8)}${pad('ratio', 7)}${pad('fresh p99', 11)}${pad('grown', 8)}${pad('ratio', 7)}  non-2xx/errors`);
+    for (const r of g.rows) {
+      const [rps, p99] = [r.grown.requestsPerSecond / r.fresh.requestsPerSecond, r.grown.p99 / r.fresh.p99];
+      console.log(
+        `${r.name.padEnd(44)}${pad(r.fresh.requestsPerSecond.toFixed(0), 12)}${pad(r.grown.requestsPerSecond.toFixed(0), 8)}${pad(rps.toFixed(2), 7)}${pad(r.fresh.p99.toFixed(1), 11)}${pad(r.grown.p99.toFixed(1), 8)}${pad(p99.toFixed(2), 7)}  ${r.fresh.failures + r.grown.failures}`,
+      );
+      checks.push({ what: `growth, ${r.name}: req/s grown/fresh`, value: `${rps.toFixed(2)} ×`, target: `≥ ${GROWTH_TARGETS.requestsPerSecond.toFixed(2)} ×`, met: rps >= GROWTH_TARGETS.requestsPerSecond && r.fresh.failures + r.grown.failures === 0 });
+      checks.push({ what: `growth, ${r.name}: p99 grown/fresh`, value: `${p99.toFixed(2)} ×`, target: `≤ ${GROWTH_TARGETS.p99.toFixed(2)} ×`, met: p99 <= GROWTH_TARGETS.p99 });
+    }
   }
   checks.push({ what: 'service peak RSS (VmHWM)', value: `${rss.toFixed(0)} MiB`, target: `≤ ${TARGETS.rssMiB} MiB`, met: rss <= TARGETS.rssMiB });
   const median = [...startups].sort((a, b) => a - b)[Math.floor(startups.length / 2)];

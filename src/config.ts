@@ -9,7 +9,6 @@
  * RATE_LIMIT_PER_ADDRESS_PER_MINUTE (default 600 per IP address for requests without a
  * valid token: no token or a bad one, the token request, provider callbacks),
  * SANDBOX (default true: test helpers on, sandbox clients seeded),
- * STATEMENT_MAX_ENTRIES (default and most 10000: longer periods are 422 STATEMENT_TOO_LARGE),
  * DB_POOL_SIZE (default 40: most database connections the service holds),
  * DB_PREPARED_STATEMENTS (default true; `false` sends every statement unnamed, for a
  * pooler in transaction mode such as pgbouncer before 1.21, see src/db/knex.ts),
@@ -117,7 +116,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: intFrom(env.RATE_LIMIT_PER_MINUTE, 600, 'RATE_LIMIT_PER_MINUTE'),
     rateLimitPerAddressPerMinute: intFrom(env.RATE_LIMIT_PER_ADDRESS_PER_MINUTE, 600, 'RATE_LIMIT_PER_ADDRESS_PER_MINUTE'),
     sandbox: env.SANDBOX !== 'false',
-    statementMaxEntries: intFrom(env.STATEMENT_MAX_ENTRIES, 10_000, 'STATEMENT_MAX_ENTRIES', 10_000),
     dbPoolSize: env.DB_POOL_SIZE ? intFrom(env.DB_POOL_SIZE, 0, 'DB_POOL_SIZE', 10_000, 1) : DEFAULT_DB_POOL_SIZE,
     dbPreparedStatements: booleanFrom(env.DB_PREPARED_STATEMENTS, true, 'DB_PREPARED_STATEMENTS'),
     corsOrigins: originsFrom(env.CORS_ORIGINS),

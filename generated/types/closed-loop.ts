@@ -489,7 +489,7 @@ export interface paths {
         };
         /**
          * Retrieve wallet statement
-         * @description Returns the statement of a wallet over a period: opening and closing balance, totals, and every ledger entry on the wallet in the period, oldest first, with the running balance after each. `from` defaults to the wallet's creation and `to` to now; `from` after `to` is 400 `VALIDATION_ERROR`. The same statement as CSV is `getWalletStatementCsv`. More than 10000 entries (`STATEMENT_MAX_ENTRIES`) in the period is answered with 422 `STATEMENT_TOO_LARGE`; ask for a shorter period. An unknown wallet is 404 `WALLET_NOT_FOUND`.
+         * @description Returns the statement of a wallet over a period, one page at a time: the ledger entries on the wallet in the period, oldest first, with the running balance after each, up to `limit` a page (10000 when absent, so that a period of up to 10000 entries is one page). Each page carries the balance before its first entry (`opening_balance`: on the first page, the balance at `from`), the balance after its last (`closing_balance`: on the last page, the balance at `to`) and the totals of its entries. While entries remain, `has_more` is true and `next_cursor` asks for the next page, which opens with the closing balance of this one: a period of any size is served, each page at the same cost whatever the wallet's history. `from` defaults to the wallet's creation and `to` to now; `from` after `to` is 400 `VALIDATION_ERROR`. A cursor carries the period of the first page (`from` and `to` are not read with it); one this service did not issue for this wallet is 400 `INVALID_CURSOR`. The whole period as one CSV document is `getWalletStatementCsv`. An unknown wallet is 404 `WALLET_NOT_FOUND`.
          */
         get: operations["getWalletStatement"];
         put?: never;
@@ -515,7 +515,7 @@ export interface paths {
         };
         /**
          * Retrieve wallet statement as CSV
-         * @description The statement of `getWalletStatement` as CSV (RFC 4180, UTF-8, header line first): one row per ledger entry in the period, oldest first, between an `OPENING_BALANCE` first row and a `CLOSING_BALANCE` last row. Parameters, limits and errors are those of `getWalletStatement`.
+         * @description The statement of `getWalletStatement` for the whole period as one CSV document (RFC 4180, UTF-8, header line first): one row per ledger entry in the period, oldest first, between an `OPENING_BALANCE` first row and a `CLOSING_BALANCE` last row. A period of any size is served: the document is streamed (chunked) as the entries are read, a few thousand at a time, so it has no length limit; a response that ends without its `CLOSING_BALANCE` row was cut short (the connection failed) and is to be asked for again. `from`, `to` and the errors are those of `getWalletStatement`.
          */
         get: operations["getWalletStatementCsv"];
         put?: never;
@@ -1030,12 +1030,20 @@ export interface components {
             currency: components["schemas"]["Currency"];
             from: components["schemas"]["Timestamp"];
             to: components["schemas"]["Timestamp"];
+            /** @description Balance before the page's first entry (on the first page, at `from`). */
             opening_balance: components["schemas"]["Balance"];
+            /** @description Balance after the page's last entry (on the last page, at `to`). */
             closing_balance: components["schemas"]["Balance"];
+            /** @description Sum of the page's debit entries (of the whole period when it is one page). */
             total_debits: components["schemas"]["Amount"];
+            /** @description Sum of the page's credit entries (of the whole period when it is one page). */
             total_credits: components["schemas"]["Amount"];
-            /** @description Entries in the period, oldest first, with the running balance after each. */
+            /** @description The page's entries in the period, oldest first, with the running balance after each. */
             entries: components["schemas"]["StatementEntry"][];
+            /** @description True when entries of the period follow this page. */
+            has_more: boolean;
+            /** @description Cursor for the next page of the statement; null on the last page. */
+            next_cursor: string | null;
         };
         WebhookEndpointCreateRequest: {
             /**
@@ -1287,11 +1295,6 @@ export interface components {
         WalletOrLabelNotFoundProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "WALLET_NOT_FOUND" | "LABEL_NOT_FOUND";
-        };
-        /** @description Problem details with the codes this response can carry. */
-        StatementTooLargeProblem: components["schemas"]["Problem"] & {
-            /** @enum {string} */
-            code: "STATEMENT_TOO_LARGE";
         };
         /**
          * @description Event codes that can be subscribed to. The list may grow.
@@ -1821,21 +1824,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["WalletOrLabelNotFoundProblem"];
             };
         };
-        /** @description The period holds more entries than one statement may (`STATEMENT_TOO_LARGE`, 10000 by default); ask for a shorter period. */
-        StatementTooLarge: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version"];
-                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["StatementTooLargeProblem"];
-            };
-        };
         /** @description The request cannot be used: a field fails validation (`VALIDATION_ERROR`, with `errors`), the body is not valid JSON (`MALFORMED_JSON`) or not sent as a documented media type (`UNSUPPORTED_MEDIA_TYPE`), an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`), or the URL is one the service may not call (`WEBHOOK_URL_NOT_ALLOWED`, with the reason in `errors`: production accepts only `https` URLs whose host resolves to public addresses; the sandbox also accepts `http` and `https` to loopback addresses). Nothing was stored. */
         InvalidWebhookEndpoint: {
             headers: {
@@ -1948,6 +1936,13 @@ export interface components {
          * @example 2026-11-22T00:00:00.000Z
          */
         StatementTo: string;
+        /**
+         * @description Entries on the page, 1 to 10000; 10000 when absent.
+         * @example 1000
+         */
+        StatementLimit: number;
+        /** @description Opaque cursor from `next_cursor` of the previous page of the same statement: the next page continues after its last entry, in the same period. */
+        StatementCursor: components["schemas"]["Cursor"];
         /**
          * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
          * @example v1
@@ -3608,6 +3603,13 @@ export interface operations {
                  * @example 2026-11-22T00:00:00.000Z
                  */
                 to?: components["parameters"]["StatementTo"];
+                /**
+                 * @description Entries on the page, 1 to 10000; 10000 when absent.
+                 * @example 1000
+                 */
+                limit?: components["parameters"]["StatementLimit"];
+                /** @description Opaque cursor from `next_cursor` of the previous page of the same statement: the next page continues after its last entry, in the same period. */
+                cursor?: components["parameters"]["StatementCursor"];
             };
             header?: {
                 /**
@@ -3650,6 +3652,8 @@ export interface operations {
                      *       "closing_balance": "600.00",
                      *       "total_debits": "150.00",
                      *       "total_credits": "750.00",
+                     *       "has_more": false,
+                     *       "next_cursor": null,
                      *       "entries": [
                      *         {
                      *           "transaction_id": "4e8a2b61-9c3d-4f5e-8a7b-1c2d3e4f5a60",
@@ -3684,11 +3688,10 @@ export interface operations {
                     "application/json": components["schemas"]["WalletStatement"];
                 };
             };
-            400: components["responses"]["InvalidParameters"];
+            400: components["responses"]["InvalidListParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WalletNotFound"];
-            422: components["responses"]["StatementTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3753,7 +3756,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WalletNotFound"];
-            422: components["responses"]["StatementTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -163,6 +163,19 @@ export async function comparePair(
   return [summary(tallies[0]), summary(tallies[1])];
 }
 
+/**
+ * Measures `target` alone: `warmupSeconds` thrown away, then `seconds` in one turn (the
+ * first response on each connection left out of p50 and p99, as in comparePair). For
+ * comparing one server with itself at two moments (scripts/bench/growth.ts), where turns
+ * cannot interleave.
+ */
+export async function measure(target: Target, opts: { connections: number; seconds: number; warmupSeconds: number }): Promise<LoadResult> {
+  const tally: Tally = { seconds: 0, latencies: [], setupLatencies: [], failures: 0, statuses: new Map(), cpu: { server: 0, database: 0, load: 0 } };
+  if (opts.warmupSeconds > 0) await run(target, opts.connections, opts.warmupSeconds);
+  await run(target, opts.connections, opts.seconds, tally);
+  return summary(tally);
+}
+
 /** Latencies of a paced load (see pacedLoad). */
 export interface PacedResult {
   responses: number;

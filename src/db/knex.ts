@@ -7,6 +7,7 @@ import pg from 'pg';
 import { RETRY_EVENT, retryTransactions, withConflictRetries } from './retry.js';
 import * as baseline from './migrations/024_baseline.js';
 import * as businessKeys from './migrations/025_business_keys.js';
+import * as ledgerReadsByTime from './migrations/026_ledger_reads_by_time.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -22,6 +23,7 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
 const MIGRATIONS: Record<string, Knex.Migration> = {
   [BASELINE_MIGRATION]: baseline,
   '025_business_keys': businessKeys,
+  '026_ledger_reads_by_time': ledgerReadsByTime,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

@@ -4,6 +4,7 @@
  * (`OperationMap<operations>`), and each handler may only return a success
  * status and body that its document declares: both fail to compile otherwise.
  */
+import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
 import { AppError } from '../kernel/errors.js';
@@ -22,12 +23,14 @@ type ParamsOf<Op, Where extends string> = Op extends { parameters: { [K in Where
 
 type SuccessStatus = 200 | 201 | 202;
 type ContentOf<R> = R extends { content: infer C } ? C[keyof C] : undefined;
+/** A text body (e.g. CSV) may also be a stream of its bytes, sent as it is read (Koa pipes it). */
+type Streamable<B> = [B] extends [string] ? B | Readable : B;
 
 /** What a handler returns: one of the operation's documented success responses. */
 export type OperationResult<Op extends { responses: object }> = {
   [S in Extract<keyof Op['responses'], SuccessStatus>]: {
     status: S;
-    body: ContentOf<Op['responses'][S]>;
+    body: Streamable<ContentOf<Op['responses'][S]>>;
     /** Media type when the operation offers several (default application/json). */
     contentType?: string;
   };

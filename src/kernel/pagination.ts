@@ -17,7 +17,12 @@ export interface Page<T> {
   next_cursor: string | null;
 }
 
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+/**
+ * The position a cursor issued by `paginate` names: the last item's `created_at` and `id`.
+ * Throws 400 INVALID_CURSOR for anything else. For a query that reads several index ranges
+ * and merges them (each range then starts past the cursor itself).
+ */
+export function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   const [iso = '', id = ''] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(iso);
   // Only what `paginate` issues: a 4-digit-year ISO instant that round-trips, and a UUID.

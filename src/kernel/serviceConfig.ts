@@ -17,7 +17,6 @@ export interface Config {
   /** Requests per minute per address of callers that have not authenticated (0 = off). */
   rateLimitPerAddressPerMinute: number;
   sandbox: boolean;
-  statementMaxEntries: number;
   corsOrigins: '*' | string[];
   logLevel: string;
   logFile?: string;

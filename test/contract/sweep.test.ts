@@ -180,23 +180,6 @@ describe('idempotency statuses of every money-moving POST', () => {
 });
 
 describe('limits and dependencies', () => {
-  it('422 STATEMENT_TOO_LARGE when the period holds more entries than STATEMENT_MAX_ENTRIES', async () => {
-    const small = await startExtraService({ statementMaxEntries: 2 });
-    try {
-      const b = await newBusiness();
-      const wallet = await newWallet(b.token);
-      await topup(b.token, '10.00');
-      for (const amount of ['1.00', '2.00', '3.00']) await credit(b.token, wallet.id, amount);
-      const ok = await get(`/cl/v1/wallets/${wallet.id}/statement?to=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { token: b.token });
-      expect(ok.body.entries).to.have.length(3);
-      const res = await get(`/cl/v1/wallets/${wallet.id}/statement`, { token: b.token, baseUrl: small.url });
-      expectProblem(res, 422, 'STATEMENT_TOO_LARGE');
-      expectProblem(await get(`/cl/v1/wallets/${wallet.id}/statement.csv`, { token: b.token, baseUrl: small.url }), 422, 'STATEMENT_TOO_LARGE');
-    } finally {
-      await small.close();
-    }
-  });
-
   it('GET /ready answers 503 SERVICE_UNAVAILABLE when the database cannot be reached', async () => {
     const extra = await startExtraService({});
     try {

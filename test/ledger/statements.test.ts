@@ -151,6 +151,86 @@ describe('wallet statements', () => {
     });
   });
 
+  describe('paging by cursor', () => {
+    /** Wallet pw: 23 movements (funds, every third a transfer out), several in one millisecond. */
+    let pb: TestBusiness;
+    let pw: any;
+    let pw2: any;
+    let whole: any;
+
+    before(async () => {
+      pb = await newBusiness();
+      pw = await newWallet(pb.token);
+      pw2 = await newWallet(pb.token);
+      await topup(pb.token, '10000.00');
+      for (let i = 1; i <= 23; i++) {
+        if (i % 3 === 0) await move(pb.token, 'transfers', { source_wallet_id: pw.id, destination_wallet_id: pw2.id, amount: `${i}.50` });
+        else await credit(pb.token, pw.id, `${i * 10}.25`);
+      }
+      whole = (await get(`/cl/v1/wallets/${pw.id}/statement`, { token: pb.token })).body;
+      expect(whole.entries).to.have.length(23);
+      expect(whole).to.include({ has_more: false, next_cursor: null });
+    });
+
+    /** Every page of pw's statement over `whole`'s period, `limit` entries a page, following next_cursor. */
+    async function pages(limit: number): Promise<any[]> {
+      const out: any[] = [];
+      let url: string | null = `/cl/v1/wallets/${pw.id}/statement?to=${encodeURIComponent(whole.to)}&limit=${limit}`;
+      while (url) {
+        const res: { status: number; body: any } = await get(url, { token: pb.token });
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        out.push(res.body);
+        url = res.body.next_cursor ? `/cl/v1/wallets/${pw.id}/statement?limit=${limit}&cursor=${res.body.next_cursor}` : null;
+      }
+      return out;
+    }
+
+    it('serves the period page by page: each page opens with the closing balance of the one before, no entry missing or repeated', async () => {
+      for (const limit of [1, 4, 10, 23, 24]) {
+        const got = await pages(limit);
+        expect(got, `limit ${limit}`).to.have.length(Math.ceil(23 / limit));
+        expect(got.flatMap((p) => p.entries), `limit ${limit}`).to.deep.equal(whole.entries);
+        expect(got[0].opening_balance).to.equal(whole.opening_balance);
+        expect(got[got.length - 1].closing_balance).to.equal(whole.closing_balance);
+        got.forEach((p, i) => {
+          const last = i === got.length - 1;
+          expect(p, `limit ${limit} page ${i + 1}`).to.include({ wallet_id: pw.id, from: whole.from, to: whole.to, has_more: !last });
+          expect(p.next_cursor === null, `limit ${limit} page ${i + 1}`).to.equal(last);
+          expect(p.entries).to.have.length(last ? 23 - limit * i : limit);
+          if (i > 0) expect(p.opening_balance, `limit ${limit} page ${i + 1}`).to.equal(got[i - 1].closing_balance);
+          let running = cents(p.opening_balance);
+          for (const e of p.entries) {
+            running += e.direction === 'CREDIT' ? cents(e.amount) : -cents(e.amount);
+            expect(e.balance_after).to.equal(money(running));
+          }
+          expect(p.closing_balance).to.equal(money(running));
+          expect(money(cents(p.opening_balance) + cents(p.total_credits) - cents(p.total_debits))).to.equal(p.closing_balance);
+        });
+      }
+    });
+
+    it('a cursor keeps the period of the first page (from and to of the request are not read with it)', async () => {
+      const first = await get(`/cl/v1/wallets/${pw.id}/statement?to=${encodeURIComponent(whole.to)}&limit=20`, { token: pb.token });
+      const later = new Date(Date.parse(whole.to) + 3_600_000).toISOString();
+      const next = await get(`/cl/v1/wallets/${pw.id}/statement?limit=20&to=${encodeURIComponent(later)}&cursor=${first.body.next_cursor}`, { token: pb.token });
+      expect(next.status).to.equal(200);
+      expect(next.body).to.include({ from: whole.from, to: whole.to, has_more: false, closing_balance: whole.closing_balance });
+      expect(next.body.entries).to.deep.equal(whole.entries.slice(20));
+    });
+
+    it("400 INVALID_CURSOR for a cursor of another wallet's statement or one this service did not issue", async () => {
+      const first = await get(`/cl/v1/wallets/${pw.id}/statement?limit=5`, { token: pb.token });
+      expectProblem(await get(`/cl/v1/wallets/${pw2.id}/statement?cursor=${first.body.next_cursor}`, { token: pb.token }), 400, 'INVALID_CURSOR');
+      const forged = Buffer.from(`${whole.from}|${whole.to}|${whole.entries[3].created_at}|1`).toString('base64url');
+      expectProblem(await get(`/cl/v1/wallets/${pw.id}/statement?cursor=${forged}`, { token: pb.token }), 400, 'INVALID_CURSOR');
+      expectProblem(await get(`/cl/v1/wallets/${pw.id}/statement?cursor=AAAA`, { token: pb.token }), 400, 'INVALID_CURSOR');
+    });
+
+    it('400 VALIDATION_ERROR for a limit outside 1 to 10000', async () => {
+      for (const limit of [0, 10_001]) expectProblem(await get(`/cl/v1/wallets/${pw.id}/statement?limit=${limit}`, { token: pb.token }), 400, 'VALIDATION_ERROR');
+    });
+  });
+
   describe('CSV', () => {
     it('getWalletStatementCsv: header line, OPENING_BALANCE first, entries, CLOSING_BALANCE last', async () => {
       const res = await get(`/cl/v1/wallets/${w.id}/statement.csv`, { token: biz.token });

@@ -278,6 +278,16 @@ describe('transactions', () => {
       expect(sizes).to.deep.equal([2, 1]);
     });
 
+    it('pages over both sides of the wallet (debits and credits merged) without duplicates or gaps', async () => {
+      // w2: credited by the payout and the transfer, debited by the withdrawal.
+      for (const limit of [1, 2, 3]) {
+        const { ids } = await collect(biz.token, `/cl/v1/wallets/${w2.id}/transactions`, limit);
+        expect(ids, `limit ${limit}`).to.deep.equal([withdrawalTx.id, transferTx.id, payoutTx.id]);
+      }
+      const { ids } = await collect(biz.token, `/cl/v1/wallets/${w2.id}/transactions?created_to=${encodeURIComponent(withdrawalTx.created_at)}`, 1);
+      expect(ids).to.deep.equal([transferTx.id, payoutTx.id]);
+    });
+
     it('404 WALLET_NOT_FOUND for an unknown wallet and for another business\'s wallet', async () => {
       const unknown = await get(`/cl/v1/wallets/${randomUUID()}/transactions`, { token: biz.token });
       expectProblem(unknown, 404, 'WALLET_NOT_FOUND');

@@ -39,6 +39,15 @@
 -- order") free of cycles. This is the hot path of every transfer and fund, so it stays
 -- in this one body rather than calling helpers.
 --
+-- The transaction and its entries are stamped greatest(now(), the last entry time of either
+-- account): an account's entries then follow each other in time in the order they were
+-- posted (the order of their ids and running balances), even when a transaction that began
+-- earlier waited for the lock behind one that began later. Statements read an account's
+-- entries by (created_at, id) from the index ledger_entries (account_id, created_at, id)
+-- (src/ledger/statements.ts): with this stamp each balance_after follows the one before it
+-- in that order, and an entry still in flight (the account stays locked until it commits)
+-- sorts after every entry a reader can see, so a cursor never steps over it.
+--
 -- Inside a batch that holds balances (ledger_hold_balances), a held account's balance is
 -- the held one: it is read from there and changed there, and its row is written once at
 -- the end of the batch (ledger_release_balances); an account not held is updated here.
@@ -62,6 +71,7 @@ DECLARE
   d_after numeric(20,2);
   c_after numeric(20,2);
   t transactions;
+  v_at timestamptz;
   held jsonb := ledger_held_balances();
 BEGIN
   -- A business account is found by kind through the unique index of business accounts
@@ -119,14 +129,17 @@ BEGIN
   END IF;
   d_after := d.balance - v_amount;
   c_after := c.balance + v_amount;
+  v_at := greatest(now(),
+    (SELECT max(created_at) FROM ledger_entries WHERE account_id = d.id),
+    (SELECT max(created_at) FROM ledger_entries WHERE account_id = c.id));
 
   INSERT INTO transactions (id, reference, business_id, type, status, amount, currency,
-                            debit_account_id, credit_account_id, external_reference, notes, original_transaction_id)
+                            debit_account_id, credit_account_id, external_reference, notes, original_transaction_id, created_at)
   VALUES (gen_random_uuid(), 'TXN' || lpad(nextval('transaction_reference_seq')::text, 12, '0'), p_business, p_type,
-          'SUCCESS', v_amount, coalesce(p_currency, c.currency), d.id, c.id, p_external_reference, p_notes, p_original)
+          'SUCCESS', v_amount, coalesce(p_currency, c.currency), d.id, c.id, p_external_reference, p_notes, p_original, v_at)
   RETURNING * INTO t;
-  INSERT INTO ledger_entries (business_id, transaction_id, account_id, amount, balance_after)
-  VALUES (p_business, t.id, d.id, -v_amount, d_after), (p_business, t.id, c.id, v_amount, c_after);
+  INSERT INTO ledger_entries (business_id, transaction_id, account_id, amount, balance_after, created_at)
+  VALUES (p_business, t.id, d.id, -v_amount, d_after, t.created_at), (p_business, t.id, c.id, v_amount, c_after, t.created_at);
   IF held ? d.id::text OR held ? c.id::text THEN
     IF held ? d.id::text THEN held := held || jsonb_build_object(d.id, d_after::text);
     ELSE UPDATE accounts SET balance = d_after, updated_at = now() WHERE id = d.id; END IF;

@@ -1,0 +1,194 @@
+/**
+ * The growth scenario of `npm run bench`: the same requests on the seed business's
+ * fresh ledger and again once its ledger has grown by GROWTH_TRANSFERS transfers (two
+ * entries each; 1,000,000 by default, so at least 2 million entries), one wallet (the
+ * busy one) in a quarter of them. Reads that cost the same whatever the history (index
+ * ranges, running balances on the entries, openapi/DESIGN.md "Statements that do not
+ * grow with the ledger") keep their req/s and p99; a read that sums or counts over
+ * history would not.
+ *
+ * Each phase first posts WINDOW transfers between the busy wallet and another through
+ * `ledger_post` (the busy wallet's statement period: WINDOW entries, the newest of the
+ * ledger), then measures, one request kind after the other: the statement's first page
+ * (its opening balance is the balance at `from`), a later page by cursor, the period as
+ * streamed CSV, the first and the 20th page of the business's and of the busy wallet's
+ * transactions, getWallet, and last transfers between random wallets (the only writes).
+ *
+ * The history is written with SQL in chunks, not through the API (a million requests
+ * would take the bench's whole time): balanced transfers in pairs (a → b then b → a, 1.00
+ * each), each entry with the running balance it would have had, stamped after every
+ * entry already posted and before any posted afterwards. It is written with
+ * `session_replication_role = replica`, which skips the triggers (the balance check at
+ * commit, foreign keys) for those rows only; the bench's ledger check reads them all
+ * afterwards (balanced, balances = entries).
+ */
+import pg from 'pg';
+import { measure, type CpuReading, type LoadRequest, type LoadResult } from './load.js';
+
+export interface GrowthOptions {
+  serviceUrl: string;
+  databaseUrl: string;
+  token: string;
+  businessId: string;
+  /** Transfers of the history (two entries each). */
+  transfers: number;
+  /** Transfers of the busy wallet in each phase's statement period. */
+  window: number;
+  load: { connections: number; seconds: number; warmupSeconds: number };
+  cpu: () => CpuReading;
+  /** VACUUM ANALYZE and CHECKPOINT (before each phase). */
+  settle: () => Promise<void>;
+  transfer: () => LoadRequest;
+  getWallet: () => LoadRequest;
+}
+
+export interface GrowthRow {
+  name: string;
+  fresh: LoadResult;
+  grown: LoadResult;
+}
+
+export interface GrowthResult {
+  rows: GrowthRow[];
+  entriesFresh: number;
+  entriesGrown: number;
+  busyEntriesGrown: number;
+  buildSeconds: number;
+}
+
+/** Pairs of history transfers written by one statement (one transaction). */
+const CHUNK_PAIRS = 50_000;
+/** The history's created_at span: it starts when the build does and ends before it does. */
+const HISTORY_SPAN_MS = 20_000;
+
+/**
+ * Pairs [$2, $3) of the history of business $1: pair k is a transfer a → b of 1.00 and one
+ * b → a, stamped $4 + (2k + side) × $5 µs. The busy wallet (the lowest id) is a in every
+ * fourth pair; the others pick two distinct other wallets. Pairs net to zero, so every
+ * entry's balance_after is the wallet's balance now, less 1.00 for a's first entry and
+ * plus 1.00 for b's, and no account's balance changes.
+ */
+const HISTORY_SQL = `
+WITH w AS (
+  SELECT array_agg(id ORDER BY id) AS ids, array_agg(balance ORDER BY id) AS bal, count(*)::int AS n
+    FROM accounts WHERE business_id = $1 AND kind = 'WALLET'
+), p AS (
+  SELECT k,
+         (CASE WHEN k % 4 = 0 THEN 1 ELSE 2 + (k * 7919) % (n - 1) END)::int AS ia,
+         (CASE WHEN k % 4 = 0 THEN 2 + (k * 104729) % (n - 1)
+               ELSE 2 + ((k * 7919) % (n - 1) + 1 + (k * 104729) % (n - 2)) % (n - 1) END)::int AS ib
+    FROM generate_series($2::bigint, $3::bigint - 1) k, w
+), x AS (
+  SELECT 2 * p.k + v.side AS seq, gen_random_uuid() AS id,
+         CASE v.side WHEN 0 THEN w.ids[ia] ELSE w.ids[ib] END AS debit,
+         CASE v.side WHEN 0 THEN w.ids[ib] ELSE w.ids[ia] END AS credit,
+         CASE v.side WHEN 0 THEN w.bal[ia] - 1 ELSE w.bal[ib] END AS debit_after,
+         CASE v.side WHEN 0 THEN w.bal[ib] + 1 ELSE w.bal[ia] END AS credit_after,
+         $4::timestamptz + (2 * p.k + v.side) * $5::double precision * interval '1 microsecond' AS at
+    FROM p CROSS JOIN w CROSS JOIN (VALUES (0), (1)) v(side)
+), t AS (
+  INSERT INTO transactions (id, reference, business_id, type, status, amount, currency, debit_account_id, credit_account_id, created_at)
+  SELECT id, 'TXN' || lpad(nextval('transaction_reference_seq')::text, 12, '0'), $1, 'TRANSFER', 'SUCCESS', 1.00, $6, debit, credit, at
+    FROM x ORDER BY seq
+)
+INSERT INTO ledger_entries (business_id, transaction_id, account_id, amount, balance_after, created_at)
+SELECT $1, x.id, e.account_id, e.amount, e.balance_after, x.at
+  FROM x CROSS JOIN LATERAL (VALUES (x.debit, -1.00, x.debit_after, 0), (x.credit, 1.00, x.credit_after, 1)) e(account_id, amount, balance_after, side)
+ ORDER BY x.seq, e.side`;
+
+async function getJson(base: string, path: string, token: string): Promise<any> {
+  const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const body = await res.json();
+  if (res.status !== 200) throw new Error(`GET ${path} → ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** The `next_cursor` after `pages` pages of the list or statement at `path` (which has a query string). */
+async function cursorAfter(base: string, path: string, token: string, pages: number): Promise<string> {
+  let cursor: string | null = null;
+  for (let i = 0; i < pages; i++) {
+    const page: { next_cursor: string | null } = await getJson(base, cursor ? `${path}&cursor=${cursor}` : path, token);
+    if (!page.next_cursor) throw new Error(`${path}: no page ${i + 2}`);
+    cursor = page.next_cursor;
+  }
+  return cursor!;
+}
+
+/** Runs the scenario (see the module comment); measures with `opts.load` each request kind of each phase. */
+export async function runGrowthScenario(opts: GrowthOptions): Promise<GrowthResult> {
+  const client = new pg.Client({ connectionString: opts.databaseUrl });
+  await client.connect();
+  try {
+    const { rows: wallets } = await client.query(`SELECT id FROM accounts WHERE business_id = $1 AND kind = 'WALLET' ORDER BY id LIMIT 2`, [opts.businessId]);
+    const [busy, partner] = wallets.map((w: { id: string }) => w.id);
+    const count = async (sql: string, args: unknown[] = []) => Number((await client.query(sql, args)).rows[0].n);
+    const auth = { authorization: `Bearer ${opts.token}` };
+    const get = (path: string) => (): LoadRequest => ({ method: 'GET', path, headers: auth });
+
+    const phase = async (): Promise<Map<string, LoadResult>> => {
+      const from = new Date();
+      const { rows } = await client.query(
+        `SELECT count(*) FILTER (WHERE p ? 'refusal')::int AS refused FROM (
+           SELECT ledger_post($1::uuid, 'TRANSFER', 'WALLET', CASE WHEN i % 2 = 1 THEN $2 ELSE $3 END,
+                              'WALLET', CASE WHEN i % 2 = 1 THEN $3 ELSE $2 END, '1.00', NULL, NULL, NULL) AS p
+             FROM generate_series(1, $4::int) i) x`,
+        [opts.businessId, busy, partner, opts.window],
+      );
+      if (rows[0].refused) throw new Error(`${rows[0].refused} window transfers refused`);
+      const to = new Date(Date.now() + 1);
+      await opts.settle();
+      const period = `from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}`;
+      const statement = `/cl/v1/wallets/${busy}/statement?${period}&limit=100`;
+      const first = await getJson(opts.serviceUrl, statement, opts.token);
+      if (first.entries.length !== 100 || !first.has_more) throw new Error(`the busy wallet's statement period holds ${first.entries.length} entries on its first page`);
+      const business = '/cl/v1/transactions?limit=20';
+      const wallet = `/cl/v1/wallets/${busy}/transactions?limit=20`;
+      const kinds: [string, () => LoadRequest][] = [
+        ['statement: first page of 100, opening balance', get(statement)],
+        ['statement: 6th page of 100, by cursor', get(`/cl/v1/wallets/${busy}/statement?limit=100&cursor=${await cursorAfter(opts.serviceUrl, statement, opts.token, 5)}`)],
+        [`statement CSV: ${opts.window} entries streamed`, get(`/cl/v1/wallets/${busy}/statement.csv?${period}`)],
+        ["business's transactions: page 1", get(business)],
+        ["business's transactions: page 20", get(`${business}&cursor=${await cursorAfter(opts.serviceUrl, business, opts.token, 19)}`)],
+        ["busy wallet's transactions: page 1", get(wallet)],
+        ["busy wallet's transactions: page 20", get(`${wallet}&cursor=${await cursorAfter(opts.serviceUrl, wallet, opts.token, 19)}`)],
+        ['getWallet', opts.getWallet],
+        ['transfer (random wallets)', opts.transfer],
+      ];
+      const results = new Map<string, LoadResult>();
+      for (const [name, build] of kinds) results.set(name, await measure({ url: opts.serviceUrl, build, cpu: opts.cpu }, opts.load));
+      return results;
+    };
+
+    const fresh = await phase();
+    const entriesFresh = await count('SELECT count(*) AS n FROM ledger_entries');
+
+    const started = performance.now();
+    const base = new Date();
+    const pairs = Math.ceil(opts.transfers / 2);
+    const stepMicros = (HISTORY_SPAN_MS * 1000) / (2 * pairs);
+    const { rows: currency } = await client.query(`SELECT currency FROM accounts WHERE id = $1`, [busy]);
+    await client.query('SET session_replication_role = replica');
+    for (let k = 0; k < pairs; k += CHUNK_PAIRS) {
+      await client.query(HISTORY_SQL, [opts.businessId, k, Math.min(pairs, k + CHUNK_PAIRS), base.toISOString(), stepMicros, currency[0].currency]);
+    }
+    await client.query('RESET session_replication_role');
+    // Everything posted from here on comes after the history in time.
+    const wait = base.getTime() + HISTORY_SPAN_MS + 10 - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    await opts.settle();
+    const buildSeconds = (performance.now() - started) / 1000;
+
+    const grown = await phase();
+    const entriesGrown = await count('SELECT count(*) AS n FROM ledger_entries');
+    const busyEntriesGrown = await count('SELECT count(*) AS n FROM ledger_entries WHERE account_id = $1', [busy]);
+    return {
+      rows: [...fresh].map(([name, result]) => ({ name, fresh: result, grown: grown.get(name)! })),
+      entriesFresh,
+      entriesGrown,
+      busyEntriesGrown,
+      buildSeconds,
+    };
+  } finally {
+    await client.end();
+  }
+}
