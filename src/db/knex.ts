@@ -6,6 +6,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { RETRY_EVENT, retryTransactions, withConflictRetries } from './retry.js';
 import * as baseline from './migrations/024_baseline.js';
+import * as webhookOperations from './migrations/027_webhook_operations.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 
@@ -19,6 +20,7 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
  */
 const MIGRATIONS: Record<string, Knex.Migration> = {
   [BASELINE_MIGRATION]: baseline,
+  '027_webhook_operations': webhookOperations,
 };
 
 /**
