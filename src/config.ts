@@ -29,7 +29,9 @@
  * Webhook delivery (src/webhooks/): WEBHOOK_TIMEOUT_MS (default 15000, the time-out of
  * one attempt), WEBHOOK_RETRY_SCALE (default 1: multiplies every delay of the retry
  * schedule in src/webhooks/schedule.ts, e.g. 0.001 turns 5 minutes into 300 ms; tests
- * only), WEBHOOK_CONCURRENCY (default 4 deliveries in parallel per instance), and the
+ * only), WEBHOOK_CONCURRENCY (default 4 deliveries in parallel per instance),
+ * WEBHOOK_DISABLE_FAILING_AFTER_HOURS (default 120: an endpoint whose every attempt failed
+ * for 5 days is disabled, src/webhooks/health.ts), and the
  * job queue's JOB_POLLING_INTERVAL_MS (default 1000, at least 500: how soon an idle
  * worker sees a job another instance enqueued) and JOB_MAINTENANCE_INTERVAL_SECONDS
  * (default 5: how often jobs of a crashed instance are looked for; with the payout
@@ -133,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: intFrom(env.WEBHOOK_TIMEOUT_MS, 15_000, 'WEBHOOK_TIMEOUT_MS', 60_000, 100),
     webhookRetryScale: scaleFrom(env.WEBHOOK_RETRY_SCALE),
     webhookConcurrency: intFrom(env.WEBHOOK_CONCURRENCY, 4, 'WEBHOOK_CONCURRENCY', 64, 1),
+    webhookDisableFailingAfterHours: intFrom(env.WEBHOOK_DISABLE_FAILING_AFTER_HOURS, 120, 'WEBHOOK_DISABLE_FAILING_AFTER_HOURS', 8760, 1),
     backgroundConcurrency: intFrom(env.BACKGROUND_CONCURRENCY, DEFAULT_BACKGROUND_CONCURRENCY, 'BACKGROUND_CONCURRENCY', MAX_BACKGROUND_CONCURRENCY, 1),
     backgroundRestRatio: ratioFrom(env.BACKGROUND_REST_RATIO),
     jobPollingIntervalMs: intFrom(env.JOB_POLLING_INTERVAL_MS, 1000, 'JOB_POLLING_INTERVAL_MS', 60_000, 500),

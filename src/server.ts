@@ -136,6 +136,7 @@ export async function startService(
     retryScale: config.webhookRetryScale,
     secretKeys,
     concurrency: config.webhookConcurrency,
+    disableFailingAfterMs: config.webhookDisableFailingAfterHours * 3_600_000,
     relayIntervalMs: 500,
   });
   await startPayoutProcessing({ db, jobs, rail: payoutRailOf(config, log) });

@@ -535,7 +535,7 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description **Preview.** Lists the webhook endpoints registered by the caller's business, newest first, with their status (`DISABLED` once an endpoint answered 410 Gone).
+         * @description **Preview.** Lists the webhook endpoints registered by the caller's business, newest first, with their status (`DISABLED` by an update, once an endpoint answered 410 Gone, or after every attempt failed for 5 days); deleted endpoints are not listed.
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
@@ -544,6 +544,144 @@ export interface paths {
          * @description **Preview.** Registers an address to receive the given event codes, signed with `secret` per the Standard Webhooks scheme (the Webhooks tag describes deliveries, retries and the URL rules). The endpoint is `ENABLED` at once: every later event of its codes is delivered to it. The response is an empty JSON object (seed E3); the endpoint's id is in `listWebhookEndpoints` and in every delivery's `webhook_id`. A URL the service may not call is 400 `WEBHOOK_URL_NOT_ALLOWED`.
          */
         post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id (from `listWebhookEndpoints`, or a delivery's `webhook_id`).
+                 * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get webhook endpoint
+         * @description **Preview.** Returns one webhook endpoint of the caller's business (never its secret). Another business's endpoint, or one deleted, is 404 `WEBHOOK_ENDPOINT_NOT_FOUND`.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete webhook endpoint
+         * @description **Preview.** Deletes the endpoint: it receives nothing more (pending deliveries are cancelled when they come due), no operation shows it again, and a later call with its id is 404 `WEBHOOK_ENDPOINT_NOT_FOUND`. Answers the endpoint as it was, `DISABLED`.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Update webhook endpoint
+         * @description **Preview.** Changes the endpoint's `url`, `events`, `description` or `status`; fields left out keep their value. `DISABLED` stops its deliveries (`disabled_reason` `MANUAL`): its events are still recorded, and its pending deliveries are cancelled when they come due. `ENABLED` turns it back on, whatever disabled it (`MANUAL`, `FAILING` or `GONE`), and clears `disabled_reason` and `disabled_at`; events recorded while it was disabled are not sent (`recoverWebhookDeliveries` and the core API's `redeliverEvent` send past ones). A new `url` passes the same rules as at registration (400 `WEBHOOK_URL_NOT_ALLOWED`). A refused request changes nothing.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/webhooks/endpoints/{endpoint_id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id (from `listWebhookEndpoints`, or a delivery's `webhook_id`).
+                 * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List delivery attempts
+         * @description **Preview.** The delivery log of the endpoint: every HTTP attempt made to it, newest first, with what was sent (the event's id and code, the attempt's number), what came back (`response_status` and the first KiB of the body as text in `response_body`), or why nothing came back (`error`: a time-out, a refused connection, a TLS failure, a URL the policy refuses), how long it took, and when the next attempt of that delivery is due (`next_attempt_at`, null when none is). Filters: `event_id`, `outcome` (`SUCCEEDED`: a 2xx; `FAILED`: anything else) and the time the attempt was recorded (`created_from`, `created_to`). Attempts are kept as long as the endpoint's business.
+         */
+        get: operations["listWebhookDeliveryAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{endpoint_id}/test-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id (from `listWebhookEndpoints`, or a delivery's `webhook_id`).
+                 * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send test event
+         * @description **Preview.** Records a `webhook.test` event (see the document's `webhooks`) and delivers it to this endpoint alone, whatever codes it subscribed to: signed, retried and recorded like any other delivery, so its attempts show in `listWebhookDeliveryAttempts`. The body may be empty or `{}`. Test events are not listed by the core API's `listEvents`. A `DISABLED` endpoint is 409 `WEBHOOK_ENDPOINT_DISABLED`.
+         */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{endpoint_id}/secret-rotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id (from `listWebhookEndpoints`, or a delivery's `webhook_id`).
+                 * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate endpoint secret
+         * @description **Preview.** Draws a new signing secret for the endpoint and returns it, once: it is stored encrypted and never shown again. The secret it replaces keeps signing beside it for `previous_secret_valid_seconds` (0 to 86400; 86400, 24 hours, when left out, as when the body is empty): meanwhile every delivery's `webhook-signature` carries both signatures, space-separated, the new one first (Standard Webhooks: a receiver accepts a message when any signature verifies), so the receiver can switch to the new secret at any moment of that window without a failed verification. The bearer JWT is keyed with the new secret at once. A second rotation within the window replaces the older secret: only the last two sign. 0 stops the old secret at once.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{endpoint_id}/recoveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id (from `listWebhookEndpoints`, or a delivery's `webhook_id`).
+                 * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover failed deliveries
+         * @description **Preview.** Sends again, now, every delivery to this endpoint that failed and whose last attempt (or cancellation) was at or after `since`: those whose attempts ran out (or that the endpoint's 410 ended), those cancelled because the endpoint was disabled (or answered 410) while they waited, and those still failing and waiting for their next retry (their retries stop; the new delivery takes over). Each is sent as a new delivery of the same event (`webhook-id` unchanged, so a receiver that processed it recognises it), on the usual retry schedule. Answers how many were queued. Safe to repeat: a delivery recovered once is not sent again by another recovery (if the new delivery fails too, a later recovery sends that one). A `DISABLED` endpoint is 409 `WEBHOOK_ENDPOINT_DISABLED`: enable it first.
+         */
+        post: operations["recoverWebhookDeliveries"];
         delete?: never;
         options?: never;
         head?: never;
@@ -686,6 +824,26 @@ export interface webhooks {
          * @description Sent when a payout completes successfully: the amount is on the customer's wallet. Delivered as an HTTP POST to every `ENABLED` webhook endpoint of the business subscribed to the code, at least once and unordered, signed per Standard Webhooks (`webhook-id`: the event id, the same on every attempt, to deduplicate by; `webhook-timestamp`; `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the endpoint's `whsec_` secret) and carrying `Authorization: Bearer <JWT>` (HS256 with the same key; claims in the Webhooks tag). Answer any 2xx within 15 seconds; anything else is retried over about three days, a 410 disables the endpoint.
          */
         post: operations["onPayoutCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test event
+         * @description Sent by `sendWebhookTestEvent` to the one endpoint it names, whatever codes that endpoint subscribed to (the code cannot be subscribed to); `data` is empty. Signed, retried and recorded like every other event (`webhook-id`: the event id; `webhook-timestamp`; `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the endpoint's `whsec_` secret, two space-separated signatures during a secret rotation) and carrying `Authorization: Bearer <JWT>`. Use it to check that a receiver is reachable and verifies signatures.
+         */
+        post: operations["onWebhookTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1054,23 +1212,138 @@ export interface components {
             /** @description Signing secret of the deliveries, Standard Webhooks format: `whsec_` and the base64 of 24 to 63 random bytes. Never returned. */
             secret: string;
             events: components["schemas"]["WebhookEventCode"][];
+            description?: components["schemas"]["WebhookEndpointDescription"];
+        };
+        /** @description Your own note on the endpoint (what receives it), up to 200 characters; null for none. */
+        WebhookEndpointDescription: string | null;
+        /** @description The fields to change; those left out keep their value. */
+        WebhookEndpointUpdateRequest: {
+            /**
+             * Format: uri
+             * @description New address of the deliveries, under the registration's rules (`https` to a public host; the sandbox also accepts `http` and `https` to a loopback address).
+             */
+            url?: string;
+            events?: components["schemas"]["WebhookEventCode"][];
+            description?: components["schemas"]["WebhookEndpointDescription"];
+            status?: components["schemas"]["WebhookEndpointStatus"];
         };
         WebhookEndpoint: {
             /** Format: uuid */
             id: string;
             /** Format: uri */
             url: string;
+            description: components["schemas"]["WebhookEndpointDescription"];
             events: components["schemas"]["WebhookEventCode"][];
             status: components["schemas"]["WebhookEndpointStatus"];
             /**
-             * @description Why a `DISABLED` endpoint is: `GONE` (it answered 410). Null while `ENABLED`. The list may grow.
+             * @description Why a `DISABLED` endpoint is: `GONE` (it answered 410), `FAILING` (every attempt failed for 5 days), `MANUAL` (an update disabled it), `DELETED` (only in the answer of `deleteWebhookEndpoint`). Null while `ENABLED`. The list may grow.
              * @enum {string|null}
              */
-            disabled_reason: "GONE" | null;
+            disabled_reason: "GONE" | "FAILING" | "MANUAL" | "DELETED" | null;
+            /**
+             * Format: date-time
+             * @description When the endpoint was disabled; null while `ENABLED`.
+             */
+            disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @description After `rotateWebhookEndpointSecret`, until when the replaced secret still signs beside the new one; null when only one secret signs.
+             */
+            previous_secret_expires_at: string | null;
             created_at: components["schemas"]["Timestamp"];
         };
         WebhookEndpointList: components["schemas"]["Page"] & {
             data: components["schemas"]["WebhookEndpoint"][];
+        };
+        /**
+         * @description `SUCCEEDED`: the endpoint answered 2xx. `FAILED`: anything else (another status, no answer, a refused URL).
+         * @enum {string}
+         */
+        WebhookAttemptOutcome: "SUCCEEDED" | "FAILED";
+        /** @description One HTTP attempt of one delivery to the endpoint. */
+        WebhookDeliveryAttempt: {
+            id: components["schemas"]["Uuid"];
+            /** @description The delivery (one event to this endpoint; a redelivery, recovery or test is a delivery of its own). */
+            delivery_id: components["schemas"]["Uuid"];
+            /** @description The event sent, the `webhook-id` of the request. */
+            event_id: components["schemas"]["Uuid"];
+            /**
+             * @description The event's code (a subscribed code, or `webhook.test`).
+             * @example topup.complete
+             */
+            event_code: string;
+            /**
+             * Format: int32
+             * @description Number of this attempt within its delivery (1 to 10).
+             */
+            attempt: number;
+            outcome: components["schemas"]["WebhookAttemptOutcome"];
+            started_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: int32
+             * @description From sending the request to the end of the response (or the failure), in milliseconds.
+             */
+            duration_ms: number;
+            /**
+             * Format: int32
+             * @description The HTTP status the endpoint answered; null when no response came.
+             */
+            response_status: number | null;
+            /** @description The first KiB of the response body as UTF-8 text (bytes that are not text, and control characters other than tab and line breaks, shown as U+FFFD); null when no response came. */
+            response_body: string | null;
+            /** @description Why the attempt failed: for one without a response, what happened (`timed out after … ms`, `ECONNREFUSED: …`, a TLS error, `URL not allowed: …`); `HTTP <status>` for a non-2xx answer; null for a 2xx. */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description When the delivery's next attempt was due after this one; null when none was to follow (success, last attempt, 410).
+             */
+            next_attempt_at: string | null;
+        };
+        WebhookDeliveryAttemptList: components["schemas"]["Page"] & {
+            data: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        /** @description No fields; the body may also be left empty. */
+        WebhookTestEventRequest: Record<string, never>;
+        /** @description The delivery of a test event, queued. */
+        WebhookTestDelivery: {
+            id: components["schemas"]["Uuid"];
+            /** @description The `webhook.test` event's id (the request's `webhook-id`). */
+            event_id: components["schemas"]["Uuid"];
+            webhook_id: components["schemas"]["Uuid"];
+            /**
+             * @description Always `PENDING`; the outcome is in `listWebhookDeliveryAttempts`.
+             * @enum {string}
+             */
+            status: "PENDING";
+            created_at: components["schemas"]["Timestamp"];
+        };
+        WebhookSecretRotationRequest: {
+            /**
+             * Format: int32
+             * @description How long the replaced secret keeps signing beside the new one, in seconds: 0 to 86400 (24 hours); 86400 when left out.
+             */
+            previous_secret_valid_seconds?: number;
+        };
+        WebhookSecretRotation: {
+            /** @description The new signing secret (`whsec_` + base64 of 32 bytes). Shown this once; keep it. */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until when the replaced secret signs beside the new one; null when it stopped at once (0 seconds).
+             */
+            previous_secret_expires_at: string | null;
+        };
+        WebhookRecoveryRequest: {
+            /** @description Recover the deliveries whose last attempt (or cancellation) was at or after this instant. */
+            since: components["schemas"]["Timestamp"];
+        };
+        WebhookRecovery: {
+            since: components["schemas"]["Timestamp"];
+            /**
+             * Format: int32
+             * @description How many deliveries were queued again.
+             */
+            recovered: number;
         };
         /**
          * @description Supported API versions. The list may grow.
@@ -1314,6 +1587,21 @@ export interface components {
             code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_API_VERSION" | "WEBHOOK_URL_NOT_ALLOWED";
         };
         /** @description Problem details with the codes this response can carry. */
+        WebhookEndpointNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "WEBHOOK_ENDPOINT_NOT_FOUND";
+        };
+        /**
+         * Format: uuid
+         * @example 7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11
+         */
+        Uuid: string;
+        /** @description Problem details with the codes this response can carry. */
+        WebhookEndpointDisabledProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "WEBHOOK_ENDPOINT_DISABLED";
+        };
+        /** @description Problem details with the codes this response can carry. */
         SandboxDisabledProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "NOT_FOUND";
@@ -1323,11 +1611,6 @@ export interface components {
             /** @enum {string} */
             code: "IDEMPOTENCY_KEY_REUSED" | "BALANCE_LIMIT_EXCEEDED";
         };
-        /**
-         * Format: uuid
-         * @example 7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11
-         */
-        Uuid: string;
         /**
          * @description Mobile number with country code, digits only, no plus sign.
          * @example 966501234567
@@ -1445,6 +1728,18 @@ export interface components {
             /** @description Id of the registered webhook endpoint receiving the event. */
             webhook_id: components["schemas"]["Uuid"];
             data: components["schemas"]["PayoutEventData"];
+        };
+        /** @description `data` of `webhook.test`: empty. */
+        WebhookTestData: Record<string, never>;
+        /** @description The `webhook.test` event as delivered: sent by `sendWebhookTestEvent` to one endpoint, whatever codes it subscribed to (it cannot be subscribed to). */
+        WebhookTestEvent: {
+            id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            code: "webhook.test";
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Id of the webhook endpoint receiving the event. */
+            webhook_id: components["schemas"]["Uuid"];
+            data: components["schemas"]["WebhookTestData"];
         };
     };
     responses: {
@@ -1839,6 +2134,36 @@ export interface components {
                 "application/problem+json": components["schemas"]["InvalidWebhookEndpointProblem"];
             };
         };
+        /** @description No such webhook endpoint for this business (`WEBHOOK_ENDPOINT_NOT_FOUND`): another business's endpoint, and a deleted one, are a 404 too. Nothing was changed. */
+        WebhookEndpointNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["WebhookEndpointNotFoundProblem"];
+            };
+        };
+        /** @description The endpoint is `DISABLED` (for example after it answered 410 Gone) and receives no deliveries (`WEBHOOK_ENDPOINT_DISABLED`); nothing was queued. */
+        WebhookEndpointDisabled: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["WebhookEndpointDisabledProblem"];
+            };
+        };
         /** @description Test helpers are answered only in the sandbox (`NOT_FOUND` when `SANDBOX=false`). */
         SandboxDisabled: {
             headers: {
@@ -1881,6 +2206,21 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Webhook endpoint id (from `listWebhookEndpoints`, or a delivery's `webhook_id`).
+         * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+         */
+        WebhookEndpointId: string;
+        /**
+         * @description Only attempts of deliveries of this event.
+         * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+         */
+        AttemptEventIdFilter: string;
+        /**
+         * @description Only attempts with this outcome.
+         * @example FAILED
+         */
+        AttemptOutcomeFilter: components["schemas"]["WebhookAttemptOutcome"];
         /**
          * @description Wallet id.
          * @example 7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11
@@ -3805,12 +4145,15 @@ export interface operations {
                      *         {
                      *           "id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
                      *           "url": "https://hooks.example.com/wallet-events",
+                     *           "description": "Order service, production",
                      *           "events": [
                      *             "topup.complete",
                      *             "payout.completed"
                      *           ],
                      *           "status": "ENABLED",
                      *           "disabled_reason": null,
+                     *           "disabled_at": null,
+                     *           "previous_secret_expires_at": null,
                      *           "created_at": "2026-11-21T09:30:00.000Z"
                      *         }
                      *       ],
@@ -3877,6 +4220,491 @@ export interface operations {
             400: components["responses"]["InvalidWebhookEndpoint"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Webhook endpoint id (from `listWebhookEndpoints`, or a delivery's `webhook_id`).
+                 * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+                     *       "url": "https://hooks.example.com/wallet-events",
+                     *       "description": "Order service, production",
+                     *       "events": [
+                     *         "topup.complete",
+                     *         "payout.completed"
+                     *       ],
+                     *       "status": "ENABLED",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "previous_secret_expires_at": null,
+                     *       "created_at": "2026-11-21T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Webhook endpoint id (from `listWebhookEndpoints`, or a delivery's `webhook_id`).
+                 * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint deleted, as it was last. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+                     *       "url": "https://hooks.example.com/wallet-events",
+                     *       "description": "Order service, production",
+                     *       "events": [
+                     *         "topup.complete",
+                     *         "payout.completed"
+                     *       ],
+                     *       "status": "DISABLED",
+                     *       "disabled_reason": "DELETED",
+                     *       "disabled_at": "2026-11-22T08:00:00.000Z",
+                     *       "previous_secret_expires_at": null,
+                     *       "created_at": "2026-11-21T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Webhook endpoint id (from `listWebhookEndpoints`, or a delivery's `webhook_id`).
+                 * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "DISABLED"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as updated. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+                     *       "url": "https://hooks.example.com/wallet-events",
+                     *       "description": "Order service, production",
+                     *       "events": [
+                     *         "topup.complete",
+                     *         "payout.completed"
+                     *       ],
+                     *       "status": "DISABLED",
+                     *       "disabled_reason": "MANUAL",
+                     *       "disabled_at": "2026-11-22T08:00:00.000Z",
+                     *       "previous_secret_expires_at": null,
+                     *       "created_at": "2026-11-21T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["InvalidWebhookEndpoint"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveryAttempts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only attempts of deliveries of this event.
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                event_id?: components["parameters"]["AttemptEventIdFilter"];
+                /**
+                 * @description Only attempts with this outcome.
+                 * @example FAILED
+                 */
+                outcome?: components["parameters"]["AttemptOutcomeFilter"];
+                /**
+                 * @description Only items created at or after this instant.
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                created_from?: components["parameters"]["CreatedFromParameter"];
+                /**
+                 * @description Only items created before this instant.
+                 * @example 2026-12-01T00:00:00.000Z
+                 */
+                created_to?: components["parameters"]["CreatedToParameter"];
+                /**
+                 * @description Page size, 1 to 100; 20 when absent.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["LimitParameter"];
+                /**
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+                 */
+                cursor?: components["parameters"]["CursorParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Webhook endpoint id (from `listWebhookEndpoints`, or a delivery's `webhook_id`).
+                 * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "8f7e6d5c-4b3a-4c2d-9e1f-0a9b8c7d6e5f",
+                     *           "delivery_id": "2c4e6a8b-0d1f-4a3c-9e5b-7d9f1b3d5f7a",
+                     *           "event_id": "0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e",
+                     *           "event_code": "topup.complete",
+                     *           "attempt": 2,
+                     *           "outcome": "FAILED",
+                     *           "started_at": "2026-11-21T10:15:35.500Z",
+                     *           "duration_ms": 12,
+                     *           "response_status": 500,
+                     *           "response_body": "{\"error\":\"database unavailable\"}",
+                     *           "error": "HTTP 500",
+                     *           "next_attempt_at": "2026-11-21T10:20:35.512Z"
+                     *         },
+                     *         {
+                     *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *           "delivery_id": "2c4e6a8b-0d1f-4a3c-9e5b-7d9f1b3d5f7a",
+                     *           "event_id": "0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e",
+                     *           "event_code": "topup.complete",
+                     *           "attempt": 1,
+                     *           "outcome": "FAILED",
+                     *           "started_at": "2026-11-21T10:15:30.500Z",
+                     *           "duration_ms": 2001,
+                     *           "response_status": null,
+                     *           "response_body": null,
+                     *           "error": "timed out after 15000 ms",
+                     *           "next_attempt_at": "2026-11-21T10:15:35.501Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryAttemptList"];
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Webhook endpoint id (from `listWebhookEndpoints`, or a delivery's `webhook_id`).
+                 * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["WebhookTestEventRequest"];
+            };
+        };
+        responses: {
+            /** @description The test event was recorded and its delivery queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "2c4e6a8b-0d1f-4a3c-9e5b-7d9f1b3d5f7a",
+                     *       "event_id": "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d",
+                     *       "webhook_id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+                     *       "status": "PENDING",
+                     *       "created_at": "2026-11-21T10:20:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookTestDelivery"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["WebhookEndpointDisabled"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Webhook endpoint id (from `listWebhookEndpoints`, or a delivery's `webhook_id`).
+                 * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "previous_secret_valid_seconds": 3600
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookSecretRotationRequest"];
+            };
+        };
+        responses: {
+            /** @description The new secret (shown this once) and when the previous one stops signing. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_2rcljPRLBgDkb2Tcth9yKDjRT057mRkbkUt8xDkaCxU=",
+                     *       "previous_secret_expires_at": "2026-11-22T10:20:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSecretRotation"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    recoverWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Webhook endpoint id (from `listWebhookEndpoints`, or a delivery's `webhook_id`).
+                 * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-21T00:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookRecoveryRequest"];
+            };
+        };
+        responses: {
+            /** @description The deliveries were queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "since": "2026-11-21T00:00:00.000Z",
+                     *       "recovered": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["WebhookEndpointDisabled"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4126,6 +4954,38 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PayoutCompletedEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAcknowledged"];
+        };
+    };
+    onWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique id of the message (the event id); the same on every retry of a delivery.
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                "webhook-id": components["parameters"]["WebhookIdParameter"];
+                /**
+                 * @description Unix time of the attempt, in seconds.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampParameter"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (several while a secret rotates).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
         responses: {

@@ -2273,6 +2273,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test event
+         * @description Sent by the closed-loop API's `sendWebhookTestEvent` to the one endpoint it names, whatever codes that endpoint subscribed to (the code cannot be subscribed to); `data` is empty. Signed, retried and recorded like every other event (`webhook-id`: the event id; `webhook-timestamp`; `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the endpoint's `whsec_` secret, two space-separated signatures during a secret rotation) and carrying `Authorization: Bearer <JWT>`. Use it to check that a receiver is reachable and verifies signatures.
+         */
+        post: operations["onWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -4045,6 +4065,18 @@ export interface components {
             /** @description Id of the registered webhook endpoint receiving the event. */
             webhook_id: components["schemas"]["Uuid"];
             data: components["schemas"]["PayoutEventData"];
+        };
+        /** @description `data` of `webhook.test`: empty. */
+        WebhookTestData: Record<string, never>;
+        /** @description The `webhook.test` event as delivered: sent by `sendWebhookTestEvent` to one endpoint, whatever codes it subscribed to (it cannot be subscribed to). */
+        WebhookTestEvent: {
+            id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            code: "webhook.test";
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Id of the webhook endpoint receiving the event. */
+            webhook_id: components["schemas"]["Uuid"];
+            data: components["schemas"]["WebhookTestData"];
         };
     };
     responses: {
@@ -9995,6 +10027,38 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PayoutCompletedEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAcknowledged"];
+        };
+    };
+    onWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Unique id of the message (the event id); the same on every retry of a delivery.
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                "webhook-id": components["parameters"]["WebhookIdParameter"];
+                /**
+                 * @description Unix time of the attempt, in seconds.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampParameter"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (several while a secret rotates).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
         responses: {

@@ -8,6 +8,7 @@ import { RETRY_EVENT, retryTransactions, withConflictRetries } from './retry.js'
 import * as baseline from './migrations/024_baseline.js';
 import * as businessKeys from './migrations/025_business_keys.js';
 import * as ledgerReadsByTime from './migrations/026_ledger_reads_by_time.js';
+import * as webhookOperations from './migrations/027_webhook_operations.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   [BASELINE_MIGRATION]: baseline,
   '025_business_keys': businessKeys,
   '026_ledger_reads_by_time': ledgerReadsByTime,
+  '027_webhook_operations': webhookOperations,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

@@ -37,6 +37,8 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookRetryScale: number;
   webhookConcurrency: number;
+  /** An endpoint whose every attempt failed for this many hours is disabled (src/webhooks/health.ts). */
+  webhookDisableFailingAfterHours: number;
   /** Background transactions at a time per instance (BACKGROUND_CONCURRENCY, src/kernel/background.ts). */
   backgroundConcurrency: number;
   /** The background lane's rest after each transaction, as a multiple of its time (BACKGROUND_REST_RATIO, src/kernel/background.ts). */

@@ -15,7 +15,10 @@
  * other pending deliveries CANCELLED); anything else (non-2xx, network error, time-out,
  * refused address) → the next attempt, or FAILED after the last. An attempt interrupted
  * by shutdown is recorded and the next one is due at once (another instance, or this
- * one after its restart, makes it).
+ * one after its restart, makes it). Recorded attempts also note the endpoint's health
+ * (./health.ts: failing too long, it is disabled); an attempt's record keeps the first KiB
+ * of the response and when the next attempt is due (`listWebhookDeliveryAttempts`).
+ * During a secret rotation's overlap every attempt carries both signatures (./signing.ts).
  *
  * Attempts to one endpoint are bounded by its adaptive limit (./endpointConcurrency.ts):
  * one that waits ENDPOINT_WAIT_MS for a slot is not made but put back in the queue,
@@ -28,7 +31,8 @@ import type { JobQueue } from '../jobs/queue.js';
 import { backgroundReads, backgroundTransaction } from '../kernel/background.js';
 import { nextAttemptAt, retryAfterSeconds } from './schedule.js';
 import { signalOf, type EndpointConcurrency } from './endpointConcurrency.js';
-import { endpointSecret } from './secrets.js';
+import { endpointSecret, previousEndpointSecret } from './secrets.js';
+import { noteEndpointHealth } from './health.js';
 import { sendAttempt, type AttemptResult } from './sender.js';
 import { deliveryHeaders, envelopeBody, signerFor, type DeliveryMessage, type Signer } from './signing.js';
 import type { UrlPolicy } from './urlPolicy.js';
@@ -78,6 +82,8 @@ export interface DeliveryDeps {
   secretKeys: SealingKeys;
   /** This instance's adaptive limits of attempts in flight per endpoint. */
   endpoints: EndpointConcurrency;
+  /** An endpoint whose every attempt failed for this long is disabled (WEBHOOK_DISABLE_FAILING_AFTER_HOURS, in ms). */
+  disableFailingAfterMs: number;
 }
 
 interface DeliveryRow {
@@ -94,6 +100,9 @@ interface DeliveryRow {
   secret: string | null;
   secret_sealed: string | null;
   secret_key_version: number | null;
+  previous_secret_sealed: string | null;
+  previous_secret_key_version: number | null;
+  previous_secret_expires_at: Date | null;
   endpoint_status: string;
 }
 
@@ -114,6 +123,7 @@ async function deliveryRows(db: Knex, ids: string[]): Promise<Map<string, Delive
     .select(
       'd.id', 'd.business_id', 'd.status', 'd.attempt_count', 'e.id as event_id', 'e.code', 'e.data', 'e.created_at as event_created_at',
       'w.id as endpoint_id', 'w.url', 'w.secret', 'w.secret_sealed', 'w.secret_key_version', 'w.status as endpoint_status',
+      'w.previous_secret_sealed', 'w.previous_secret_key_version', 'w.previous_secret_expires_at',
     )) as DeliveryRow[];
   return new Map(rows.map((r) => [r.id, r]));
 }
@@ -149,10 +159,27 @@ function signerOf(deps: DeliveryDeps, row: DeliveryRow): Signer {
   return signer;
 }
 
+/** The signing keys of the previous secret of `row`'s endpoint while a rotation's overlap lasts at `now`, else null (cached like signerOf's). */
+function previousSignerOf(deps: DeliveryDeps, row: DeliveryRow, now: Date): Signer | null {
+  if (row.previous_secret_expires_at === null || row.previous_secret_expires_at.getTime() <= now.getTime()) return null;
+  const cacheKey = `${row.endpoint_id}:previous:${row.previous_secret_key_version}:${row.previous_secret_sealed}`;
+  let signer = signers.get(cacheKey);
+  if (!signer) {
+    try {
+      signer = signerFor(previousEndpointSecret(deps.secretKeys, { ...row, id: row.endpoint_id }, now)!);
+    } catch {
+      return null; // a previous secret that does not open: the current one still signs
+    }
+    if (signers.size >= MAX_SIGNERS) signers.delete(signers.keys().next().value!);
+    signers.set(cacheKey, signer);
+  }
+  return signer;
+}
+
 /** The headers of an attempt at `startedAt`, or null when the endpoint's secret cannot be used for signing. */
 function signedHeaders(deps: DeliveryDeps, row: DeliveryRow, message: DeliveryMessage, body: string, startedAt: Date): Record<string, string> | null {
   try {
-    return deliveryHeaders(message, body, signerOf(deps, row), startedAt);
+    return deliveryHeaders(message, body, signerOf(deps, row), startedAt, previousSignerOf(deps, row, startedAt));
   } catch {
     return null;
   }
@@ -176,7 +203,7 @@ async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, 
   try {
     result = headers
       ? await sendAttempt(deps.policy, row.url, headers, body, { timeoutMs: deps.timeoutMs, shutdown })
-      : { statusCode: null, retryAfter: null, latencyMs: 0, error: 'the endpoint secret cannot be used for signing', interrupted: false };
+      : { statusCode: null, retryAfter: null, responseBody: null, latencyMs: 0, error: 'the endpoint secret cannot be used for signing', interrupted: false };
   } finally {
     // An attempt not sent, or cut short by shutdown, says nothing about the endpoint.
     slot.release(headers && result && !result.interrupted ? signalOf(result.statusCode, result.error) : 'neutral');
@@ -224,7 +251,7 @@ async function record(deps: DeliveryDeps, trx: Knex.Transaction, made: Attempt[]
   const recorded = made.filter((a) => moved.delete(a.row.id));
   if (recorded.length === 0) return;
   await trx('webhook_delivery_attempts').insert(
-    recorded.map(({ job, row, result, outcome, startedAt }) => ({
+    recorded.map(({ job, row, result, outcome, startedAt, next }) => ({
       id: randomUUID(),
       business_id: row.business_id,
       delivery_id: row.id,
@@ -236,8 +263,13 @@ async function record(deps: DeliveryDeps, trx: Knex.Transaction, made: Attempt[]
       latency_ms: result.latencyMs,
       error: result.error,
       started_at: startedAt,
+      response_body: result.responseBody,
+      next_attempt_at: outcome === 'RETRY' ? next : null,
     })),
   );
+  // An attempt cut short by shutdown says nothing about the endpoint's health.
+  const judged = recorded.filter(({ result }) => !result.interrupted);
+  await noteEndpointHealth(trx, judged.map(({ row, outcome }) => ({ endpointId: row.endpoint_id, succeeded: outcome === 'SUCCEEDED' })), deps.disableFailingAfterMs);
   for (const { job, row, outcome, next } of recorded) {
     if (outcome === 'RETRY') {
       await deps.jobs.send(DELIVERY_QUEUE, { delivery_id: row.id, attempt: job.attempt + 1 } satisfies DeliveryJob, { trx, startAfter: next! });

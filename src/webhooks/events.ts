@@ -10,6 +10,7 @@ import { AppError } from '../kernel/errors.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { DELIVERY_QUEUE, type DeliveryJob } from './delivery.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
+import { TEST_EVENT_CODE } from './endpoints.js';
 
 type Schemas = components['schemas'];
 
@@ -19,9 +20,13 @@ export interface EventFilter extends PageQuery {
   created_to?: string;
 }
 
-/** A page of the business's events, newest first; throws 400 INVALID_CURSOR. */
+/**
+ * A page of the business's events, newest first; throws 400 INVALID_CURSOR. Test events
+ * (`sendWebhookTestEvent`, ./endpoints.ts) are left out: they belong to one endpoint and
+ * show in its delivery attempts.
+ */
 export async function listEvents(db: Knex, businessId: string, filter: EventFilter): Promise<Page<Schemas['Event']>> {
-  const query = db('outbox_events').where({ business_id: businessId }).select('id', 'code', 'data', 'created_at');
+  const query = db('outbox_events').where({ business_id: businessId }).whereNot({ code: TEST_EVENT_CODE }).select('id', 'code', 'data', 'created_at');
   if (filter.code) query.where({ code: filter.code });
   if (filter.created_from) query.where('created_at', '>=', new Date(filter.created_from));
   if (filter.created_to) query.where('created_at', '<', new Date(filter.created_to));
@@ -37,9 +42,9 @@ export async function listEvents(db: Knex, businessId: string, filter: EventFilt
  */
 export async function redeliverEvent(db: Knex, jobs: JobQueue, businessId: string, eventId: string, endpointId: string): Promise<Schemas['WebhookDelivery']> {
   return db.transaction(async (trx) => {
-    const event = await trx('outbox_events').where({ id: eventId, business_id: businessId }).first('id', 'code');
+    const event = await trx('outbox_events').where({ id: eventId, business_id: businessId }).whereNot({ code: TEST_EVENT_CODE }).first('id', 'code');
     if (!event) throw new AppError('EVENT_NOT_FOUND', `No event ${eventId} for this business.`);
-    const endpoint = await trx('webhook_endpoints').where({ id: endpointId, business_id: businessId }).first('id', 'status', 'disabled_reason', 'events');
+    const endpoint = await trx('webhook_endpoints').where({ id: endpointId, business_id: businessId }).whereNull('deleted_at').first('id', 'status', 'disabled_reason', 'events');
     if (!endpoint) throw new AppError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint ${endpointId} for this business.`);
     if (endpoint.status !== 'ENABLED') {
       throw new AppError('WEBHOOK_ENDPOINT_DISABLED', `The webhook endpoint ${endpointId} is ${endpoint.status}${endpoint.disabled_reason ? ` (${endpoint.disabled_reason})` : ''}.`);

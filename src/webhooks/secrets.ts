@@ -12,7 +12,13 @@
  * seals what an earlier version stored in clear (`secret`) and re-seals secrets of an
  * older key version under the current one, so an old key can be retired once every
  * instance has started with the new one.
+ *
+ * Rotation of an endpoint's own secret (`rotateWebhookEndpointSecret`) is another
+ * matter: the service draws the new secret, and the replaced one is kept sealed beside it
+ * (`previous_secret_sealed`, its own additional data) until `previous_secret_expires_at`,
+ * signing every delivery alongside the new one (./signing.ts).
  */
+import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { openValue, sealingKeysFor, sealValue, type DataKeySettings, type SealingKeys } from '../kernel/sealing.js';
 
@@ -87,4 +93,46 @@ export async function resealEndpointSecrets(db: Knex, keys: SealingKeys): Promis
     if (rows.length < BATCH) return { sealed, unreadable };
     after = rows[rows.length - 1].id;
   }
+}
+
+/**
+ * A new endpoint secret, Standard Webhooks format: `whsec_` + base64 of 32 random bytes
+ * (the format the registration accepts: 24 to 63 bytes).
+ */
+export function newEndpointSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** The columns of `webhook_endpoints` that hold the previous secret of a rotation. */
+export interface StoredPreviousSecret {
+  id: string;
+  previous_secret_sealed: string | null;
+  previous_secret_key_version: number | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/** The sealed secret's additional data: another purpose than the current secret's, so neither can stand for the other. */
+const previousContext = (endpointId: string): string => `webhook-endpoint:${endpointId}:previous-secret`;
+
+/** The sealed columns for endpoint `endpointId`'s previous `secret`, signing until `expiresAt`. */
+export function sealPreviousSecret(
+  keys: SealingKeys,
+  endpointId: string,
+  secret: string,
+  expiresAt: Date,
+): { previous_secret_sealed: string; previous_secret_key_version: number; previous_secret_expires_at: Date } {
+  const { sealed, keyVersion } = sealValue(keys, previousContext(endpointId), secret);
+  return { previous_secret_sealed: sealed, previous_secret_key_version: keyVersion, previous_secret_expires_at: expiresAt };
+}
+
+/**
+ * The previous secret in clear while it still signs at `now` (a rotation's overlap), else
+ * null. Throws like endpointSecret when it does not open. It is not re-sealed by
+ * `resealEndpointSecrets`: it signs for at most 24 hours, and opens meanwhile as long as its
+ * key version is configured.
+ */
+export function previousEndpointSecret(keys: SealingKeys, row: StoredPreviousSecret, now: Date): string | null {
+  if (row.previous_secret_sealed === null || row.previous_secret_key_version === null || row.previous_secret_expires_at === null) return null;
+  if (row.previous_secret_expires_at.getTime() <= now.getTime()) return null;
+  return openValue(keys, previousContext(row.id), { sealed: row.previous_secret_sealed, keyVersion: row.previous_secret_key_version });
 }

@@ -1,7 +1,8 @@
 /**
  * One HTTP attempt of a webhook delivery: a POST with a time-out (15 s by default,
  * `WEBHOOK_TIMEOUT_MS`), no redirects followed (a 3xx is a failed attempt), the
- * response body read up to 64 KiB and ignored. The connection goes only to addresses
+ * response body read up to 64 KiB, its first KiB kept as text for the attempt's record
+ * (`listWebhookDeliveryAttempts`). The connection goes only to addresses
  * the URL policy allows: IP literals are checked before connecting, and names are
  * resolved by a `lookup` that refuses the whole attempt if any address is not allowed,
  * so the address checked is the address connected to.
@@ -19,6 +20,8 @@ export interface AttemptResult {
   /** The response's Retry-After header, if any. */
   retryAfter: string | null;
   latencyMs: number;
+  /** The first RESPONSE_EXCERPT_BYTES of the response body as UTF-8 text (NUL removed); null without a response. */
+  responseBody: string | null;
   /** Why the attempt failed without a response, or a short note on a non-2xx. */
   error: string | null;
   /** True when aborted because the service is shutting down. */
@@ -42,17 +45,35 @@ function guardedLookup(policy: UrlPolicy, protocol: string): LookupFunction {
   };
 }
 
-/** Reads and discards up to 64 KiB of the response. */
-function drain(res: IncomingMessage): Promise<void> {
+/** Bytes of a response body kept with its attempt. */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
+/**
+ * `bytes` as text: UTF-8 (a character cut at the end, or invalid, becomes U+FFFD), without
+ * NUL, which a PostgreSQL `text` cannot hold.
+ */
+export function excerptText(bytes: Buffer): string {
+  return new TextDecoder('utf-8').decode(bytes).replaceAll('\u0000', '');
+}
+
+/** Reads up to 64 KiB of the response; resolves with its first RESPONSE_EXCERPT_BYTES as text. */
+function drain(res: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
     let size = 0;
+    const kept: Buffer[] = [];
+    let keptSize = 0;
+    const done = () => resolve(excerptText(Buffer.concat(kept).subarray(0, RESPONSE_EXCERPT_BYTES)));
     res.on('data', (chunk: Buffer) => {
       size += chunk.length;
+      if (keptSize < RESPONSE_EXCERPT_BYTES) {
+        kept.push(chunk);
+        keptSize += chunk.length;
+      }
       if (size > 65_536) res.destroy();
     });
-    res.on('end', resolve);
-    res.on('close', resolve);
-    res.on('error', resolve);
+    res.on('end', done);
+    res.on('close', done);
+    res.on('error', done);
   });
 }
 
@@ -70,11 +91,11 @@ export async function sendAttempt(
   try {
     url = new URL(rawUrl);
   } catch {
-    return done({ statusCode: null, retryAfter: null, error: 'the URL is not valid', interrupted: false });
+    return done({ statusCode: null, retryAfter: null, responseBody: null, error: 'the URL is not valid', interrupted: false });
   }
   const host = hostOf(url);
   const literalRefusal = isIP(host) ? addressRefusal(policy, url.protocol, host) : url.protocol === 'https:' || url.protocol === 'http:' ? null : 'only https URLs are accepted';
-  if (literalRefusal) return done({ statusCode: null, retryAfter: null, error: `URL not allowed: ${literalRefusal}`, interrupted: false });
+  if (literalRefusal) return done({ statusCode: null, retryAfter: null, responseBody: null, error: `URL not allowed: ${literalRefusal}`, interrupted: false });
 
   const limit = deadline(opts.shutdown, opts.timeoutMs);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -90,8 +111,8 @@ export async function sendAttempt(
       (res) => {
         const statusCode = res.statusCode ?? 0;
         const retryAfter = typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : null;
-        void drain(res).then(() =>
-          resolve(done({ statusCode, retryAfter, error: statusCode >= 200 && statusCode < 300 ? null : `HTTP ${statusCode}`, interrupted: false })),
+        void drain(res).then((responseBody) =>
+          resolve(done({ statusCode, retryAfter, responseBody, error: statusCode >= 200 && statusCode < 300 ? null : `HTTP ${statusCode}`, interrupted: false })),
         );
       },
     );
@@ -104,7 +125,7 @@ export async function sendAttempt(
           : err.code === 'EADDRNOTALLOWED'
             ? `URL not allowed: ${err.message}`
             : `${err.code ?? 'ERROR'}: ${err.message}`.slice(0, 300);
-      resolve(done({ statusCode: null, retryAfter: null, error: why, interrupted }));
+      resolve(done({ statusCode: null, retryAfter: null, responseBody: null, error: why, interrupted }));
     });
     req.end(body);
   });

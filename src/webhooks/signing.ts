@@ -85,8 +85,15 @@ export function webhookSignature(id: string, timestamp: number, body: string, ke
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-/** Headers of one attempt at `now` of `body`, signed with the endpoint's `signer` (signerFor). */
-export function deliveryHeaders(m: DeliveryMessage, body: string, { key }: Signer, now: Date): Record<string, string> {
+/**
+ * Headers of one attempt at `now` of `body`, signed with the endpoint's `signer` (signerFor).
+ * During a secret rotation's overlap (`previous`: the secret replaced, still signing),
+ * `webhook-signature` carries both signatures, space-separated, the current one first
+ * (Standard Webhooks, "Signature scheme": a receiver accepts the message when any one of
+ * them verifies), so a receiver that still holds the previous secret keeps verifying.
+ * The bearer JWT is keyed with the current secret only.
+ */
+export function deliveryHeaders(m: DeliveryMessage, body: string, { key }: Signer, now: Date, previous?: Signer | null): Record<string, string> {
   const timestamp = Math.floor(now.getTime() / 1000);
   const bearer = hs256Jwt(
     {
@@ -105,7 +112,9 @@ export function deliveryHeaders(m: DeliveryMessage, body: string, { key }: Signe
     'user-agent': 'wallet-service-webhooks/1',
     'webhook-id': m.eventId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': webhookSignature(m.eventId, timestamp, body, key),
+    'webhook-signature': previous
+      ? `${webhookSignature(m.eventId, timestamp, body, key)} ${webhookSignature(m.eventId, timestamp, body, previous.key)}`
+      : webhookSignature(m.eventId, timestamp, body, key),
     authorization: `Bearer ${bearer}`,
   };
 }

@@ -104,8 +104,11 @@ describe('every operation (document-driven sweep)', () => {
     const lists = operations.filter((o) => o.queryParams.includes('cursor'));
     expect(lists.length).to.be.greaterThan(5);
     const wallet = await newWallet(business.token); // lists under a wallet need one that exists
+    const url = 'https://hooks.example.com/sweep'; // and lists under a webhook endpoint one
+    await post('/cl/v1/webhooks/endpoints', { url, secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`, events: ['topup.complete'] }, { token: business.token });
+    const endpoint = (await get('/cl/v1/webhooks/endpoints', { token: business.token })).body.data.find((e: { url: string }) => e.url === url);
     for (const op of lists) {
-      const path = op.template.replace('{wallet_id}', wallet.id);
+      const path = op.template.replace('{wallet_id}', wallet.id).replace('{endpoint_id}', endpoint.id);
       expectProblem(await request(op.method, `${path}?cursor=AAAA`, { token: tokenFor(op.operationId) }), 400, 'INVALID_CURSOR');
     }
   });

@@ -32,6 +32,8 @@ export interface Answer {
   headers?: Record<string, string>;
   /** Hold the answer until this resolves (a slow receiver). */
   after?: Promise<unknown>;
+  /** The response body (default `{}`). */
+  body?: string;
 }
 
 /** A running receiver: its URL, what it got so far, and its stop. */
@@ -56,7 +58,7 @@ export async function startReceiver(answer: (r: Received, index: number) => Answ
       const a = answer(r, index);
       if (a.after) await a.after;
       res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
-      res.end('{}');
+      res.end(a.body ?? '{}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -9,7 +9,8 @@ export type WebhookOperationId =
   | 'onPayoutPending'
   | 'onPayoutProcessing'
   | 'onPayoutFailed'
-  | 'onPayoutCompleted';
+  | 'onPayoutCompleted'
+  | 'onWebhookTest';
 
 export type ClosedLoopOperations = Omit<operations, WebhookOperationId>;
 export type ClosedLoopMap = OperationMap<ClosedLoopOperations>;

@@ -1,6 +1,17 @@
-/** Webhook endpoints (preview): register and list. */
+/** Webhook endpoints (preview): register, list, read, update, delete; their delivery log, test event, secret rotation and recovery. */
 import { webhookSecretKeys } from '../../webhooks/secrets.js';
-import { createWebhookEndpoint, listWebhookEndpoints } from '../../webhooks/endpoints.js';
+import {
+  createWebhookEndpoint,
+  DEFAULT_PREVIOUS_SECRET_SECONDS,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookEndpoints,
+  rotateWebhookEndpointSecret,
+  sendWebhookTestEvent,
+  updateWebhookEndpoint,
+} from '../../webhooks/endpoints.js';
+import { listDeliveryAttempts } from '../../webhooks/attempts.js';
+import { recoverDeliveries } from '../../webhooks/recovery.js';
 import { businessIdOf } from '../../http/operation.js';
 import type { ClosedLoopMap } from './types.js';
 
@@ -16,5 +27,43 @@ export const webhookOperations = {
   listWebhookEndpoints: {
     access: 'business',
     handle: async (ctx) => ({ status: 200, body: await listWebhookEndpoints(ctx.db, businessIdOf(ctx), ctx.query) }),
+  },
+  getWebhookEndpoint: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await getWebhookEndpoint(ctx.db, businessIdOf(ctx), ctx.path.endpoint_id) }),
+  },
+  updateWebhookEndpoint: {
+    access: 'business',
+    handle: async (ctx) => ({
+      status: 200,
+      body: await updateWebhookEndpoint(ctx.db, { sandbox: ctx.services.config.sandbox }, businessIdOf(ctx), ctx.path.endpoint_id, ctx.body),
+    }),
+  },
+  deleteWebhookEndpoint: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await deleteWebhookEndpoint(ctx.db, businessIdOf(ctx), ctx.path.endpoint_id) }),
+  },
+  listWebhookDeliveryAttempts: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await listDeliveryAttempts(ctx.db, businessIdOf(ctx), ctx.path.endpoint_id, ctx.query) }),
+  },
+  sendWebhookTestEvent: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 202, body: await sendWebhookTestEvent(ctx.db, ctx.services.jobs, businessIdOf(ctx), ctx.path.endpoint_id) }),
+  },
+  rotateWebhookEndpointSecret: {
+    access: 'business',
+    async handle(ctx) {
+      const keys = await webhookSecretKeys(ctx.services.db, ctx.services.config);
+      const seconds = ctx.body?.previous_secret_valid_seconds ?? DEFAULT_PREVIOUS_SECRET_SECONDS;
+      return { status: 200, body: await rotateWebhookEndpointSecret(ctx.db, keys, businessIdOf(ctx), ctx.path.endpoint_id, seconds) };
+    },
+  },
+  recoverWebhookDeliveries: {
+    access: 'business',
+    handle: async (ctx) => ({
+      status: 202,
+      body: await recoverDeliveries(ctx.db, ctx.services.jobs, businessIdOf(ctx), ctx.path.endpoint_id, ctx.body.since),
+    }),
   },
 } satisfies Partial<ClosedLoopMap>;

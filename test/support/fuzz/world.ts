@@ -83,6 +83,7 @@ export async function buildWorld(): Promise<FuzzWorld> {
     ['reference', transactions.data.map((t: { reference: string }) => t.reference)],
     ['event_id', events.data.map((e: { id: string }) => e.id)],
     ['webhook_id', endpoints.data.map((e: { id: string }) => e.id)],
+    ['endpoint_id', endpoints.data.map((e: { id: string }) => e.id)],
     ['requestId', [activation.id]],
     ['mobile_number', [customer.mobile_number]],
     ['mobileNumber', [customer.mobile_number]],
