@@ -1188,13 +1188,9 @@ export interface components {
             currency: components["schemas"]["Currency"];
             from: components["schemas"]["Timestamp"];
             to: components["schemas"]["Timestamp"];
-            /** @description Balance before the page's first entry (on the first page, at `from`). */
             opening_balance: components["schemas"]["Balance"];
-            /** @description Balance after the page's last entry (on the last page, at `to`). */
             closing_balance: components["schemas"]["Balance"];
-            /** @description Sum of the page's debit entries (of the whole period when it is one page). */
             total_debits: components["schemas"]["Amount"];
-            /** @description Sum of the page's credit entries (of the whole period when it is one page). */
             total_credits: components["schemas"]["Amount"];
             /** @description The page's entries in the period, oldest first, with the running balance after each. */
             entries: components["schemas"]["StatementEntry"][];
