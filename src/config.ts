@@ -30,7 +30,7 @@
  * Webhook delivery (src/webhooks/): WEBHOOK_TIMEOUT_MS (default 15000, the time-out of
  * one attempt), WEBHOOK_RETRY_SCALE (default 1: multiplies every delay of the retry
  * schedule in src/webhooks/schedule.ts, e.g. 0.001 turns 5 minutes into 300 ms; tests
- * only), WEBHOOK_CONCURRENCY (default 4 deliveries in parallel per instance), and the
+ * only), WEBHOOK_CONCURRENCY (default 4: 16 delivery jobs of up to 16 deliveries each, run at once per instance, per unit), and the
  * job queue's JOB_POLLING_INTERVAL_MS (default 1000, at least 500: how soon an idle
  * worker sees a job another instance enqueued) and JOB_MAINTENANCE_INTERVAL_SECONDS
  * (default 5: how often jobs of a crashed instance are looked for; with the payout
