@@ -29,7 +29,8 @@
  *    money conserved, no wallet below zero) and prints the table of targets.
  *
  * Environment: SECONDS (10), WARMUP (3), CONNECTIONS (50), WALLETS (2000), STARTS (3),
- * ONLY (comma-separated scenario names, e.g. `getWallet`: run only those).
+ * ONLY (comma-separated scenario names, e.g. `getWallet`: run only those; `isolation`: the
+ * dead-endpoint cases of step 5).
  * Exits 1 when a target is missed or the ledger check fails.
  */
 import { randomUUID } from 'node:crypto';
@@ -167,7 +168,7 @@ try {
   // Isolation: the same bulk payout with a dead webhook endpoint of each kind beside the
   // healthy receiver, on its business and on another one (scripts/bench/bulk.ts): the
   // receiver's 3,000 events within the same 10 s.
-  const isolated = (dead: DeadKind) => [`bulk payout, 1 × 1,000 items, dead: ${dead}`, 1, { created: Infinity, completed: Infinity, delivered: 10 }, dead] as const;
+  const isolated = (dead: DeadKind) => [`isolation: 1 × 1,000 items, dead endpoint: ${dead}`, 1, { created: Infinity, completed: Infinity, delivered: 10 }, dead] as const;
   for (const [name, bulks, limits, dead] of [
     ['bulk payout, 1 × 1,000 items', 1, { created: 2, completed: 5, delivered: 10 }, undefined],
     isolated('unresolvable host'),
