@@ -17,7 +17,9 @@
  *    (a set-up burst of every turn, see load.ts); `p99 all` includes them.
  *    Around each turn it reads the CPU time of the server's process, of the database
  *    cluster and of itself, and prints CPU milliseconds per request for each.
- * 5. Bulk payouts (scripts/bench/bulk.ts): one of 1,000 items, then ten at once, timed
+ * 5. Bulk payouts (scripts/bench/bulk.ts): one of 1,000 items, the same three times with
+ *    a dead webhook endpoint (unresolvable host, refused connection, no answer) beside the
+ *    receiver and on another business, then ten at once, timed
  *    to created, every payout COMPLETED and every event delivered. Beside the ten runs
  *    other traffic, getWallet and transfers of the seed business at OTHER_RATE requests a
  *    second (an open loop: one request every 1/OTHER_RATE s); its p99 is compared with
@@ -31,7 +33,8 @@
  *
  * Environment: SECONDS (10), WARMUP (3), CONNECTIONS (50), WALLETS (2000), STARTS (3),
  * GROWTH_TRANSFERS (1000000), GROWTH_SECONDS (5), GROWTH_CONNECTIONS (10),
- * ONLY (comma-separated scenario names, e.g. `getWallet`, `growth`: run only those).
+ * ONLY (comma-separated scenario names, e.g. `getWallet`, `growth`: run only those; `isolation`: the
+ * dead-endpoint cases of step 5).
  * Exits 1 when a target is missed or the ledger check fails.
  */
 import { randomUUID } from 'node:crypto';
@@ -42,7 +45,7 @@ import { loadConfig } from '../src/config.js';
 import { freePort } from '../src/db/embedded.js';
 import { comparePair, pacedLoad, type LoadRequest, type LoadResult, type PacedResult } from './bench/load.js';
 import { cpuMs, peakRssMiB, postgresCpuMs, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './bench/processes.js';
-import { runBulkScenario, type Alongside, type BulkResult } from './bench/bulk.js';
+import { runBulkScenario, type Alongside, type BulkResult, type DeadKind } from './bench/bulk.js';
 import { checkLedger, seedBench, settle } from './bench/seed.js';
 import { runGrowthScenario, type GrowthResult } from './bench/growth.js';
 
@@ -171,9 +174,16 @@ try {
   const scenario = (name: string) => all.find((s) => s.name.startsWith(name))!;
   const [transfer, getWallet] = [scenario('transfer'), scenario('getWallet')];
   const otherRequest = () => (Math.random() < 0.5 ? transfer.service() : getWallet.service());
-  for (const [name, bulks, limits] of [
-    ['bulk payout, 1 × 1,000 items', 1, { created: 2, completed: 5, delivered: 10 }],
-    ['bulk payouts, 10 × 1,000 items at once', 10, { created: Infinity, completed: 30, delivered: 60 }],
+  // Isolation: the same bulk payout with a dead webhook endpoint of each kind beside the
+  // healthy receiver, on its business and on another one (scripts/bench/bulk.ts): the
+  // receiver's 3,000 events within the same 10 s.
+  const isolated = (dead: DeadKind) => [`isolation: 1 × 1,000 items, dead endpoint: ${dead}`, 1, { created: Infinity, completed: Infinity, delivered: 10 }, dead] as const;
+  for (const [name, bulks, limits, dead] of [
+    ['bulk payout, 1 × 1,000 items', 1, { created: 2, completed: 5, delivered: 10 }, undefined],
+    isolated('unresolvable host'),
+    isolated('refused connection'),
+    isolated('no answer'),
+    ['bulk payouts, 10 × 1,000 items at once', 10, { created: Infinity, completed: 30, delivered: 60 }, undefined],
   ] as const) {
     if (ONLY && !ONLY.some((only) => name.startsWith(only))) continue;
     await settle(databaseUrl);
@@ -196,7 +206,7 @@ try {
         },
       };
     }
-    bulkRuns.push({ name, result: await runBulkScenario(service.url, bulks, 1_000, 120, alongside), limits });
+    bulkRuns.push({ name, result: await runBulkScenario(service.url, bulks, 1_000, 120, alongside, dead), limits });
   }
   // Growth, last: it leaves the ledger millions of entries larger.
   let growth: GrowthResult | undefined;
@@ -245,10 +255,10 @@ try {
     const p99 = r.svc.p99 / r.ref.p99;
     checks.push({ what: `${r.name}: p99 service/reference`, value: `${p99.toFixed(2)} ×`, target: `≤ ${r.p99.toFixed(2)} ×`, met: p99 <= r.p99 });
   }
-  if (bulkRuns.length) console.log(`\n${'bulk payouts (sandbox rail, PAYOUT_PROCESSING_MS=0)'.padEnd(44)}${pad('payouts', 9)}${pad('created', 10)}${pad('completed', 11)}${pad('events', 9)}`);
+  if (bulkRuns.length) console.log(`\n${'bulk payouts (sandbox rail, PAYOUT_PROCESSING_MS=0)'.padEnd(56)}${pad('payouts', 9)}${pad('created', 10)}${pad('completed', 11)}${pad('events', 9)}`);
   for (const b of bulkRuns) {
     const s = (v: number) => (Number.isFinite(v) ? `${v.toFixed(1)} s` : 'timed out');
-    console.log(`${b.name.padEnd(44)}${pad(b.result.payouts, 9)}${pad(s(b.result.created), 10)}${pad(s(b.result.completed), 11)}${pad(s(b.result.delivered), 9)}`);
+    console.log(`${b.name.padEnd(56)}${pad(b.result.payouts, 9)}${pad(s(b.result.created), 10)}${pad(s(b.result.completed), 11)}${pad(s(b.result.delivered), 9)}`);
     for (const stage of ['created', 'completed', 'delivered'] as const) {
       if (!Number.isFinite(b.limits[stage])) continue;
       const what = { created: 'created', completed: 'all COMPLETED', delivered: `all ${3 * b.result.payouts} events delivered` }[stage];

@@ -29,7 +29,7 @@
  * Webhook delivery (src/webhooks/): WEBHOOK_TIMEOUT_MS (default 15000, the time-out of
  * one attempt), WEBHOOK_RETRY_SCALE (default 1: multiplies every delay of the retry
  * schedule in src/webhooks/schedule.ts, e.g. 0.001 turns 5 minutes into 300 ms; tests
- * only), WEBHOOK_CONCURRENCY (default 4 deliveries in parallel per instance),
+ * only), WEBHOOK_CONCURRENCY (default 4: 16 delivery jobs of up to 16 deliveries each, run at once per instance, per unit),
  * WEBHOOK_DISABLE_FAILING_AFTER_HOURS (default 120: an endpoint whose every attempt failed
  * for 5 days is disabled, src/webhooks/health.ts), and the
  * job queue's JOB_POLLING_INTERVAL_MS (default 1000, at least 500: how soon an idle

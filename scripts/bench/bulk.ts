@@ -12,6 +12,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { validInformation } from '../../test/support/kyc.js';
 
@@ -81,6 +82,69 @@ class Receiver {
   }
 }
 
+/** The kinds of dead webhook endpoint the isolation scenarios put beside the healthy receiver. */
+export type DeadKind = 'unresolvable host' | 'refused connection' | 'no answer';
+
+/**
+ * A webhook endpoint that never takes a delivery, on loopback only: a name under
+ * `.invalid` (RFC 6761: never resolves), a loopback port nobody listens on (the
+ * connection is refused), or a local TCP server that accepts and never answers (every
+ * attempt lasts until the service's time-out).
+ */
+class DeadEndpoint {
+  private constructor(
+    readonly url: string,
+    private readonly server?: Server,
+    private readonly sockets: Set<Socket> = new Set(),
+  ) {}
+
+  static async start(kind: DeadKind): Promise<DeadEndpoint> {
+    if (kind === 'unresolvable host') return new DeadEndpoint(`https://dead-${randomUUID().slice(0, 8)}.invalid/hooks`);
+    const sockets = new Set<Socket>();
+    const server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+      socket.resume(); // reads the request, never answers
+    });
+    const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+    if (kind === 'no answer') return new DeadEndpoint(`http://127.0.0.1:${port}/hooks`, server, sockets);
+    await new Promise((resolve) => server.close(resolve)); // the port is free again: a connection to it is refused
+    return new DeadEndpoint(`http://127.0.0.1:${port}/hooks`);
+  }
+
+  async close(): Promise<void> {
+    if (!this.server) return;
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server!.close(resolve));
+  }
+}
+
+/** The token of a new business of the sandbox platform, its payout account topped up, and `n` ACTIVE customers of it. */
+async function newBusiness(base: string, name: string, n: number): Promise<{ token: string; customers: string[] }> {
+  const grant = { grant_type: 'client_credentials' };
+  const platform = (await call(base, 'POST', '/cl/v1/auth/token', '', { ...grant, client_id: 'sandbox-platform', client_secret: 'sandbox-platform-secret' })).access_token;
+  const business = await call(base, 'POST', '/cl/v1/businesses', platform, { name: `${name} ${Date.now()}` });
+  const token = (await call(base, 'POST', '/cl/v1/auth/token', '', { ...grant, ...business.credentials })).access_token;
+  await call(base, 'POST', '/testhelpers/payout-account/topups', token, { amount: '100000000.00' });
+  const customers: string[] = [];
+  for (let i = 0; i < n; i++) customers.push(await onboard(base, token));
+  return { token, customers };
+}
+
+/** Registers `url` as a webhook endpoint of the business for the payout events. */
+async function registerEndpoint(base: string, token: string, url: string): Promise<void> {
+  await call(base, 'POST', '/cl/v1/webhooks/endpoints', token, { url, secret: `whsec_${randomBytes(32).toString('base64')}`, events: PAYOUT_EVENTS });
+}
+
+/** A bulk payout's body of `items` items paying `customers` in turn. */
+const bulkBody = (items: number, customers: string[]) => ({
+  items: Array.from({ length: items }, (_, i) => ({ payout_amount: `${1 + (i % 9)}.0${i % 10}`, customer_id: customers[i % customers.length] })),
+});
+
+/** Items of the other business's bulk payout in the isolation scenarios (its events go to its dead endpoint only). */
+const OTHER_BUSINESS_ITEMS = 100;
+
 /**
  * Seconds from `t0` until `done()` holds (checked every `everyMs`), or Infinity after `limitS`.
  * Reading ten bulk payouts' counts costs the service about 3 ms of database time each, so
@@ -112,28 +176,35 @@ export interface Alongside {
  * Runs `bulks` bulk payouts of `items` items each at once against the service at `base`,
  * as a new business with its own customers and webhook endpoint. Gives up on a stage after
  * `limitS` seconds (that stage is then Infinity). `alongside` runs over the bulk payouts'
- * whole course (the bench's other traffic).
+ * whole course (the bench's other traffic). With `dead`, a dead endpoint of that kind
+ * (DeadEndpoint) is registered beside the receiver for the same events, and another
+ * business with one of its own sends a bulk payout of OTHER_BUSINESS_ITEMS items at the
+ * same time: the receiver's deliveries are timed as without them.
  */
-export async function runBulkScenario(base: string, bulks: number, items: number, limitS = 120, alongside?: Alongside): Promise<BulkResult> {
-  const grant = { grant_type: 'client_credentials' };
-  const platform = (await call(base, 'POST', '/cl/v1/auth/token', '', { ...grant, client_id: 'sandbox-platform', client_secret: 'sandbox-platform-secret' })).access_token;
-  const business = await call(base, 'POST', '/cl/v1/businesses', platform, { name: `Bulk bench ${Date.now()}` });
-  const token = (await call(base, 'POST', '/cl/v1/auth/token', '', { ...grant, ...business.credentials })).access_token;
-  await call(base, 'POST', '/testhelpers/payout-account/topups', token, { amount: '100000000.00' });
-  const customers: string[] = [];
-  for (let i = 0; i < 20; i++) customers.push(await onboard(base, token));
+export async function runBulkScenario(base: string, bulks: number, items: number, limitS = 120, alongside?: Alongside, dead?: DeadKind): Promise<BulkResult> {
+  const { token, customers } = await newBusiness(base, 'Bulk bench', 20);
   const receiver = await Receiver.start();
+  // Isolation: a dead endpoint of the same business beside the receiver, subscribed to the
+  // same events, and another business with a dead endpoint sending a bulk payout too.
+  const deadEndpoints: DeadEndpoint[] = [];
+  let other: { token: string; customers: string[] } | undefined;
   try {
-    const secret = `whsec_${randomBytes(32).toString('base64')}`;
-    await call(base, 'POST', '/cl/v1/webhooks/endpoints', token, { url: receiver.url, secret, events: PAYOUT_EVENTS });
-    const body = () => ({
-      items: Array.from({ length: items }, (_, i) => ({ payout_amount: `${1 + (i % 9)}.0${i % 10}`, customer_id: customers[i % customers.length] })),
-    });
+    await registerEndpoint(base, token, receiver.url);
+    if (dead) {
+      other = await newBusiness(base, 'Bulk bench, other business', 2);
+      for (const owner of [token, other.token]) {
+        const endpoint = await DeadEndpoint.start(dead);
+        deadEndpoints.push(endpoint);
+        await registerEndpoint(base, owner, endpoint.url);
+      }
+    }
     alongside?.start();
     const t0 = performance.now();
+    const otherBulk = other && call(base, 'POST', '/bulk-payouts', other.token, bulkBody(OTHER_BUSINESS_ITEMS, other.customers), { 'idempotency-key': randomUUID() });
     const ids = await Promise.all(
-      Array.from({ length: bulks }, async () => (await call(base, 'POST', '/bulk-payouts', token, body(), { 'idempotency-key': randomUUID() })).bulk_payout_id as string),
+      Array.from({ length: bulks }, async () => (await call(base, 'POST', '/bulk-payouts', token, bulkBody(items, customers), { 'idempotency-key': randomUUID() })).bulk_payout_id as string),
     );
+    await otherBulk;
     const created = (performance.now() - t0) / 1000;
     const total = bulks * items;
     const completed = await secondsUntil(t0, limitS, async () => {
@@ -145,5 +216,6 @@ export async function runBulkScenario(base: string, bulks: number, items: number
     return { payouts: total, created, completed, delivered };
   } finally {
     await receiver.close();
+    for (const endpoint of deadEndpoints) await endpoint.close();
   }
 }

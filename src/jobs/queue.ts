@@ -23,11 +23,17 @@
  *   and sorted them all (45 s of database time in one `npm run bench` bulk scenario
  *   against 19 s with it, under pg-boss 10, which had none and got one from the service).
  *
+ * - A stream (`defineStream`) runs each job on its own, as soon as it is fetched, while
+ *   fewer than `maxActive` of its jobs are active in the instance: a slow job holds one
+ *   place, not a worker and the jobs fetched with it (pg-boss's `work` runs a fetch's jobs
+ *   together and fetches again once the slowest ended). Jobs that end together are
+ *   completed in one call.
+ *
  * Reuse: `defineQueue({ name, concurrency, batchSize?, retryLimit, retryDelaySeconds,
- * expireInSeconds, handler or batchHandler })` once at start (src/server.ts), then
- * `jobs.send(name, data, { trx, startAfter })` (or `sendMany` for many jobs in one
- * statement) from domain code. A handler must be idempotent (at-least-once): check the
- * state it moves before moving it.
+ * expireInSeconds, handler or batchHandler })` or `defineStream(…)` once at start
+ * (src/server.ts), then `jobs.send(name, data, { trx, startAfter })` (or `sendMany` /
+ * `sendEach` for many jobs in one statement) from domain code. A handler must be
+ * idempotent (at-least-once): check the state it moves before moving it.
  */
 import { setMaxListeners } from 'node:events';
 import type { Knex } from 'knex';
@@ -62,6 +68,35 @@ export interface QueueDefinition<T extends object> {
    * transaction). Throwing retries every job of the fetch.
    */
   batchHandler?(data: T[], signal: AbortSignal): Promise<void>;
+}
+
+/** A queue whose jobs run each on its own (see the module comment). */
+export interface StreamDefinition<T extends object> {
+  /** Queue name, e.g. `webhook-delivery`. */
+  name: string;
+  /** Jobs of this queue active in this instance at most (fetched and not yet ended). */
+  maxActive: number;
+  /** Jobs fetched at once, at most. */
+  fetchSize: number;
+  retryLimit: number;
+  retryDelaySeconds: number;
+  /** A job active longer than this is taken to be lost and retried (must exceed the handler's longest run). */
+  expireInSeconds: number;
+  /** Runs one job; `signal` aborts when the instance shuts down. Resolving completes the job, throwing fails it (pg-boss retries it). */
+  handler(data: T, signal: AbortSignal): Promise<void>;
+}
+
+/** The running state of one stream of this instance. */
+interface Stream {
+  name: string;
+  /** The loop that fetches; resolves once the stream stopped fetching. */
+  loop: Promise<void>;
+  /** Jobs running, by id. */
+  active: Map<string, Job<object>>;
+  /** Wakes the loop: jobs were enqueued here (or the queue stops), or a job ended and made room. */
+  wake(reason: 'jobs' | 'room'): void;
+  /** Settles what ended and is not settled yet. */
+  flush(): Promise<void>;
 }
 
 export interface SendOptions {
@@ -102,6 +137,7 @@ function shutdownController(): AbortController {
 /** A started queue; see the module comment. */
 export class JobQueue {
   private readonly workers = new Map<string, string[]>();
+  private readonly streams = new Map<string, Stream>();
   /**
    * The instance's shutdown signal, handed to every handler. Every outbound call in
    * flight (src/kernel/deadline.ts) and every webhook attempt waiting for its endpoint's
@@ -200,6 +236,117 @@ export class JobQueue {
   }
 
   /**
+   * Creates the queue (if missing) and starts its stream in this instance: a loop that
+   * fetches up to `fetchSize` jobs whenever fewer than `maxActive` are running and runs
+   * each on its own; the jobs that ended while the previous settling call ran are
+   * completed (or failed, for a handler that threw) in the next one. Fetches again at once
+   * while it finds jobs, else after the polling interval or a `wake`.
+   */
+  async defineStream<T extends object>(def: StreamDefinition<T>): Promise<void> {
+    const options = { retryLimit: def.retryLimit, retryDelay: def.retryDelaySeconds, expireInSeconds: def.expireInSeconds, retentionSeconds: 14 * 24 * 3600 };
+    const noted = () => undefined;
+    await withConflictRetries(() => this.boss.createQueue(def.name, options), noted);
+    await withConflictRetries(() => this.boss.updateQueue(def.name, options), noted);
+
+    const active = new Map<string, Job<object>>();
+    // The loop naps when it is full (a job's end wakes it) or found fewer jobs than it
+    // asked for (jobs enqueued here wake it, and a wake during a fetch is kept for the next nap).
+    let napping: { full: boolean; end(): void } | undefined;
+    let newJobs = false;
+    const wake = (reason: 'jobs' | 'room') => {
+      if (reason === 'jobs' && !napping) newJobs = true;
+      if (napping && (reason === 'jobs' || napping.full)) napping.end();
+    };
+    const nap = (full: boolean) =>
+      new Promise<void>((resolve) => {
+        if (!full && newJobs) {
+          newJobs = false;
+          return resolve();
+        }
+        const end = () => {
+          clearTimeout(timer);
+          napping = undefined;
+          resolve();
+        };
+        const timer = setTimeout(end, this.pollingIntervalSeconds * 1000);
+        napping = { full, end };
+      });
+
+    // Settling: the jobs that ended, completed (or failed) in one call per kind.
+    const ended: Job<object>[] = [];
+    const failed: { job: Job<object>; error: { message: string; code?: string } }[] = [];
+    let settling: Promise<void> = Promise.resolve();
+    const settleNow = async () => {
+      const done = ended.splice(0);
+      const broken = failed.splice(0);
+      try {
+        if (done.length > 0) await this.boss.complete(def.name, done.map(({ id, retryCount }) => ({ id, retryCount })));
+        for (const { job, error } of broken) await this.boss.fail(def.name, { id: job.id, retryCount: job.retryCount }, error);
+      } catch (err) {
+        // Not settled: they stay active until their expiry, then pg-boss retries them
+        // and the handler finds its work done (idempotent).
+        this.noteError(err);
+      }
+    };
+    const flush = () => (settling = settling.then(() => (ended.length > 0 || failed.length > 0 ? settleNow() : undefined)));
+
+    const run = (job: Job<T>) => {
+      active.set(job.id, job as Job<object>);
+      void def.handler(job.data, this.aborter.signal).then(
+        () => ended.push(job as Job<object>),
+        (err: { message?: string; code?: string }) => failed.push({ job: job as Job<object>, error: { message: err?.message ?? String(err), code: err?.code } }),
+      ).finally(() => {
+        active.delete(job.id);
+        void flush();
+        wake('room');
+      });
+    };
+
+    const loop = (async () => {
+      while (!this.stopping) {
+        // Fetches are of fetchSize jobs (or all the room there is), not one job per job ended.
+        const room = def.maxActive - active.size;
+        if (room < Math.min(def.fetchSize, def.maxActive)) {
+          await nap(true);
+          continue;
+        }
+        const size = Math.min(room, def.fetchSize);
+        let jobs: Job<T>[] = [];
+        try {
+          jobs = await this.boss.fetch<T>(def.name, { batchSize: size });
+        } catch (err) {
+          this.noteError(err);
+        }
+        if (this.stopping) {
+          // Fetched while stopping: given back at once, retried by whichever instance runs next.
+          if (jobs.length > 0) await this.boss.fail(def.name, jobs.map(({ id, retryCount }) => ({ id, retryCount })), { message: 'the service is shutting down' }).catch((err) => this.noteError(err));
+          break;
+        }
+        for (const job of jobs) run(job);
+        if (jobs.length < size) await nap(false);
+      }
+    })();
+    this.streams.set(def.name, { name: def.name, loop, active, wake, flush });
+  }
+
+  /**
+   * Ends the streams within `timeoutMs`: their loops stop fetching, the jobs running get
+   * until the deadline (the shutdown signal has told them to stop), what ended is settled
+   * and what still runs is failed, so that pg-boss retries it.
+   */
+  private async stopStreams(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (const stream of this.streams.values()) stream.wake('jobs');
+    await Promise.all([...this.streams.values()].map((s) => s.loop));
+    while ([...this.streams.values()].some((s) => s.active.size > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (const stream of this.streams.values()) {
+      await stream.flush();
+      const left = [...stream.active.values()].map(({ id, retryCount }) => ({ id, retryCount }));
+      if (left.length > 0) await this.boss.fail(stream.name, left, { message: 'the service shut down during the job' }).catch(() => undefined);
+    }
+  }
+
+  /**
    * Runs the jobs of one fetch side by side. One job whose handler throws is failed on its
    * own (pg-boss retries it after its delay); pg-boss then completes the batch, which
    * leaves a failed job failed (it completes active jobs only).
@@ -248,9 +395,23 @@ export class JobQueue {
     );
   }
 
-  /** Wakes this instance's idle workers of `name` (jobs enqueued here are then picked up at once). */
+  /**
+   * Enqueues one job of queue `name` per entry of `jobs`, each due at its own
+   * `startAfter` (or at once), in one statement; `opts.trx` as for `send`.
+   */
+  async sendEach(name: string, jobs: { data: object; startAfter?: Date }[], opts: Pick<SendOptions, 'trx'> = {}): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.boss.insert(
+      name,
+      jobs.map(({ data, startAfter }) => ({ data, ...(startAfter ? { startAfter: startAfter.toISOString() } : {}) })),
+      opts.trx ? { db: inTransaction(opts.trx) } : {},
+    );
+  }
+
+  /** Wakes this instance's idle workers (or stream) of `name` (jobs enqueued here are then picked up at once). */
   wake(name: string): void {
     for (const id of this.workers.get(name) ?? []) this.boss.notifyWorker(id);
+    this.streams.get(name)?.wake('jobs');
   }
 
   /**
@@ -262,6 +423,7 @@ export class JobQueue {
     this.stopping = true;
     this.aborter.abort(new Error('the service is shutting down'));
     try {
+      await this.stopStreams(Math.max(timeoutMs, 1_000) / 2);
       // pg-boss's stop resolves once its workers stopped and what was still active was failed.
       await this.boss.stop({ graceful: true, timeout: Math.max(timeoutMs, 1_000) });
     } finally {

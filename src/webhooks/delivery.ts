@@ -2,14 +2,20 @@
  * The `webhook-delivery` job: one HTTP attempt of one delivery (an event to one
  * endpoint), its record, and what comes next, per the schedule in ./schedule.ts.
  *
- * A job names an attempt number and one delivery or several (DeliveryJob); the jobs of
- * one fetch of a worker are run together (runDeliveryJobs). The attempt's record, the delivery's new state and the job
- * of the next attempt are written in one transaction (shared by the fetch's attempts), guarded by
- * `attempt_count = attempt - 1`: a job run again after that transaction committed (its
- * process died before pg-boss marked it done) finds the attempt made and does nothing,
- * so attempts are never doubled by the queue. An attempt cut short by a crash before
- * that transaction is made again (at least once): receivers deduplicate by
- * `webhook-id`, the event id.
+ * A job names an attempt number and one delivery or several of one endpoint
+ * (DeliveryJob). Jobs run each on its own (a stream of the job queue, src/jobs/queue.ts),
+ * and within a job each attempt is recorded as soon as it ends: an attempt waits for no
+ * other, so an endpoint that fails slowly (a host that does not resolve, a receiver that
+ * never answers until the time-out) delays its own deliveries only.
+ *
+ * Records: the AttemptRecorder writes the attempts that ended while its previous
+ * transaction ran in one transaction (a group commit, in the instance's background lane,
+ * src/kernel/background.ts): each attempt's record, its delivery's new state and the job
+ * of its next attempt, guarded by `attempt_count = attempt - 1`: a job run again after that
+ * transaction committed (its process died before the job was completed) finds the
+ * attempt made and does nothing, so attempts are never doubled by the queue. An attempt
+ * cut short by a crash before that transaction is made again (at least once): receivers
+ * deduplicate by `webhook-id`, the event id. A job ends once all its attempts are recorded.
  *
  * Outcomes: 2xx → SUCCEEDED; 410 → FAILED and the endpoint DISABLED (reason GONE; its
  * other pending deliveries CANCELLED); anything else (non-2xx, network error, time-out,
@@ -21,8 +27,9 @@
  * During a secret rotation's overlap every attempt carries both signatures (./signing.ts).
  *
  * Attempts to one endpoint are bounded by its adaptive limit (./endpointConcurrency.ts):
- * one that waits ENDPOINT_WAIT_MS for a slot is not made but put back in the queue,
- * the same attempt due again after DEFER_MS, and counts nothing against the delivery.
+ * one that gets no slot within ENDPOINT_WAIT_MS (or would not) is not made but put back
+ * in the queue, the same attempt due again after the endpoint's `deferMs`, and counts
+ * nothing against the delivery.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -40,25 +47,32 @@ import type { UrlPolicy } from './urlPolicy.js';
 export const DELIVERY_QUEUE = 'webhook-delivery';
 
 /**
- * Data of a `webhook-delivery` job: attempt `attempt` of the deliveries it names. The
- * relay names up to DELIVERIES_PER_JOB first attempts in one job (`delivery_ids`), so
- * that the queue holds one row per group of deliveries rather than per delivery; a retry
- * and a redelivery name one (`delivery_id`, also the form of every earlier version's jobs).
+ * Data of a `webhook-delivery` job: attempt `attempt` of the deliveries it names, all to
+ * one endpoint (the relay, retries and put-back attempts group them by endpoint, so that
+ * a job's attempts share their endpoint's pace). Up to DELIVERIES_PER_JOB in one job
+ * (`delivery_ids`), so that the queue holds one row per group of deliveries rather than
+ * per delivery; a redelivery names one (`delivery_id`, also the form of every earlier
+ * version's jobs).
  */
 export type DeliveryJob = { attempt: number } & ({ delivery_id: string } | { delivery_ids: string[] });
 
-/** First attempts per job the relay enqueues (see DeliveryJob). */
+/** Deliveries per job at most (see DeliveryJob). */
 export const DELIVERIES_PER_JOB = 16;
 
 /**
- * Longest wait of an attempt for its endpoint's slot. Bounded so that a fetch's jobs,
- * recorded together, end well within their expiry (the time-out + 45 s, ./dispatcher.ts)
- * even when an endpoint's limit has fallen to one slow attempt at a time.
+ * Longest wait of an attempt for its endpoint's slot. Short: a waiting attempt holds its
+ * job's place among the jobs an instance runs at once (./dispatcher.ts), and an endpoint
+ * with a backlog longer than this is better served by the queue (its attempts put back,
+ * due again when its slots are expected free) than by jobs waiting in the instance.
  */
-export const ENDPOINT_WAIT_MS = 10_000;
+export const ENDPOINT_WAIT_MS = 1_000;
 
-/** Delay before an attempt put back for want of a slot is due again. */
-export const DEFER_MS = 1_000;
+/**
+ * Retries and put-back attempts of one endpoint whose due times lie within this many ms
+ * of each other share a job, due at the latest of them: an attempt is made up to this
+ * much after its own time, never before.
+ */
+export const GROUP_SPREAD_MS = 1_000;
 
 /** One attempt of one delivery, as a job asks for it. */
 interface DeliveryStep {
@@ -66,9 +80,9 @@ interface DeliveryStep {
   attempt: number;
 }
 
-/** The attempts `jobs` ask for, one per delivery named. */
-function stepsOf(jobs: DeliveryJob[]): DeliveryStep[] {
-  return jobs.flatMap((job) => ('delivery_ids' in job ? job.delivery_ids : [job.delivery_id]).map((delivery_id) => ({ delivery_id, attempt: job.attempt })));
+/** The attempts `job` asks for, one per delivery named. */
+function stepsOf(job: DeliveryJob): DeliveryStep[] {
+  return ('delivery_ids' in job ? job.delivery_ids : [job.delivery_id]).map((delivery_id) => ({ delivery_id, attempt: job.attempt }));
 }
 
 export interface DeliveryDeps {
@@ -84,6 +98,10 @@ export interface DeliveryDeps {
   endpoints: EndpointConcurrency;
   /** An endpoint whose every attempt failed for this long is disabled (WEBHOOK_DISABLE_FAILING_AFTER_HOURS, in ms). */
   disableFailingAfterMs: number;
+  /** This instance's recorder of attempts (one per instance, shared by its jobs). */
+  recorder: AttemptRecorder;
+  /** This instance's reader of deliveries (one per instance, shared by its jobs). */
+  reader: DeliveryReader;
 }
 
 interface DeliveryRow {
@@ -112,6 +130,43 @@ function outcomeOf(r: AttemptResult, next: Date | null): Outcome {
   if (r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300) return 'SUCCEEDED';
   if (r.statusCode === 410) return 'ENDPOINT_GONE';
   return next ? 'RETRY' : 'FAILED';
+}
+
+/**
+ * Reads deliveries for the jobs of one instance: the ids asked for while a read runs are
+ * read together in the next (one query for many jobs, on the background lane's read
+ * connection, which every job would otherwise queue for one by one). One per instance.
+ */
+export class DeliveryReader {
+  private pending: { ids: string[]; resolve(rows: Map<string, DeliveryRow>): void; reject(err: unknown): void }[] = [];
+  private reading = false;
+
+  constructor(private readonly db: Knex) {}
+
+  /** The deliveries `ids` that exist, by id; rejects as their query does. */
+  read(ids: string[]): Promise<Map<string, DeliveryRow>> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ ids, resolve, reject });
+      if (!this.reading) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.reading = true;
+    try {
+      while (this.pending.length > 0) {
+        const round = this.pending.splice(0);
+        try {
+          const rows = await deliveryRows(backgroundReads(this.db), [...new Set(round.flatMap((p) => p.ids))]);
+          for (const p of round) p.resolve(rows);
+        } catch (err) {
+          for (const p of round) p.reject(err);
+        }
+      }
+    } finally {
+      this.reading = false;
+    }
+  }
 }
 
 /** The deliveries `ids` with their event and endpoint, by id (one query). */
@@ -187,7 +242,8 @@ function signedHeaders(deps: DeliveryDeps, row: DeliveryRow, message: DeliveryMe
 
 /**
  * Makes the HTTP attempt of `job` for delivery `row` within its endpoint's limit; null
- * when no slot came within ENDPOINT_WAIT_MS (the attempt is to be put back). Never throws.
+ * when no slot came within ENDPOINT_WAIT_MS, or none would (the attempt is to be put
+ * back). Never throws.
  */
 async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, shutdown: AbortSignal): Promise<Attempt | null> {
   const message: DeliveryMessage = {
@@ -206,24 +262,57 @@ async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, 
       : { statusCode: null, retryAfter: null, responseBody: null, latencyMs: 0, error: 'the endpoint secret cannot be used for signing', interrupted: false };
   } finally {
     // An attempt not sent, or cut short by shutdown, says nothing about the endpoint.
-    slot.release(headers && result && !result.interrupted ? signalOf(result.statusCode, result.error) : 'neutral');
+    const made = headers && result && !result.interrupted;
+    slot.release(made ? signalOf(result!.statusCode, result!.error) : 'neutral', made ? result!.latencyMs : undefined);
   }
   const finishedAt = new Date();
   const next = result.interrupted ? finishedAt : nextAttemptAt(job.attempt, finishedAt, deps.retryScale, retryAfterSeconds(result.retryAfter));
   return { job, row, result, startedAt, next, outcome: outcomeOf(result, next) };
 }
 
+/** An attempt not made for want of its endpoint's slot, due again at `due`. */
+interface Deferral {
+  step: DeliveryStep;
+  endpointId: string;
+  due: Date;
+}
+
+/**
+ * The jobs for attempts `items` (each of an endpoint, an attempt number and a due time):
+ * those of one endpoint and attempt whose due times lie within GROUP_SPREAD_MS share a
+ * job of up to DELIVERIES_PER_JOB deliveries, due at the latest of them.
+ */
+export function groupedJobs(items: { deliveryId: string; endpointId: string; attempt: number; due: Date }[]): { data: DeliveryJob; startAfter: Date }[] {
+  const sorted = [...items].sort((a, b) => a.endpointId.localeCompare(b.endpointId) || a.attempt - b.attempt || a.due.getTime() - b.due.getTime());
+  const jobs: { data: DeliveryJob; startAfter: Date }[] = [];
+  let group: typeof items = [];
+  const close = () => {
+    if (group.length === 0) return;
+    const ids = group.map((g) => g.deliveryId);
+    jobs.push({ data: ids.length === 1 ? { delivery_id: ids[0]!, attempt: group[0]!.attempt } : { delivery_ids: ids, attempt: group[0]!.attempt }, startAfter: group[group.length - 1]!.due });
+    group = [];
+  };
+  for (const item of sorted) {
+    const first = group[0];
+    if (first && (first.endpointId !== item.endpointId || first.attempt !== item.attempt || item.due.getTime() - first.due.getTime() > GROUP_SPREAD_MS || group.length >= DELIVERIES_PER_JOB)) close();
+    group.push(item);
+  }
+  close();
+  return jobs;
+}
+
 /**
  * Records the attempts `made` in `trx`: each delivery's new state (one UPDATE for all,
  * guarded per delivery by `attempt_count = attempt - 1`), the attempts' rows (one INSERT),
- * then for each attempt recorded the next attempt's job or the endpoint disabled. An
+ * then the endpoints' health (noteEndpointHealth: one failing for `disableFailingAfterMs` is
+ * disabled), the next attempts' jobs (grouped, groupedJobs) and the endpoints gone disabled. An
  * attempt whose guard fails (another run recorded it first, or the endpoint went
- * meanwhile) records nothing. The attempts `deferred` get their job again, due after DEFER_MS.
+ * meanwhile) records nothing. The attempts `deferred` get their jobs again, at their due time.
  */
-async function record(deps: DeliveryDeps, trx: Knex.Transaction, made: Attempt[], deferred: DeliveryStep[]): Promise<void> {
+async function record(jobs: JobQueue, trx: Knex.Transaction, made: Attempt[], deferred: Deferral[], disableFailingAfterMs: number): Promise<void> {
   if (deferred.length > 0) {
-    const startAfter = new Date(Date.now() + DEFER_MS);
-    await deps.jobs.sendMany(DELIVERY_QUEUE, deferred.map(({ delivery_id, attempt }) => ({ delivery_id, attempt }) satisfies DeliveryJob), { trx, startAfter });
+    const putBack = groupedJobs(deferred.map(({ step, endpointId, due }) => ({ deliveryId: step.delivery_id, endpointId, attempt: step.attempt, due })));
+    await jobs.sendEach(DELIVERY_QUEUE, putBack, { trx });
   }
   if (made.length === 0) return;
   const moves = made.map(({ job, row, result, outcome, next }) => ({
@@ -269,11 +358,11 @@ async function record(deps: DeliveryDeps, trx: Knex.Transaction, made: Attempt[]
   );
   // An attempt cut short by shutdown says nothing about the endpoint's health.
   const judged = recorded.filter(({ result }) => !result.interrupted);
-  await noteEndpointHealth(trx, judged.map(({ row, outcome }) => ({ endpointId: row.endpoint_id, succeeded: outcome === 'SUCCEEDED' })), deps.disableFailingAfterMs);
-  for (const { job, row, outcome, next } of recorded) {
-    if (outcome === 'RETRY') {
-      await deps.jobs.send(DELIVERY_QUEUE, { delivery_id: row.id, attempt: job.attempt + 1 } satisfies DeliveryJob, { trx, startAfter: next! });
-    }
+  await noteEndpointHealth(trx, judged.map(({ row, outcome }) => ({ endpointId: row.endpoint_id, succeeded: outcome === 'SUCCEEDED' })), disableFailingAfterMs);
+  const retries = recorded.filter((a) => a.outcome === 'RETRY');
+  const retryJobs = groupedJobs(retries.map(({ job, row, next }) => ({ deliveryId: row.id, endpointId: row.endpoint_id, attempt: job.attempt + 1, due: next! })));
+  await jobs.sendEach(DELIVERY_QUEUE, retryJobs, { trx });
+  for (const { row, outcome } of recorded) {
     if (outcome === 'ENDPOINT_GONE') {
       await trx('webhook_endpoints').where({ id: row.endpoint_id, status: 'ENABLED' }).update({ status: 'DISABLED', disabled_reason: 'GONE', disabled_at: trx.fn.now(3) });
       await trx('webhook_deliveries')
@@ -284,36 +373,76 @@ async function record(deps: DeliveryDeps, trx: Knex.Transaction, made: Attempt[]
 }
 
 /**
- * Runs the `webhook-delivery` jobs of one fetch (see the module comment): their
- * deliveries read in one query, the attempts made side by side, and every attempt
- * recorded in one transaction in the instance's background lane (src/kernel/background.ts;
- * one commit for the fetch instead of one per delivery).
- * An attempt made already, or of a delivery no longer PENDING, is not made again; a
- * delivery whose endpoint is no longer ENABLED is CANCELLED.
+ * Records attempts for the jobs of one instance (see the module comment): what `add`
+ * is given while a recording transaction runs (or waits for the background lane) is
+ * written together in the next one. One per instance.
  */
-export async function runDeliveryJobs(deps: DeliveryDeps, jobs: DeliveryJob[], shutdown: AbortSignal): Promise<void> {
+export class AttemptRecorder {
+  private pending: { made: Attempt[]; deferred: Deferral[]; resolve(): void; reject(err: unknown): void }[] = [];
+  private writing = false;
+
+  constructor(private readonly deps: Pick<DeliveryDeps, 'db' | 'jobs' | 'disableFailingAfterMs'>) {}
+
+  /** Resolves once `made` and `deferred` are committed; rejects as their transaction does (then their jobs are retried). */
+  add(made: Attempt[], deferred: Deferral[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ made, deferred, resolve, reject });
+      if (!this.writing) void this.write();
+    });
+  }
+
+  private async write(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.pending.length > 0) {
+        const round = this.pending.splice(0);
+        try {
+          await backgroundTransaction(this.deps.db, (trx) => record(this.deps.jobs, trx, round.flatMap((p) => p.made), round.flatMap((p) => p.deferred), this.deps.disableFailingAfterMs));
+          for (const p of round) p.resolve();
+        } catch (err) {
+          for (const p of round) p.reject(err);
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+}
+
+/**
+ * Runs one `webhook-delivery` job (see the module comment): its deliveries read in one
+ * query, their attempts made side by side, each recorded as soon as it ends; resolves
+ * once all are recorded, rejects (after all ended) when one could not be. An attempt made
+ * already, or of a delivery no longer PENDING, is not made again; a delivery whose
+ * endpoint is no longer ENABLED is CANCELLED.
+ */
+export async function runDeliveryJob(deps: DeliveryDeps, job: DeliveryJob, shutdown: AbortSignal): Promise<void> {
   const { db } = deps;
-  const steps = stepsOf(jobs);
-  const rows = await deliveryRows(backgroundReads(db), steps.map((j) => j.delivery_id));
-  const due = steps.filter((job) => {
-    const row = rows.get(job.delivery_id);
-    return row && row.status === 'PENDING' && row.attempt_count < job.attempt; // else done, or this attempt was made
+  const steps = stepsOf(job);
+  const rows = await deps.reader.read(steps.map((j) => j.delivery_id));
+  const due = steps.filter((step) => {
+    const row = rows.get(step.delivery_id);
+    return row && row.status === 'PENDING' && row.attempt_count < step.attempt; // else done, or this attempt was made
   });
-  const cancelled = due.filter((job) => rows.get(job.delivery_id)!.endpoint_status !== 'ENABLED').map((job) => job.delivery_id);
+  const cancelled = due.filter((step) => rows.get(step.delivery_id)!.endpoint_status !== 'ENABLED').map((step) => step.delivery_id);
   if (cancelled.length > 0) {
     await db('webhook_deliveries').whereIn('id', cancelled).where({ status: 'PENDING' }).update({ status: 'CANCELLED', next_attempt_at: null, completed_at: db.fn.now(3), updated_at: db.fn.now(3) });
   }
-  const toMake = due.filter((job) => !cancelled.includes(job.delivery_id));
-  // One attempt started per turn of the event loop: started all at once, a fetch's
+  const toMake = due.filter((step) => !cancelled.includes(step.delivery_id));
+  // One attempt started per turn of the event loop: started all at once, a job's
   // signing and sending ran as one long task, and API requests waited behind it.
-  const started: Promise<Attempt | null>[] = [];
-  for (const job of toMake) {
-    started.push(attempt(deps, job, rows.get(job.delivery_id)!, shutdown));
+  const recorded: Promise<void>[] = [];
+  for (const step of toMake) {
+    const row = rows.get(step.delivery_id)!;
+    recorded.push(
+      attempt(deps, step, row, shutdown).then((made) =>
+        made
+          ? deps.recorder.add([made], [])
+          : deps.recorder.add([], [{ step, endpointId: row.endpoint_id, due: new Date(Date.now() + deps.endpoints.deferMs(row.endpoint_id)) }]),
+      ),
+    );
     await new Promise((resolve) => setImmediate(resolve));
   }
-  const results = await Promise.all(started);
-  const made = results.filter((a): a is Attempt => a !== null);
-  const deferred = toMake.filter((_, i) => results[i] === null);
-  if (made.length === 0 && deferred.length === 0) return;
-  await backgroundTransaction(db, (trx) => record(deps, trx, made, deferred));
+  const failed = (await Promise.allSettled(recorded)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }

@@ -4,7 +4,7 @@
  * trigger makes each one pending (a row of `outbox_pending`, ./sql/outbox_event_pending.sql);
  * the relay turns each committed pending event into one delivery per ENABLED endpoint of
  * its business subscribed to its code, and `webhook-delivery` jobs for them (each naming
- * up to DELIVERIES_PER_JOB deliveries), in one transaction that also deletes its pending
+ * up to DELIVERIES_PER_JOB deliveries of one endpoint), in one transaction that also deletes its pending
  * row. It is the outbox's reader, not a job runner: every instance runs it, `FOR UPDATE
  * SKIP LOCKED` gives each pending event to one of them, and an event is either dispatched
  * with all its jobs or not at all. Delivery, retries, back-off and recovery after a
@@ -21,7 +21,7 @@ import { backgroundTransaction } from '../kernel/background.js';
 import { chunks } from '../kernel/chunks.js';
 import type { Logger } from '../log.js';
 import { EndpointConcurrency } from './endpointConcurrency.js';
-import { DELIVERIES_PER_JOB, DELIVERY_QUEUE, runDeliveryJobs, type DeliveryDeps, type DeliveryJob } from './delivery.js';
+import { AttemptRecorder, DeliveryReader, DELIVERIES_PER_JOB, DELIVERY_QUEUE, runDeliveryJob, type DeliveryDeps, type DeliveryJob } from './delivery.js';
 
 /** Events taken per relay transaction. */
 const RELAY_BATCH = 100;
@@ -47,31 +47,46 @@ export async function relayOutbox(db: Knex, jobs: JobQueue): Promise<number> {
     );
     const events = taken.rows.map((r) => r.event_id);
     if (events.length === 0) return 0;
-    const deliveries = await trx.raw<{ rows: { id: string }[] }>(
+    const deliveries = await trx.raw<{ rows: { id: string; endpoint_id: string }[] }>(
       `INSERT INTO webhook_deliveries (id, business_id, event_id, endpoint_id, kind, status, next_attempt_at)
        SELECT gen_random_uuid(), e.business_id, e.id, w.id, 'EVENT', 'PENDING', now()
          FROM outbox_events e
          JOIN webhook_endpoints w ON w.business_id = e.business_id AND w.status = 'ENABLED' AND w.events @> jsonb_build_array(e.code)
         WHERE e.id = ANY(?)
        ON CONFLICT DO NOTHING
-       RETURNING id`,
+       RETURNING id, endpoint_id`,
       [events],
     );
-    const groups = chunks(deliveries.rows.map(({ id }) => id), DELIVERIES_PER_JOB);
+    // A job's deliveries share one endpoint: its attempts then wait on no other's.
+    const byEndpoint = new Map<string, string[]>();
+    for (const { id, endpoint_id } of deliveries.rows) {
+      const ids = byEndpoint.get(endpoint_id);
+      if (ids) ids.push(id);
+      else byEndpoint.set(endpoint_id, [id]);
+    }
+    const groups = [...byEndpoint.values()].flatMap((ids) => chunks(ids, DELIVERIES_PER_JOB));
     await jobs.sendMany(DELIVERY_QUEUE, groups.map((delivery_ids) => ({ delivery_ids, attempt: 1 }) satisfies DeliveryJob), { trx });
     return events.length;
   });
 }
 
-export interface DispatcherOptions extends Omit<DeliveryDeps, 'endpoints'> {
+export interface DispatcherOptions extends Omit<DeliveryDeps, 'endpoints' | 'recorder' | 'reader'> {
   log: Logger;
   /** Where a database outage met by the relay is logged (once per outage, with the requests'). */
   outages?: OutageLog;
   /** Pause between relay rounds when the outbox is empty. */
   relayIntervalMs: number;
-  /** Parallel deliveries per instance. */
+  /** Delivery jobs run at once per instance, in units of JOBS_PER_CONCURRENCY (WEBHOOK_CONCURRENCY). */
   concurrency: number;
 }
+
+/**
+ * Delivery jobs an instance runs at once per unit of `concurrency` (4 by default: 64
+ * jobs, up to 1,024 deliveries). Generous, because a job waiting for a failing
+ * endpoint holds its place for up to its time-out: the jobs of a few such endpoints
+ * leave most places to the others.
+ */
+export const JOBS_PER_CONCURRENCY = 16;
 
 /** A running dispatcher; `stop()` ends the relay loop (the queue is stopped by its owner). */
 export interface Dispatcher {
@@ -81,20 +96,21 @@ export interface Dispatcher {
 /** Starts the delivery workers and the relay loop of this instance. */
 export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatcher> {
   const { db, jobs, log } = opts;
-  const deps: DeliveryDeps = { ...opts, endpoints: new EndpointConcurrency() };
-  await jobs.defineQueue<DeliveryJob>({
+  const endpoints = new EndpointConcurrency();
+  const recorder = new AttemptRecorder(opts);
+  const deps: DeliveryDeps = { ...opts, endpoints, recorder, reader: new DeliveryReader(db) };
+  // Each job on its own (a stream, src/jobs/queue.ts): a job whose endpoint answers slowly
+  // or not at all holds its own place only, while the jobs fetched with it end and free theirs.
+  await jobs.defineStream<DeliveryJob>({
     name: DELIVERY_QUEUE,
-    concurrency: opts.concurrency,
-    // Several deliveries side by side per worker (each over the sender's keep-alive
-    // connections), recorded in one transaction: the events of a bulk payout go out at
-    // the speed of the receiver. Up to 4 jobs of up to DELIVERIES_PER_JOB deliveries each.
-    batchSize: 4,
+    maxActive: opts.concurrency * JOBS_PER_CONCURRENCY,
+    fetchSize: JOBS_PER_CONCURRENCY,
     // pg-boss's own retries are for a handler that threw (the database was unreachable
     // while recording) or a process that died mid-job; HTTP failures follow the schedule.
     retryLimit: 1000,
     retryDelaySeconds: 5,
     expireInSeconds: Math.ceil(opts.timeoutMs / 1000) + 45,
-    batchHandler: (batch, signal) => runDeliveryJobs(deps, batch, signal),
+    handler: (job, signal) => runDeliveryJob(deps, job, signal),
   });
 
   let stopped = false;

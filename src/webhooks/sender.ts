@@ -28,10 +28,36 @@ export interface AttemptResult {
   interrupted: boolean;
 }
 
+/** Callbacks of the lookups in flight, by family, hints and name (see sharedLookup). */
+const lookupsInFlight = new Map<string, ((err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void)[]>();
+
+/**
+ * Every address of `hostname` (dns.lookup with `all`), one system lookup for all the
+ * attempts that ask for the same name at once: a lookup holds one of libuv's few threads
+ * until the resolver answers (seconds for a name whose servers do not answer), and the
+ * attempts to one such endpoint must not take them all from everything else that needs
+ * them. Nothing is kept once the lookup answered (each later attempt resolves afresh).
+ */
+function sharedLookup(hostname: string, options: { family?: number | string; hints?: number }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void): void {
+  const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0);
+  const key = `${family}/${options.hints ?? 0}/${hostname}`;
+  const waiting = lookupsInFlight.get(key);
+  if (waiting) {
+    waiting.push(callback);
+    return;
+  }
+  lookupsInFlight.set(key, [callback]);
+  dnsLookup(hostname, { family, hints: options.hints, all: true, verbatim: true }, (err, addresses: LookupAddress[]) => {
+    const callbacks = lookupsInFlight.get(key) ?? [];
+    lookupsInFlight.delete(key);
+    for (const c of callbacks) c(err, addresses);
+  });
+}
+
 /** A `lookup` that fails unless every address of the name is allowed for `protocol`. */
 function guardedLookup(policy: UrlPolicy, protocol: string): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true, verbatim: true }, (err, addresses: LookupAddress[]) => {
+    sharedLookup(hostname, options as { family?: number; hints?: number }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       for (const a of addresses) {
         const why = addressRefusal(policy, protocol, a.address);

@@ -2,10 +2,10 @@
  * The adaptive limit of webhook attempts per endpoint (src/webhooks/endpointConcurrency.ts),
  * exercised directly: the delivery test (webhookDelivery.test.ts) shows what a receiver
  * that pushes back sees; this one pins the rule itself (AIMD, one decrease per round,
- * waiting in order, giving up after the wait).
+ * waiting in order, giving up after the wait, or at once when the wait would be longer).
  */
 import { expect } from 'chai';
-import { EndpointConcurrency, INITIAL_LIMIT, MAX_LIMIT, signalOf, type Slot } from '../../src/webhooks/endpointConcurrency.js';
+import { EndpointConcurrency, INITIAL_LIMIT, MAX_DEFER_MS, MAX_LIMIT, MIN_DEFER_MS, signalOf, type Slot } from '../../src/webhooks/endpointConcurrency.js';
 
 async function take(limits: EndpointConcurrency, n: number, endpoint = 'e'): Promise<Slot[]> {
   const slots: Slot[] = [];
@@ -64,5 +64,22 @@ describe('adaptive concurrency per webhook endpoint', () => {
     const waiting = limits.acquire('e', 5_000, aborted.signal);
     aborted.abort();
     expect(await waiting, 'the instance shutting down').to.equal(null);
+  });
+
+  it('puts an attempt back at once when its wait would outlast its patience, and says when to come back', async () => {
+    const limits = new EndpointConcurrency();
+    expect(limits.deferMs('slow'), 'an endpoint not seen').to.equal(MIN_DEFER_MS);
+    const held = await take(limits, INITIAL_LIMIT, 'slow');
+    await new Promise((r) => setTimeout(r, 150)); // its attempts in flight are 150 ms old
+    const asked = performance.now();
+    expect(await limits.acquire('slow', 100), 'a wait of one more attempt (150 ms and counting) > 100 ms').to.equal(null);
+    expect(performance.now() - asked, 'answered at once').to.be.below(50);
+    for (const slot of held) slot.release('overload', 20_000); // they lasted 20 s (a receiver that never answers)
+    expect(limits.limitOf('slow')).to.equal(INITIAL_LIMIT / 2);
+    expect(limits.deferMs('slow'), 'one attempt of 20 s').to.equal(20_000);
+    const again = await take(limits, INITIAL_LIMIT / 2, 'slow');
+    expect(await limits.acquire('slow', 1_000), 'behind a full limit of 20 s attempts').to.equal(null);
+    expect(limits.deferMs('slow'), 'two rounds of 20 s, capped').to.equal(MAX_DEFER_MS);
+    for (const slot of again) slot.release('neutral');
   });
 });
