@@ -30,6 +30,7 @@ import { Instances } from '../support/property/transport.js';
 import { running } from '../support/service.js';
 import { startReceiver, testSecret, type Receiver } from '../support/webhooks.js';
 import { COORDINATOR_TABLES, DIRECTORY_TABLES, REFERENCE_TABLES } from '../support/distribution.js';
+import { eventually as pollUntil } from '../support/assertions.js';
 
 const db = () => running().db;
 
@@ -63,18 +64,8 @@ async function tenantTables(): Promise<string[]> {
   return (rows as { name: string }[]).map((r) => r.name).filter((t) => !global.has(t) && !t.startsWith('test_'));
 }
 
-/** Polls `check` until it passes, or fails with its last error after `ms`. */
-async function eventually(check: () => Promise<void>, ms = 15_000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > until) throw err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
+/** Polls until `check` passes, or throws its last failure after 15_000 ms. */
+const eventually = (check: () => Promise<void>, ms = 15_000) => pollUntil(check, ms);
 
 describe('single-business transactions: every committed transaction writes one business’s rows', function () {
   this.timeout(300_000);

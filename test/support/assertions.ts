@@ -26,3 +26,19 @@ export async function errorOf(p: Promise<unknown>): Promise<unknown> {
   }
   return undefined;
 }
+
+/**
+ * Polls until `check` resolves, every 100 ms; after `ms` milliseconds throws the last
+ * failure of `check` (so the test reports what was still wrong, not a bare time-out).
+ */
+export async function eventually(check: () => Promise<void>, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > until) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}

@@ -86,3 +86,19 @@ export async function startReceiver(answer: (r: Received, index: number) => Answ
 export function verifyDelivery(secret: string, r: Received): any {
   return new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
 }
+
+/**
+ * For a describe block: returns a function that starts a receiver (as startReceiver) and
+ * registers an `after` hook closing every receiver it started.
+ */
+export function receiversOfSuite(): (answer?: (r: Received, index: number) => Answer) => Promise<Receiver> {
+  const receivers: Receiver[] = [];
+  after(async () => {
+    for (const r of receivers) await r.close();
+  });
+  return async (answer) => {
+    const r = await startReceiver(answer);
+    receivers.push(r);
+    return r;
+  };
+}

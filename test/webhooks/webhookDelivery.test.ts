@@ -13,7 +13,8 @@ import { activeCustomer } from '../support/customers.js';
 import { newBusiness, topup, type TestBusiness } from '../support/fixtures.js';
 import { sendAttempt } from '../../src/webhooks/sender.js';
 import { running } from '../support/service.js';
-import { startReceiver, testSecret, verifyDelivery, type Answer, type Receiver, type Received } from '../support/webhooks.js';
+import { receiversOfSuite, testSecret, verifyDelivery, type Receiver } from '../support/webhooks.js';
+import { eventually as pollUntil } from '../support/assertions.js';
 
 const db = () => running().db;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -30,30 +31,12 @@ async function register(b: TestBusiness, receiver: Receiver, events: string[]): 
 /** The attempts recorded for the deliveries of `eventId`, oldest first. */
 const attemptsOf = (eventId: string) => db()('webhook_delivery_attempts').where({ event_id: eventId }).orderBy([{ column: 'created_at' }, { column: 'attempt' }]);
 
-/** Polls until `check` passes (or throws its last failure after `ms`). */
-async function eventually(check: () => Promise<void>, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > until) throw err;
-      await sleep(100);
-    }
-  }
-}
+/** Polls until `check` passes, or throws its last failure after 10_000 ms. */
+const eventually = (check: () => Promise<void>, ms = 10_000) => pollUntil(check, ms);
 
 describe('webhook delivery', function () {
   this.timeout(60_000);
-  const receivers: Receiver[] = [];
-  const receiver = async (answer?: (r: Received, i: number) => Answer) => {
-    const r = await startReceiver(answer);
-    receivers.push(r);
-    return r;
-  };
-  after(async () => {
-    for (const r of receivers) await r.close();
-  });
+  const receiver = receiversOfSuite();
 
   it('delivers topup.complete in the seed envelope, signed per Standard Webhooks, with a bearer JWT, to subscribed endpoints only', async () => {
     const b = await newBusiness();

@@ -13,22 +13,13 @@ import { get, post } from '../support/client.js';
 import { newBusiness, topup, type TestBusiness } from '../support/fixtures.js';
 import { running } from '../support/service.js';
 import { startReceiver, testSecret, type Receiver } from '../support/webhooks.js';
+import { eventually as pollUntil } from '../support/assertions.js';
 
 const db = () => running().db;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls until `check` passes (or throws its last failure after `ms`). */
-async function eventually(check: () => Promise<void>, ms = 30_000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > until) throw err;
-      await sleep(200);
-    }
-  }
-}
+/** Polls until `check` passes, or throws its last failure after 30_000 ms. */
+const eventually = (check: () => Promise<void>, ms = 30_000) => pollUntil(check, ms);
 
 /** The test service's attempt time-out (test/support/service.ts). */
 const TIMEOUT_MS = 2_000;

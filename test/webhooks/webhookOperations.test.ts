@@ -11,7 +11,8 @@ import { get, post, request } from '../support/client.js';
 import { newBusiness, topup, type TestBusiness } from '../support/fixtures.js';
 import { expectProblem, expectValidation } from '../support/assertions.js';
 import { running } from '../support/service.js';
-import { startReceiver, testSecret, verifyDelivery, type Answer, type Receiver, type Received } from '../support/webhooks.js';
+import { receiversOfSuite, startReceiver, testSecret, verifyDelivery } from '../support/webhooks.js';
+import { eventually as pollUntil } from '../support/assertions.js';
 
 const db = () => running().db;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -19,18 +20,8 @@ const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const base = (id: string) => `/cl/v1/webhooks/endpoints/${id}`;
 const patch = (id: string, body: unknown, token: string) => request('PATCH', base(id), { token, body });
 
-/** Polls until `check` passes (or throws its last failure after `ms`). */
-async function eventually(check: () => Promise<void>, ms = 15_000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > until) throw err;
-      await sleep(100);
-    }
-  }
-}
+/** Polls until `check` passes, or throws its last failure after 15_000 ms. */
+const eventually = (check: () => Promise<void>, ms = 15_000) => pollUntil(check, ms);
 
 /** Registers `url` for `events`; returns the endpoint id and its secret. */
 async function register(b: TestBusiness, url: string, events: string[] = ['topup.complete']): Promise<{ id: string; secret: string }> {
@@ -43,15 +34,7 @@ async function register(b: TestBusiness, url: string, events: string[] = ['topup
 
 describe('webhook endpoint operations', function () {
   this.timeout(150_000);
-  const receivers: Receiver[] = [];
-  const receiver = async (answer?: (r: Received, i: number) => Answer) => {
-    const r = await startReceiver(answer);
-    receivers.push(r);
-    return r;
-  };
-  after(async () => {
-    for (const r of receivers) await r.close();
-  });
+  const receiver = receiversOfSuite();
 
   describe('getWebhookEndpoint, updateWebhookEndpoint, deleteWebhookEndpoint', () => {
     it('reads one endpoint, without its secret; another business gets 404', async () => {
