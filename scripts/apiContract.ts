@@ -87,13 +87,56 @@ function segments(pointer: string): string[] {
     .map((s) => decodeURIComponent(s).replaceAll('~1', '/').replaceAll('~0', '~'));
 }
 
-/** `POST /webhooks requestBody/content/…` for a pointer under an operation, else the pointer. */
-function describePointer(pointer: string, property?: string): string {
+/** `#/components/parameters/X` of `doc` for a `$ref`, else `value` itself. */
+function resolveRef(doc: Json | undefined, value: unknown): Json | undefined {
+  const ref = (value as Json | undefined)?.$ref;
+  if (typeof ref !== 'string' || !doc) return value as Json | undefined;
+  return segments(ref).reduce<unknown>((node, key) => (node as Json | undefined)?.[key], doc) as Json | undefined;
+}
+
+/**
+ * Where a pointer is, for people: `POST /webhooks requestBody/content/…` under an operation
+ * (`GET /events parameters/6 (query \`status\`)` when `doc` names the parameter), `webhook
+ * payout.pending POST …` under a webhook, else the pointer.
+ */
+function describePointer(pointer: string, property?: string, doc?: Json): string {
   const [top, p, method, ...rest] = segments(pointer);
   let where = pointer.replace(/^#/, '') || '/';
-  if (top === 'paths' && p !== undefined && method && METHODS.includes(method)) where = `${method.toUpperCase()} ${p}${rest.length ? ` ${rest.join('/')}` : ''}`;
-  else if (top === 'paths' && p !== undefined) where = `${p}${method ? ` ${[method, ...rest].join('/')}` : ''}`;
+  if ((top === 'paths' || top === 'webhooks') && p !== undefined && method && METHODS.includes(method)) {
+    if (rest[0] === 'parameters' && rest[1] !== undefined) {
+      const params = ((((doc?.[top] as Json | undefined)?.[p] as Json | undefined)?.[method] as Json | undefined)?.parameters ?? []) as unknown[];
+      const param = resolveRef(doc, params[Number(rest[1])]);
+      if (param && typeof param.name === 'string') rest[1] = `${rest[1]} (${String(param.in)} \`${param.name}\`)`;
+    }
+    const at = `${method.toUpperCase()} ${p}${rest.length ? ` ${rest.join('/')}` : ''}`;
+    where = top === 'paths' ? at : `webhook ${at}`;
+  } else if (top === 'paths' && p !== undefined) where = `${p}${method ? ` ${[method, ...rest].join('/')}` : ''}`;
   return property ? `${where} · ${property}` : where;
+}
+
+/** A path as a JSON pointer segment (`/a/{b}` → `~1a~1{b}`). */
+const pointerSegment = (p: string): string => p.replaceAll('~', '~0').replaceAll('/', '~1');
+
+/**
+ * `change` (the tool's `diffKind` of it) as the changelog names it: an added or removed
+ * path item becomes one change per operation it holds, and an added or removed operation
+ * says its operationId, so that each entry names the method and path a client calls (and
+ * the SDK method). Any other change is returned as it is.
+ */
+function perOperation(change: Change, diffKind: RedoclyChange['kind'], base: Json, revision: Json): Change[] {
+  const [top, p, method, ...rest] = segments(change.pointer);
+  if (top !== 'paths' || p === undefined || rest.length > 0 || diffKind === 'modified') return [change];
+  if (method !== undefined && !METHODS.includes(method)) return [change];
+  const doc = diffKind === 'removed' ? base : revision;
+  const item = ((doc.paths ?? {}) as Json)[p] as Json | undefined;
+  const methods = method !== undefined ? [method] : METHODS.filter((m) => item?.[m]);
+  if (methods.length === 0) return [change];
+  const ids = operationIds(doc);
+  return methods.map((m) => {
+    const operationId = ids.get(`${m} ${p}`);
+    const what = `Operation ${diffKind}${operationId ? ` (operationId \`${operationId}\`)` : ''}${method === undefined ? `, with its path` : ''}.`;
+    return { ...change, where: `${m.toUpperCase()} ${p}`, what, pointer: `#/paths/${pointerSegment(p)}/${m}` };
+  });
 }
 
 function loadExceptions(): Exception[] {
@@ -144,7 +187,7 @@ function sdkChanges(base: Json, revision: Json): Change[] {
     const now = after.get(key);
     if (now === undefined || now === id) continue; // a removed operation is the tool's (operation-removed)
     const [method, p] = key.split(' ');
-    const pointer = `#/paths/${p.replaceAll('~', '~0').replaceAll('/', '~1')}/${method}/operationId`;
+    const pointer = `#/paths/${pointerSegment(p)}/${method}/operationId`;
     changes.push({ kind: 'breaking', where: describePointer(pointer), what: `operationId changed from '${id}' to '${now}' (every generated SDK renames the method).`, rule: 'operation-id', pointer });
   }
   const schemas = (doc: Json) => Object.keys(((doc.components as Json | undefined)?.schemas ?? {}) as Json);
@@ -163,10 +206,12 @@ function sdkChanges(base: Json, revision: Json): Change[] {
  */
 export async function compareDocuments(baseFile: string, revisionFile: string, workDir: string): Promise<Change[]> {
   const exceptions = loadExceptions();
+  const base = JSON.parse(readFileSync(baseFile, 'utf8')) as Json;
+  const revision = JSON.parse(readFileSync(revisionFile, 'utf8')) as Json;
   const changes: Change[] = [];
   for (const c of await redoclyDiff(baseFile, revisionFile, workDir)) {
     const pointer = (c.kind === 'removed' ? c.base?.pointer : c.revision?.pointer) ?? c.path;
-    const where = describePointer(c.path, c.kind === 'modified' ? c.property : undefined);
+    const where = describePointer(c.path, c.kind === 'modified' ? c.property : undefined, c.kind === 'removed' ? base : revision);
     const majors = c.verdicts.filter((v) => v.impact === 'major');
     const unexcused = majors.filter((v) => !exceptionFor(c, v.ruleId, exceptions));
     let kind = KIND_OF_IMPACT[c.impact];
@@ -181,10 +226,9 @@ export async function compareDocuments(baseFile: string, revisionFile: string, w
       : c.kind === 'modified'
         ? `\`${c.property}\` changed.`
         : `${c.kind === 'added' ? 'Added' : 'Removed'}.`;
-    changes.push({ kind, where, what, rule: shown.map((v) => v.ruleId).join(', ') || undefined, pointer, excused });
+    // The pointer of the path item or operation the tool names, for perOperation.
+    changes.push(...perOperation({ kind, where, what, rule: shown.map((v) => v.ruleId).join(', ') || undefined, pointer: c.path, excused }, c.kind, base, revision).map((e) => (e.pointer === c.path ? { ...e, pointer } : e)));
   }
-  const base = JSON.parse(readFileSync(baseFile, 'utf8')) as Json;
-  const revision = JSON.parse(readFileSync(revisionFile, 'utf8')) as Json;
   // The tool reports a changed operationId itself (operation-id-changed); ours backs it up.
   const seen = new Set(changes.filter((c) => c.rule?.includes('operation-id-changed')).map((c) => c.pointer.replace(/^#/, '')));
   changes.push(...sdkChanges(base, revision).filter((c) => !(c.rule === 'operation-id' && seen.has(c.pointer.replace(/^#/, '')))));

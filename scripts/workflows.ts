@@ -1,12 +1,15 @@
 /**
- * Runs the Arazzo workflows (workflows/*.arazzo.yaml) against a running service with
- * `redocly respect`: every step's status, success criteria and response schema are
- * checked; exits non-zero when a step fails.
+ * Runs the Arazzo workflows (every workflows/*.arazzo.yaml: the quickstart, onboarding,
+ * payouts and cards) against a running service with `redocly respect`: every step's
+ * status, success criteria and response schema are checked; exits non-zero when a step
+ * fails. The workflows use the sandbox's test helpers, so the service runs with
+ * SANDBOX=true (the default).
  *
  *   tsx scripts/workflows.ts [--base http://localhost:3000] [respect options...]
  *
  * `--base` is the service's scheme, host and port (the closed-loop document's server is
- * `<base>/cl/v1`, the core one's `<base>`); other options go to `redocly respect`.
+ * `<base>/cl/v1`, the core one's `<base>`: the source descriptions `closedLoop` and `core`
+ * of every workflow file); other options go to `redocly respect` (e.g. `--workflow payout`).
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -21,7 +24,7 @@ const files = readdirSync(path.join(ROOT, 'workflows'))
   .map((f) => path.join('workflows', f));
 const result = spawnSync(
   path.join(ROOT, 'node_modules', '.bin', 'redocly'),
-  ['respect', ...files, '--server', `closedLoop=${base}/cl/v1`, ...args],
+  ['respect', ...files, '--server', `closedLoop=${base}/cl/v1,core=${base}`, ...args],
   { cwd: ROOT, stdio: 'inherit', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_NOTIFICATIONS: 'true' } },
 );
 process.exit(result.status ?? 1);

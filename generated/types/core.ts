@@ -1860,7 +1860,7 @@ export interface paths {
         };
         /**
          * List sandbox SMS messages
-         * @description Sandbox only. The SMS messages the sandbox SMS provider "delivered" for the calling business, newest first, optionally to one `mobile_number`: this is how a tester reads a one-time code (`jq -r '.data[0].text' | grep -oE '[0-9]{6}'`). When sandbox helpers are disabled (`SANDBOX=false`) the operation is answered with 404 `NOT_FOUND`.
+         * @description Sandbox only. The SMS messages the sandbox SMS provider "delivered" for the calling business, newest first, optionally to one `mobile_number`: this is how a tester reads a one-time code (`otp`, or `jq -r '.data[0].text' | grep -oE '[0-9]{6}'`). When sandbox helpers are disabled (`SANDBOX=false`) the operation is answered with 404 `NOT_FOUND`.
          */
         get: operations["listSandboxSmsMessages"];
         put?: never;
@@ -2370,6 +2370,11 @@ export interface components {
             mobile_number: components["schemas"]["MobileNumber"];
             /** @description The message as the handset shows it. */
             text: string;
+            /**
+             * @description Sandbox only: the one-time code the text carries (4 or 6 digits), null for a message without one (a notification), so that a workflow selects it by JSON pointer (`$response.body#/data/0/otp`) rather than by a pattern over `text`.
+             * @example 482913
+             */
+            otp: string | null;
             created_at: components["schemas"]["Timestamp"];
         };
         SandboxSmsMessageList: components["schemas"]["Page"] & {
@@ -9196,6 +9201,7 @@ export interface operations {
                      *           "id": "1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9",
                      *           "mobile_number": "966501234567",
                      *           "text": "Your verification code is 482913. It is valid for 5 minutes. Never share it with anyone.",
+                     *           "otp": "482913",
                      *           "created_at": "2026-11-21T10:15:30.123Z"
                      *         }
                      *       ],

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
 import type { TextMessage, TextMessages } from '../kernel/flowEnv.js';
+import { otpCodeIn } from '../kernel/messages.js';
 import { callProvider, ProviderFailure } from './call.js';
 import { failIfOutage } from './outages.js';
 
@@ -50,6 +51,8 @@ export interface SandboxSmsMessageView {
   id: string;
   mobile_number: string;
   text: string;
+  /** The one-time code the text carries, null for a notification (sandbox only: a tester's convenience). */
+  otp: string | null;
   created_at: string;
 }
 
@@ -69,6 +72,6 @@ export async function listSandboxSmsMessages(
   const query = db('sandbox_sms_messages').where({ business_id: businessId });
   if (filter.mobile_number) query.where({ mobile_number: filter.mobile_number });
   return paginate<MessageRow, SandboxSmsMessageView>(query, filter, (rows) =>
-    rows.map((r) => ({ id: r.id, mobile_number: r.mobile_number, text: r.text, created_at: r.created_at.toISOString() })),
+    rows.map((r) => ({ id: r.id, mobile_number: r.mobile_number, text: r.text, otp: otpCodeIn(r.text), created_at: r.created_at.toISOString() })),
   );
 }

@@ -11,6 +11,7 @@ import { newBusiness, platformToken, tokenFor, type TestBusiness } from '../supp
 import { advanceClock, latestOtp } from '../support/sandbox.js';
 import { extraServiceHooks, running } from '../support/service.js';
 import { MAX_CLOCK_OFFSET_SECONDS } from '../../src/kernel/clock.js';
+import { mobileNumberChangedMessage, otpCodeIn, otpMessage } from '../../src/kernel/messages.js';
 
 describe('core API: createToken and createBusiness', () => {
   it('createToken: 200 on the core path; its token works on the closed-loop API and the closed-loop one on core', async () => {
@@ -54,10 +55,21 @@ describe('sandbox helpers of the core API', () => {
     const mine = await get(`/testhelpers/sms-messages?mobile_number=${session.mobile_number}`, { token: b.token });
     expect(mine.body.data).to.have.length(1);
     expect(mine.body.data[0].mobile_number).to.equal(session.mobile_number);
+    // The code is also a field of its own, for workflows that select by JSON pointer.
+    expect(mine.body.data[0].otp).to.match(/^[0-9]{6}$/);
+    expect(mine.body.data[0].text).to.include(mine.body.data[0].otp);
     const page = await get('/testhelpers/sms-messages?limit=1', { token: b.token });
     expect(page.body).to.include({ has_more: true });
     const next = await get(`/testhelpers/sms-messages?limit=1&cursor=${page.body.next_cursor}`, { token: b.token });
     expect(next.body.data[0].id).to.not.equal(page.body.data[0].id);
+  });
+
+  it('listSandboxSmsMessages: otp is the code of an OTP message in every locale, null for a notification', () => {
+    for (const locale of ['ar', 'en'] as const) {
+      expect(otpCodeIn(otpMessage(locale, '0417', 5))).to.equal('0417');
+      expect(otpCodeIn(otpMessage(locale, '482913', 10))).to.equal('482913');
+      expect(otpCodeIn(mobileNumberChangedMessage(locale, '966501234567', '2026-11-21'))).to.equal(null);
+    }
   });
 
   it('advanceSandboxClock: 200 with the offset; adds up; moves only the calling business\'s clock', async () => {

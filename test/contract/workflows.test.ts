@@ -20,6 +20,6 @@ describe('Arazzo workflows (redocly respect)', function () {
       );
     });
     expect(run.status, `${run.stdout}\n${run.stderr}`).to.equal(0);
-    expect(run.stdout).to.match(/quickstart/);
+    for (const file of ['quickstart', 'onboarding', 'payouts', 'cards']) expect(run.stdout).to.match(new RegExp(`✓ ${file}\\.arazzo\\.yaml`));
   });
 });
