@@ -4,7 +4,8 @@
  * `limit`), and each event's `data` as its webhook deliveries carry it.
  */
 import { html, useState, useEffect } from '../preact-htm.js';
-import { DataTable, ErrorNote, Pager, When, useRequest } from './wallets-view.js';
+import { Problem, Table } from '../ui.js';
+import { Pager, When, useRequest } from './wallets-view.js';
 
 /** The codes of shared.yaml WebhookEventCode (the filter's schema). */
 const CODES = ['onboarding.complete', 'topup.complete', 'payout.pending', 'payout.processing', 'payout.failed', 'payout.completed'];
@@ -54,7 +55,7 @@ function EventsPage({ api }) {
 
   return html`<div>
     <form onSubmit=${apply} aria-labelledby="event-filters-title">
-      <h3 id="event-filters-title">Filters</h3>
+      <h2 id="event-filters-title">Filters</h2>
       <label for="event-code">Code</label>
       <select id="event-code" value=${form.code} onChange=${field('code')}>
         <option value="">Any code</option>
@@ -68,20 +69,20 @@ function EventsPage({ api }) {
       <input id="event-limit" type="number" min="1" max="100" value=${form.limit} onInput=${field('limit')} />
       <button type="submit" disabled=${list.busy}>Show events</button>
     </form>
-    <${ErrorNote} error=${list.error} />
+    <${Problem} error=${list.error} />
     ${page
-      ? html`<${DataTable}
+      ? html`<${Table}
           caption="Events, newest first"
           rows=${page.data}
           rowKey=${(e) => e.id}
-          empty="no events match."
+          empty="No events match the filters."
           columns=${[
-            { label: 'Code', value: (e) => e.code },
-            { label: 'Created', value: (e) => html`<${When} at=${e.created_at} />` },
-            { label: 'Event id', value: (e) => html`<code>${e.id}</code>` },
+            { title: 'Code', render: (e) => e.code },
+            { title: 'Created', render: (e) => html`<${When} at=${e.created_at} />` },
+            { title: 'Event id', render: (e) => html`<code>${e.id}</code>` },
             {
-              label: 'Data',
-              value: (e) =>
+              title: 'Data',
+              render: (e) =>
                 html`<button type="button" aria-expanded=${open?.id === e.id} onClick=${() => setOpen(open?.id === e.id ? null : e)}
                   aria-label=${`Show data of event ${e.id}`}>Show data</button>`,
             },
@@ -91,7 +92,7 @@ function EventsPage({ api }) {
       : null}
     ${open
       ? html`<section aria-labelledby="event-data-title">
-          <h3 id="event-data-title">${open.code} <code>${open.id}</code></h3>
+          <h2 id="event-data-title">${open.code} <code>${open.id}</code></h2>
           <pre tabindex="0" aria-label="Event data">${JSON.stringify(open.data, null, 2)}</pre>
         </section>`
       : null}

@@ -13,7 +13,8 @@
 import { html, useState } from '../preact-htm.js';
 import { bulkPreview, ITEM_FIELDS } from './payouts-csv.js';
 import { downloadText } from './wallets-download.js';
-import { DataTable, ErrorNote, When, useRequest } from './wallets-view.js';
+import { Problem, Table, formatMoney } from '../ui.js';
+import { When, useRequest } from './wallets-view.js';
 
 const STATES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REJECTED'];
 
@@ -24,7 +25,7 @@ const receiverOf = (item) => item.customer_id ?? item.walletAccountNumber ?? ite
 function Preview({ preview }) {
   const rejected = preview.rows.filter((r) => r.rejection).length;
   return html`<section aria-labelledby="bulk-preview-title">
-    <h4 id="bulk-preview-title">Preview of ${preview.fileName}</h4>
+    <h3 id="bulk-preview-title">Preview of ${preview.fileName}</h3>
     ${preview.fileProblems.length > 0
       ? html`<div role="alert" class="problem">
           <strong>The service would refuse this file as a whole; fix it and choose it again.</strong>
@@ -34,19 +35,19 @@ function Preview({ preview }) {
           ${preview.rows.length} rows: ${rejected} will be rejected for their values (shown below), the others are checked by the service
           (customer, whitelist, funds) when the file is sent.
         </p>`}
-    <${DataTable}
+    <${Table}
       caption="Rows of the file"
       rows=${preview.rows}
       rowKey=${(r) => String(r.index)}
       columns=${[
-        { label: 'Item', value: (r) => r.index },
-        { label: 'Line', value: (r) => r.line },
-        { label: 'Amount', value: (r) => r.item.payout_amount ?? '—' },
-        { label: 'Receiver', value: (r) => receiverOf(r.item) },
-        { label: 'External reference', value: (r) => r.item.external_reference ?? '—' },
+        { title: 'Item', render: (r) => r.index },
+        { title: 'Line', render: (r) => r.line },
+        { title: 'Amount', render: (r) => r.item.payout_amount ?? '—' },
+        { title: 'Receiver', render: (r) => receiverOf(r.item) },
+        { title: 'External reference', render: (r) => r.item.external_reference ?? '—' },
         {
-          label: 'Preview',
-          value: (r) => (r.rejection ? html`<span class="rejected">Rejected: ${r.rejection.detail}</span>` : 'To be checked by the service'),
+          title: 'Preview',
+          render: (r) => (r.rejection ? html`<span class="rejected">Rejected: ${r.rejection.detail}</span>` : 'To be checked by the service'),
         },
       ]}
     />
@@ -76,7 +77,7 @@ function Batch({ api, batch, onBatch }) {
   }
 
   return html`<section aria-labelledby="bulk-batch-title">
-    <h4 id="bulk-batch-title">Bulk payout <code>${id}</code></h4>
+    <h3 id="bulk-batch-title">Bulk payout <code>${id}</code></h3>
     <p>${batch.item_count} items, created <${When} at=${batch.created_at} />.</p>
     <table>
       <caption>Items per state</caption>
@@ -89,21 +90,21 @@ function Batch({ api, batch, onBatch }) {
       ${' '}<button type="button" onClick=${download} disabled=${csv.busy}>Download report (CSV)</button>
     </p>
     ${saved ? html`<p role="status">Saved ${saved}.</p>` : null}
-    <${ErrorNote} error=${status.error} />
-    <${ErrorNote} error=${report.error} />
-    <${ErrorNote} error=${csv.error} />
+    <${Problem} error=${status.error} />
+    <${Problem} error=${report.error} />
+    <${Problem} error=${csv.error} />
     ${rows
-      ? html`<${DataTable}
+      ? html`<${Table}
           caption="Batch report"
           rows=${rows}
           rowKey=${(r) => String(r.item_index)}
           columns=${[
-            { label: 'Item', value: (r) => r.item_index },
-            { label: 'Status', value: (r) => r.status },
-            { label: 'Payout', value: (r) => (r.payout_id ? html`<code>${r.payout_id}</code>` : '—') },
-            { label: 'Amount', value: (r) => (r.payout_amount ? `${r.payout_amount} ${r.currency}` : '—') },
-            { label: 'Failure', value: (r) => (r.failure_code ? `${r.failure_code}: ${r.failure_detail ?? ''}` : '—') },
-            { label: 'External reference', value: (r) => r.external_reference ?? '—' },
+            { title: 'Item', render: (r) => r.item_index },
+            { title: 'Status', render: (r) => r.status },
+            { title: 'Payout', render: (r) => (r.payout_id ? html`<code>${r.payout_id}</code>` : '—') },
+            { title: 'Amount', render: (r) => (r.payout_amount ? formatMoney(r.payout_amount, r.currency) : '—') },
+            { title: 'Failure', render: (r) => (r.failure_code ? `${r.failure_code}: ${r.failure_detail ?? ''}` : '—') },
+            { title: 'External reference', render: (r) => r.external_reference ?? '—' },
           ]}
         />`
       : null}
@@ -135,7 +136,7 @@ export function BulkPayout({ api }) {
 
   const sendable = preview && preview.fileProblems.length === 0;
   return html`<section aria-labelledby="bulk-title">
-    <h3 id="bulk-title">Bulk payout from a CSV file</h3>
+    <h2 id="bulk-title">Bulk payout from a CSV file</h2>
     <p>
       A header line naming the columns (<code>${Object.keys(ITEM_FIELDS).join(',')}</code>), then one payout a line with exactly one
       of <code>customer_id</code>, <code>walletAccountNumber</code> and <code>mobileNumber</code>; at most 1,000 lines.
@@ -147,7 +148,7 @@ export function BulkPayout({ api }) {
         ${preview ? `Send ${preview.rows.length} payouts` : 'Send payouts'}
       </button>
     </form>
-    <${ErrorNote} error=${send.error} />
+    <${Problem} error=${send.error} />
     ${preview ? html`<${Preview} preview=${preview} />` : null}
     ${batch ? html`<${Batch} api=${api} batch=${batch} onBatch=${setBatch} />` : null}
   </section>`;

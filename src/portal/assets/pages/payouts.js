@@ -5,14 +5,15 @@
  */
 import { html, useState } from '../preact-htm.js';
 import { BulkPayout } from './payouts-bulk.js';
-import { ErrorNote, When, useRequest } from './wallets-view.js';
+import { Field, Problem, formatMoney } from '../ui.js';
+import { When, useRequest } from './wallets-view.js';
 
 /** A payout as getPayoutStatus answers it. */
 export function PayoutDetail({ payout }) {
   return html`<dl aria-label=${`Payout ${payout.payout_id}`}>
     <dt>Payout</dt><dd><code>${payout.payout_id}</code></dd>
     <dt>Status</dt><dd data-field="status">${payout.status}</dd>
-    <dt>Amount</dt><dd>${payout.payout_amount} ${payout.currency}</dd>
+    <dt>Amount</dt><dd>${formatMoney(payout.payout_amount, payout.currency)}</dd>
     <dt>Customer</dt><dd><code>${payout.customer_id}</code></dd>
     <dt>Wallet account number</dt><dd>${payout.wallet_account_number ?? '—'}</dd>
     <dt>Purpose</dt><dd>${payout.payout_purpose ?? '—'}</dd>
@@ -38,13 +39,12 @@ function PayoutLookup({ api }) {
   }
 
   return html`<section aria-labelledby="payout-lookup-title">
-    <h3 id="payout-lookup-title">Payout status</h3>
+    <h2 id="payout-lookup-title">Payout status</h2>
     <form onSubmit=${find}>
-      <label for="payout-id">Payout id</label>
-      <input id="payout-id" name="payout_id" required maxlength="36" value=${id} onInput=${(e) => setId(e.currentTarget.value)} />
+      <${Field} id="payout-id" label="Payout id" required value=${id} onInput=${setId} />
       <button type="submit" disabled=${lookup.busy}>Look up payout</button>
     </form>
-    <${ErrorNote} error=${lookup.error} />
+    <${Problem} error=${lookup.error} />
     ${payout ? html`<${PayoutDetail} payout=${payout} />` : null}
   </section>`;
 }

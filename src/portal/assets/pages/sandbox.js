@@ -7,7 +7,8 @@
  */
 import { html, useState, useEffect } from '../preact-htm.js';
 import { PayoutDetail } from './payouts.js';
-import { DataTable, ErrorNote, Pager, When, useRequest } from './wallets-view.js';
+import { Field, Problem, Table, formatMoney } from '../ui.js';
+import { Pager, When, useRequest } from './wallets-view.js';
 
 /** The SMS messages sent for the business, newest first, optionally to one number. */
 function SmsInbox({ api }) {
@@ -30,23 +31,22 @@ function SmsInbox({ api }) {
   };
 
   return html`<section aria-labelledby="sms-title">
-    <h3 id="sms-title">SMS inbox</h3>
+    <h2 id="sms-title">SMS inbox</h2>
     <form onSubmit=${submit}>
-      <label for="sms-number">Mobile number (optional)</label>
-      <input id="sms-number" inputmode="numeric" maxlength="15" value=${number} onInput=${(e) => setNumber(e.currentTarget.value)} />
+      <${Field} id="sms-number" label="Mobile number (optional)" value=${number} onInput=${setNumber} hint="Digits with the country code" />
       <button type="submit" disabled=${list.busy}>Show messages</button>
     </form>
-    <${ErrorNote} error=${list.error} />
+    <${Problem} error=${list.error} />
     ${page
-      ? html`<${DataTable}
+      ? html`<${Table}
           caption="SMS messages, newest first"
           rows=${page.data}
           rowKey=${(m) => m.id}
-          empty="no messages."
+          empty="No SMS messages."
           columns=${[
-            { label: 'To', value: (m) => m.mobile_number },
-            { label: 'Text', value: (m) => m.text },
-            { label: 'Sent', value: (m) => html`<${When} at=${m.created_at} />` },
+            { title: 'To', render: (m) => m.mobile_number },
+            { title: 'Text', render: (m) => m.text },
+            { title: 'Sent', render: (m) => html`<${When} at=${m.created_at} />` },
           ]}
         />
         <${Pager} page=${page} label="SMS messages" busy=${list.busy} onFirst=${() => load()} onNext=${load} />`
@@ -65,13 +65,13 @@ function Clock({ api }) {
     if (moved) setClock(moved);
   }
   return html`<section aria-labelledby="clock-title">
-    <h3 id="clock-title">Business clock</h3>
+    <h2 id="clock-title">Business clock</h2>
     <form onSubmit=${submit}>
       <label for="clock-seconds">Seconds to move forward</label>
       <input id="clock-seconds" type="number" min="1" max="2592000" required value=${seconds} onInput=${(e) => setSeconds(e.currentTarget.value)} />
       <button type="submit" disabled=${advance.busy}>Advance clock</button>
     </form>
-    <${ErrorNote} error=${advance.error} />
+    <${Problem} error=${advance.error} />
     ${clock
       ? html`<p role="status">The business's clock is now <${When} at=${clock.now} /> (${clock.offset_seconds} seconds ahead).</p>`
       : null}
@@ -83,7 +83,7 @@ function PayoutOutcome({ api }) {
   const decide = useRequest();
   const [form, setForm] = useState({ id: '', status: 'COMPLETED', failure_code: 'REJECTED_BY_BANK' });
   const [payout, setPayout] = useState(null);
-  const field = (name) => (e) => setForm({ ...form, [name]: e.currentTarget.value });
+  const field = (name) => (value) => setForm({ ...form, [name]: value });
   async function submit(event) {
     event.preventDefault();
     setPayout(null);
@@ -92,24 +92,23 @@ function PayoutOutcome({ api }) {
     if (moved) setPayout(moved);
   }
   return html`<section aria-labelledby="outcome-title">
-    <h3 id="outcome-title">Payout outcome</h3>
+    <h2 id="outcome-title">Payout outcome</h2>
     <form onSubmit=${submit}>
-      <label for="outcome-payout">Payout id</label>
-      <input id="outcome-payout" required maxlength="36" value=${form.id} onInput=${field('id')} />
+      <${Field} id="outcome-payout" label="Payout id" required value=${form.id} onInput=${field('id')} />
       <label for="outcome-status">Outcome</label>
-      <select id="outcome-status" value=${form.status} onChange=${field('status')}>
+      <select id="outcome-status" value=${form.status} onChange=${(e) => field('status')(e.currentTarget.value)}>
         <option value="COMPLETED">COMPLETED (the bank pays the customer)</option>
         <option value="FAILED">FAILED (the bank rejects the payout)</option>
       </select>
       ${form.status === 'FAILED'
         ? html`<label for="outcome-failure">Failure code</label>
-            <select id="outcome-failure" value=${form.failure_code} onChange=${field('failure_code')}>
+            <select id="outcome-failure" value=${form.failure_code} onChange=${(e) => field('failure_code')(e.currentTarget.value)}>
               ${['REJECTED_BY_BANK', 'TIMEOUT', 'RECEIVER_NOT_ACTIVE'].map((c) => html`<option value=${c}>${c}</option>`)}
             </select>`
         : null}
       <button type="submit" disabled=${decide.busy}>Set outcome</button>
     </form>
-    <${ErrorNote} error=${decide.error} />
+    <${Problem} error=${decide.error} />
     ${payout ? html`<${PayoutDetail} payout=${payout} />` : null}
   </section>`;
 }
@@ -119,7 +118,7 @@ function CardPurchase({ api }) {
   const authorize = useRequest();
   const [form, setForm] = useState({ card_id: '', amount: '', pin: '', merchant_name: '' });
   const [result, setResult] = useState(null);
-  const field = (name) => (e) => setForm({ ...form, [name]: e.currentTarget.value });
+  const field = (name) => (value) => setForm({ ...form, [name]: value });
   async function submit(event) {
     event.preventDefault();
     setResult(null);
@@ -130,22 +129,18 @@ function CardPurchase({ api }) {
     if (answer) setResult(answer);
   }
   return html`<section aria-labelledby="card-title">
-    <h3 id="card-title">Card purchase</h3>
+    <h2 id="card-title">Card purchase</h2>
     <form onSubmit=${submit}>
-      <label for="card-id">Card id</label>
-      <input id="card-id" required maxlength="36" value=${form.card_id} onInput=${field('card_id')} />
-      <label for="card-amount">Amount</label>
-      <input id="card-amount" required inputmode="decimal" maxlength="18" value=${form.amount} onInput=${field('amount')} />
-      <label for="card-pin">PIN (optional)</label>
-      <input id="card-pin" type="password" inputmode="numeric" maxlength="4" autocomplete="off" value=${form.pin} onInput=${field('pin')} />
-      <label for="card-merchant">Merchant (optional)</label>
-      <input id="card-merchant" maxlength="64" value=${form.merchant_name} onInput=${field('merchant_name')} />
+      <${Field} id="card-id" label="Card id" required value=${form.card_id} onInput=${field('card_id')} />
+      <${Field} id="card-amount" label="Amount" required value=${form.amount} onInput=${field('amount')} hint="A decimal string, e.g. 25.00" />
+      <${Field} id="card-pin" label="PIN (optional)" type="password" value=${form.pin} onInput=${field('pin')} />
+      <${Field} id="card-merchant" label="Merchant (optional)" value=${form.merchant_name} onInput=${field('merchant_name')} />
       <button type="submit" disabled=${authorize.busy}>Authorize purchase</button>
     </form>
-    <${ErrorNote} error=${authorize.error} />
+    <${Problem} error=${authorize.error} />
     ${result
       ? html`<p role="status">
-          ${result.status}${result.decline_reason ? ` (${result.decline_reason})` : ''}: ${result.amount} ${result.currency}
+          ${result.status}${result.decline_reason ? ` (${result.decline_reason})` : ''}: ${formatMoney(result.amount, result.currency)}
           ${result.transaction_reference ? `, transaction ${result.transaction_reference}` : ''}
         </p>`
       : null}

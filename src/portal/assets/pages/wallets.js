@@ -5,7 +5,8 @@
  * `Accept: text/csv`). Money is shown as the service's decimal strings, never as numbers.
  */
 import { html, useState, useEffect } from '../preact-htm.js';
-import { DataTable, ErrorNote, Pager, When, useRequest } from './wallets-view.js';
+import { Problem, Table, formatMoney } from '../ui.js';
+import { Pager, When, useRequest } from './wallets-view.js';
 import { downloadText } from './wallets-download.js';
 
 const CL = '/cl/v1';
@@ -34,11 +35,11 @@ function WalletDetail({ api, wallet, onClose }) {
   }
 
   return html`<section aria-labelledby="wallet-detail-title">
-    <h3 id="wallet-detail-title">Wallet ${wallet.account_number}</h3>
+    <h2 id="wallet-detail-title">Wallet ${wallet.account_number}</h2>
     <dl>
       <dt>Name</dt><dd>${wallet.name ?? '—'}</dd>
       <dt>Status</dt><dd>${wallet.status}</dd>
-      <dt>Balance</dt><dd>${wallet.balance} ${wallet.currency}</dd>
+      <dt>Balance</dt><dd>${formatMoney(wallet.balance, wallet.currency)}</dd>
       <dt>External reference</dt><dd>${wallet.external_reference ?? '—'}</dd>
       <dt>Created</dt><dd><${When} at=${wallet.created_at} /></dd>
     </dl>
@@ -47,20 +48,21 @@ function WalletDetail({ api, wallet, onClose }) {
       ${' '}<button type="button" onClick=${onClose}>Close wallet</button>
     </p>
     ${saved ? html`<p role="status">Saved ${saved}.</p>` : null}
-    <${ErrorNote} error=${statement.error} />
-    <${ErrorNote} error=${list.error} />
+    <${Problem} error=${statement.error} />
+    <${Problem} error=${list.error} />
     ${page
-      ? html`<${DataTable}
+      ? html`<${Table}
           caption="Transactions"
+          empty="No transactions yet."
           rows=${page.data}
           rowKey=${(t) => t.id}
           columns=${[
-            { label: 'Reference', value: (t) => t.reference },
-            { label: 'Type', value: (t) => t.type },
-            { label: 'Status', value: (t) => t.status },
-            { label: 'Direction', value: (t) => t.entries?.find((e) => e.account_number === wallet.account_number)?.direction ?? '—' },
-            { label: 'Amount', value: (t) => `${t.amount} ${t.currency}` },
-            { label: 'Created', value: (t) => html`<${When} at=${t.created_at} />` },
+            { title: 'Reference', render: (t) => t.reference },
+            { title: 'Type', render: (t) => t.type },
+            { title: 'Status', render: (t) => t.status },
+            { title: 'Direction', render: (t) => t.entries?.find((e) => e.account_number === wallet.account_number)?.direction ?? '—' },
+            { title: 'Amount', render: (t) => formatMoney(t.amount, t.currency) },
+            { title: 'Created', render: (t) => html`<${When} at=${t.created_at} />` },
           ]}
         />
         <${Pager} page=${page} label="Transactions" busy=${list.busy} onFirst=${() => load()} onNext=${load} />`
@@ -89,7 +91,7 @@ function WalletsPage({ api }) {
 
   return html`<div>
     <form onSubmit=${find} aria-labelledby="wallet-lookup-title">
-      <h3 id="wallet-lookup-title">Find a wallet</h3>
+      <h2 id="wallet-lookup-title">Find a wallet</h2>
       <label for="wallet-account-number">Account number</label>
       <input
         id="wallet-account-number"
@@ -102,26 +104,27 @@ function WalletsPage({ api }) {
         onInput=${(e) => setAccountNumber(e.currentTarget.value)}
       />
       <button type="submit" disabled=${lookup.busy}>Find</button>
-      <${ErrorNote} error=${lookup.error} />
+      <${Problem} error=${lookup.error} />
     </form>
     ${selected ? html`<${WalletDetail} api=${api} wallet=${selected} onClose=${() => setSelected(null)} />` : null}
     <section aria-labelledby="wallet-list-title">
-      <h3 id="wallet-list-title">All wallets</h3>
-      <${ErrorNote} error=${list.error} />
+      <h2 id="wallet-list-title">All wallets</h2>
+      <${Problem} error=${list.error} />
       ${page
-        ? html`<${DataTable}
+        ? html`<${Table}
             caption="Wallets, newest first"
+            empty="No wallets yet."
             rows=${page.data}
             rowKey=${(w) => w.id}
             columns=${[
-              { label: 'Account number', value: (w) => w.account_number },
-              { label: 'Name', value: (w) => w.name ?? '—' },
-              { label: 'Status', value: (w) => w.status },
-              { label: 'Balance', value: (w) => `${w.balance} ${w.currency}` },
-              { label: 'Created', value: (w) => html`<${When} at=${w.created_at} />` },
+              { title: 'Account number', render: (w) => w.account_number },
+              { title: 'Name', render: (w) => w.name ?? '—' },
+              { title: 'Status', render: (w) => w.status },
+              { title: 'Balance', render: (w) => formatMoney(w.balance, w.currency) },
+              { title: 'Created', render: (w) => html`<${When} at=${w.created_at} />` },
               {
-                label: 'Open',
-                value: (w) => html`<button type="button" onClick=${() => setSelected(w)} aria-label=${`Open wallet ${w.account_number}`}>Open</button>`,
+                title: 'Open',
+                render: (w) => html`<button type="button" onClick=${() => setSelected(w)} aria-label=${`Open wallet ${w.account_number}`}>Open</button>`,
               },
             ]}
           />
