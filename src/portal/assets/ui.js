@@ -36,7 +36,7 @@ export function Problem({ error }) {
     <strong>${title}</strong>
     ${detail ? html`<p>${detail}</p>` : null}
     ${error.errors?.length
-      ? html`<ul>${error.errors.map((e) => html`<li>${e.field ? html`<code>${e.field}</code>: ` : null}${e.message}</li>`)}</ul>`
+      ? html`<ul>${error.errors.map((e) => html`<li>${e.pointer ? html`<code>${e.pointer}</code>: ` : null}${e.detail}</li>`)}</ul>`
       : null}
   </div>`;
 }
