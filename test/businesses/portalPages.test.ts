@@ -6,39 +6,25 @@
  * documented operation answered as documented, none leaves the service's origin, no console
  * error, and axe finds no serious violation on each page.
  */
-import type { Browser } from 'puppeteer-core';
 import { expect } from 'chai';
 import { activeCustomer } from '../support/customers.js';
 import { fundedWallet } from '../support/fixtures.js';
-import { checkA11y, launchBrowser, mainText, openPortal, showPage, signInWithKeyboard, type PortalPage } from '../support/portal.js';
-import { allowDownloads, clickButton, portalBusiness, tableRows, waitForRow, type Downloads, type PortalBusiness } from '../support/portalPages.js';
+import { checkA11y, mainText, showPage } from '../support/portal.js';
+import { clickButton, portalSuiteHooks, tableRows, waitForRow } from '../support/portalPages.js';
 import { createPayout, payoutOf, topupPayoutAccount } from '../support/payouts.js';
 
 describe('Portal Wallets, Events and Sandbox pages in headless Chromium', function () {
   this.timeout(240_000);
-  let browser: Browser | undefined;
-  let downloads: Downloads | undefined;
-  let portal: PortalPage;
-  let biz: PortalBusiness;
   let customer: any;
   let wallet: any;
-
-  before(async function () {
-    browser = await launchBrowser(this, 'the portal Wallets, Events and Sandbox pages');
-    downloads = await allowDownloads(browser);
-    biz = await portalBusiness();
+  const suite = portalSuiteHooks('the portal Wallets, Events and Sandbox pages', async (biz) => {
     customer = await activeCustomer(biz.b);
     wallet = await fundedWallet(biz.b.token, '250.00');
-    portal = await openPortal(browser);
-    await signInWithKeyboard(portal.page, biz.clientId, biz.clientSecret);
   });
-  after(async () => {
-    await browser?.close();
-    downloads?.remove();
-  });
-  afterEach(async () => portal && (await portal.assertClean()));
+  afterEach(async () => suite.portal && (await suite.portal.assertClean()));
 
   it('finds a wallet by account number, lists its transactions and saves its statement as CSV', async () => {
+    const { portal, downloads } = suite;
     const { page } = portal;
     await showPage(page, 'wallets', 'Wallets');
     await waitForRow(page, 'Wallets, newest first', wallet.account_number);
@@ -54,16 +40,18 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
     await checkA11y(page, 'the Wallets page with a wallet');
 
     await clickButton(page, 'Download statement (CSV)');
-    const saved = await downloads!.saved(`statement-${wallet.account_number}.csv`);
+    const saved = await downloads.saved(`statement-${wallet.account_number}.csv`);
     const lines = saved.trim().split('\n');
     expect(lines[0]).to.match(/^created_at,/);
     expect(lines[1]).to.include('OPENING_BALANCE');
     expect(lines.some((l) => /,FUND,CREDIT,250\.00,250\.00$/.test(l)), saved).to.equal(true);
     expect(lines.at(-1)).to.include('CLOSING_BALANCE').and.match(/,250\.00$/);
+    await page.waitForNetworkIdle({ idleTime: 200 });
     expect(portal.requests.filter((r) => r.operation === 'closed-loop#getWalletStatementCsv').map((r) => r.status)).to.deep.equal([200]);
   });
 
   it('lists the events, filters them by code and shows one with its data', async () => {
+    const { portal } = suite;
     const { page } = portal;
     await showPage(page, 'events', 'Events');
     await waitForRow(page, 'Events, newest first', 'onboarding.complete');
@@ -86,6 +74,7 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
   });
 
   it("reads an SMS, moves the business's clock and sets a payout's outcome in the sandbox", async () => {
+    const { portal, biz } = suite;
     const { page } = portal;
     await showPage(page, 'sandbox', 'Sandbox');
     await page.waitForSelector('#sms-title');

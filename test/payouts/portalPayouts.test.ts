@@ -5,39 +5,24 @@
  * looked up by id. Every request is a documented operation answered as documented, none
  * leaves the service's origin, no console error, and axe finds no serious violation.
  */
-import type { Browser } from 'puppeteer-core';
 import { expect } from 'chai';
 import { activeCustomer } from '../support/customers.js';
 import { get } from '../support/client.js';
-import { checkA11y, mainText, openPortal, showPage, signInWithKeyboard, type PortalPage } from '../support/portal.js';
-import { allowDownloads, chooseFile, clickButton, portalBusiness, tableRows, waitForRow, type Downloads, type PortalBusiness } from '../support/portalPages.js';
+import { checkA11y, mainText, showPage } from '../support/portal.js';
+import { chooseFile, clickButton, portalSuiteHooks, tableRows, waitForRow } from '../support/portalPages.js';
 import { createPayout, topupPayoutAccount } from '../support/payouts.js';
-import { launchBrowser } from '../support/portal.js';
 
 describe('Portal Payouts page in headless Chromium', function () {
   this.timeout(240_000);
-  let browser: Browser | undefined;
-  let downloads: Downloads | undefined;
-  let portal: PortalPage;
-  let biz: PortalBusiness;
   let customer: any;
-
-  before(async function () {
-    browser = await launchBrowser(this, 'the portal Payouts page');
-    downloads = await allowDownloads(browser);
-    biz = await portalBusiness();
+  const suite = portalSuiteHooks('the portal Payouts page', async (biz) => {
     customer = await activeCustomer(biz.b);
     await topupPayoutAccount(biz.b, '1000.00');
-    portal = await openPortal(browser);
-    await signInWithKeyboard(portal.page, biz.clientId, biz.clientSecret);
-    await showPage(portal.page, 'payouts', 'Payouts');
   });
-  after(async () => {
-    await browser?.close();
-    downloads?.remove();
-  });
+  before(() => showPage(suite.portal.page, 'payouts', 'Payouts'));
 
   it('previews a bulk payout file, sends it, shows its report and saves the report as CSV', async () => {
+    const { portal, biz, downloads } = suite;
     const { page } = portal;
     await checkA11y(page, 'the Payouts page');
     // `.98` keeps the sandbox's payout PENDING, so that the saved report is the one the API answers.
@@ -59,6 +44,7 @@ describe('Portal Payouts page in headless Chromium', function () {
 
     await clickButton(page, 'Send 3 payouts');
     await page.waitForSelector('#bulk-batch-title');
+    await page.waitForNetworkIdle({ idleTime: 200 });
     const sent = portal.requests.filter((r) => r.operation === 'core#createBulkPayout');
     expect(sent.map((r) => r.status)).to.deep.equal([200]);
     const batchId = await page.$eval('#bulk-batch-title code', (el) => el.textContent ?? '');
@@ -71,7 +57,7 @@ describe('Portal Payouts page in headless Chromium', function () {
     expect(report[2]).to.include('CUSTOMER_NOT_FOUND');
 
     await clickButton(page, 'Download report (CSV)');
-    const saved = await downloads!.saved(`bulk-payout-${batchId}.csv`);
+    const saved = await downloads.saved(`bulk-payout-${batchId}.csv`);
     const served = await get(`/bulk-payouts/${batchId}/report.csv`, { token: biz.b.token });
     expect(saved).to.equal(served.body);
     expect(saved.trim().split('\n')).to.have.length(4);
@@ -80,6 +66,7 @@ describe('Portal Payouts page in headless Chromium', function () {
   });
 
   it("shows a payout's status looked up by its id", async () => {
+    const { portal, biz } = suite;
     const { page } = portal;
     const created = await createPayout(biz.b, { payout_amount: '12.99', customer_id: customer.id, payout_purpose: 'Refund' });
     await page.type('#payout-id', created.payout_id);
@@ -88,6 +75,7 @@ describe('Portal Payouts page in headless Chromium', function () {
     const text = await mainText(page);
     expect(text).to.include(created.payout_id).and.include('12.99 SAR').and.include('Refund');
     expect(await page.$eval('dd[data-field="status"]', (el) => el.textContent)).to.be.oneOf(['PENDING', 'PROCESSING']);
+    await page.waitForNetworkIdle({ idleTime: 200 });
     expect(portal.requests.filter((r) => r.operation === 'core#getPayoutStatus').map((r) => r.status)).to.deep.equal([200]);
     await checkA11y(page, 'the Payouts page with a payout');
     await portal.assertClean();

@@ -2,7 +2,7 @@
  * What the browser tests of the portal's Wallets, Events, Payouts and Sandbox pages need
  * besides the harness (./portal.ts): a business whose client credentials a person can type
  * into the sign-in form, the files the pages save (downloads into a folder of the test's
- * own) and a file to choose in a file input.
+ * own), a file to choose in a file input, and the hooks of a suite signed in to the portal.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import type { Browser, Page } from 'puppeteer-core';
 import { post } from './client.js';
 import { platformToken, tokenFor, uniq, type TestBusiness } from './fixtures.js';
+import { launchBrowser, openPortal, signInWithKeyboard, type PortalPage } from './portal.js';
 
 /** A new business as ./fixtures.ts newBusiness makes it, with its client's credentials. */
 export interface PortalBusiness {
@@ -108,4 +109,35 @@ export async function clickButton(page: Page, text: string, scope = 'main'): Pro
     text,
   );
   if (!clicked) throw new Error(`no enabled button "${text}" in ${scope}`);
+}
+
+/** A suite's portal: its business, the signed-in page and the folder of its downloads (set in `before`). */
+export interface PortalSuite {
+  biz: PortalBusiness;
+  portal: PortalPage;
+  downloads: Downloads;
+}
+
+/**
+ * Registers the hooks of a suite on one signed-in portal: in `before`, headless Chromium
+ * (the suite is skipped without it, see launchBrowser; `what` names it), a portalBusiness
+ * handed to `prepare` (the suite's own data), then the portal opened and signed in with the
+ * keyboard; in `after`, the browser closed and the downloads removed.
+ */
+export function portalSuiteHooks(what: string, prepare: (biz: PortalBusiness) => Promise<void>): PortalSuite {
+  const suite = {} as PortalSuite;
+  let browser: Browser | undefined;
+  before(async function () {
+    browser = await launchBrowser(this, what);
+    suite.downloads = await allowDownloads(browser);
+    suite.biz = await portalBusiness();
+    await prepare(suite.biz);
+    suite.portal = await openPortal(browser);
+    await signInWithKeyboard(suite.portal.page, suite.biz.clientId, suite.biz.clientSecret);
+  });
+  after(async () => {
+    await browser?.close();
+    suite.downloads?.remove();
+  });
+  return suite;
 }
