@@ -7,6 +7,8 @@
  * error, and axe finds no serious violation on each page.
  */
 import { expect } from 'chai';
+import { issuedCard } from '../support/cards.js';
+import { get } from '../support/client.js';
 import { activeCustomer } from '../support/customers.js';
 import { fundedWallet } from '../support/fixtures.js';
 import { checkA11y, mainText, showPage } from '../support/portal.js';
@@ -29,12 +31,28 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
     await showPage(page, 'wallets', 'Wallets');
     await waitForRow(page, 'Wallets, newest first', wallet.account_number);
     await checkA11y(page, 'the Wallets page');
+    // An account number the business has no wallet with: the problem as the service words it.
+    const unknown = await get('/cl/v1/wallets/lookup?account_number=999999999999', { token: suite.biz.b.token });
+    expect(unknown.status).to.equal(404);
+    await page.type('#wallet-account-number', '999999999999');
+    await clickButton(page, 'Find');
+    await page.waitForSelector('form [role="alert"]');
+    expect(await page.$eval('form [role="alert"]', (el) => (el as HTMLElement).innerText)).to.include(unknown.body.title).and.include(unknown.body.detail);
+    await checkA11y(page, 'the Wallets page with a problem');
+    await page.waitForNetworkIdle({ idleTime: 200 });
+    // Chromium logs every 4xx answer to a fetch as a console error; this one is the test's own doing.
+    expect(portal.consoleErrors).to.have.length(1);
+    expect(portal.consoleErrors[0]).to.include('404');
+    portal.consoleErrors.length = 0;
+
+    await page.click('#wallet-account-number', { clickCount: 3 });
     await page.type('#wallet-account-number', wallet.account_number);
     await clickButton(page, 'Find');
     await waitForRow(page, 'Transactions', 'FUND');
     const [fund] = await tableRows(page, 'Transactions');
     expect(fund).to.include('FUND').and.include('CREDIT').and.include('250.00 SAR');
     expect(portal.requests.filter((r) => r.operation === 'closed-loop#lookupWallet').map((r) => r.url)).to.deep.equal([
+      '/cl/v1/wallets/lookup?account_number=999999999999',
       `/cl/v1/wallets/lookup?account_number=${wallet.account_number}`,
     ]);
     await checkA11y(page, 'the Wallets page with a wallet');
@@ -99,6 +117,16 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
     expect(await page.$eval('dd[data-field="status"]', (el) => el.textContent)).to.equal('COMPLETED');
     expect((await payoutOf(biz.b, created.payout_id)).status).to.equal('COMPLETED');
     expect(await mainText(page)).to.include('20.99 SAR');
+
+    // A purchase with the customer's card, paid from the wallet the payout just credited.
+    const { card } = await issuedCard(biz.b, {}, customer);
+    await page.type('#card-id', card.id);
+    await page.type('#card-amount', '5.00');
+    await page.type('#card-merchant', 'Corner Coffee');
+    await clickButton(page, 'Authorize purchase');
+    await page.waitForSelector('#card-title ~ p[role="status"]');
+    const answer = await page.$eval('#card-title ~ p[role="status"]', (el) => (el as HTMLElement).innerText);
+    expect(answer).to.match(card.status === 'ACTIVE' ? /^APPROVED: 5\.00 SAR, transaction TXN\d{12}/ : /^DECLINED \(CARD_NOT_ACTIVE\)/);
     await checkA11y(page, 'the Sandbox page after its actions');
   });
 });
