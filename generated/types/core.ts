@@ -2180,7 +2180,7 @@ export interface paths {
         };
         /**
          * Business portal page script
-         * @description The script (an ES module) of one page of the business portal (`GET /portal`): `index.js` lists the pages in navigation order; `overview.js`, `wallets.js`, `webhooks.js`, `events.js`, `payouts.js` and `sandbox.js` are the pages. A well-formed name the portal does not have is 404 `NOT_FOUND`.
+         * @description The script (an ES module) of one page of the business portal (`GET /portal`): `index.js` lists the pages in navigation order; `overview.js`, `wallets.js`, `webhooks.js`, `events.js`, `payouts.js` and `sandbox.js` are the pages; other names are modules a page imports (`webhook-endpoint.js`). A well-formed name the portal does not have is 404 `NOT_FOUND`.
          */
         get: operations["getPortalPageAsset"];
         put?: never;

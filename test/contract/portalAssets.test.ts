@@ -14,7 +14,7 @@ import { PORTAL_ASSETS } from '../../src/paths.js';
 import type { RunningService } from '../../src/server.js';
 import { expectValidation } from '../support/assertions.js';
 import { get } from '../support/client.js';
-import { launchBrowser, openPortal } from '../support/portal.js';
+import { launchBrowser, openPortal, retype, tabTo } from '../support/portal.js';
 import { extraServiceHooks } from '../support/service.js';
 
 const REQUIRED_CSP = [
@@ -118,6 +118,26 @@ describe('Business portal in headless Chromium: the harness', function () {
       expect(await portal.page.$eval('#client-id', (el) => (el as HTMLInputElement).value)).to.equal('demo-business');
       expect(portal.requests.map((r) => r.url)).to.include.members(['/portal', '/portal/assets/app.js', '/portal/assets/preact-htm.js', '/portal/assets/pages/index.js']);
       await portal.assertClean();
+    } finally {
+      await portal.close();
+    }
+  });
+
+  it('shows the problem of a refused sign-in and keeps the form', async () => {
+    const portal = await openPortal(browser);
+    try {
+      await portal.page.waitForSelector('#client-id');
+      await tabTo(portal.page, '#client-secret');
+      await retype(portal.page, 'not-the-secret');
+      await portal.page.keyboard.press('Enter');
+      const alert = await portal.page.waitForSelector('[role="alert"]');
+      const text = await alert!.evaluate((el) => (el as HTMLElement).innerText);
+      expect(text).to.match(/client/i);
+      expect(await portal.page.$('nav[aria-label="Portal"]')).to.equal(null);
+      // The browser reports the 401 itself ("Failed to load resource"); nothing else may fail.
+      expect(portal.consoleErrors.filter((e) => !/status of 401/.test(e))).to.deep.equal([]);
+      expect(portal.undocumented()).to.deep.equal([]);
+      expect(await portal.contractProblems()).to.deep.equal([]);
     } finally {
       await portal.close();
     }

@@ -7,7 +7,7 @@
  */
 import { html, render, useEffect, useRef, useState } from './preact-htm.js';
 import { ApiError, createApi, requestToken } from './api.js';
-import { Field, Problem } from './ui.js';
+import { Field, Problem, useSubmit } from './ui.js';
 import { pages } from './pages/index.js';
 
 const body = document.body.dataset;
@@ -17,30 +17,20 @@ const SANDBOX = body.sandbox === 'true';
 function SignIn({ onSignedIn, notice }) {
   const [clientId, setClientId] = useState(body.demoClientId ?? '');
   const [clientSecret, setClientSecret] = useState(body.demoClientSecret ?? '');
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const token = await requestToken(clientId.trim(), clientSecret);
-      if (token.client_kind !== 'BUSINESS' || !token.business_id) {
-        throw new ApiError({ status: 403, title: 'Not a business client', detail: 'The portal signs in with a business client’s credentials.' });
-      }
-      const signOut = { current: null };
-      const api = createApi(token.access_token, { onUnauthorized: () => signOut.current?.() });
-      const business = await api.get(`/cl/v1/businesses/${token.business_id}`);
-      onSignedIn({ api, session: { business, sandbox: SANDBOX }, signOut });
-    } catch (err) {
-      setError(err);
-      setBusy(false);
+  const { onSubmit, busy, error } = useSubmit(async () => {
+    const token = await requestToken(clientId.trim(), clientSecret);
+    if (token.client_kind !== 'BUSINESS' || !token.business_id) {
+      throw new ApiError({ status: 403, title: 'Not a business client', detail: 'The portal signs in with a business client’s credentials.' });
     }
-  };
+    const signOut = { current: null };
+    const api = createApi(token.access_token, { onUnauthorized: () => signOut.current?.() });
+    const business = await api.get(`/cl/v1/businesses/${token.business_id}`);
+    onSignedIn({ api, session: { business, sandbox: SANDBOX }, signOut });
+  });
   return html`<main class="sign-in" id="main">
     <h1>Business portal</h1>
     ${notice ? html`<p class="notice" role="status">${notice}</p>` : null}
-    <form onSubmit=${submit} aria-describedby="sign-in-help">
+    <form onSubmit=${onSubmit} aria-describedby="sign-in-help">
       <p id="sign-in-help">Sign in with your business client’s credentials.${SANDBOX ? ' The sandbox’s demo business is filled in.' : ''}</p>
       <${Field} id="client-id" label="Client ID" value=${clientId} onInput=${setClientId} required autocomplete="username" />
       <${Field} id="client-secret" label="Client secret" type="password" value=${clientSecret} onInput=${setClientSecret} required autocomplete="current-password" />

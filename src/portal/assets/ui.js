@@ -85,3 +85,26 @@ export function Field({ id, label, value, onInput, type = 'text', required = fal
     ${hint ? html`<small id=${`${id}-hint`}>${hint}</small>` : null}
   </div>`;
 }
+
+/**
+ * A form's submit handler that runs `action()`: `{ onSubmit, busy, error }`, `error` being
+ * what `action` threw (an ApiError to show with Problem). The browser's own submission is
+ * prevented (the CSP's `form-action 'none'` forbids it anyway).
+ */
+export function useSubmit(action) {
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const onSubmit = async (e) => {
+    e?.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { onSubmit, busy, error };
+}
