@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { issuedCard } from '../support/cards.js';
 import { get } from '../support/client.js';
 import { activeCustomer } from '../support/customers.js';
-import { fundedWallet } from '../support/fixtures.js';
+import { fundedWallet, newWallet } from '../support/fixtures.js';
 import { checkA11y, mainText, showPage } from '../support/portal.js';
 import { clickButton, portalSuiteHooks, tableRows, waitForRow } from '../support/portalPages.js';
 import { createPayout, payoutOf, topupPayoutAccount } from '../support/payouts.js';
@@ -22,6 +22,8 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
   const suite = portalSuiteHooks('the portal Wallets, Events and Sandbox pages', async (biz) => {
     customer = await activeCustomer(biz.b);
     wallet = await fundedWallet(biz.b.token, '250.00');
+    // A page of newer wallets, so that the funded one is on the list's second page.
+    for (let i = 0; i < 20; i++) await newWallet(biz.b.token);
   });
   afterEach(async () => suite.portal && (await suite.portal.assertClean()));
 
@@ -29,8 +31,18 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
     const { portal, downloads } = suite;
     const { page } = portal;
     await showPage(page, 'wallets', 'Wallets');
-    await waitForRow(page, 'Wallets, newest first', wallet.account_number);
+    await page.waitForSelector('table caption');
+    expect(await tableRows(page, 'Wallets, newest first')).to.have.length(20);
+    expect((await tableRows(page, 'Wallets, newest first')).join('\n')).to.not.include(wallet.account_number);
     await checkA11y(page, 'the Wallets page');
+    await clickButton(page, 'Next page');
+    await waitForRow(page, 'Wallets, newest first', wallet.account_number);
+    // The rest: the funded wallet and the one the customer's onboarding made.
+    expect(await tableRows(page, 'Wallets, newest first')).to.have.length(2);
+    expect(portal.requests.filter((r) => r.operation === 'closed-loop#listWallets').map((r) => r.url.replace(/=.*/, '='))).to.deep.equal([
+      '/cl/v1/wallets',
+      '/cl/v1/wallets?cursor=',
+    ]);
     // An account number the business has no wallet with: the problem as the service words it.
     const unknown = await get('/cl/v1/wallets/lookup?account_number=999999999999', { token: suite.biz.b.token });
     expect(unknown.status).to.equal(404);
