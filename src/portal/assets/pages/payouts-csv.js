@@ -46,7 +46,6 @@ const AMOUNT = /^[0-9]{1,15}([.][0-9]{1,2})?$/;
 const ZERO = /^0+([.]0{1,2})?$/;
 
 /** Characters the request schema refuses in every value (`^[^\x00-\x1F\x7F]...$`). */
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x1F\x7F]/;
 
 /**
