@@ -87,6 +87,8 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    exclude: { path: '^generated/' },
+    // The portal's browser files are plain ES modules served as they are (their imports are
+    // URLs the browser resolves, such as ../preact-htm.js), not part of the service's modules.
+    exclude: { path: ['^generated/', '^src/portal/assets/'] },
   },
 };

@@ -27,3 +27,6 @@ export const RUNNING_COMPILED = path.relative(PROJECT_ROOT, import.meta.dirname)
 
 /** Where the build precompiles the API documents' operations and validators (http/apiBuild.ts). */
 export const PRECOMPILED_API_DIR = path.join(PROJECT_ROOT, 'dist', 'api');
+
+/** The business portal's browser files (plain ES modules and CSS, served as they are by `GET /portal/assets/…`). */
+export const PORTAL_ASSETS = path.join(PROJECT_ROOT, 'src', 'portal', 'assets');

@@ -2131,6 +2131,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Business portal
+         * @description An HTML page for people: the business portal, where a business signs in with its client credentials (`createToken`) and sees its accounts, wallets, events, payouts and webhook endpoints (registering, testing and recovering deliveries). The portal is a client of the documented operations only; its access token stays in the page's memory. Everything it loads comes from this service (`/portal/assets/…`), and its `Content-Security-Policy` allows no other origin, no inline script and no `eval`. In the sandbox the page carries the demo business's client credentials (`data-demo-client-id`, `data-demo-client-secret`) to pre-fill the sign-in form.
+         */
+        get: operations["getPortal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/assets/{asset_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Business portal asset
+         * @description A script or style sheet of the business portal (`GET /portal`): `app.js` (the shell: sign-in, navigation), `api.js` (its client of the documented operations), `ui.js` (shared components), `style.css`, and `preact-htm.js` (Preact with htm, the `htm/preact/standalone` module, served from this service). Scripts are ES modules. A well-formed name the portal does not have is 404 `NOT_FOUND`.
+         */
+        get: operations["getPortalAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/assets/pages/{page_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Business portal page script
+         * @description The script (an ES module) of one page of the business portal (`GET /portal`): `index.js` lists the pages in navigation order; `overview.js`, `wallets.js`, `webhooks.js`, `events.js`, `payouts.js` and `sandbox.js` are the pages; other names are modules a page imports (`webhook-endpoint.js`). A well-formed name the portal does not have is 404 `NOT_FOUND`.
+         */
+        get: operations["getPortalPageAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -3038,6 +3098,24 @@ export interface components {
          * @description JavaScript source.
          */
         ApiReferenceScript: string;
+        /** @description An HTML page. */
+        PortalPage: string;
+        /** @description A script (`.js`) or style sheet (`.css`) of the portal. */
+        PortalAssetName: string;
+        /** @description The script of a portal page. */
+        PortalPageScriptName: string;
+        /**
+         * Format: javascript
+         * @description JavaScript source (an ES module).
+         */
+        PortalScript: string;
+        /** @description A CSS style sheet (no markup). */
+        PortalStyleSheet: string;
+        /** @description Problem details with the codes this response can carry. */
+        PortalAssetNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "NOT_FOUND";
+        };
         /** @description Prometheus text exposition format 0.0.4. */
         MetricsText: string;
         /**
@@ -4085,6 +4163,29 @@ export interface components {
         };
     };
     responses: {
+        /** @description The portal has no asset of that name (`NOT_FOUND`). */
+        PortalAssetNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://errors.wallet.example/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "The portal has no asset other.js.",
+                 *       "instance": "/portal/assets/other.js",
+                 *       "code": "NOT_FOUND",
+                 *       "request_id": "0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["PortalAssetNotFoundProblem"];
+            };
+        };
         /** @description The request cannot be used: a field or parameter fails validation, or a query parameter is not one the operation documents (`VALIDATION_ERROR`, with `errors`), the body is not valid JSON (`MALFORMED_JSON`) or not sent as a documented media type (`UNSUPPORTED_MEDIA_TYPE`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
         InvalidBody: {
             headers: {
@@ -9808,6 +9909,133 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameters"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPortal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The portal's page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description Everything from this service only (`'self'`): no inline script or style, no `eval`, no framing, no form submission, no base URL change; images may also be `data:` URLs.
+                     * @example default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'
+                     */
+                    "Content-Security-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Business portal</title><link rel="stylesheet" href="/portal/assets/style.css"><script type="module" src="/portal/assets/app.js"></script></head><body data-sandbox="false"><main id="app"></main></body></html> */
+                    "text/html": components["schemas"]["PortalPage"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPortalAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Which script or style sheet.
+                 * @example app.js
+                 */
+                asset_name: components["schemas"]["PortalAssetName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script or style sheet. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description Everything from this service only (`'self'`): no inline script or style, no `eval`, no framing, no form submission, no base URL change; images may also be `data:` URLs.
+                     * @example default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'
+                     */
+                    "Content-Security-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example export const answer = 42; */
+                    "text/javascript": components["schemas"]["PortalScript"];
+                    /** @example body { font: 16px/1.5 system-ui, sans-serif; } */
+                    "text/css": components["schemas"]["PortalStyleSheet"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            404: components["responses"]["PortalAssetNotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPortalPageAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Which page's script.
+                 * @example webhooks.js
+                 */
+                page_name: components["schemas"]["PortalPageScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page's script. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /**
+                     * @description Everything from this service only (`'self'`): no inline script or style, no `eval`, no framing, no form submission, no base URL change; images may also be `data:` URLs.
+                     * @example default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'
+                     */
+                    "Content-Security-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example export const page = { id: 'overview', title: 'Overview', sandboxOnly: false, component: Overview }; */
+                    "text/javascript": components["schemas"]["PortalScript"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            404: components["responses"]["PortalAssetNotFound"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -10,60 +10,22 @@
  * so that the README's `npm test` passes on a fresh machine; with `CI=true` (as CI
  * runs `.ci/run`, which installs Chromium) it is mandatory and fails instead.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import puppeteer, { type Browser, type HTTPResponse } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { loadBundledDocument } from '../../src/http/apiBuild.js';
-import { assertMatchesContract } from '../support/contract.js';
 import { operationsOf } from '../support/operations.js';
+import { contractProblem, launchBrowser } from '../support/portal.js';
 import { baseUrl } from '../support/service.js';
 
 const DOCUMENTS = ['closed-loop', 'core'] as const;
-
-/** CHROMIUM_PATH, else the first Chromium on PATH. */
-function findChromium(): string | undefined {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
-  for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
-    const found = dirs.map((dir) => path.join(dir, name)).find((candidate) => existsSync(candidate));
-    if (found) return found;
-  }
-  return undefined;
-}
-
-/** Checks a response from the service against the documents; returns the departure, if any. */
-async function contractProblem(res: HTTPResponse): Promise<string | null> {
-  const url = new URL(res.url());
-  const text = await res.text();
-  const headers = new Headers(res.headers());
-  const body = /json/.test(headers.get('content-type') ?? '') && text ? JSON.parse(text) : text;
-  try {
-    assertMatchesContract({ method: res.request().method(), path: url.pathname, status: res.status(), headers, body });
-    return null;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
 
 describe('API reference page in headless Chromium', function () {
   this.timeout(240_000);
   let browser: Browser;
 
   before(async function () {
-    const executablePath = findChromium();
-    if (!executablePath) {
-      const how = 'install it (`apt-get install -y chromium`, as .ci/run does) or set CHROMIUM_PATH to a Chromium or Chrome binary';
-      if (process.env.CI === 'true') throw new Error(`Chromium not found on PATH, and CI=true makes this test mandatory: ${how}.`);
-      const line = '!'.repeat(100);
-      console.warn(`\n${line}\n!! SKIPPED: the API reference page test in headless Chromium (test/contract/docsBrowser.test.ts).\n!! Chromium is not on PATH: ${how}.\n!! CI=true makes this test mandatory.\n${line}\n`);
-      this.skip();
-    }
-    browser = await puppeteer.launch({
-      executablePath,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--no-default-browser-check'],
-    });
+    browser = await launchBrowser(this, 'the API reference page test (test/contract/docsBrowser.test.ts)');
   });
   after(async () => browser?.close());
 

@@ -109,6 +109,16 @@ function matchOperation(backend: OpenAPIBackend, method: string, path: string) {
   return backend.router.getOperations().find((op) => op.method === method && op.path.length > 1 && op.path.replace(/\/+$/, '') === bare);
 }
 
+/**
+ * The `<document>#<operationId>` a request is routed to, or null when no documented
+ * operation has that method and path (the service answers such a request 404 or 405).
+ */
+export function documentedOperation(method: string, path: string): string | null {
+  const { name, backend } = path.startsWith('/cl/v1') ? routers[0] : routers[1];
+  const operation = matchOperation(backend, method.toLowerCase(), path);
+  return operation ? operationKey(name, operation.operationId ?? '') : null;
+}
+
 /** Throws an Error describing every way `res` departs from the documents. */
 export function assertMatchesContract(res: ObservedResponse): void {
   const where = `${res.method} ${res.path} → ${res.status}`;

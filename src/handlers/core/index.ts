@@ -16,6 +16,7 @@ import { mobileNumberChangeOperations } from './mobileNumberChange.js';
 import { onboardingOperations } from './onboarding.js';
 import { payoutOperations } from './payouts.js';
 import { payoutWhitelistOperations } from './payoutWhitelist.js';
+import { portalOperations } from './portal.js';
 import { coreTestHelperOperations } from './testHelpers.js';
 import { coreTransactionOperations } from './transactions.js';
 
@@ -37,5 +38,6 @@ export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> 
   ...cardTestHelperOperations,
   ...gatewayOperations,
   ...docsOperations,
+  ...portalOperations,
   ...metricsOperations,
 };

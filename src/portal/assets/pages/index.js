@@ -1,0 +1,15 @@
+/**
+ * The portal's pages in navigation order. Each module exports
+ * `page = { id, title, sandboxOnly, component }`; `component` receives `{ api, session }`
+ * (see ../api.js and ../app.js). The shell renders the page's title as its `h1` and moves
+ * focus there on navigation: a page's own headings start at `h2`. Shared components are
+ * in ../ui.js (Problem, Table, Field, formatMoney, formatTime, useLoad, useSubmit).
+ */
+import { page as overview } from './overview.js';
+import { page as wallets } from './wallets.js';
+import { page as webhooks } from './webhooks.js';
+import { page as events } from './events.js';
+import { page as payouts } from './payouts.js';
+import { page as sandbox } from './sandbox.js';
+
+export const pages = [overview, wallets, webhooks, events, payouts, sandbox];

@@ -1,0 +1,158 @@
+/**
+ * The business portal's page and files over plain HTTP (`GET /portal`, `/portal/assets/…`):
+ * every file of src/portal/assets/ is served as it is, with its media type and the strict
+ * Content-Security-Policy; unknown names are 404 and malformed ones 400; the sandbox's page
+ * carries the demo credentials and the production page does not. Then, in Chromium, the
+ * page loads without a console error, and the harness (test/support/portal.ts) catches a
+ * request to an operation the documents do not have.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { Browser } from 'puppeteer-core';
+import { PORTAL_ASSETS } from '../../src/paths.js';
+import type { RunningService } from '../../src/server.js';
+import { expectValidation } from '../support/assertions.js';
+import { get } from '../support/client.js';
+import { launchBrowser, openPortal, retype, tabTo } from '../support/portal.js';
+import { extraServiceHooks } from '../support/service.js';
+
+const REQUIRED_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+];
+
+/** Asserts the portal's CSP: every required directive, nothing looser. */
+function expectStrictCsp(headers: Headers, what: string): void {
+  const csp = headers.get('content-security-policy') ?? '';
+  const directives = csp.split(';').map((d) => d.trim());
+  for (const d of REQUIRED_CSP) expect(directives, `${what}: CSP`).to.include(d);
+  expect(csp, `${what}: CSP`).to.not.match(/unsafe-|https?:|\*|blob:/);
+}
+
+/** Every file the portal serves: [URL, file on disk, media type]. */
+function servedFiles(): [string, string, string][] {
+  const files: [string, string, string][] = [];
+  for (const dir of ['', 'pages']) {
+    for (const name of readdirSync(path.join(PORTAL_ASSETS, dir))) {
+      if (!/\.(js|css)$/.test(name)) continue;
+      files.push([`/portal/assets/${dir ? `${dir}/` : ''}${name}`, path.join(PORTAL_ASSETS, dir, name), name.endsWith('.css') ? 'text/css' : 'text/javascript']);
+    }
+  }
+  return files;
+}
+
+describe('Business portal page and assets (GET /portal, /portal/assets/…)', () => {
+  let production: RunningService;
+  extraServiceHooks({ sandbox: false }, (s) => (production = s));
+
+  it('serves the page with a strict CSP, its style sheet and module from this service, and the demo credentials in the sandbox', async () => {
+    const res = await get('/portal');
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.match(/^text\/html/);
+    expectStrictCsp(res.headers, 'GET /portal');
+    const html = String(res.body);
+    expect(html).to.include('<script type="module" src="/portal/assets/app.js"></script>');
+    expect(html).to.include('<link rel="stylesheet" href="/portal/assets/style.css">');
+    expect(html).to.not.match(/https?:\/\//).and.not.match(/<script>|<style|style="/);
+    expect(html).to.include('data-sandbox="true"').and.include('data-demo-client-id="demo-business"').and.include('data-demo-client-secret="demo-business-secret"');
+  });
+
+  it('leaves the demo credentials out of the production page', async () => {
+    const res = await get('/portal', { baseUrl: production.url });
+    expect(res.status).to.equal(200);
+    expect(String(res.body)).to.include('data-sandbox="false"').and.not.include('demo-business');
+  });
+
+  it('serves every file of src/portal/assets as it is, with its media type and the CSP, and Preact with htm from node_modules', async () => {
+    const files = servedFiles();
+    expect(files.map(([url]) => url)).to.include.members([
+      '/portal/assets/app.js', '/portal/assets/api.js', '/portal/assets/ui.js', '/portal/assets/style.css',
+      ...['index', 'overview', 'wallets', 'webhooks', 'events', 'payouts', 'sandbox'].map((p) => `/portal/assets/pages/${p}.js`),
+    ]);
+    for (const [url, file, type] of files) {
+      const res = await get(url);
+      expect(res.status, url).to.equal(200);
+      expect(res.headers.get('content-type'), url).to.match(new RegExp(`^${type}`));
+      expectStrictCsp(res.headers, url);
+      expect(res.body, url).to.equal(readFileSync(file, 'utf8'));
+      // Nothing the browser would fetch from elsewhere.
+      expect(String(res.body), url).to.not.match(/(?:from\s+|import\s*\(|url\()\s*['"]?https?:/);
+    }
+    const preact = await get('/portal/assets/preact-htm.js');
+    expect(preact.status).to.equal(200);
+    expect(preact.headers.get('content-type')).to.match(/^text\/javascript/);
+    expect(String(preact.body)).to.match(/export\{[^}]*\bhtml\b[^}]*\}/).and.include(' as render');
+  });
+
+  it('answers 404 NOT_FOUND for a well-formed name it does not have, and 400 for a malformed one', async () => {
+    for (const url of ['/portal/assets/other.js', '/portal/assets/other.css', '/portal/assets/pages/other.js', '/portal/assets/pages/preact-htm.js']) {
+      const res = await get(url);
+      expect(res.status, url).to.equal(404);
+      expect(res.body.code, url).to.equal('NOT_FOUND');
+    }
+    expectValidation(await get('/portal/assets/App.js'), '/path/asset_name');
+    expectValidation(await get('/portal/assets/pages/..%2Fapi.js'), '/path/page_name');
+    expectValidation(await get('/portal/assets/style.scss'), '/path/asset_name');
+  });
+});
+
+describe('Business portal in headless Chromium: the harness', function () {
+  this.timeout(120_000);
+  let browser: Browser;
+  before(async function () {
+    browser = await launchBrowser(this, 'the business portal (test/contract/portalAssets.test.ts)');
+  });
+  after(async () => browser?.close());
+
+  it('loads the sign-in form with every module, no console error and only documented requests', async () => {
+    const portal = await openPortal(browser);
+    try {
+      await portal.page.waitForSelector('#client-id');
+      expect(await portal.page.$eval('#client-id', (el) => (el as HTMLInputElement).value)).to.equal('demo-business');
+      expect(portal.requests.map((r) => r.url)).to.include.members(['/portal', '/portal/assets/app.js', '/portal/assets/preact-htm.js', '/portal/assets/pages/index.js']);
+      await portal.assertClean();
+    } finally {
+      await portal.close();
+    }
+  });
+
+  it('shows the problem of a refused sign-in and keeps the form', async () => {
+    const portal = await openPortal(browser);
+    try {
+      await portal.page.waitForSelector('#client-id');
+      await tabTo(portal.page, '#client-secret');
+      await retype(portal.page, 'not-the-secret');
+      await portal.page.keyboard.press('Enter');
+      const alert = await portal.page.waitForSelector('[role="alert"]');
+      const text = await alert!.evaluate((el) => (el as HTMLElement).innerText);
+      expect(text).to.match(/client/i);
+      expect(await portal.page.$('nav[aria-label="Portal"]')).to.equal(null);
+      // The browser reports the 401 itself ("Failed to load resource"); nothing else may fail.
+      expect(portal.consoleErrors.filter((e) => !/status of 401/.test(e))).to.deep.equal([]);
+      expect(portal.undocumented()).to.deep.equal([]);
+      expect(await portal.contractProblems()).to.deep.equal([]);
+    } finally {
+      await portal.close();
+    }
+  });
+
+  it('catches a request to a path the documents do not have', async () => {
+    const portal = await openPortal(browser);
+    try {
+      await portal.page.evaluate(() => fetch('/cl/v1/portal-only-helper').then((r) => r.text()));
+      expect(portal.undocumented()).to.deep.equal(['GET /cl/v1/portal-only-helper']);
+      let failure = '';
+      await portal.assertClean().catch((err: Error) => (failure = err.message));
+      expect(failure).to.include('requests to no documented operation');
+    } finally {
+      await portal.close();
+    }
+  });
+});

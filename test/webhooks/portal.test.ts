@@ -1,0 +1,168 @@
+/**
+ * The business portal's Webhooks page as a person uses it, in headless Chromium: sign in
+ * with the keyboard alone, register an endpoint pointing at a local receiver, send a test
+ * event and see its 200 attempt in the delivery log; make the receiver fail and see the
+ * failed attempt with its next retry; let it recover and recover the failures; resend one
+ * event; rotate the secret (the receiver then sees two signatures, each verifiable);
+ * edit, disable, enable and delete the endpoint. Every page visited passes axe (no
+ * serious or critical violation); the page logs no console error, requests nothing off
+ * its origin and calls documented operations only, each response matching the documents
+ * (test/support/portal.ts). PORTAL_SCREENSHOT_DIR keeps a screenshot of the page.
+ */
+import path from 'node:path';
+import { expect } from 'chai';
+import type { Browser, Page } from 'puppeteer-core';
+import { post } from '../support/client.js';
+import { platformToken, tokenFor, topup, uniq } from '../support/fixtures.js';
+import { checkA11y, launchBrowser, mainText, openPortal, signInWithKeyboard, tabTo, type PortalPage } from '../support/portal.js';
+import { receiversOfSuite, verifyDelivery, type Received } from '../support/webhooks.js';
+
+/** The delivery log's rows as text cells: event code, event id, attempt, outcome, status, next retry. */
+async function logRows(page: Page) {
+  return page.evaluate(() => {
+    const table = [...document.querySelectorAll('table')].find((t) => t.caption?.textContent?.startsWith('Delivery attempts'));
+    return [...(table?.tBodies[0]?.rows ?? [])].map((row) => {
+      const cells = [...row.cells].map((c) => (c as HTMLElement).innerText.trim());
+      const [event_code, event_id] = cells[1].split('\n').map((s) => s.trim());
+      return { event_code, event_id, attempt: cells[2], outcome: cells[3], status: cells[4], response: cells[6], error: cells[7], next: cells[8] };
+    });
+  });
+}
+
+type Row = Awaited<ReturnType<typeof logRows>>[number];
+
+/** Presses "Refresh log" until a row satisfies `match` (throws after `ms`). */
+async function waitForRow(page: Page, match: (r: Row) => boolean, what: string, ms = 20_000): Promise<Row> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const found = (await logRows(page)).find(match);
+    if (found) return found;
+    if (Date.now() > until) throw new Error(`no delivery log row ${what}; rows: ${JSON.stringify(await logRows(page))}`);
+    await page.click('button::-p-text(Refresh log)');
+    await new Promise((r) => setTimeout(r, 400));
+  }
+}
+
+/** Clicks the button with exactly `text` and waits for the status message that contains `message`. */
+async function press(page: Page, text: string, message?: string): Promise<void> {
+  await page.click(`button::-p-text(${text})`);
+  if (message) await page.waitForFunction((m) => [...document.querySelectorAll('[role="status"], [role="alert"]')].some((el) => el.textContent?.includes(m)), {}, message);
+}
+
+/** The secret the page shows once. */
+const shownSecret = (page: Page) => page.$eval('[data-secret]', (el) => el.textContent ?? '');
+
+describe('Business portal: Webhooks page in headless Chromium', function () {
+  this.timeout(240_000);
+  let browser: Browser;
+  let portal: PortalPage;
+  const receiver = receiversOfSuite();
+
+  before(async function () {
+    browser = await launchBrowser(this, 'the business portal Webhooks test (test/webhooks/portal.test.ts)');
+  });
+  after(async () => {
+    await portal?.close();
+    await browser?.close();
+  });
+
+  it('manages an endpoint end to end, with only documented requests, no console error and no serious accessibility violation', async () => {
+    // A business of the test's own, and a receiver whose answer the test switches.
+    const created = await post('/cl/v1/businesses', { name: `Portal ${uniq()}` }, { token: await platformToken() });
+    expect(created.status).to.equal(201);
+    const { client_id, client_secret } = created.body.credentials;
+    let answer = 200;
+    const hooks = await receiver(() => ({ status: answer, body: answer === 200 ? '{"ok":true}' : '{"error":"database unavailable"}' }));
+    const received = (id: string) => hooks.received.filter((r: Received) => r.headers['webhook-id'] === id);
+
+    portal = await openPortal(browser);
+    const { page } = portal;
+    await page.waitForSelector('#client-id');
+    await checkA11y(page, 'the sign-in form');
+
+    // Sign in and reach the Webhooks page with the keyboard alone.
+    await signInWithKeyboard(page, client_id, client_secret);
+    await page.waitForFunction(() => document.body.innerText.includes('Account balances'));
+    expect(await mainText(page)).to.include(created.body.name).and.include(created.body.operational_account.account_number);
+    await checkA11y(page, 'Overview');
+    await tabTo(page, 'nav a[href="#webhooks"]');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelector('main h1')?.textContent === 'Webhooks');
+    await page.waitForSelector('::-p-text(No endpoint is registered yet.)');
+    await checkA11y(page, 'Webhooks (no endpoint)');
+
+    // Register an endpoint at the receiver, subscribed to top-ups.
+    await page.type('#endpoint-url', hooks.url);
+    await page.type('#endpoint-description', 'Order service');
+    await page.click('#new-event-topup\\.complete');
+    await press(page, 'Register endpoint', 'Endpoint registered');
+    const firstSecret = await shownSecret(page);
+    expect(firstSecret).to.match(/^whsec_/);
+    await page.waitForSelector(`button[aria-label="Manage ${hooks.url}"]`);
+    await page.click(`button[aria-label="Manage ${hooks.url}"]`);
+    await page.waitForSelector('::-p-text(Delivery log)');
+    expect(await page.$('[data-secret]'), 'the secret is shown once').to.equal(null);
+
+    // A test event: its attempt shows with 200.
+    await press(page, 'Send test event', 'is on its way');
+    const ok = await waitForRow(page, (r) => r.event_code === 'webhook.test' && r.outcome === 'SUCCEEDED' && r.status === '200', 'with a 200 test event');
+    expect(verifyDelivery(firstSecret, received(ok.event_id)[0]!).code).to.equal('webhook.test');
+    await checkA11y(page, 'Webhooks (an endpoint and its delivery log)');
+
+    // The receiver fails: a failed attempt with its status, response and next retry.
+    answer = 500;
+    await press(page, 'Send test event', 'is on its way');
+    const failed = await waitForRow(page, (r) => r.event_id !== ok.event_id && r.outcome === 'FAILED' && r.status === '500' && r.next !== '—', 'with a failed attempt and its next retry');
+    expect(failed.response).to.include('database unavailable');
+    expect(failed.error).to.not.equal('—');
+
+    // Back to 200: recover the failures since an hour ago; the failed event arrives with 200.
+    answer = 200;
+    await press(page, 'Recover failures', 'queued again');
+    await waitForRow(page, (r) => r.event_id === failed.event_id && r.outcome === 'SUCCEEDED', 'with the recovered event succeeding');
+    expect(received(failed.event_id).length).to.be.greaterThan(1);
+    if (process.env.PORTAL_SCREENSHOT_DIR) await page.screenshot({ path: path.join(process.env.PORTAL_SCREENSHOT_DIR, 'portal-webhooks.png'), fullPage: true });
+
+    // A real event (a sandbox top-up through the API), then "Resend" from the log: the same webhook-id again.
+    await topup(await tokenFor(client_id, client_secret), '25.00');
+    const topupRow = await waitForRow(page, (r) => r.event_code === 'topup.complete' && r.outcome === 'SUCCEEDED', 'with the top-up event');
+    await page.click(`button[aria-label="Resend topup.complete ${topupRow.event_id}"]`);
+    await page.waitForSelector('::-p-text(is queued again)');
+    await waitForRow(page, (r) => r.event_id === topupRow.event_id && r.attempt === '1' && received(topupRow.event_id).length === 2, 'with the resent event');
+
+    // Rotate: the new secret shows once; the next delivery carries both signatures.
+    await press(page, 'Rotate secret', 'Secret rotated');
+    const secondSecret = await shownSecret(page);
+    expect(secondSecret).to.match(/^whsec_/).and.not.equal(firstSecret);
+    await press(page, 'Send test event', 'is on its way');
+    const signed = await waitForRow(page, (r) => r.event_code === 'webhook.test' && ![ok.event_id, failed.event_id].includes(r.event_id) && r.outcome === 'SUCCEEDED', 'with the test event after rotation');
+    const delivery = received(signed.event_id)[0]!;
+    expect(String(delivery.headers['webhook-signature']).split(' ')).to.have.length(2);
+    expect(verifyDelivery(secondSecret, delivery).code).to.equal('webhook.test');
+    expect(verifyDelivery(firstSecret, delivery).code).to.equal('webhook.test');
+
+    // Edit, disable, enable, delete.
+    await page.click('#edit-description', { count: 3 });
+    await page.type('#edit-description', 'Order service, production');
+    await page.click('#edit-event-payout\\.completed');
+    await press(page, 'Save changes', 'Saved.');
+    await page.waitForFunction(() => document.querySelector('table')?.innerText.includes('topup.complete, payout.completed'));
+    expect(await mainText(page)).to.include('Order service, production');
+    await press(page, 'Disable', 'The endpoint is disabled.');
+    await page.waitForSelector('::-p-text(DISABLED (MANUAL))');
+    await press(page, 'Enable', 'The endpoint is enabled.');
+    await press(page, 'Delete');
+    await press(page, 'Confirm delete');
+    await page.waitForSelector('::-p-text(No endpoint is registered yet.)');
+    await checkA11y(page, 'Webhooks (after delete)');
+
+    // Sign out: back to the form.
+    await press(page, 'Sign out', 'You are signed out.');
+    await portal.assertClean();
+    const operations = new Set(portal.requests.map((r) => r.operation));
+    for (const op of ['createToken', 'getBusiness', 'getBusinessAccountBalance', 'listWebhookEndpoints', 'createWebhookEndpoint', 'sendWebhookTestEvent',
+      'listWebhookDeliveryAttempts', 'recoverWebhookDeliveries', 'redeliverEvent', 'rotateWebhookEndpointSecret', 'updateWebhookEndpoint', 'deleteWebhookEndpoint']) {
+      expect([...operations].some((o) => o?.endsWith(`#${op}`)), `the portal called ${op}`).to.equal(true);
+    }
+  });
+});
