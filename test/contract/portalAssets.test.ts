@@ -117,6 +117,12 @@ describe('Business portal in headless Chromium: the harness', function () {
       await portal.page.waitForSelector('#client-id');
       expect(await portal.page.$eval('#client-id', (el) => (el as HTMLInputElement).value)).to.equal('demo-business');
       expect(portal.requests.map((r) => r.url)).to.include.members(['/portal', '/portal/assets/app.js', '/portal/assets/preact-htm.js', '/portal/assets/pages/index.js']);
+      // The pages' money formatting works on the decimal strings: no digit is lost to a JS number.
+      const formatted = await portal.page.evaluate(async () => {
+        const { formatMoney } = await import('/portal/assets/ui.js' as string);
+        return [formatMoney('-1234567.50', 'SAR'), formatMoney('12345678901234567890.05'), formatMoney('0.00', 'SAR'), formatMoney('999.99')];
+      });
+      expect(formatted).to.deep.equal(['-1,234,567.50 SAR', '12,345,678,901,234,567,890.05', '0.00 SAR', '999.99']);
       await portal.assertClean();
     } finally {
       await portal.close();

@@ -40,19 +40,26 @@ function SignIn({ onSignedIn, notice }) {
   </main>`;
 }
 
-/** The page id the address names (`#webhooks`), or the first page. */
-function currentPageId(visible) {
+/** The page id the address names (`#webhooks`), or null when it names none. */
+function pageIdOfAddress(visible) {
   const id = window.location.hash.replace(/^#\/?/, '');
-  return visible.some((p) => p.id === id) ? id : visible[0]?.id;
+  return visible.some((p) => p.id === id) ? id : null;
+}
+
+/** Moves the focus to the main region without touching the address (its fragment names the page). */
+function skipToMain(e) {
+  e.preventDefault();
+  document.getElementById('main')?.focus();
 }
 
 /** The signed-in portal: header, navigation and the current page. */
 function Portal({ api, session, onSignOut }) {
   const visible = pages.filter((p) => !p.sandboxOnly || session.sandbox);
-  const [pageId, setPageId] = useState(() => currentPageId(visible));
+  const [pageId, setPageId] = useState(() => pageIdOfAddress(visible) ?? visible[0]?.id);
   const heading = useRef(null);
   useEffect(() => {
-    const onHash = () => setPageId(currentPageId(visible));
+    // A fragment that names no page (an in-page link) keeps the page shown.
+    const onHash = () => setPageId((shown) => pageIdOfAddress(visible) ?? shown);
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
@@ -63,7 +70,7 @@ function Portal({ api, session, onSignOut }) {
   }, [page.id]);
   const Page = page.component;
   return html`<div class="portal">
-    <a class="skip" href="#main">Skip to content</a>
+    <a class="skip" href="#main" onClick=${skipToMain}>Skip to content</a>
     <header class="top">
       <span class="brand">Business portal</span>
       <span class="who">${session.business.name}${session.sandbox ? html` <span class="badge">Sandbox</span>` : null}</span>
