@@ -21,7 +21,10 @@ import { backgroundTransaction } from '../kernel/background.js';
 import { chunks } from '../kernel/chunks.js';
 import type { Logger } from '../log.js';
 import { EndpointConcurrency } from './endpointConcurrency.js';
-import { AttemptRecorder, DeliveryReader, DELIVERIES_PER_JOB, DELIVERY_QUEUE, runDeliveryJob, type DeliveryDeps, type DeliveryJob } from './delivery.js';
+import { AttemptRecorder } from './attemptRecorder.js';
+import { runDeliveryJob, type DeliveryDeps } from './delivery.js';
+import { DELIVERIES_PER_JOB, DELIVERY_QUEUE, type DeliveryJob } from './deliveryJobs.js';
+import { DeliveryReader } from './deliveryReader.js';
 
 /** Events taken per relay transaction. */
 const RELAY_BATCH = 100;
@@ -99,7 +102,7 @@ export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatch
   const endpoints = new EndpointConcurrency();
   const recorder = new AttemptRecorder(opts);
   const deps: DeliveryDeps = { ...opts, endpoints, recorder, reader: new DeliveryReader(db) };
-  // Each job on its own (a stream, src/jobs/queue.ts): a job whose endpoint answers slowly
+  // Each job on its own (a stream, src/jobs/stream.ts): a job whose endpoint answers slowly
   // or not at all holds its own place only, while the jobs fetched with it end and free theirs.
   await jobs.defineStream<DeliveryJob>({
     name: DELIVERY_QUEUE,

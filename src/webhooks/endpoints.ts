@@ -21,7 +21,7 @@ import type { components } from '../../generated/types/closed-loop.js';
 import { AppError } from '../kernel/errors.js';
 import type { SealingKeys } from '../kernel/sealing.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { DELIVERY_QUEUE, type DeliveryJob } from './delivery.js';
+import { DELIVERY_QUEUE, type DeliveryJob } from './deliveryJobs.js';
 import { endpointSecret, newEndpointSecret, sealEndpointSecret, sealPreviousSecret, type StoredSecret } from './secrets.js';
 import { checkRegistrationUrl, type UrlPolicy } from './urlPolicy.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';

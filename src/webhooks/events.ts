@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { AppError } from '../kernel/errors.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { DELIVERY_QUEUE, type DeliveryJob } from './delivery.js';
+import { DELIVERY_QUEUE, type DeliveryJob } from './deliveryJobs.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
 import { TEST_EVENT_CODE } from './endpoints.js';
 

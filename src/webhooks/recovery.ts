@@ -18,7 +18,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/types/closed-loop.js';
 import { chunks } from '../kernel/chunks.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { DELIVERIES_PER_JOB, DELIVERY_QUEUE, type DeliveryJob } from './delivery.js';
+import { DELIVERIES_PER_JOB, DELIVERY_QUEUE, type DeliveryJob } from './deliveryJobs.js';
 import { endpointRow, requireEnabled } from './endpoints.js';
 
 /**
