@@ -96,7 +96,7 @@ export async function moveSession(
 ): Promise<SessionRow> {
   const updated = await moveRow<SessionRow, OnboardingEvent>(trx, 'onboarding_sessions', onboardingMachine, row, event, changes);
   if (endsUnsuccessfully(updated.status)) {
-    await trx('customers').where({ id: row.customer_id, status: 'PENDING' }).update({ status: 'INACTIVE', updated_at: trx.fn.now(3) });
+    await trx('customers').where({ id: row.customer_id, business_id: row.business_id, status: 'PENDING' }).update({ status: 'INACTIVE', updated_at: trx.fn.now(3) });
   }
   return updated;
 }

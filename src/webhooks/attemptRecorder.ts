@@ -42,6 +42,7 @@ export interface Attempt {
 /** An attempt not made for want of its endpoint's slot, due again at `due`. */
 export interface Deferral {
   step: DeliveryStep;
+  businessId: string;
   endpointId: string;
   due: Date;
 }
@@ -56,12 +57,13 @@ export interface Deferral {
  */
 async function record(jobs: JobQueue, trx: Knex.Transaction, made: Attempt[], deferred: Deferral[], disableFailingAfterMs: number): Promise<void> {
   if (deferred.length > 0) {
-    const putBack = groupedJobs(deferred.map(({ step, endpointId, due }) => ({ deliveryId: step.delivery_id, endpointId, attempt: step.attempt, due })));
+    const putBack = groupedJobs(deferred.map(({ step, businessId, endpointId, due }) => ({ deliveryId: step.delivery_id, businessId, endpointId, attempt: step.attempt, due })));
     await jobs.sendEach(DELIVERY_QUEUE, putBack, { trx });
   }
   if (made.length === 0) return;
   const moves = made.map(({ job, row, result, outcome, next }) => ({
     id: row.id,
+    business_id: row.business_id,
     attempt: job.attempt,
     status: outcome === 'RETRY' ? 'PENDING' : outcome === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED',
     next_attempt_at: outcome === 'RETRY' ? next!.toISOString() : null,
@@ -75,8 +77,8 @@ async function record(jobs: JobQueue, trx: Knex.Transaction, made: Attempt[], de
             completed_at = CASE WHEN m.status = 'PENDING' THEN NULL ELSE CURRENT_TIMESTAMP(3) END,
             updated_at = CURRENT_TIMESTAMP(3)
        FROM jsonb_to_recordset(?::jsonb)
-            AS m(id uuid, attempt int, status text, next_attempt_at timestamptz, last_status_code int, last_error text)
-      WHERE d.id = m.id AND d.status = 'PENDING' AND d.attempt_count = m.attempt - 1
+            AS m(id uuid, business_id uuid, attempt int, status text, next_attempt_at timestamptz, last_status_code int, last_error text)
+      WHERE d.id = m.id AND d.business_id = m.business_id AND d.status = 'PENDING' AND d.attempt_count = m.attempt - 1
       RETURNING d.id`,
     [JSON.stringify(moves)],
   );
@@ -103,15 +105,15 @@ async function record(jobs: JobQueue, trx: Knex.Transaction, made: Attempt[], de
   );
   // An attempt cut short by shutdown says nothing about the endpoint's health.
   const judged = recorded.filter(({ result }) => !result.interrupted);
-  await noteEndpointHealth(trx, judged.map(({ row, outcome }) => ({ endpointId: row.endpoint_id, succeeded: outcome === 'SUCCEEDED' })), disableFailingAfterMs);
+  await noteEndpointHealth(trx, judged.map(({ row, outcome }) => ({ businessId: row.business_id, endpointId: row.endpoint_id, succeeded: outcome === 'SUCCEEDED' })), disableFailingAfterMs);
   const retries = recorded.filter((a) => a.outcome === 'RETRY');
-  const retryJobs = groupedJobs(retries.map(({ job, row, next }) => ({ deliveryId: row.id, endpointId: row.endpoint_id, attempt: job.attempt + 1, due: next! })));
+  const retryJobs = groupedJobs(retries.map(({ job, row, next }) => ({ deliveryId: row.id, businessId: row.business_id, endpointId: row.endpoint_id, attempt: job.attempt + 1, due: next! })));
   await jobs.sendEach(DELIVERY_QUEUE, retryJobs, { trx });
   for (const { row, outcome } of recorded) {
     if (outcome === 'ENDPOINT_GONE') {
-      await trx('webhook_endpoints').where({ id: row.endpoint_id, status: 'ENABLED' }).update({ status: 'DISABLED', disabled_reason: 'GONE', disabled_at: trx.fn.now(3) });
+      await trx('webhook_endpoints').where({ id: row.endpoint_id, business_id: row.business_id, status: 'ENABLED' }).update({ status: 'DISABLED', disabled_reason: 'GONE', disabled_at: trx.fn.now(3) });
       await trx('webhook_deliveries')
-        .where({ endpoint_id: row.endpoint_id, status: 'PENDING' })
+        .where({ endpoint_id: row.endpoint_id, business_id: row.business_id, status: 'PENDING' })
         .update({ status: 'CANCELLED', next_attempt_at: null, completed_at: trx.fn.now(3), updated_at: trx.fn.now(3) });
     }
   }

@@ -158,14 +158,15 @@ async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, 
 export async function runDeliveryJob(deps: DeliveryDeps, job: DeliveryJob, shutdown: AbortSignal): Promise<void> {
   const { db } = deps;
   const steps = stepsOf(job);
-  const rows = await deps.reader.read(steps.map((j) => j.delivery_id));
+  const rows = await deps.reader.read(steps.map((j) => j.delivery_id), job.business_id);
   const due = steps.filter((step) => {
     const row = rows.get(step.delivery_id);
     return row && row.status === 'PENDING' && row.attempt_count < step.attempt; // else done, or this attempt was made
   });
   const cancelled = due.filter((step) => rows.get(step.delivery_id)!.endpoint_status !== 'ENABLED').map((step) => step.delivery_id);
   if (cancelled.length > 0) {
-    await db('webhook_deliveries').whereIn('id', cancelled).where({ status: 'PENDING' }).update({ status: 'CANCELLED', next_attempt_at: null, completed_at: db.fn.now(3), updated_at: db.fn.now(3) });
+    const { business_id } = rows.get(cancelled[0]!)!; // a job's deliveries are of one endpoint
+    await db('webhook_deliveries').whereIn('id', cancelled).where({ business_id, status: 'PENDING' }).update({ status: 'CANCELLED', next_attempt_at: null, completed_at: db.fn.now(3), updated_at: db.fn.now(3) });
   }
   const toMake = due.filter((step) => !cancelled.includes(step.delivery_id));
   // One attempt started per turn of the event loop: started all at once, a job's
@@ -177,7 +178,7 @@ export async function runDeliveryJob(deps: DeliveryDeps, job: DeliveryJob, shutd
       attempt(deps, step, row, shutdown).then((made) =>
         made
           ? deps.recorder.add([made], [])
-          : deps.recorder.add([], [{ step, endpointId: row.endpoint_id, due: new Date(Date.now() + deps.endpoints.deferMs(row.endpoint_id)) }]),
+          : deps.recorder.add([], [{ step, businessId: row.business_id, endpointId: row.endpoint_id, due: new Date(Date.now() + deps.endpoints.deferMs(row.endpoint_id)) }]),
       ),
     );
     await new Promise((resolve) => setImmediate(resolve));

@@ -13,9 +13,12 @@ export const DELIVERY_QUEUE = 'webhook-delivery';
  * a job's attempts share their endpoint's pace). Up to DELIVERIES_PER_JOB in one job
  * (`delivery_ids`), so that the queue holds one row per group of deliveries rather than
  * per delivery; a redelivery names one (`delivery_id`, also the form of every earlier
- * version's jobs).
+ * version's jobs). `business_id` is the deliveries' business (one endpoint's, so one
+ * business's): the job's reads and writes name it, so that distributed by business
+ * (docs/scale-out.md) they go to that business's node. Jobs of earlier versions lack it,
+ * and their deliveries are looked up by id alone.
  */
-export type DeliveryJob = { attempt: number } & ({ delivery_id: string } | { delivery_ids: string[] });
+export type DeliveryJob = { attempt: number; business_id?: string } & ({ delivery_id: string } | { delivery_ids: string[] });
 
 /** Deliveries per job at most (see DeliveryJob). */
 export const DELIVERIES_PER_JOB = 16;
@@ -43,14 +46,15 @@ export function stepsOf(job: DeliveryJob): DeliveryStep[] {
  * those of one endpoint and attempt whose due times lie within GROUP_SPREAD_MS share a
  * job of up to DELIVERIES_PER_JOB deliveries, due at the latest of them.
  */
-export function groupedJobs(items: { deliveryId: string; endpointId: string; attempt: number; due: Date }[]): { data: DeliveryJob; startAfter: Date }[] {
+export function groupedJobs(items: { deliveryId: string; businessId: string; endpointId: string; attempt: number; due: Date }[]): { data: DeliveryJob; startAfter: Date }[] {
   const sorted = [...items].sort((a, b) => a.endpointId.localeCompare(b.endpointId) || a.attempt - b.attempt || a.due.getTime() - b.due.getTime());
   const jobs: { data: DeliveryJob; startAfter: Date }[] = [];
   let group: typeof items = [];
   const close = () => {
     if (group.length === 0) return;
     const ids = group.map((g) => g.deliveryId);
-    jobs.push({ data: ids.length === 1 ? { delivery_id: ids[0]!, attempt: group[0]!.attempt } : { delivery_ids: ids, attempt: group[0]!.attempt }, startAfter: group[group.length - 1]!.due });
+    const { attempt, businessId: business_id } = group[0]!;
+    jobs.push({ data: ids.length === 1 ? { delivery_id: ids[0]!, attempt, business_id } : { delivery_ids: ids, attempt, business_id }, startAfter: group[group.length - 1]!.due });
     group = [];
   };
   for (const item of sorted) {

@@ -1,7 +1,8 @@
 /**
  * Reads the deliveries a `webhook-delivery` job names (./delivery.ts), with their event
  * and endpoint: one query for the ids of many jobs, on the background lane's read
- * connection (src/kernel/background.ts).
+ * connection (src/kernel/background.ts). The query names the jobs' businesses (and joins
+ * on them), so that distributed by business (docs/scale-out.md) it asks their shards only.
  */
 import type { Knex } from 'knex';
 import { backgroundReads } from '../kernel/background.js';
@@ -33,15 +34,18 @@ export interface DeliveryRow {
  * connection, which every job would otherwise queue for one by one). One per instance.
  */
 export class DeliveryReader {
-  private pending: { ids: string[]; resolve(rows: Map<string, DeliveryRow>): void; reject(err: unknown): void }[] = [];
+  private pending: { ids: string[]; businessId: string | undefined; resolve(rows: Map<string, DeliveryRow>): void; reject(err: unknown): void }[] = [];
   private reading = false;
 
   constructor(private readonly db: Knex) {}
 
-  /** The deliveries `ids` that exist, by id; rejects as their query does. */
-  read(ids: string[]): Promise<Map<string, DeliveryRow>> {
+  /**
+   * The deliveries `ids` of business `businessId` that exist, by id; rejects as their
+   * query does. Without a business (a job of an earlier version) they are looked up by id alone.
+   */
+  read(ids: string[], businessId: string | undefined): Promise<Map<string, DeliveryRow>> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ ids, resolve, reject });
+      this.pending.push({ ids, businessId, resolve, reject });
       if (!this.reading) void this.drain();
     });
   }
@@ -52,7 +56,8 @@ export class DeliveryReader {
       while (this.pending.length > 0) {
         const round = this.pending.splice(0);
         try {
-          const rows = await deliveryRows(backgroundReads(this.db), [...new Set(round.flatMap((p) => p.ids))]);
+          const businesses = round.every((p) => p.businessId !== undefined) ? [...new Set(round.map((p) => p.businessId!))] : undefined;
+          const rows = await deliveryRows(backgroundReads(this.db), [...new Set(round.flatMap((p) => p.ids))], businesses);
           for (const p of round) p.resolve(rows);
         } catch (err) {
           for (const p of round) p.reject(err);
@@ -64,12 +69,17 @@ export class DeliveryReader {
   }
 }
 
-/** The deliveries `ids` with their event and endpoint, by id (one query). */
-async function deliveryRows(db: Knex, ids: string[]): Promise<Map<string, DeliveryRow>> {
-  const rows = (await db('webhook_deliveries as d')
-    .join('outbox_events as e', 'e.id', 'd.event_id')
-    .join('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
-    .whereIn('d.id', ids)
+/**
+ * The deliveries `ids` of `businesses` (of any business when undefined) with their event
+ * and endpoint, by id (one query).
+ */
+async function deliveryRows(db: Knex, ids: string[], businesses: string[] | undefined): Promise<Map<string, DeliveryRow>> {
+  const query = db('webhook_deliveries as d')
+    .join('outbox_events as e', (on) => on.on('e.id', 'd.event_id').andOn('e.business_id', 'd.business_id'))
+    .join('webhook_endpoints as w', (on) => on.on('w.id', 'd.endpoint_id').andOn('w.business_id', 'd.business_id'))
+    .whereIn('d.id', ids);
+  if (businesses) query.whereIn('d.business_id', businesses);
+  const rows = (await query
     .select(
       'd.id', 'd.business_id', 'd.status', 'd.attempt_count', 'e.id as event_id', 'e.code', 'e.data', 'e.created_at as event_created_at',
       'w.id as endpoint_id', 'w.url', 'w.secret', 'w.secret_sealed', 'w.secret_key_version', 'w.status as endpoint_status',
