@@ -32,7 +32,7 @@ DECLARE
   response jsonb;
 BEGIN
   IF idempotency_lock(p_scope, p_key, p_hash) IS NULL THEN
-    fresh := NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = p_scope AND key = p_key);
+    fresh := NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = p_scope AND key = p_key AND business_id = p_business);
   END IF;
   IF NOT fresh THEN
     held := idempotency_begin(p_scope, p_key, p_hash, p_stale_seconds);
