@@ -142,7 +142,7 @@ export async function updateWebhookEndpoint(
       // Enabled again: the failing streak that may have disabled it starts over.
       Object.assign(changes, { status: 'ENABLED', disabled_reason: null, disabled_at: null, failing_since: null });
     }
-    const [updated] = await trx('webhook_endpoints').where({ id: endpointId }).update(changes).returning([...VIEW_COLUMNS]);
+    const [updated] = await trx('webhook_endpoints').where({ id: endpointId, business_id: businessId }).update(changes).returning([...VIEW_COLUMNS]);
     return viewOf(updated as EndpointRow);
   });
 }
@@ -182,13 +182,13 @@ export async function rotateWebhookEndpointSecret(
 ): Promise<Schemas['WebhookSecretRotation']> {
   return db.transaction(async (trx) => {
     await endpointRow(trx, businessId, endpointId, true);
-    const stored = (await trx('webhook_endpoints').where({ id: endpointId }).first('id', 'secret', 'secret_sealed', 'secret_key_version')) as StoredSecret;
+    const stored = (await trx('webhook_endpoints').where({ id: endpointId, business_id: businessId }).first('id', 'secret', 'secret_sealed', 'secret_key_version')) as StoredSecret;
     const replaced = openedOrNull(keys, stored);
     const secret = newEndpointSecret();
     // A replaced secret that no longer opens (its data key is gone) cannot sign: it is dropped.
     const expiresAt = previousSeconds > 0 && replaced !== null ? new Date(Date.now() + previousSeconds * 1000) : null;
     await trx('webhook_endpoints')
-      .where({ id: endpointId })
+      .where({ id: endpointId, business_id: businessId })
       .update({
         secret: null,
         ...sealEndpointSecret(keys, endpointId, secret),
