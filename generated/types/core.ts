@@ -2829,6 +2829,8 @@ export interface components {
             event_id: components["schemas"]["ProviderEventId"];
             /** @description The payout, as the service submitted it (`payout_id` of the submission). */
             payout_id: components["schemas"]["Uuid"];
+            /** @description The payout's business, as the service submitted it (`business_id` of the submission). Optional, and a connector should send it: the payout is then looked up within its business, and a `payout_id` of another business is 404 `PAYOUT_NOT_FOUND`. Without it the payout is found by `payout_id` alone. */
+            business_id?: components["schemas"]["Uuid"];
             /**
              * @description `COMPLETED`: the money was paid; `FAILED`: it was not, for `failure_code`.
              * @enum {string}

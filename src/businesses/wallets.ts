@@ -167,7 +167,7 @@ export async function updateWallet(db: Knex, businessId: string, id: string, req
     for (const field of ['name', 'external_reference', 'can_overdraft', 'status'] as const) {
       if (req[field] !== undefined) changes[field] = req[field];
     }
-    const [updated] = await trx('accounts').where({ id }).update({ ...changes, updated_at: trx.fn.now(3) }).returning('*');
+    const [updated] = await trx('accounts').where({ id, business_id: businessId }).update({ ...changes, updated_at: trx.fn.now(3) }).returning('*');
     return toView(updated);
   });
 }
@@ -176,7 +176,7 @@ export async function updateWallet(db: Knex, businessId: string, id: string, req
 export async function assignWalletLabel(db: Knex, businessId: string, id: string, labelId: string): Promise<WalletView> {
   await walletRow(db, businessId, id);
   await getLabel(db, businessId, labelId);
-  const [row] = await db('accounts').where({ id }).update({ label_id: labelId, updated_at: db.fn.now(3) }).returning('*');
+  const [row] = await db('accounts').where({ id, business_id: businessId }).update({ label_id: labelId, updated_at: db.fn.now(3) }).returning('*');
   return toView(row);
 }
 
@@ -189,6 +189,6 @@ export async function removeWalletLabel(db: Knex, businessId: string, id: string
   if (onlyLabelId && wallet.label_id !== onlyLabelId) {
     throw new AppError('LABEL_NOT_FOUND', `Label ${onlyLabelId} is not assigned to wallet ${id}.`);
   }
-  const [row] = await db('accounts').where({ id }).update({ label_id: null, updated_at: db.fn.now(3) }).returning('*');
+  const [row] = await db('accounts').where({ id, business_id: businessId }).update({ label_id: null, updated_at: db.fn.now(3) }).returning('*');
   return toView(row);
 }

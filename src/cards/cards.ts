@@ -169,7 +169,7 @@ export async function createReplacementCard(trx: Knex, keys: CardKeyring, old: C
     },
   );
   const endsNow = keepPan && status === 'ACTIVE' ? cardMachine.next(old.status, 'CLOSE') : oldStatus;
-  await trx('cards').where({ id: old.id }).update({ replaced_by_card_id: card.id, status: endsNow, updated_at: trx.fn.now(3) });
+  await trx('cards').where({ id: old.id, business_id: old.business_id }).update({ replaced_by_card_id: card.id, status: endsNow, updated_at: trx.fn.now(3) });
   return card;
 }
 
@@ -197,7 +197,7 @@ export async function changeCardStatus(db: Knex, businessId: string, id: string,
     const row = await cardRow(trx, businessId, id, true);
     if (row.status === status) return toCardView(row);
     const next = cardMachine.next(row.status, STATUS_CHANGE_EVENT[status]);
-    const [updated] = await trx('cards').where({ id }).update({ status: next, updated_at: trx.fn.now(3) }).returning('*');
+    const [updated] = await trx('cards').where({ id, business_id: businessId }).update({ status: next, updated_at: trx.fn.now(3) }).returning('*');
     return toCardView(updated);
   });
 }

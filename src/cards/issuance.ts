@@ -44,9 +44,9 @@ interface IssuanceRow {
 }
 
 async function toView(db: Knex, row: IssuanceRow): Promise<CardIssuanceView> {
-  const account = await db('accounts').where({ id: row.account_id }).first('account_number');
-  const otp = row.otp_operation_id ? await db('otp_operations').where({ id: row.otp_operation_id }).first('expires_at') : undefined;
-  const card = row.card_id ? await db('cards').where({ id: row.card_id }).first() : undefined;
+  const account = await db('accounts').where({ id: row.account_id, business_id: row.business_id }).first('account_number');
+  const otp = row.otp_operation_id ? await db('otp_operations').where({ id: row.otp_operation_id, business_id: row.business_id }).first('expires_at') : undefined;
+  const card = row.card_id ? await db('cards').where({ id: row.card_id, business_id: row.business_id }).first() : undefined;
   return {
     id: row.id,
     created_at: row.created_at.toISOString(),
@@ -104,7 +104,7 @@ export async function issueCard(env: FlowEnv, key: string, req: Schemas['CardIss
     const customer = await trx('customers').where({ id: req.customer_id, business_id: env.businessId }).first('id', 'status', 'wallet_id');
     if (!customer) throw new AppError('CUSTOMER_NOT_FOUND', `No customer ${req.customer_id} for this business.`);
     if (customer.status !== 'ACTIVE') throw new AppError('CUSTOMER_NOT_ACTIVE', `The customer is ${customer.status}; cards are issued to ACTIVE customers only.`);
-    const wallet = await trx('accounts').where({ id: customer.wallet_id }).first('status');
+    const wallet = await trx('accounts').where({ id: customer.wallet_id, business_id: env.businessId }).first('status');
     if (wallet.status !== 'ACTIVE') throw new AppError('WALLET_NOT_ACTIVE', `The customer's wallet is ${wallet.status}; cards are issued on ACTIVE wallets only.`);
     const [row] = await trx('card_issuances')
       .insert({
@@ -144,7 +144,7 @@ export async function completeCardIssuance(env: FlowEnv, id: string, req: { loca
   return env.db.transaction(async (trx) => {
     const row = await issuanceRow(trx, env.businessId, id, true);
     cardIssuanceMachine.next(row.status, 'COMPLETE');
-    const customer = await trx('customers').where({ id: row.customer_id }).first('mobile_number', 'locale');
+    const customer = await trx('customers').where({ id: row.customer_id, business_id: row.business_id }).first('mobile_number', 'locale');
     const send: IssueRequest = {
       businessId: env.businessId,
       purpose: 'CARD_ISSUANCE',
@@ -176,7 +176,7 @@ export async function verifyCardIssuanceOtp(env: CardEnv, id: string, code: stri
     if (!row.otp_operation_id) throw new AppError('OTP_OPERATION_NOT_FOUND', 'No code was asked for this card issuance yet; call completeCardIssuance first.');
     await assertOtpOperationOpen(trx, env.businessId, row.otp_operation_id);
     cardIssuanceMachine.next(row.status, 'VERIFY_OTP');
-    const customer = await trx('customers').where({ id: row.customer_id }).first('mobile_number');
+    const customer = await trx('customers').where({ id: row.customer_id, business_id: row.business_id }).first('mobile_number');
     const result = await verifyCardOtp(trx, env, { operationId: row.otp_operation_id, code, now, customerMobileNumber: customer.mobile_number });
     if (result.result !== 'VERIFIED') return { outcome: result, view: undefined };
     const card = await createCard(trx, env.cardKeys, row, now);

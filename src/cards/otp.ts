@@ -40,7 +40,7 @@ export async function verifyCardOtp(
 ): Promise<CardOtpOutcome> {
   const operation = await getOtpOperation(trx, env.businessId, args.operationId);
   if (operation?.status === 'PENDING' && operation.mobile_number !== args.customerMobileNumber) {
-    await trx('otp_operations').where({ id: operation.id, status: 'PENDING' }).update({ status: 'FAILED', updated_at: trx.fn.now(3) });
+    await trx('otp_operations').where({ id: operation.id, business_id: env.businessId, status: 'PENDING' }).update({ status: 'FAILED', updated_at: trx.fn.now(3) });
     return { result: 'NUMBER_CHANGED' };
   }
   return verifyOtp(trx, env.otpKey, { operationId: args.operationId, businessId: env.businessId, code: args.code, now: args.now });

@@ -56,7 +56,7 @@ async function declineReason(env: SimulatorEnv, card: CardRow, now: Date, pin: s
 /** Checks `pin` against the card's and counts the try (see the module comment). */
 async function pinTry(env: SimulatorEnv, card: CardRow, pin: string): Promise<DeclineReason | null> {
   if (card.pin_failed_tries >= PIN_TRIES) return 'PIN_TRIES_EXCEEDED';
-  const unblocked = () => env.db('cards').where({ id: card.id }).where('pin_failed_tries', '<', PIN_TRIES);
+  const unblocked = () => env.db('cards').where({ id: card.id, business_id: env.businessId }).where('pin_failed_tries', '<', PIN_TRIES);
   if (card.pin_sealed !== null) {
     const actual = Buffer.from(openCardValue(env.cardKeys, card.id, 'pin', { sealed: card.pin_sealed, keyVersion: card.pin_key_version! }));
     const sent = Buffer.from(pin);
@@ -78,7 +78,7 @@ const LEDGER_DECLINES: Record<string, DeclineReason> = { INSUFFICIENT_FUNDS: 'IN
  */
 export async function simulateCardAuthorization(env: SimulatorEnv, req: Schemas['CardAuthorizationRequest']): Promise<Schemas['CardAuthorization']> {
   const card = await cardRow(env.db, env.businessId, req.card_id);
-  const wallet = await env.db('accounts').where({ id: card.account_id }).first('currency');
+  const wallet = await env.db('accounts').where({ id: card.account_id, business_id: env.businessId }).first('currency');
   const answer = (transaction: { id: string; reference: string } | null, reason: DeclineReason | null): Schemas['CardAuthorization'] => ({
     card_id: card.id,
     status: reason ? 'DECLINED' : 'APPROVED',
@@ -112,7 +112,7 @@ export async function simulateCardAuthorization(env: SimulatorEnv, req: Schemas[
 export async function simulateCardBalanceInquiry(env: SimulatorEnv, req: Schemas['CardBalanceInquiryRequest']): Promise<Schemas['CardBalanceInquiry']> {
   const card = await cardRow(env.db, env.businessId, req.card_id);
   const reason = await declineReason(env, card, await businessNow(env.db, env.businessId), req.pin);
-  const wallet = await env.db('accounts').where({ id: card.account_id }).first('balance', 'currency', 'status');
+  const wallet = await env.db('accounts').where({ id: card.account_id, business_id: env.businessId }).first('balance', 'currency', 'status');
   const declined = reason ?? (wallet.status === 'ACTIVE' ? null : 'ACCOUNT_NOT_ACTIVE');
   return {
     card_id: card.id,

@@ -74,7 +74,7 @@ export async function startCardStep(env: CardEnv, cardId: string, purpose: CardS
   return env.db.transaction(async (trx) => {
     const card = await cardRow(trx, env.businessId, cardId, true);
     cardMachine.next(card.status, stepEvent(card, purpose, req.reason));
-    const customer = await trx('customers').where({ id: card.customer_id }).first('mobile_number', 'locale');
+    const customer = await trx('customers').where({ id: card.customer_id, business_id: card.business_id }).first('mobile_number', 'locale');
     const otpId = await issueOtp(trx, env.otpKey, {
       businessId: env.businessId,
       purpose: `CARD_${purpose}`,
@@ -103,7 +103,7 @@ export async function startCardStep(env: CardEnv, cardId: string, purpose: CardS
 async function applyStep(env: CardEnv, trx: CardEnv['db'], card: CardRow, session: StepSession, event: CardEvent, now: Date): Promise<CardRow> {
   const update = (changes: Partial<CardRow>) =>
     trx('cards')
-      .where({ id: card.id })
+      .where({ id: card.id, business_id: card.business_id })
       .update({ ...changes, updated_at: trx.fn.now(3) })
       .returning('*')
       .then((rows: CardRow[]) => rows[0]);
@@ -119,7 +119,7 @@ async function applyStep(env: CardEnv, trx: CardEnv['db'], card: CardRow, sessio
       if (card.replaces_card_id) {
         // A damaged or expired card works until its replacement is active.
         await trx('cards')
-          .where({ id: card.replaces_card_id })
+          .where({ id: card.replaces_card_id, business_id: card.business_id })
           .whereIn('status', ['ACTIVE', 'TEMPORARILY_BLOCKED'])
           .update({ status: 'CLOSED', updated_at: trx.fn.now(3) });
       }
@@ -150,7 +150,7 @@ export async function verifyCardStep(env: CardEnv, cardId: string, purpose: Card
     // Only a pending code is worth the card check: a spent one answers its own status.
     const event = () => stepEvent(row, purpose, session.reason);
     if (operation?.status === 'PENDING') cardMachine.next(row.status, event());
-    const customer = await trx('customers').where({ id: row.customer_id }).first('mobile_number');
+    const customer = await trx('customers').where({ id: row.customer_id, business_id: row.business_id }).first('mobile_number');
     const result = await verifyCardOtp(trx, env, { operationId: session.otp_operation_id, code: otp, now, customerMobileNumber: customer.mobile_number });
     if (result.result !== 'VERIFIED') return { outcome: result, card: undefined };
     return { outcome: result, card: await applyStep(env, trx, row, session, event(), now) };

@@ -66,7 +66,7 @@ interface RequestRow {
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 async function toView(db: FlowEnv['db'], row: RequestRow): Promise<RequestView> {
-  const card: Pick<CardRow, 'token'> = await db('cards').where({ id: row.card_id }).first('token');
+  const card: Pick<CardRow, 'token'> = await db('cards').where({ id: row.card_id, business_id: row.business_id }).first('token');
   return {
     id: row.id,
     token: Number(card.token),
@@ -102,7 +102,7 @@ export async function createActivationCodeRequest(env: FlowEnv, req: Schemas['Ac
   return env.db.transaction(async (trx) => {
     const card = await cardRow(trx, env.businessId, req.card_id);
     if (card.status !== 'ACTIVE') throw new AppError('INVALID_CARD_STATUS', `The card is ${card.status}; only an ACTIVE card is tokenized.`);
-    const customer = await trx('customers').where({ id: card.customer_id }).first('mobile_number', 'locale');
+    const customer = await trx('customers').where({ id: card.customer_id, business_id: card.business_id }).first('mobile_number', 'locale');
     const otpId = await issueOtp(trx, env.otpKey, {
       businessId: env.businessId,
       purpose: 'TOKENIZATION_ACTIVATION',
@@ -156,7 +156,7 @@ export async function verifyActivationCode(env: FlowEnv, id: string, otp: string
     // An operation that can no longer be verified (it failed otherwise) ends the request.
     const { status, result } = OUTCOMES[outcome.result] ?? OUTCOMES.MAX_ATTEMPTS_REACHED;
     const [updated] = await trx('tokenization_activation_requests')
-      .where({ id: row.id })
+      .where({ id: row.id, business_id: row.business_id })
       .update({ status, verification_result: result, otp_verified_at: status === 'ACTIVATED' ? now : null, updated_at: trx.fn.now(3) })
       .returning('*');
     return toView(trx, updated);
@@ -174,9 +174,9 @@ export async function confirmActivationIvr(env: FlowEnv, id: string, result: Sch
   return env.db.transaction(async (trx) => {
     const row = await requestRow(trx, env.businessId, id, true);
     const status = activationRequestMachine.next(row.status, result === 'CONFIRMED' ? 'CONFIRM_IVR' : 'REJECT_IVR');
-    await trx('otp_operations').where({ id: row.otp_operation_id, status: 'PENDING' }).update({ status: 'FAILED', updated_at: trx.fn.now(3) });
+    await trx('otp_operations').where({ id: row.otp_operation_id, business_id: row.business_id, status: 'PENDING' }).update({ status: 'FAILED', updated_at: trx.fn.now(3) });
     const [updated] = await trx('tokenization_activation_requests')
-      .where({ id: row.id })
+      .where({ id: row.id, business_id: row.business_id })
       .update({ status, verification_result: result === 'CONFIRMED' ? 'IVR_CONFIRMED' : 'IVR_REJECTED', ivr_completed_at: now, updated_at: trx.fn.now(3) })
       .returning('*');
     return toView(trx, updated);

@@ -59,7 +59,7 @@ export async function completeCustomerInformation(env: CustomerEnv, info: Info):
   await env.db.transaction(async (trx) => {
     const customer = await trx('customers').where({ id: info.customer_id, business_id: env.businessId }).forNoKeyUpdate().first();
     if (!customer || !latest) throw new AppError('CUSTOMER_NOT_FOUND', `No customer ${info.customer_id} for this business.`);
-    const session: SessionRow = await trx('onboarding_sessions').where({ id: latest.id }).forNoKeyUpdate().first();
+    const session: SessionRow = await trx('onboarding_sessions').where({ id: latest.id, business_id: env.businessId }).forNoKeyUpdate().first();
     onboardingMachine.next(session.status, 'COMPLETE_CUSTOMER_INFORMATION');
     await assertNationalIdFree(trx, env.businessId, customer.national_id_hash, customer.id);
     await assertMobileNumberFree(trx, env.businessId, customer.mobile_number, customer.id);
@@ -72,7 +72,7 @@ export async function completeCustomerInformation(env: CustomerEnv, info: Info):
       }),
     );
     const wallet = await openWalletAccount(trx, env.businessId, { name: customer.full_name });
-    await trx('customers').where({ id: customer.id }).update({
+    await trx('customers').where({ id: customer.id, business_id: env.businessId }).update({
       status: 'ACTIVE',
       occupation_class: info.occupation_class,
       occupation: info.occupation ?? null,

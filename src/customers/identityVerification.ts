@@ -41,7 +41,7 @@ export async function initiateIdentityVerification(env: CustomerEnv, id: string,
     onboardingMachine.next(session.status, 'INITIATE_IDENTITY_VERIFICATION');
     const hash = nationalIdHash(env.identityKeys, env.businessId, req.national_id);
     await assertNationalIdFree(trx, env.businessId, hash, session.customer_id);
-    await trx('customers').where({ id: session.customer_id }).update({
+    await trx('customers').where({ id: session.customer_id, business_id: session.business_id }).update({
       national_id_hash: hash,
       national_id_sealed: sealNationalId(env.identityKeys, req.national_id),
       date_of_birth: req.date_of_birth,
@@ -62,7 +62,7 @@ export async function initiateIdentityVerification(env: CustomerEnv, id: string,
  * transaction, and so the approval, rolls back).
  */
 export async function requestScreening(env: CustomerEnv, trx: Knex, session: SessionRow): Promise<void> {
-  const customer = await trx('customers').where({ id: session.customer_id }).first('full_name', 'national_id_sealed', 'date_of_birth');
+  const customer = await trx('customers').where({ id: session.customer_id, business_id: session.business_id }).first('full_name', 'national_id_sealed', 'date_of_birth');
   const reference = await createProviderRequest(trx, { businessId: env.businessId, kind: 'SCREENING', subjectType: 'ONBOARDING', subjectId: session.id });
   const acceptance = await callProvider('SCREENING', env.providers.timeoutMs, () =>
     env.providers.screening.screen({

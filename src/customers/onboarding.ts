@@ -51,7 +51,7 @@ const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() 
 
 /** The session as the API shows it, with its current code's timing. */
 export async function toView(db: Knex, row: SessionRow): Promise<OnboardingSessionView> {
-  const otp = await db('otp_operations').where({ id: row.otp_operation_id }).first('expires_at', 'sent_at', 'resend_count');
+  const otp = await db('otp_operations').where({ id: row.otp_operation_id, business_id: row.business_id }).first('expires_at', 'sent_at', 'resend_count');
   const waiting = row.status === 'PENDING_OTP_VERIFICATION';
   const policy = CUSTOMER_OTP_POLICY;
   return {
@@ -96,7 +96,7 @@ export async function moveSession(
 ): Promise<SessionRow> {
   const updated = await moveRow<SessionRow, OnboardingEvent>(trx, 'onboarding_sessions', onboardingMachine, row, event, changes);
   if (endsUnsuccessfully(updated.status)) {
-    await trx('customers').where({ id: row.customer_id, status: 'PENDING' }).update({ status: 'INACTIVE', updated_at: trx.fn.now(3) });
+    await trx('customers').where({ id: row.customer_id, business_id: row.business_id, status: 'PENDING' }).update({ status: 'INACTIVE', updated_at: trx.fn.now(3) });
   }
   return updated;
 }

@@ -28,7 +28,7 @@ export type Applied = CallbackAcknowledgement['result'];
  * due; undefined when the session is no longer in a state `event` may leave.
  */
 async function waitingSession(env: CustomerEnv, trx: Knex, request: ProviderRequestRow, event: OnboardingEvent): Promise<SessionRow | undefined> {
-  let session: SessionRow = await trx('onboarding_sessions').where({ id: request.subject_id }).forNoKeyUpdate().first();
+  let session: SessionRow = await trx('onboarding_sessions').where({ id: request.subject_id, business_id: request.business_id }).forNoKeyUpdate().first();
   const now = await businessNow(trx, env.businessId);
   if (onboardingMachine.allows(session.status, 'EXPIRE') && session.expires_at <= now) session = await moveSession(trx, session, 'EXPIRE');
   return onboardingMachine.allows(session.status, event) ? session : undefined;
@@ -60,7 +60,7 @@ export async function receiveIdentityVerificationResult(base: ServiceEnv, result
       await moveSession(trx, session, 'IDENTITY_REJECTED', { status_reason: 'IDENTITY_REJECTED' });
       return 'APPLIED';
     }
-    await trx('customers').where({ id: session.customer_id }).update({ full_name: result.full_name, updated_at: trx.fn.now(3) });
+    await trx('customers').where({ id: session.customer_id, business_id: env.businessId }).update({ full_name: result.full_name, updated_at: trx.fn.now(3) });
     await requestScreening(env, trx, await moveSession(trx, session, 'IDENTITY_APPROVED'));
     return 'APPLIED';
   });

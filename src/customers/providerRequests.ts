@@ -5,6 +5,12 @@
  * claimed once per provider event id (src/providers/callbackEvents.ts), in the
  * transaction that applies it: a replay is 409 CALLBACK_REPLAYED, and a callback
  * that fails (e.g. 503) leaves its event id free for the provider's retry.
+ *
+ * The reference is a UUID in the providers' documented callbacks, so it cannot carry the
+ * business: a callback's request is found by reference alone, which distributed by
+ * business asks every shard (docs/scale-out.md, "What a cross-business operation costs":
+ * a few callbacks per onboarding or number change). Everything after it names the
+ * request's business.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -66,6 +72,6 @@ export async function claimCallback(
   if (!request) throw new AppError('CALLBACK_REFERENCE_NOT_FOUND', `No ${kind.toLowerCase().replace('_', ' ')} request ${event.reference}.`);
   await claimCallbackEvent(trx, request.provider, event.event_id, request.business_id);
   if (request.status === 'COMPLETED') return { request, firstResult: false };
-  await trx('provider_requests').where({ id: request.id }).update({ status: 'COMPLETED', outcome: event.outcome, completed_at: trx.fn.now(3) });
+  await trx('provider_requests').where({ id: request.id, business_id: request.business_id }).update({ status: 'COMPLETED', outcome: event.outcome, completed_at: trx.fn.now(3) });
   return { request, firstResult: true };
 }

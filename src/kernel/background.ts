@@ -4,7 +4,7 @@
  * BACKGROUND_CONCURRENCY), in order of arrival. Its work: a bulk payout's creation
  * (src/payouts/bulk.ts), the payout processing's batched steps
  * (src/payouts/processing.ts), the webhook relay (src/webhooks/dispatcher.ts) and the
- * recording of delivery attempts (src/webhooks/delivery.ts). Single requests (a transfer,
+ * recording of delivery attempts (src/webhooks/attemptRecorder.ts). Single requests (a transfer,
  * a read, one payout) never wait here.
  *
  * Why: each of these transactions keeps a PostgreSQL backend busy for up to about a

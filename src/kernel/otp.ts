@@ -142,7 +142,7 @@ export async function resendOtp(db: Knex, key: Buffer, operationId: string, req:
     const wait = Math.ceil((allowedAt.getTime() - req.now.getTime()) / 1000);
     throw new AppError('OTP_RESEND_TOO_SOON', `A new code can be sent in ${wait} seconds.`, { headers: { 'Retry-After': String(wait) } });
   }
-  await db('otp_operations').where({ id: operationId, status: 'PENDING' }).update({ status: 'FAILED', updated_at: db.fn.now(3) });
+  await db('otp_operations').where({ id: operationId, business_id: req.businessId, status: 'PENDING' }).update({ status: 'FAILED', updated_at: db.fn.now(3) });
   return insertOperation(db, key, req, { resendCount: previous.resend_count + 1, previousId: operationId });
 }
 
@@ -180,7 +180,7 @@ export async function verifyOtp(db: Knex, key: Buffer, args: { operationId: stri
   if (!row) return { result: 'NOT_FOUND' };
   if (row.status === 'PENDING') {
     // Not counted only because the code expired: record it.
-    await db('otp_operations').where({ id: row.id, status: 'PENDING' }).update({ status: 'EXPIRED', updated_at: db.fn.now(3) });
+    await db('otp_operations').where({ id: row.id, business_id: row.business_id, status: 'PENDING' }).update({ status: 'EXPIRED', updated_at: db.fn.now(3) });
     return { result: 'EXPIRED' };
   }
   if (row.status === 'EXPIRED') return { result: 'EXPIRED' };

@@ -51,9 +51,10 @@ export function stateMachine<S extends string, E extends string>(
 /**
  * Applies `event` to a row of `table` locked by the caller (its state in
  * `status`): throws the machine's refusal when the move is not allowed, else
- * writes the new state with `changes` and returns the updated row.
+ * writes the new state with `changes` and returns the updated row. The row is named by
+ * its key, id and business: distributed by business, the write goes to its node only.
  */
-export async function moveRow<Row extends { id: string; status: string }, E extends string>(
+export async function moveRow<Row extends { id: string; business_id: string; status: string }, E extends string>(
   trx: Knex,
   table: string,
   machine: StateMachine<Row['status'], E>,
@@ -62,7 +63,7 @@ export async function moveRow<Row extends { id: string; status: string }, E exte
   changes: Partial<Row> = {},
 ): Promise<Row> {
   const status = machine.next(row.status, event);
-  const [updated] = await trx(table).where({ id: row.id }).update({ ...changes, status, updated_at: trx.fn.now(3) }).returning('*');
+  const [updated] = await trx(table).where({ id: row.id, business_id: row.business_id }).update({ ...changes, status, updated_at: trx.fn.now(3) }).returning('*');
   return updated;
 }
 

@@ -180,7 +180,7 @@ async function createBulkPayoutNow(
     await insertItems(trx, businessId, id, currency, rows);
     await jobs.sendMany(PAYOUT_QUEUE, payoutJobs(businessId, 'SUBMIT', submissions), { trx });
     const accepted = submissions.length;
-    const [row] = await trx('bulk_payouts').where({ id }).update({ accepted_count: accepted }).returning('*');
+    const [row] = await trx('bulk_payouts').where({ id, business_id: businessId }).update({ accepted_count: accepted }).returning('*');
     return { replayed: false, bulk: createdView(row) };
   });
   if (!result.replayed) jobs.wake(PAYOUT_QUEUE);

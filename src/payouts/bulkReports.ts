@@ -30,8 +30,8 @@ export async function getBulkPayout(db: Knex, businessId: string, id: string): P
 export async function getBatchReport(db: Knex, businessId: string, id: string): Promise<Schemas['BatchReport']> {
   await batch(db, businessId, id);
   const items = await db('bulk_payout_items as i')
-    .leftJoin('payouts as p', 'p.id', 'i.payout_id')
-    .where('i.bulk_payout_id', id)
+    .leftJoin('payouts as p', (on) => on.on('p.id', 'i.payout_id').andOn('p.business_id', 'i.business_id'))
+    .where({ 'i.bulk_payout_id': id, 'i.business_id': businessId })
     .orderBy('i.item_index')
     .select('i.*', 'p.status', 'p.failure_code', 'p.amount as payout_amount');
   const data: Row[] = items.map((i) => {

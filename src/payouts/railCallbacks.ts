@@ -7,6 +7,11 @@
  * again under a new event id); one that contradicts the payout's state (another outcome,
  * or a payout never submitted) is 409 PAYOUT_STATUS_NOT_ALLOWED and changes nothing, so the
  * rail learns that the two sides disagree and a person must look.
+ *
+ * The payout is looked up within the business the callback names (`business_id`, which
+ * the rail's submission gave the connector): distributed by business (docs/scale-out.md),
+ * the whole callback then runs on that business's node. A callback without it (a
+ * connector that does not echo it) finds the payout by id alone, a query of every shard.
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
@@ -26,13 +31,15 @@ export async function receivePayoutRailResult(db: Knex, result: Schemas['PayoutR
   if (failed && !result.failure_code) throw invalidField('/failure_code', 'is required when outcome is FAILED');
   if (!failed && result.failure_code) throw invalidField('/failure_code', 'is for outcome FAILED only');
   return db.transaction(async (trx) => {
-    const payout = await trx('payouts').where({ id: result.payout_id }).first('business_id');
+    const payout = await trx('payouts')
+      .where({ id: result.payout_id, ...(result.business_id ? { business_id: result.business_id } : {}) })
+      .first('business_id');
     if (!payout) throw new AppError('PAYOUT_NOT_FOUND', `No payout ${result.payout_id}.`);
     await claimCallbackEvent(trx, 'PAYOUT_RAIL', result.event_id, payout.business_id);
     const moved = await payoutMove(trx, payout.business_id, result.payout_id, failed ? 'FAIL' : 'COMPLETE', result.failure_code);
     if (!('refusal' in moved)) return { event_id: result.event_id, result: 'APPLIED' };
     // The refused move locked the payout: its state is final as read here.
-    const now = await trx('payouts').where({ id: result.payout_id }).first('status', 'failure_code');
+    const now = await trx('payouts').where({ id: result.payout_id, business_id: payout.business_id }).first('status', 'failure_code');
     // A completion whose receiver was no longer ACTIVE was applied as a return (RECEIVER_NOT_ACTIVE).
     const same = now.status === result.outcome || (!failed && now.status === 'FAILED' && now.failure_code === 'RECEIVER_NOT_ACTIVE');
     if (same) return { event_id: result.event_id, result: 'IGNORED' };

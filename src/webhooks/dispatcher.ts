@@ -21,7 +21,10 @@ import { backgroundTransaction } from '../kernel/background.js';
 import { chunks } from '../kernel/chunks.js';
 import type { Logger } from '../log.js';
 import { EndpointConcurrency } from './endpointConcurrency.js';
-import { AttemptRecorder, DeliveryReader, DELIVERIES_PER_JOB, DELIVERY_QUEUE, runDeliveryJob, type DeliveryDeps, type DeliveryJob } from './delivery.js';
+import { AttemptRecorder } from './attemptRecorder.js';
+import { runDeliveryJob, type DeliveryDeps } from './delivery.js';
+import { DELIVERIES_PER_JOB, DELIVERY_QUEUE, type DeliveryJob } from './deliveryJobs.js';
+import { DeliveryReader } from './deliveryReader.js';
 
 /** Events taken per relay transaction. */
 const RELAY_BATCH = 100;
@@ -36,26 +39,27 @@ const RELAY_BATCH = 100;
  */
 export async function relayOutbox(db: Knex, jobs: JobQueue): Promise<number> {
   return backgroundTransaction(db, async (trx) => {
-    const taken = await trx.raw<{ rows: { event_id: string }[] }>(
+    const taken = await trx.raw<{ rows: { event_id: string; business_id: string }[] }>(
       `DELETE FROM outbox_pending p
         USING (SELECT created_at, event_id, business_id FROM outbox_pending
                 WHERE business_id = (SELECT business_id FROM outbox_pending ORDER BY created_at, event_id LIMIT 1 FOR UPDATE SKIP LOCKED)
                 ORDER BY created_at, event_id LIMIT ? FOR UPDATE SKIP LOCKED) t
         WHERE p.created_at = t.created_at AND p.event_id = t.event_id AND p.business_id = t.business_id
-        RETURNING p.event_id`,
+        RETURNING p.event_id, p.business_id`,
       [RELAY_BATCH],
     );
     const events = taken.rows.map((r) => r.event_id);
     if (events.length === 0) return 0;
+    const businessId = taken.rows[0]!.business_id; // one business per batch
     const deliveries = await trx.raw<{ rows: { id: string; endpoint_id: string }[] }>(
       `INSERT INTO webhook_deliveries (id, business_id, event_id, endpoint_id, kind, status, next_attempt_at)
        SELECT gen_random_uuid(), e.business_id, e.id, w.id, 'EVENT', 'PENDING', now()
          FROM outbox_events e
          JOIN webhook_endpoints w ON w.business_id = e.business_id AND w.status = 'ENABLED' AND w.events @> jsonb_build_array(e.code)
-        WHERE e.id = ANY(?)
+        WHERE e.id = ANY(?) AND e.business_id = ?
        ON CONFLICT DO NOTHING
        RETURNING id, endpoint_id`,
-      [events],
+      [events, businessId],
     );
     // A job's deliveries share one endpoint: its attempts then wait on no other's.
     const byEndpoint = new Map<string, string[]>();
@@ -65,7 +69,7 @@ export async function relayOutbox(db: Knex, jobs: JobQueue): Promise<number> {
       else byEndpoint.set(endpoint_id, [id]);
     }
     const groups = [...byEndpoint.values()].flatMap((ids) => chunks(ids, DELIVERIES_PER_JOB));
-    await jobs.sendMany(DELIVERY_QUEUE, groups.map((delivery_ids) => ({ delivery_ids, attempt: 1 }) satisfies DeliveryJob), { trx });
+    await jobs.sendMany(DELIVERY_QUEUE, groups.map((delivery_ids) => ({ delivery_ids, attempt: 1, business_id: businessId }) satisfies DeliveryJob), { trx });
     return events.length;
   });
 }
@@ -99,7 +103,7 @@ export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatch
   const endpoints = new EndpointConcurrency();
   const recorder = new AttemptRecorder(opts);
   const deps: DeliveryDeps = { ...opts, endpoints, recorder, reader: new DeliveryReader(db) };
-  // Each job on its own (a stream, src/jobs/queue.ts): a job whose endpoint answers slowly
+  // Each job on its own (a stream, src/jobs/stream.ts): a job whose endpoint answers slowly
   // or not at all holds its own place only, while the jobs fetched with it end and free theirs.
   await jobs.defineStream<DeliveryJob>({
     name: DELIVERY_QUEUE,

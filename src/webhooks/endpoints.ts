@@ -21,7 +21,7 @@ import type { components } from '../../generated/types/closed-loop.js';
 import { AppError } from '../kernel/errors.js';
 import type { SealingKeys } from '../kernel/sealing.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { DELIVERY_QUEUE, type DeliveryJob } from './delivery.js';
+import { DELIVERY_QUEUE, type DeliveryJob } from './deliveryJobs.js';
 import { endpointSecret, newEndpointSecret, sealEndpointSecret, sealPreviousSecret, type StoredSecret } from './secrets.js';
 import { checkRegistrationUrl, type UrlPolicy } from './urlPolicy.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
@@ -142,7 +142,7 @@ export async function updateWebhookEndpoint(
       // Enabled again: the failing streak that may have disabled it starts over.
       Object.assign(changes, { status: 'ENABLED', disabled_reason: null, disabled_at: null, failing_since: null });
     }
-    const [updated] = await trx('webhook_endpoints').where({ id: endpointId }).update(changes).returning([...VIEW_COLUMNS]);
+    const [updated] = await trx('webhook_endpoints').where({ id: endpointId, business_id: businessId }).update(changes).returning([...VIEW_COLUMNS]);
     return viewOf(updated as EndpointRow);
   });
 }
@@ -182,13 +182,13 @@ export async function rotateWebhookEndpointSecret(
 ): Promise<Schemas['WebhookSecretRotation']> {
   return db.transaction(async (trx) => {
     await endpointRow(trx, businessId, endpointId, true);
-    const stored = (await trx('webhook_endpoints').where({ id: endpointId }).first('id', 'secret', 'secret_sealed', 'secret_key_version')) as StoredSecret;
+    const stored = (await trx('webhook_endpoints').where({ id: endpointId, business_id: businessId }).first('id', 'secret', 'secret_sealed', 'secret_key_version')) as StoredSecret;
     const replaced = openedOrNull(keys, stored);
     const secret = newEndpointSecret();
     // A replaced secret that no longer opens (its data key is gone) cannot sign: it is dropped.
     const expiresAt = previousSeconds > 0 && replaced !== null ? new Date(Date.now() + previousSeconds * 1000) : null;
     await trx('webhook_endpoints')
-      .where({ id: endpointId })
+      .where({ id: endpointId, business_id: businessId })
       .update({
         secret: null,
         ...sealEndpointSecret(keys, endpointId, secret),
@@ -216,7 +216,7 @@ export async function sendWebhookTestEvent(db: Knex, jobs: JobQueue, businessId:
     const [row] = await trx('webhook_deliveries')
       .insert({ id, business_id: businessId, event_id: eventId, endpoint_id: endpointId, kind: 'TEST', status: 'PENDING', next_attempt_at: trx.fn.now(3) })
       .returning(['created_at']);
-    await jobs.send(DELIVERY_QUEUE, { delivery_id: id, attempt: 1 } satisfies DeliveryJob, { trx });
+    await jobs.send(DELIVERY_QUEUE, { delivery_id: id, attempt: 1, business_id: businessId } satisfies DeliveryJob, { trx });
     return { id, event_id: eventId, webhook_id: endpointId, status: 'PENDING' as const, created_at: (row.created_at as Date).toISOString() };
   });
 }

@@ -16,6 +16,7 @@ import type { Knex } from 'knex';
 
 /** One recorded attempt's endpoint and whether it succeeded (2xx). */
 export interface AttemptHealth {
+  businessId: string;
   endpointId: string;
   succeeded: boolean;
 }
@@ -36,19 +37,19 @@ export async function noteEndpointHealth(trx: Knex.Transaction, attempts: Attemp
             disabled_at = CASE WHEN s.disable THEN CURRENT_TIMESTAMP(3) ELSE w.disabled_at END,
             updated_at = CURRENT_TIMESTAMP(3)
        FROM (
-         SELECT e.id,
+         SELECT e.id, e.business_id,
                 CASE WHEN p.any_ok THEN NULL ELSE COALESCE(e.failing_since, t.now) END AS failing_since,
                 (NOT p.any_ok AND e.status = 'ENABLED' AND e.failing_since IS NOT NULL
                   AND e.failing_since <= t.now - ?::bigint * interval '1 millisecond') AS disable
-           FROM (SELECT endpoint_id, bool_or(succeeded) AS any_ok
-                   FROM jsonb_to_recordset(?::jsonb) AS n(endpoint_id uuid, succeeded boolean)
-                  GROUP BY endpoint_id) p
-           JOIN webhook_endpoints e ON e.id = p.endpoint_id
+           FROM (SELECT business_id, endpoint_id, bool_or(succeeded) AS any_ok
+                   FROM jsonb_to_recordset(?::jsonb) AS n(business_id uuid, endpoint_id uuid, succeeded boolean)
+                  GROUP BY business_id, endpoint_id) p
+           JOIN webhook_endpoints e ON e.id = p.endpoint_id AND e.business_id = p.business_id
            CROSS JOIN LATERAL (
              SELECT CURRENT_TIMESTAMP(3) + COALESCE((SELECT c.offset_ms FROM sandbox_clocks c WHERE c.business_id = e.business_id), 0) * interval '1 millisecond' AS now
            ) t
        ) s
-      WHERE w.id = s.id AND (w.failing_since IS DISTINCT FROM s.failing_since OR s.disable)`,
-    [disableAfterMs, JSON.stringify(attempts.map((a) => ({ endpoint_id: a.endpointId, succeeded: a.succeeded })))],
+      WHERE w.id = s.id AND w.business_id = s.business_id AND (w.failing_since IS DISTINCT FROM s.failing_since OR s.disable)`,
+    [disableAfterMs, JSON.stringify(attempts.map((a) => ({ business_id: a.businessId, endpoint_id: a.endpointId, succeeded: a.succeeded })))],
   );
 }

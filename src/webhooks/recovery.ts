@@ -18,7 +18,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/types/closed-loop.js';
 import { chunks } from '../kernel/chunks.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { DELIVERIES_PER_JOB, DELIVERY_QUEUE, type DeliveryJob } from './delivery.js';
+import { DELIVERIES_PER_JOB, DELIVERY_QUEUE, type DeliveryJob } from './deliveryJobs.js';
 import { endpointRow, requireEnabled } from './endpoints.js';
 
 /**
@@ -44,7 +44,7 @@ export async function recoverDeliveries(
                 status = CASE WHEN d.status = 'PENDING' THEN 'CANCELLED' ELSE d.status END,
                 next_attempt_at = NULL,
                 completed_at = COALESCE(d.completed_at, CURRENT_TIMESTAMP(3))
-          WHERE d.endpoint_id = ? AND d.recovered_at IS NULL AND d.updated_at >= ?
+          WHERE d.endpoint_id = ? AND d.business_id = ? AND d.recovered_at IS NULL AND d.updated_at >= ?
             AND (d.status IN ('FAILED', 'CANCELLED') OR (d.status = 'PENDING' AND d.attempt_count > 0))
           RETURNING d.event_id, d.business_id
        )
@@ -52,10 +52,10 @@ export async function recoverDeliveries(
        SELECT gen_random_uuid(), t.business_id, t.event_id, ?, 'RECOVERY', 'PENDING', CURRENT_TIMESTAMP(3)
          FROM (SELECT DISTINCT event_id, business_id FROM taken) t
        RETURNING id`,
-      [endpointId, from, endpointId],
+      [endpointId, businessId, from, endpointId],
     );
     const found = rows.map((r) => r.id);
-    const jobData = chunks(found, DELIVERIES_PER_JOB).map((delivery_ids) => ({ delivery_ids, attempt: 1 }) satisfies DeliveryJob);
+    const jobData = chunks(found, DELIVERIES_PER_JOB).map((delivery_ids) => ({ delivery_ids, attempt: 1, business_id: businessId }) satisfies DeliveryJob);
     if (jobData.length > 0) await jobs.sendMany(DELIVERY_QUEUE, jobData, { trx });
     return found;
   });

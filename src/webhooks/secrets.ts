@@ -70,12 +70,12 @@ export async function resealEndpointSecrets(db: Knex, keys: SealingKeys): Promis
   let unreadable = 0;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
-    const rows: StoredSecret[] = await db('webhook_endpoints')
+    const rows: (StoredSecret & { business_id: string })[] = await db('webhook_endpoints')
       .where('id', '>', after)
       .andWhere((q) => q.whereNotNull('secret').orWhere('secret_key_version', '<', keys.current))
       .orderBy('id')
       .limit(BATCH)
-      .select('id', 'secret', 'secret_sealed', 'secret_key_version');
+      .select('id', 'business_id', 'secret', 'secret_sealed', 'secret_key_version');
     for (const row of rows) {
       let clear: string;
       try {
@@ -85,7 +85,7 @@ export async function resealEndpointSecrets(db: Knex, keys: SealingKeys): Promis
         continue;
       }
       const updated = await db('webhook_endpoints')
-        .where({ id: row.id })
+        .where({ id: row.id, business_id: row.business_id })
         .whereRaw('secret IS NOT DISTINCT FROM ? AND secret_sealed IS NOT DISTINCT FROM ?', [row.secret, row.secret_sealed])
         .update({ secret: null, ...sealEndpointSecret(keys, row.id, clear) });
       sealed += updated;

@@ -220,7 +220,7 @@ describe('ledger (PL/pgSQL): what it returns is what it committed', () => {
     await add('REFUND', { wallet_id: w1.id, amount: '1.00' });
     await add('REVERSAL', { original_transaction_id: transfer.id });
     for (const posting of postings) {
-      const { rows } = await db().raw('SELECT ledger_posting_of(?::uuid) AS p', [posting.id]);
+      const { rows } = await db().raw('SELECT ledger_posting_of(?::uuid, ?::uuid) AS p', [b.id, posting.id]);
       expect(rows[0].p, posting.type).to.deep.equal(posting);
     }
   });

@@ -89,9 +89,11 @@ describe('payout rail (SANDBOX=false)', function () {
       sign.signature === null ? {} : sign.signature !== undefined ? { 'X-Provider-Signature': sign.signature } : signatureHeaders({ signedBy: 'PAYOUT_RAIL' }, body, sign.timestamp);
     return post('/callbacks/payout-rail', body, { headers, baseUrl: production.url });
   };
+  /** The connector's callback for payout `payoutId`, echoing the business its submission named (when there was one). */
   const result = (payoutId: string, outcome: 'COMPLETED' | 'FAILED', more: Record<string, unknown> = {}) => ({
     event_id: newEventId(),
     payout_id: payoutId,
+    ...(submissionsOf(payoutId)[0] ? { business_id: submissionsOf(payoutId)[0].json.business_id } : {}),
     outcome,
     ...(outcome === 'FAILED' ? { failure_code: 'REJECTED_BY_BANK' } : {}),
     occurred_at: new Date().toISOString(),
@@ -121,6 +123,7 @@ describe('payout rail (SANDBOX=false)', function () {
     const [submission] = await submitted(id);
     verifyCallbackSignature(submission.headers['x-provider-signature'] as string, submission.body, RAIL_SECRET); // throws unless signed with the secret
     expect(submission.headers['idempotency-key']).to.equal(id);
+    expect(submission.json.business_id, 'the business the callback echoes').to.match(/^[0-9a-f-]{36}$/);
     const payout = await payoutOf(id);
     expect(submission.json).to.deep.include({
       payout_id: id,
@@ -167,8 +170,9 @@ describe('payout rail (SANDBOX=false)', function () {
     const id = await pay('25.00');
     await submitted(id);
     expect(Number(before) - Number(await payoutAccount())).to.equal(25);
-    // The connector's delivery arriving five times at once is applied once.
-    const rejection = result(id, 'FAILED', { failure_code: 'TIMEOUT' });
+    // The connector's delivery arriving five times at once is applied once; a connector that
+    // does not echo the business is understood too (the payout found by id alone).
+    const rejection = result(id, 'FAILED', { failure_code: 'TIMEOUT', business_id: undefined });
     const answers = await Promise.all(Array.from({ length: 5 }, () => callback(rejection)));
     expect(answers.map((a) => a.status).sort()).to.deep.equal([200, 409, 409, 409, 409]);
     expect(answers.find((a) => a.status === 200)!.body.result).to.equal('APPLIED');
@@ -192,6 +196,8 @@ describe('payout rail (SANDBOX=false)', function () {
     expect(refused.headers.get('www-authenticate')).to.match(/^Signature /);
     expectProblem(await callback(confirmation, { timestamp: Math.floor(Date.now() / 1000) - 600 }), 401, 'SIGNATURE_EXPIRED');
     expectProblem(await callback(result(randomUUID(), 'COMPLETED')), 404, 'PAYOUT_NOT_FOUND');
+    // The payout is looked up within the business the callback names: another business's is not found.
+    expectProblem(await callback(result(id, 'COMPLETED', { business_id: randomUUID() })), 404, 'PAYOUT_NOT_FOUND');
     expectValidation(await callback(result(id, 'FAILED', { failure_code: undefined })), '/failure_code');
     expectValidation(await callback(result(id, 'COMPLETED', { failure_code: 'TIMEOUT' })), '/failure_code');
     expect((await payoutOf(id)).status).to.equal('PROCESSING');

@@ -8,7 +8,10 @@
  * transaction, so only committed transactions are counted. Then it runs a mixed load
  * (the money property's random operations over several businesses at once, single and
  * bulk payouts through the rail to completion, a card purchase, webhook deliveries)
- * and expects no record. Everything it installs is dropped afterwards.
+ * and expects no record. Everything it installs is dropped afterwards. During the load it
+ * also notes every statement the process sends and expects each that reads or writes a
+ * tenant table to name `business_id` (distributed by business, one that does not asks
+ * every shard), but for the lookups by id alone docs/scale-out.md names.
  *
  * The work that spans businesses writes no tenant table: the job queue (pg-boss, its
  * own schema, its maintenance included), rate limits (`rate_limits`), the migrator and
@@ -20,6 +23,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import pg from 'pg';
 import { get, post } from '../support/client.js';
 import { activeCustomer } from '../support/customers.js';
 import { credit, newBusiness, topup } from '../support/fixtures.js';
@@ -64,6 +68,45 @@ async function tenantTables(): Promise<string[]> {
   return (rows as { name: string }[]).map((r) => r.name).filter((t) => !global.has(t) && !t.startsWith('test_'));
 }
 
+/**
+ * The statements sent to the database (by every pool of this process: the service's, its
+ * background lane's, the job queue's) from `start()` until `stop()`, each as its text.
+ * PL/pgSQL inside the functions is not seen: the functions take the business first.
+ */
+function statementLog(): { start(): void; stop(): string[] } {
+  const seen: string[] = [];
+  const original = pg.Client.prototype.query;
+  return {
+    start() {
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+        if (text) seen.push(text);
+        return (original as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof original;
+    },
+    stop() {
+      pg.Client.prototype.query = original;
+      return seen;
+    },
+  };
+}
+
+/**
+ * The statements of `statements` that read or write a tenant table of `tables` without
+ * naming `business_id`: distributed by business, each would ask every shard.
+ */
+function withoutBusiness(statements: string[], tables: string[]): string[] {
+  const tenant = new RegExp(`\\b(${tables.join('|')})\\b`, 'i');
+  return [...new Set(statements.filter((sql) => tenant.test(sql) && !/business_id|p_business/i.test(sql)))];
+}
+
+/**
+ * Statements (their beginning) known to look a tenant row up by id alone, each named in
+ * docs/scale-out.md with its cost: the batched wallet read (src/businesses/wallets.ts),
+ * which checks the business after the read.
+ */
+const KNOWN_LOOKUPS_BY_ID = ['SELECT * FROM accounts WHERE id = '];
+
 /** Polls until `check` passes, or throws its last failure after 15_000 ms. */
 const eventually = (check: () => Promise<void>, ms = 15_000) => pollUntil(check, ms);
 
@@ -98,7 +141,7 @@ describe('single-business transactions: every committed transaction writes one b
     await db()('test_mixed_business_writes').delete();
   });
 
-  it('finds none under a mixed load: random money operations, payouts single and bulk, a card purchase, webhook deliveries', async () => {
+  it('finds none under a mixed load: random money operations, payouts single and bulk, a card purchase, webhook deliveries; every statement on a tenant table names the business', async () => {
     // Webhooks: a business with an endpoint subscribed to its top-ups, delivered while the rest runs.
     const hooked = await newBusiness();
     receiver = await startReceiver();
@@ -122,6 +165,8 @@ describe('single-business transactions: every committed transaction writes one b
       await bulkPayoutSettled(paying.b, bulk.body.bulk_payout_id, 30_000);
     })();
 
+    const statements = statementLog();
+    statements.start();
     const property = runProperty(new Instances([running().url]), {
       seed: 39,
       operations: 600,
@@ -150,6 +195,8 @@ describe('single-business transactions: every committed transaction writes one b
     });
     expect((await get(`/cl/v1/wallets/${holder.wallet_id}/balance`, { token: carded.token })).status).to.equal(200);
 
+    const unnamed = withoutBusiness(statements.stop(), tables).filter((sql) => !KNOWN_LOOKUPS_BY_ID.some((known) => sql.startsWith(known)));
+    expect(unnamed, 'statements on tenant tables that do not name the business').to.deep.equal([]);
     const mixed = await db()('test_mixed_business_writes').select('txid', 'first', 'business_id', 'table_name', 'op').limit(20);
     expect(mixed, 'transactions that wrote rows of more than one business').to.deep.equal([]);
   });

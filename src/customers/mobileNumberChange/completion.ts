@@ -26,14 +26,14 @@ type Applied = Schemas['CallbackAcknowledgement']['result'];
  */
 async function completeChange(env: CustomerEnv, session: ChangeRow, now: Date, changes: Partial<ChangeRow> = {}): Promise<ChangeRow> {
   const trx = env.db;
-  await trx('customers').where({ id: session.customer_id }).forNoKeyUpdate().first('id');
+  await trx('customers').where({ id: session.customer_id, business_id: env.businessId }).forNoKeyUpdate().first('id');
   const taken = await trx('customers')
     .where({ business_id: env.businessId, mobile_number: session.new_mobile_number, status: 'ACTIVE' })
     .whereNot({ id: session.customer_id })
     .first('id');
   if (taken) return moveChange(trx, session, 'FAIL', { ...changes, status_reason: 'MOBILE_NUMBER_TAKEN' });
   await trx('customers')
-    .where({ id: session.customer_id })
+    .where({ id: session.customer_id, business_id: env.businessId })
     .update({ mobile_number: session.new_mobile_number, mobile_number_changed_at: now, updated_at: trx.fn.now(3) });
   await sendSms(env, session.old_mobile_number, mobileNumberChangedMessage(session.locale, session.new_mobile_number, now.toISOString().slice(0, 10)));
   return moveChange(trx, session, 'COMPLETE', { ...changes, completed_at: now });
@@ -46,7 +46,7 @@ export async function finishCustomerSteps(env: CustomerEnv, session: ChangeRow, 
 
 /** The live change session a request waits on, locked and expired first when due; undefined once it ended. */
 async function liveChange(env: CustomerEnv, request: ProviderRequestRow, now: Date): Promise<ChangeRow | undefined> {
-  let session: ChangeRow = await env.db('mobile_number_change_sessions').where({ id: request.subject_id }).forNoKeyUpdate().first();
+  let session: ChangeRow = await env.db('mobile_number_change_sessions').where({ id: request.subject_id, business_id: request.business_id }).forNoKeyUpdate().first();
   if (LIVE_CHANGE_STATES.includes(session.status) && session.expires_at <= now) session = await moveChange(env.db, session, 'EXPIRE');
   return LIVE_CHANGE_STATES.includes(session.status) ? session : undefined;
 }

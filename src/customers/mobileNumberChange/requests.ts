@@ -156,7 +156,7 @@ export async function initiateLoginIdentityVerification(env: CustomerEnv, id: st
   await env.db.transaction(async (trx) => {
     const session = await changeRow(trx, env.businessId, 'LOGIN', id, true);
     mobileChangeMachine.next(session.status, 'INITIATE_IDENTITY_VERIFICATION');
-    const customer = await trx('customers').where({ id: session.customer_id }).first('national_id_hash');
+    const customer = await trx('customers').where({ id: session.customer_id, business_id: env.businessId }).first('national_id_hash');
     if (customer.national_id_hash !== nationalIdHash(env.identityKeys, env.businessId, req.national_id)) {
       throw new AppError('NATIONAL_ID_MISMATCH', "The national id is not the customer's.");
     }

@@ -39,7 +39,7 @@ export interface ChangeRow {
 
 /** The session as the API shows it. */
 export async function toChangeView(db: Knex, row: ChangeRow): Promise<MobileNumberChangeView> {
-  const otp = await db('otp_operations').where({ id: row.otp_operation_id }).first('expires_at');
+  const otp = await db('otp_operations').where({ id: row.otp_operation_id, business_id: row.business_id }).first('expires_at');
   return {
     session_id: row.id,
     customer_id: row.customer_id,

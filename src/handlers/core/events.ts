@@ -2,7 +2,7 @@
 import type { operations } from '../../../generated/types/core.js';
 import { listEvents, redeliverEvent } from '../../webhooks/events.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
-import { DELIVERY_QUEUE } from '../../webhooks/delivery.js';
+import { DELIVERY_QUEUE } from '../../webhooks/deliveryJobs.js';
 
 type EventOperations = Pick<operations, 'listEvents' | 'redeliverEvent'>;
 

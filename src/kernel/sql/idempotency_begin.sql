@@ -9,6 +9,8 @@
 -- another one in flight. The response is returned as it was kept: a completed
 -- movement is kept as {transaction_id}, which the ledger turns back into its posting
 -- for a replay (ledger_move_keyed), so that this function names no capability.
+-- The row is read under its business (the scope's, as idempotency_store derives it;
+-- the nil UUID for the platform's keys): distributed by business, on that node only.
 --
 -- PostgreSQL releases a committed transaction's locks one by one, so a duplicate
 -- can find the request lock free and the key lock not yet released. The row then
@@ -22,17 +24,18 @@ AS $$
 DECLARE
   taken text := idempotency_lock(p_scope, p_key, p_hash);
   held idempotency_keys;
+  owner uuid := coalesce((SELECT id FROM businesses WHERE id = request_uuid(p_scope)), '00000000-0000-0000-0000-000000000000');
 BEGIN
   IF taken = 'REQUEST' THEN
     RETURN jsonb_build_object('request_hash', p_hash, 'state', 'IN_PROGRESS');
   END IF;
   IF taken = 'KEY' THEN
-    SELECT * INTO held FROM idempotency_keys WHERE scope = p_scope AND key = p_key;
+    SELECT * INTO held FROM idempotency_keys WHERE scope = p_scope AND key = p_key AND business_id = owner;
     IF held.id IS NULL OR held.state <> 'COMPLETED' OR held.expires_at < now() THEN
       RETURN jsonb_build_object('request_hash', NULL, 'state', 'IN_PROGRESS');
     END IF;
   ELSE
-    SELECT * INTO held FROM idempotency_keys WHERE scope = p_scope AND key = p_key FOR NO KEY UPDATE;
+    SELECT * INTO held FROM idempotency_keys WHERE scope = p_scope AND key = p_key AND business_id = owner FOR NO KEY UPDATE;
     IF held.id IS NULL OR held.expires_at < now()
        OR (held.state = 'IN_PROGRESS' AND held.request_hash = p_hash
            AND held.created_at < now() - make_interval(secs => p_stale_seconds)) THEN

@@ -63,14 +63,15 @@ BEGIN
 END $$;
 
 -- What a movement's own capability adds to its posting, rebuilt for the replay of an
--- Idempotency-Key (ledger_posting_of) from transaction p_transaction of type p_type:
+-- Idempotency-Key (ledger_posting_of) from transaction p_transaction of business
+-- p_business, of type p_type:
 -- '{}' for the ledger's own movements.
-CREATE OR REPLACE FUNCTION ledger_posting_view(p_type text, p_transaction uuid) RETURNS jsonb LANGUAGE plpgsql STABLE
+CREATE OR REPLACE FUNCTION ledger_posting_view(p_business uuid, p_type text, p_transaction uuid) RETURNS jsonb LANGUAGE plpgsql STABLE
   SET enable_seqscan = off
 AS $$
 BEGIN
   IF p_type = 'CUSTOMER_PAYOUT' THEN
-    RETURN payout_posting_of(p_transaction);
+    RETURN payout_posting_of(p_business, p_transaction);
   END IF;
   RETURN '{}';
 END $$;

@@ -32,12 +32,12 @@ DECLARE
   response jsonb;
 BEGIN
   IF idempotency_lock(p_scope, p_key, p_hash) IS NULL THEN
-    fresh := NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = p_scope AND key = p_key);
+    fresh := NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = p_scope AND key = p_key AND business_id = p_business);
   END IF;
   IF NOT fresh THEN
     held := idempotency_begin(p_scope, p_key, p_hash, p_stale_seconds);
     IF held->'response'->>'transaction_id' IS NOT NULL THEN
-      held := jsonb_set(held, '{response,posting}', ledger_posting_of((held->'response'->>'transaction_id')::uuid));
+      held := jsonb_set(held, '{response,posting}', ledger_posting_of(p_business, (held->'response'->>'transaction_id')::uuid));
     END IF;
     IF held IS NOT NULL THEN
       RETURN jsonb_build_object('held', held);

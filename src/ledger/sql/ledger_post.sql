@@ -130,8 +130,8 @@ BEGIN
   d_after := d.balance - v_amount;
   c_after := c.balance + v_amount;
   v_at := greatest(now(),
-    (SELECT max(created_at) FROM ledger_entries WHERE account_id = d.id),
-    (SELECT max(created_at) FROM ledger_entries WHERE account_id = c.id));
+    (SELECT max(created_at) FROM ledger_entries WHERE account_id = d.id AND business_id = p_business),
+    (SELECT max(created_at) FROM ledger_entries WHERE account_id = c.id AND business_id = p_business));
 
   INSERT INTO transactions (id, reference, business_id, type, status, amount, currency,
                             debit_account_id, credit_account_id, external_reference, notes, original_transaction_id, created_at)
@@ -142,13 +142,13 @@ BEGIN
   VALUES (p_business, t.id, d.id, -v_amount, d_after, t.created_at), (p_business, t.id, c.id, v_amount, c_after, t.created_at);
   IF held ? d.id::text OR held ? c.id::text THEN
     IF held ? d.id::text THEN held := held || jsonb_build_object(d.id, d_after::text);
-    ELSE UPDATE accounts SET balance = d_after, updated_at = now() WHERE id = d.id; END IF;
+    ELSE UPDATE accounts SET balance = d_after, updated_at = now() WHERE id = d.id AND business_id = p_business; END IF;
     IF held ? c.id::text THEN held := held || jsonb_build_object(c.id, c_after::text);
-    ELSE UPDATE accounts SET balance = c_after, updated_at = now() WHERE id = c.id; END IF;
+    ELSE UPDATE accounts SET balance = c_after, updated_at = now() WHERE id = c.id AND business_id = p_business; END IF;
     PERFORM set_config('ledger.held_balances', held::text, true);
   ELSE
     UPDATE accounts SET balance = CASE WHEN id = d.id THEN d_after ELSE c_after END, updated_at = now()
-    WHERE id IN (d.id, c.id);
+    WHERE id IN (d.id, c.id) AND business_id = p_business;
   END IF;
   RETURN ledger_posting_json(t, d, c, d_after, c_after);
 END $$;

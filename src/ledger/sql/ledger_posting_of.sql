@@ -1,12 +1,14 @@
--- The posting of transaction p_id exactly as ledger_move returned it when it
+-- The posting of transaction p_id of business p_business exactly as ledger_move returned it when it
 -- committed, for the replay of an Idempotency-Key: rebuilt from what never
 -- changes rather than stored, so that a key's row stays small. That is the
 -- transaction row as created (refunded_amount 0.00, no reversal yet), both
 -- accounts, its entries; for a refund linked to a payout, the payout's refunded
 -- total up to this refund (refunds of one payout are serialised by its row lock
 -- and draw their references in that order); and what the movement's own capability
--- adds to it (ledger_posting_view, the registry in ledger_move.sql).
-CREATE OR REPLACE FUNCTION ledger_posting_of(p_id uuid) RETURNS jsonb LANGUAGE plpgsql STABLE
+-- adds to it (ledger_posting_view, the registry in ledger_move.sql). Every read names
+-- the business: distributed by business (docs/scale-out.md), the replay reads the
+-- shards of that business's node only.
+CREATE OR REPLACE FUNCTION ledger_posting_of(p_business uuid, p_id uuid) RETURNS jsonb LANGUAGE plpgsql STABLE
   SET enable_seqscan = off
 AS $$
 DECLARE
@@ -16,20 +18,20 @@ DECLARE
   c accounts;
   posting jsonb;
 BEGIN
-  SELECT * INTO STRICT t FROM transactions WHERE id = p_id;
-  SELECT * INTO STRICT d FROM accounts WHERE id = t.debit_account_id;
-  SELECT * INTO STRICT c FROM accounts WHERE id = t.credit_account_id;
+  SELECT * INTO STRICT t FROM transactions WHERE id = p_id AND business_id = p_business;
+  SELECT * INTO STRICT d FROM accounts WHERE id = t.debit_account_id AND business_id = p_business;
+  SELECT * INTO STRICT c FROM accounts WHERE id = t.credit_account_id AND business_id = p_business;
   t.refunded_amount := 0;
   t.reversal_transaction_id := NULL;
   posting := ledger_posting_json(t, d, c,
-    (SELECT balance_after FROM ledger_entries WHERE transaction_id = t.id AND account_id = d.id),
-    (SELECT balance_after FROM ledger_entries WHERE transaction_id = t.id AND account_id = c.id));
+    (SELECT balance_after FROM ledger_entries WHERE transaction_id = t.id AND account_id = d.id AND business_id = p_business),
+    (SELECT balance_after FROM ledger_entries WHERE transaction_id = t.id AND account_id = c.id AND business_id = p_business));
   IF t.type = 'REFUND' THEN
-    SELECT * INTO o FROM transactions WHERE id = t.original_transaction_id;
+    SELECT * INTO o FROM transactions WHERE id = t.original_transaction_id AND business_id = p_business;
     posting := posting || jsonb_build_object('original', CASE WHEN o.id IS NULL THEN NULL ELSE jsonb_build_object(
       'reference', o.reference, 'amount', o.amount::text,
       'refunded_amount', (SELECT sum(x.amount) FROM transactions x
-                          WHERE x.original_transaction_id = o.id AND x.type = 'REFUND' AND x.reference <= t.reference)::text) END);
+                          WHERE x.original_transaction_id = o.id AND x.business_id = p_business AND x.type = 'REFUND' AND x.reference <= t.reference)::text) END);
   END IF;
-  RETURN posting || ledger_posting_view(t.type, t.id);
+  RETURN posting || ledger_posting_view(p_business, t.type, t.id);
 END $$;

@@ -50,7 +50,7 @@ BEGIN
   IF o.id IS NULL THEN
     RETURN posting || jsonb_build_object('original', NULL);
   END IF;
-  UPDATE transactions SET refunded_amount = refunded_amount + v_amount WHERE id = o.id;
+  UPDATE transactions SET refunded_amount = refunded_amount + v_amount WHERE id = o.id AND business_id = p_business;
   RETURN posting || jsonb_build_object('original', jsonb_build_object(
     'reference', o.reference, 'amount', o.amount::text, 'refunded_amount', (o.refunded_amount + v_amount)::text));
 END $$;

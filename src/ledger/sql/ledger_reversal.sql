@@ -31,7 +31,7 @@ BEGIN
   posting := ledger_post(p_business, 'REVERSAL', NULL, o.credit_account_id::text, NULL, o.debit_account_id::text,
                          o.amount::text, o.currency, r->>'external_reference', r->>'notes', o.id);
   IF posting->'refusal' IS NULL THEN
-    UPDATE transactions SET reversal_transaction_id = (posting->>'id')::uuid WHERE id = o.id;
+    UPDATE transactions SET reversal_transaction_id = (posting->>'id')::uuid WHERE id = o.id AND business_id = p_business;
   END IF;
   RETURN posting;
 END $$;

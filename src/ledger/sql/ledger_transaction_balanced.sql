@@ -14,7 +14,7 @@ BEGIN
   IF ledger_held_balances() IS NOT NULL THEN
     RAISE EXCEPTION 'ledger balances are still held at commit: the batch did not call ledger_release_balances';
   END IF;
-  SELECT COALESCE(SUM(amount), 0) INTO total FROM ledger_entries WHERE transaction_id = NEW.transaction_id;
+  SELECT COALESCE(SUM(amount), 0) INTO total FROM ledger_entries WHERE transaction_id = NEW.transaction_id AND business_id = NEW.business_id;
   IF total <> 0 THEN
     RAISE EXCEPTION 'ledger transaction % is unbalanced by %', NEW.transaction_id, total;
   END IF;

@@ -8,7 +8,7 @@ CREATE OR REPLACE FUNCTION payout_event_data(p payouts, p_reference text) RETURN
   SELECT jsonb_build_object(
     'payout_id', p.id, 'transaction_id', p_reference, 'status', p.status, 'amount', p.amount::text,
     'currency', p.currency, 'customer_id', p.customer_id,
-    'wallet_account_number', (SELECT account_number FROM accounts WHERE id = p.wallet_id),
+    'wallet_account_number', (SELECT account_number FROM accounts WHERE id = p.wallet_id AND business_id = p.business_id),
     'external_reference', p.external_reference, 'failure_code', p.failure_code,
     'occurred_at', to_char(p.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
 $$;

@@ -35,13 +35,13 @@ BEGIN
   END IF;
   previous := p.status;
   IF target = 'COMPLETED' AND EXISTS (
-       SELECT 1 FROM customers c JOIN accounts a ON a.id = p.wallet_id
-        WHERE c.id = p.customer_id AND (c.status <> 'ACTIVE' OR a.status <> 'ACTIVE')) THEN
+       SELECT 1 FROM customers c JOIN accounts a ON a.id = p.wallet_id AND a.business_id = p.business_id
+        WHERE c.id = p.customer_id AND c.business_id = p.business_id AND (c.status <> 'ACTIVE' OR a.status <> 'ACTIVE')) THEN
     target := 'FAILED';
     code := 'RECEIVER_NOT_ACTIVE';
   END IF;
   IF target = 'PROCESSING' THEN
-    reference := (SELECT t.reference FROM transactions t WHERE t.id = p.creation_transaction_id);
+    reference := (SELECT t.reference FROM transactions t WHERE t.id = p.creation_transaction_id AND t.business_id = p.business_id);
   ELSE
     IF target = 'COMPLETED' THEN
       posting := ledger_post(p_business, 'CUSTOMER_PAYOUT_COMPLETION', 'IN_TRANSIT', NULL, 'WALLET', p.wallet_id::text,
@@ -57,7 +57,7 @@ BEGIN
   END IF;
   UPDATE payouts SET status = target, failure_code = CASE WHEN target = 'FAILED' THEN code END,
                      outcome_transaction_id = (posting->>'id')::uuid, updated_at = clock_timestamp()
-   WHERE id = p.id RETURNING * INTO p;
+   WHERE id = p.id AND business_id = p.business_id RETURNING * INTO p;
   PERFORM payout_event(p, reference);
   IF p_count THEN
     PERFORM payout_bulk_count(p_business, jsonb_build_array(jsonb_build_object('payout_id', p.id, 'from', previous, 'to', p.status)));

@@ -21,7 +21,7 @@ BEGIN
   IF jsonb_exists(r, 'customer_id') THEN
     SELECT * INTO c FROM customers WHERE id = request_uuid(r->>'customer_id') AND business_id = p_business;
   ELSIF jsonb_exists(r, 'walletAccountNumber') THEN
-    SELECT cu.* INTO c FROM customers cu JOIN accounts a ON a.id = cu.wallet_id
+    SELECT cu.* INTO c FROM customers cu JOIN accounts a ON a.id = cu.wallet_id AND a.business_id = cu.business_id
      WHERE a.account_number = r->>'walletAccountNumber' AND cu.business_id = p_business
      ORDER BY cu.status = 'ACTIVE' DESC, cu.created_at DESC LIMIT 1;
   ELSE

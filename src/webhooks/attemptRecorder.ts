@@ -1,0 +1,157 @@
+/**
+ * Records the attempts of `webhook-delivery` jobs (./delivery.ts makes them): the
+ * attempts that ended while the recorder's previous transaction ran are written in one
+ * transaction (a group commit, in the instance's background lane, src/kernel/background.ts):
+ * each attempt's record, its delivery's new state and the job of its next attempt,
+ * guarded by `attempt_count = attempt - 1`: a job run again after that transaction
+ * committed (its process died before the job was completed) finds the attempt made and
+ * does nothing, so attempts are never doubled by the queue.
+ *
+ * Outcomes: 2xx → SUCCEEDED; 410 → FAILED and the endpoint DISABLED (reason GONE; its
+ * other pending deliveries CANCELLED); anything else → the next attempt, or FAILED after
+ * the last. Recorded attempts also note the endpoint's health (./health.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { JobQueue } from '../jobs/queue.js';
+import { backgroundTransaction } from '../kernel/background.js';
+import { DELIVERY_QUEUE, groupedJobs, type DeliveryStep } from './deliveryJobs.js';
+import type { DeliveryRow } from './deliveryReader.js';
+import { noteEndpointHealth } from './health.js';
+import type { AttemptResult } from './sender.js';
+
+/** How an attempt ended, for its delivery. */
+export type Outcome = 'SUCCEEDED' | 'RETRY' | 'FAILED' | 'ENDPOINT_GONE';
+
+export function outcomeOf(r: AttemptResult, next: Date | null): Outcome {
+  if (r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300) return 'SUCCEEDED';
+  if (r.statusCode === 410) return 'ENDPOINT_GONE';
+  return next ? 'RETRY' : 'FAILED';
+}
+
+/** One attempt made, to be recorded. */
+export interface Attempt {
+  job: DeliveryStep;
+  row: DeliveryRow;
+  result: AttemptResult;
+  startedAt: Date;
+  next: Date | null;
+  outcome: Outcome;
+}
+
+/** An attempt not made for want of its endpoint's slot, due again at `due`. */
+export interface Deferral {
+  step: DeliveryStep;
+  businessId: string;
+  endpointId: string;
+  due: Date;
+}
+
+/**
+ * Records the attempts `made` in `trx`: each delivery's new state (one UPDATE for all,
+ * guarded per delivery by `attempt_count = attempt - 1`), the attempts' rows (one INSERT),
+ * then the endpoints' health (noteEndpointHealth: one failing for `disableFailingAfterMs` is
+ * disabled), the next attempts' jobs (grouped, groupedJobs) and the endpoints gone disabled. An
+ * attempt whose guard fails (another run recorded it first, or the endpoint went
+ * meanwhile) records nothing. The attempts `deferred` get their jobs again, at their due time.
+ */
+async function record(jobs: JobQueue, trx: Knex.Transaction, made: Attempt[], deferred: Deferral[], disableFailingAfterMs: number): Promise<void> {
+  if (deferred.length > 0) {
+    const putBack = groupedJobs(deferred.map(({ step, businessId, endpointId, due }) => ({ deliveryId: step.delivery_id, businessId, endpointId, attempt: step.attempt, due })));
+    await jobs.sendEach(DELIVERY_QUEUE, putBack, { trx });
+  }
+  if (made.length === 0) return;
+  const moves = made.map(({ job, row, result, outcome, next }) => ({
+    id: row.id,
+    business_id: row.business_id,
+    attempt: job.attempt,
+    status: outcome === 'RETRY' ? 'PENDING' : outcome === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED',
+    next_attempt_at: outcome === 'RETRY' ? next!.toISOString() : null,
+    last_status_code: result.statusCode,
+    last_error: result.error,
+  }));
+  const { rows } = await trx.raw<{ rows: { id: string }[] }>(
+    `UPDATE webhook_deliveries d
+        SET attempt_count = m.attempt, status = m.status, next_attempt_at = m.next_attempt_at,
+            last_status_code = m.last_status_code, last_error = m.last_error,
+            completed_at = CASE WHEN m.status = 'PENDING' THEN NULL ELSE CURRENT_TIMESTAMP(3) END,
+            updated_at = CURRENT_TIMESTAMP(3)
+       FROM jsonb_to_recordset(?::jsonb)
+            AS m(id uuid, business_id uuid, attempt int, status text, next_attempt_at timestamptz, last_status_code int, last_error text)
+      WHERE d.id = m.id AND d.business_id = m.business_id AND d.status = 'PENDING' AND d.attempt_count = m.attempt - 1
+      RETURNING d.id`,
+    [JSON.stringify(moves)],
+  );
+  // One attempt per delivery moved: a delivery twice in one fetch moved for its first job.
+  const moved = new Set(rows.map((r) => r.id));
+  const recorded = made.filter((a) => moved.delete(a.row.id));
+  if (recorded.length === 0) return;
+  await trx('webhook_delivery_attempts').insert(
+    recorded.map(({ job, row, result, outcome, startedAt, next }) => ({
+      id: randomUUID(),
+      business_id: row.business_id,
+      delivery_id: row.id,
+      event_id: row.event_id,
+      endpoint_id: row.endpoint_id,
+      attempt: job.attempt,
+      outcome,
+      status_code: result.statusCode,
+      latency_ms: result.latencyMs,
+      error: result.error,
+      started_at: startedAt,
+      response_body: result.responseBody,
+      next_attempt_at: outcome === 'RETRY' ? next : null,
+    })),
+  );
+  // An attempt cut short by shutdown says nothing about the endpoint's health.
+  const judged = recorded.filter(({ result }) => !result.interrupted);
+  await noteEndpointHealth(trx, judged.map(({ row, outcome }) => ({ businessId: row.business_id, endpointId: row.endpoint_id, succeeded: outcome === 'SUCCEEDED' })), disableFailingAfterMs);
+  const retries = recorded.filter((a) => a.outcome === 'RETRY');
+  const retryJobs = groupedJobs(retries.map(({ job, row, next }) => ({ deliveryId: row.id, businessId: row.business_id, endpointId: row.endpoint_id, attempt: job.attempt + 1, due: next! })));
+  await jobs.sendEach(DELIVERY_QUEUE, retryJobs, { trx });
+  for (const { row, outcome } of recorded) {
+    if (outcome === 'ENDPOINT_GONE') {
+      await trx('webhook_endpoints').where({ id: row.endpoint_id, business_id: row.business_id, status: 'ENABLED' }).update({ status: 'DISABLED', disabled_reason: 'GONE', disabled_at: trx.fn.now(3) });
+      await trx('webhook_deliveries')
+        .where({ endpoint_id: row.endpoint_id, business_id: row.business_id, status: 'PENDING' })
+        .update({ status: 'CANCELLED', next_attempt_at: null, completed_at: trx.fn.now(3), updated_at: trx.fn.now(3) });
+    }
+  }
+}
+
+/**
+ * Records attempts for the jobs of one instance (see the module comment): what `add`
+ * is given while a recording transaction runs (or waits for the background lane) is
+ * written together in the next one. One per instance.
+ */
+export class AttemptRecorder {
+  private pending: { made: Attempt[]; deferred: Deferral[]; resolve(): void; reject(err: unknown): void }[] = [];
+  private writing = false;
+
+  constructor(private readonly deps: { db: Knex; jobs: JobQueue; disableFailingAfterMs: number }) {}
+
+  /** Resolves once `made` and `deferred` are committed; rejects as their transaction does (then their jobs are retried). */
+  add(made: Attempt[], deferred: Deferral[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ made, deferred, resolve, reject });
+      if (!this.writing) void this.write();
+    });
+  }
+
+  private async write(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.pending.length > 0) {
+        const round = this.pending.splice(0);
+        try {
+          await backgroundTransaction(this.deps.db, (trx) => record(this.deps.jobs, trx, round.flatMap((p) => p.made), round.flatMap((p) => p.deferred), this.deps.disableFailingAfterMs));
+          for (const p of round) p.resolve();
+        } catch (err) {
+          for (const p of round) p.reject(err);
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Reads the deliveries a `webhook-delivery` job names (./delivery.ts), with their event
+ * and endpoint: one query for the ids of many jobs, on the background lane's read
+ * connection (src/kernel/background.ts). The query names the jobs' businesses (and joins
+ * on them), so that distributed by business (docs/scale-out.md) it asks their shards only.
+ */
+import type { Knex } from 'knex';
+import { backgroundReads } from '../kernel/background.js';
+
+/** A delivery with its event and endpoint, as an attempt needs it. */
+export interface DeliveryRow {
+  id: string;
+  business_id: string;
+  status: string;
+  attempt_count: number;
+  event_id: string;
+  code: string;
+  data: unknown;
+  event_created_at: Date;
+  endpoint_id: string;
+  url: string;
+  secret: string | null;
+  secret_sealed: string | null;
+  secret_key_version: number | null;
+  previous_secret_sealed: string | null;
+  previous_secret_key_version: number | null;
+  previous_secret_expires_at: Date | null;
+  endpoint_status: string;
+}
+
+/**
+ * Reads deliveries for the jobs of one instance: the ids asked for while a read runs are
+ * read together in the next (one query for many jobs, on the background lane's read
+ * connection, which every job would otherwise queue for one by one). One per instance.
+ */
+export class DeliveryReader {
+  private pending: { ids: string[]; businessId: string | undefined; resolve(rows: Map<string, DeliveryRow>): void; reject(err: unknown): void }[] = [];
+  private reading = false;
+
+  constructor(private readonly db: Knex) {}
+
+  /**
+   * The deliveries `ids` of business `businessId` that exist, by id; rejects as their
+   * query does. Without a business (a job of an earlier version) they are looked up by id alone.
+   */
+  read(ids: string[], businessId: string | undefined): Promise<Map<string, DeliveryRow>> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ ids, businessId, resolve, reject });
+      if (!this.reading) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.reading = true;
+    try {
+      while (this.pending.length > 0) {
+        const round = this.pending.splice(0);
+        try {
+          const businesses = round.every((p) => p.businessId !== undefined) ? [...new Set(round.map((p) => p.businessId!))] : undefined;
+          const rows = await deliveryRows(backgroundReads(this.db), [...new Set(round.flatMap((p) => p.ids))], businesses);
+          for (const p of round) p.resolve(rows);
+        } catch (err) {
+          for (const p of round) p.reject(err);
+        }
+      }
+    } finally {
+      this.reading = false;
+    }
+  }
+}
+
+/**
+ * The deliveries `ids` of `businesses` (of any business when undefined) with their event
+ * and endpoint, by id (one query).
+ */
+async function deliveryRows(db: Knex, ids: string[], businesses: string[] | undefined): Promise<Map<string, DeliveryRow>> {
+  const query = db('webhook_deliveries as d')
+    .join('outbox_events as e', (on) => on.on('e.id', 'd.event_id').andOn('e.business_id', 'd.business_id'))
+    .join('webhook_endpoints as w', (on) => on.on('w.id', 'd.endpoint_id').andOn('w.business_id', 'd.business_id'))
+    .whereIn('d.id', ids);
+  if (businesses) query.whereIn('d.business_id', businesses);
+  const rows = (await query
+    .select(
+      'd.id', 'd.business_id', 'd.status', 'd.attempt_count', 'e.id as event_id', 'e.code', 'e.data', 'e.created_at as event_created_at',
+      'w.id as endpoint_id', 'w.url', 'w.secret', 'w.secret_sealed', 'w.secret_key_version', 'w.status as endpoint_status',
+      'w.previous_secret_sealed', 'w.previous_secret_key_version', 'w.previous_secret_expires_at',
+    )) as DeliveryRow[];
+  return new Map(rows.map((r) => [r.id, r]));
+}
