@@ -1,7 +1,8 @@
 /**
  * Records the attempts of `webhook-delivery` jobs (./delivery.ts makes them): the
- * attempts that ended while the recorder's previous transaction ran are written in one
- * transaction (a group commit, in the instance's background lane, src/kernel/background.ts):
+ * attempts that ended while the recorder's previous transaction ran are written together,
+ * one transaction per business (a group commit, in the instance's background lane,
+ * src/kernel/background.ts):
  * each attempt's record, its delivery's new state and the job of its next attempt,
  * guarded by `attempt_count = attempt - 1`: a job run again after that transaction
  * committed (its process died before the job was completed) finds the attempt made and
@@ -122,7 +123,7 @@ async function record(jobs: JobQueue, trx: Knex.Transaction, made: Attempt[], de
 /**
  * Records attempts for the jobs of one instance (see the module comment): what `add`
  * is given while a recording transaction runs (or waits for the background lane) is
- * written together in the next one. One per instance.
+ * written together in the next round, a transaction per business. One per instance.
  */
 export class AttemptRecorder {
   private pending: { made: Attempt[]; deferred: Deferral[]; resolve(): void; reject(err: unknown): void }[] = [];
@@ -143,11 +144,31 @@ export class AttemptRecorder {
     try {
       while (this.pending.length > 0) {
         const round = this.pending.splice(0);
-        try {
-          await backgroundTransaction(this.deps.db, (trx) => record(this.deps.jobs, trx, round.flatMap((p) => p.made), round.flatMap((p) => p.deferred), this.deps.disableFailingAfterMs));
-          for (const p of round) p.resolve();
-        } catch (err) {
-          for (const p of round) p.reject(err);
+        // One transaction per business: distributed by business (docs/scale-out.md), a
+        // transaction that wrote two businesses' rows would span two nodes.
+        const groups = new Map<string, { made: Attempt[]; deferred: Deferral[] }>();
+        const groupOf = (businessId: string) => {
+          let group = groups.get(businessId);
+          if (!group) groups.set(businessId, (group = { made: [], deferred: [] }));
+          return group;
+        };
+        for (const p of round) {
+          for (const a of p.made) groupOf(a.row.business_id).made.push(a);
+          for (const d of p.deferred) groupOf(d.businessId).deferred.push(d);
+        }
+        const failed = new Map<string, unknown>();
+        for (const [businessId, { made, deferred }] of groups) {
+          try {
+            await backgroundTransaction(this.deps.db, (trx) => record(this.deps.jobs, trx, made, deferred, this.deps.disableFailingAfterMs));
+          } catch (err) {
+            failed.set(businessId, err);
+          }
+        }
+        for (const p of round) {
+          const businesses = [...p.made.map((a) => a.row.business_id), ...p.deferred.map((d) => d.businessId)];
+          const err = businesses.find((b) => failed.has(b));
+          if (err === undefined) p.resolve();
+          else p.reject(failed.get(err));
         }
       }
     } finally {

@@ -35,6 +35,9 @@ import { running } from '../support/service.js';
 import { startReceiver, testSecret, type Receiver } from '../support/webhooks.js';
 import { COORDINATOR_TABLES, DIRECTORY_TABLES, REFERENCE_TABLES } from '../support/distribution.js';
 import { eventually as pollUntil } from '../support/assertions.js';
+import type { JobQueue } from '../../src/jobs/queue.js';
+import { AttemptRecorder } from '../../src/webhooks/attemptRecorder.js';
+import { DeliveryReader, type DeliveryRow } from '../../src/webhooks/deliveryReader.js';
 
 const db = () => running().db;
 
@@ -199,5 +202,38 @@ describe('single-business transactions: every committed transaction writes one b
     expect(unnamed, 'statements on tenant tables that do not name the business').to.deep.equal([]);
     const mixed = await db()('test_mixed_business_writes').select('txid', 'first', 'business_id', 'table_name', 'op').limit(20);
     expect(mixed, 'transactions that wrote rows of more than one business').to.deep.equal([]);
+  });
+  it('records the webhook attempts of two businesses that end together in a transaction each', async () => {
+    // Two businesses whose deliveries wait for their second attempt, an hour away (the
+    // receiver's Retry-After), so that the attempts below are the only ones recorded.
+    const failing = await startReceiver(() => ({ status: 503, headers: { 'retry-after': '3600' } }));
+    try {
+      const pending: DeliveryRow[] = [];
+      for (const b of [await newBusiness(), await newBusiness()]) {
+        const made = await post('/cl/v1/webhooks/endpoints', { url: failing.url, secret: testSecret(), events: ['topup.complete'] }, { token: b.token });
+        expect(made.status, JSON.stringify(made.body)).to.equal(200);
+        await topup(b.token, '1.00');
+        await eventually(async () => {
+          const row = await db()('webhook_deliveries').where({ business_id: b.id, status: 'PENDING', attempt_count: 1 }).first();
+          expect(row, 'a delivery failed once').to.not.equal(undefined);
+        }, 30_000);
+        const { id } = await db()('webhook_deliveries').where({ business_id: b.id }).first();
+        pending.push((await new DeliveryReader(db()).read([id], b.id)).get(id)!);
+      }
+      // No job is due after a success: the queue is not reached (sendEach with nothing).
+      const recorder = new AttemptRecorder({ db: db(), jobs: { sendEach: async () => undefined } as unknown as JobQueue, disableFailingAfterMs: 3_600_000 });
+      const result = { statusCode: 200, retryAfter: null, latencyMs: 3, responseBody: 'ok', error: null, interrupted: false };
+      // Both in one call: without a transaction per business they would commit together.
+      await recorder.add(
+        pending.map((row) => ({ job: { delivery_id: row.id, attempt: 2 }, row, result, startedAt: new Date(), next: null, outcome: 'SUCCEEDED' as const })),
+        [],
+      );
+      const moved = await db()('webhook_deliveries').whereIn('id', pending.map((r) => r.id)).select('status');
+      expect(moved.map((r) => r.status), 'both attempts recorded').to.deep.equal(['SUCCEEDED', 'SUCCEEDED']);
+      const mixed = await db()('test_mixed_business_writes').select('table_name', 'op');
+      expect(mixed, 'transactions that wrote rows of more than one business').to.deep.equal([]);
+    } finally {
+      await failing.close();
+    }
   });
 });
