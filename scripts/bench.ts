@@ -28,6 +28,9 @@
  * 6. Growth (scripts/bench/growth.ts), last since it grows the ledger: the seed business's
  *    statement, list, getWallet and transfer requests on its fresh ledger, then again once
  *    GROWTH_TRANSFERS transfers (2 entries each) of history were written; grown / fresh.
+ *    Throughout, the service's VmRSS is sampled every 250 ms; the bench prints, for each
+ *    phase (start-up, seed, each load scenario, each bulk scenario, each part of growth),
+ *    its highest VmRSS and VmHWM at its end, to show where the peak checked below falls.
  * 7. Checks the ledger afterwards (balanced transactions, balances = entries,
  *    money conserved, no wallet below zero) and prints the table of targets.
  *
@@ -44,7 +47,7 @@ import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { freePort } from '../src/db/embedded.js';
 import { comparePair, pacedLoad, type LoadRequest, type LoadResult, type PacedResult } from './bench/load.js';
-import { cpuMs, peakRssMiB, postgresCpuMs, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './bench/processes.js';
+import { cpuMs, MemoryPhases, peakRssMiB, postgresCpuMs, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './bench/processes.js';
 import { runBulkScenario, type Alongside, type BulkResult, type DeadKind } from './bench/bulk.js';
 import { checkLedger, seedBench, settle } from './bench/seed.js';
 import { runGrowthScenario, type GrowthResult } from './bench/growth.js';
@@ -99,8 +102,11 @@ try {
     if (i < STARTS - 1) await stop(service.child, servicePid(service.child.pid!));
   }
   const pid = servicePid(service.child.pid!);
+  const memory = new MemoryPhases(pid);
+  memory.mark('start-up');
 
   const seed = await seedBench(service.url, WALLETS);
+  memory.mark(`seed: ${WALLETS} wallets`);
   const pgDataDir = path.join(dataDir, 'pg');
   const databaseUrl = `postgres://postgres:postgres@127.0.0.1:${postgresPort(pgDataDir)}/wallet`;
   const referencePort = await freePort();
@@ -164,6 +170,7 @@ try {
       load,
     );
     rows.push({ name: s.name, target: s.target, p99: s.p99, ref, svc });
+    memory.mark(s.name);
   }
   // Bulk payouts: one of 1,000 items, then ten of 1,000 at once. Beside the ten,
   // other traffic (the seed business's getWallet and transfers, OTHER_RATE a second in all)
@@ -207,6 +214,7 @@ try {
       };
     }
     bulkRuns.push({ name, result: await runBulkScenario(service.url, bulks, 1_000, 120, alongside, dead), limits });
+    memory.mark(name);
   }
   // Growth, last: it leaves the ledger millions of entries larger.
   let growth: GrowthResult | undefined;
@@ -223,8 +231,10 @@ try {
       settle: () => settle(databaseUrl),
       transfer: () => transfer.service(),
       getWallet: () => getWallet.service(),
+      mark: (phase) => memory.mark(`growth: ${phase}`),
     });
   }
+  memory.stop();
   const rss = peakRssMiB(pid);
   const ledger = await checkLedger(databaseUrl, seed.businessId);
 
@@ -273,6 +283,9 @@ try {
     const ratio = other.during.p99 / other.quiet.p99;
     checks.push({ what: 'other traffic during the 10 × 1,000 bulk payouts: p99 during/quiet', value: `${ratio.toFixed(2)} ×`, target: '≤ 2.00 ×', met: ratio <= 2 && other.during.failures === 0 });
   }
+  // Where the peak falls: VmHWM only rises, so the phase where it last rose holds the peak.
+  console.log(`\n${'service memory by phase (MiB)'.padEnd(60)}${pad('max RSS', 9)}${pad('at end', 8)}${pad('VmHWM', 7)}`);
+  for (const m of memory.phases) console.log(`${m.name.padEnd(60)}${pad(m.maxRss.toFixed(0), 9)}${pad(m.endRss.toFixed(0), 8)}${pad(m.hwm.toFixed(0), 7)}`);
   if (growth) {
     const g = growth;
     console.log(
