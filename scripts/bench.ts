@@ -284,18 +284,21 @@ try {
     checks.push({ what: 'other traffic during the 10 × 1,000 bulk payouts: p99 during/quiet', value: `${ratio.toFixed(2)} ×`, target: '≤ 2.00 ×', met: ratio <= 2 && other.during.failures === 0 });
   }
   // Where the peak falls: VmHWM only rises, so the phase where it last rose holds the peak.
-  console.log(`\n${'service memory by phase (MiB)'.padEnd(60)}${pad('max RSS', 9)}${pad('at end', 8)}${pad('VmHWM', 7)}`);
-  for (const m of memory.phases) console.log(`${m.name.padEnd(60)}${pad(m.maxRss.toFixed(0), 9)}${pad(m.endRss.toFixed(0), 8)}${pad(m.hwm.toFixed(0), 7)}`);
+  console.log(`\n${'service memory by phase (MiB)'.padEnd(60)}${pad('max RSS', 9)}${pad('at end', 8)}${pad('VmHWM', 7)}  ended (UTC)`);
+  for (const m of memory.phases) console.log(`${m.name.padEnd(60)}${pad(m.maxRss.toFixed(0), 9)}${pad(m.endRss.toFixed(0), 8)}${pad(m.hwm.toFixed(0), 7)}  ${m.endedAt.toISOString().slice(11, 19)}`);
   if (growth) {
     const g = growth;
     console.log(
       `\ngrowth: ${g.entriesFresh.toLocaleString('en')} entries → ${g.entriesGrown.toLocaleString('en')} (busy wallet ${g.busyEntriesGrown.toLocaleString('en')}), history written in ${g.buildSeconds.toFixed(0)} s; ${GROWTH_CONNECTIONS} connections, ${GROWTH_SECONDS} s each`,
     );
-    console.log(`${'request'.padEnd(44)}${pad('fresh req/s', 12)}${pad('grown', 8)}${pad('ratio', 7)}${pad('fresh p99', 11)}${pad('grown', 8)}${pad('ratio', 7)}  non-2xx/errors`);
+    // CPU ms per request in the service's node process and in PostgreSQL, fresh → grown:
+    // tells a slower grown phase spent in the service from one spent in the database.
+    console.log(`${'request'.padEnd(44)}${pad('fresh req/s', 12)}${pad('grown', 8)}${pad('ratio', 7)}${pad('fresh p99', 11)}${pad('grown', 8)}${pad('ratio', 7)}  non-2xx/errors  CPU ms/req node, database`);
+    const cpu = (fresh: number, grown: number) => `${fresh.toFixed(2)} → ${grown.toFixed(2)}`;
     for (const r of g.rows) {
       const [rps, p99] = [r.grown.requestsPerSecond / r.fresh.requestsPerSecond, r.grown.p99 / r.fresh.p99];
       console.log(
-        `${r.name.padEnd(44)}${pad(r.fresh.requestsPerSecond.toFixed(0), 12)}${pad(r.grown.requestsPerSecond.toFixed(0), 8)}${pad(rps.toFixed(2), 7)}${pad(r.fresh.p99.toFixed(1), 11)}${pad(r.grown.p99.toFixed(1), 8)}${pad(p99.toFixed(2), 7)}  ${r.fresh.failures + r.grown.failures}`,
+        `${r.name.padEnd(44)}${pad(r.fresh.requestsPerSecond.toFixed(0), 12)}${pad(r.grown.requestsPerSecond.toFixed(0), 8)}${pad(rps.toFixed(2), 7)}${pad(r.fresh.p99.toFixed(1), 11)}${pad(r.grown.p99.toFixed(1), 8)}${pad(p99.toFixed(2), 7)}  ${pad(r.fresh.failures + r.grown.failures, 14)}  ${cpu(r.fresh.cpuPerRequest.server, r.grown.cpuPerRequest.server)}, ${cpu(r.fresh.cpuPerRequest.database, r.grown.cpuPerRequest.database)}`,
       );
       checks.push({ what: `growth, ${r.name}: req/s grown/fresh`, value: `${rps.toFixed(2)} ×`, target: `≥ ${GROWTH_TARGETS.requestsPerSecond.toFixed(2)} ×`, met: rps >= GROWTH_TARGETS.requestsPerSecond && r.fresh.failures + r.grown.failures === 0 });
       checks.push({ what: `growth, ${r.name}: p99 grown/fresh`, value: `${p99.toFixed(2)} ×`, target: `≤ ${GROWTH_TARGETS.p99.toFixed(2)} ×`, met: p99 <= GROWTH_TARGETS.p99 });

@@ -162,6 +162,8 @@ export interface MemoryPhase {
   endRss: number;
   /** VmHWM when the phase ended: the peak since the process started (monotonic). */
   hwm: number;
+  /** When the phase ended (wall clock), to line it up with other observations. */
+  endedAt: Date;
 }
 
 /**
@@ -191,7 +193,7 @@ export class MemoryPhases {
   /** Ends the phase `name` (begun at the previous mark or at construction). */
   mark(name: string): void {
     const endRss = this.sample();
-    this.phases.push({ name, maxRss: this.max, endRss, hwm: peakRssMiB(this.pid) });
+    this.phases.push({ name, maxRss: this.max, endRss, hwm: peakRssMiB(this.pid), endedAt: new Date() });
     this.max = endRss;
   }
 
