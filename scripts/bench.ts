@@ -87,7 +87,15 @@ const startService = () => spawnServer('npm', ['start', '--silent'], serviceEnv,
 
 let service: Spawned | undefined;
 let reference: Spawned | undefined;
+let memory: MemoryPhases | undefined;
 let failed = false;
+
+/** The service's memory by phase (MemoryPhases): VmHWM only rises, so the phase where it last rose holds the peak. */
+function printMemory(phases: MemoryPhases): void {
+  const pad = (v: string | number, n: number) => String(v).padStart(n);
+  console.log(`\n${'service memory by phase (MiB)'.padEnd(60)}${pad('max RSS', 9)}${pad('at end', 8)}${pad('VmHWM', 7)}  ended (UTC)`);
+  for (const m of phases.phases) console.log(`${m.name.padEnd(60)}${pad(m.maxRss.toFixed(0), 9)}${pad(m.endRss.toFixed(0), 8)}${pad(m.hwm.toFixed(0), 7)}  ${m.endedAt.toISOString().slice(11, 19)}`);
+}
 try {
   console.log(`wallet-service benchmark: ${CONNECTIONS} connections, ${WALLETS} wallets, ${WARMUP} s warm-up + ${SECONDS} s per run, pool ${POOL_SIZE}`);
   service = startService();
@@ -102,7 +110,7 @@ try {
     if (i < STARTS - 1) await stop(service.child, servicePid(service.child.pid!));
   }
   const pid = servicePid(service.child.pid!);
-  const memory = new MemoryPhases(pid);
+  memory = new MemoryPhases(pid);
   memory.mark('start-up');
 
   const seed = await seedBench(service.url, WALLETS);
@@ -231,7 +239,7 @@ try {
       settle: () => settle(databaseUrl),
       transfer: () => transfer.service(),
       getWallet: () => getWallet.service(),
-      mark: (phase) => memory.mark(`growth: ${phase}`),
+      mark: (phase) => memory?.mark(`growth: ${phase}`),
     });
   }
   memory.stop();
@@ -283,9 +291,7 @@ try {
     const ratio = other.during.p99 / other.quiet.p99;
     checks.push({ what: 'other traffic during the 10 × 1,000 bulk payouts: p99 during/quiet', value: `${ratio.toFixed(2)} ×`, target: '≤ 2.00 ×', met: ratio <= 2 && other.during.failures === 0 });
   }
-  // Where the peak falls: VmHWM only rises, so the phase where it last rose holds the peak.
-  console.log(`\n${'service memory by phase (MiB)'.padEnd(60)}${pad('max RSS', 9)}${pad('at end', 8)}${pad('VmHWM', 7)}  ended (UTC)`);
-  for (const m of memory.phases) console.log(`${m.name.padEnd(60)}${pad(m.maxRss.toFixed(0), 9)}${pad(m.endRss.toFixed(0), 8)}${pad(m.hwm.toFixed(0), 7)}  ${m.endedAt.toISOString().slice(11, 19)}`);
+  printMemory(memory);
   if (growth) {
     const g = growth;
     console.log(
@@ -321,6 +327,10 @@ try {
 } catch (err) {
   console.error(err);
   failed = true;
+  if (memory) {
+    memory.mark('until the failure above');
+    printMemory(memory);
+  }
 } finally {
   if (reference) await stop(reference.child);
   if (service) await stop(service.child, servicePid(service.child.pid!));
