@@ -28,6 +28,9 @@
  * 6. Growth (scripts/bench/growth.ts), last since it grows the ledger: the seed business's
  *    statement, list, getWallet and transfer requests on its fresh ledger, then again once
  *    GROWTH_TRANSFERS transfers (2 entries each) of history were written; grown / fresh.
+ *    Throughout, the service's VmRSS is sampled every 250 ms; the bench prints, for each
+ *    phase (start-up, seed, each load scenario, each bulk scenario, each part of growth),
+ *    its highest VmRSS and VmHWM at its end, to show where the peak checked below falls.
  * 7. Checks the ledger afterwards (balanced transactions, balances = entries,
  *    money conserved, no wallet below zero) and prints the table of targets.
  *
@@ -44,7 +47,7 @@ import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { freePort } from '../src/db/embedded.js';
 import { comparePair, pacedLoad, type LoadRequest, type LoadResult, type PacedResult } from './bench/load.js';
-import { cpuMs, peakRssMiB, postgresCpuMs, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './bench/processes.js';
+import { cpuMs, MemoryPhases, peakRssMiB, postgresCpuMs, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './bench/processes.js';
 import { runBulkScenario, type Alongside, type BulkResult, type DeadKind } from './bench/bulk.js';
 import { checkLedger, seedBench, settle } from './bench/seed.js';
 import { runGrowthScenario, type GrowthResult } from './bench/growth.js';
@@ -84,7 +87,15 @@ const startService = () => spawnServer('npm', ['start', '--silent'], serviceEnv,
 
 let service: Spawned | undefined;
 let reference: Spawned | undefined;
+let memory: MemoryPhases | undefined;
 let failed = false;
+
+/** The service's memory by phase (MemoryPhases): VmHWM only rises, so the phase where it last rose holds the peak. */
+function printMemory(phases: MemoryPhases): void {
+  const pad = (v: string | number, n: number) => String(v).padStart(n);
+  console.log(`\n${'service memory by phase (MiB)'.padEnd(60)}${pad('max RSS', 9)}${pad('at end', 8)}${pad('VmHWM', 7)}  ended (UTC)`);
+  for (const m of phases.phases) console.log(`${m.name.padEnd(60)}${pad(m.maxRss.toFixed(0), 9)}${pad(m.endRss.toFixed(0), 8)}${pad(m.hwm.toFixed(0), 7)}  ${m.endedAt.toISOString().slice(11, 19)}`);
+}
 try {
   console.log(`wallet-service benchmark: ${CONNECTIONS} connections, ${WALLETS} wallets, ${WARMUP} s warm-up + ${SECONDS} s per run, pool ${POOL_SIZE}`);
   service = startService();
@@ -99,8 +110,11 @@ try {
     if (i < STARTS - 1) await stop(service.child, servicePid(service.child.pid!));
   }
   const pid = servicePid(service.child.pid!);
+  memory = new MemoryPhases(pid);
+  memory.mark('start-up');
 
   const seed = await seedBench(service.url, WALLETS);
+  memory.mark(`seed: ${WALLETS} wallets`);
   const pgDataDir = path.join(dataDir, 'pg');
   const databaseUrl = `postgres://postgres:postgres@127.0.0.1:${postgresPort(pgDataDir)}/wallet`;
   const referencePort = await freePort();
@@ -164,6 +178,7 @@ try {
       load,
     );
     rows.push({ name: s.name, target: s.target, p99: s.p99, ref, svc });
+    memory.mark(s.name);
   }
   // Bulk payouts: one of 1,000 items, then ten of 1,000 at once. Beside the ten,
   // other traffic (the seed business's getWallet and transfers, OTHER_RATE a second in all)
@@ -207,6 +222,7 @@ try {
       };
     }
     bulkRuns.push({ name, result: await runBulkScenario(service.url, bulks, 1_000, 120, alongside, dead), limits });
+    memory.mark(name);
   }
   // Growth, last: it leaves the ledger millions of entries larger.
   let growth: GrowthResult | undefined;
@@ -223,8 +239,10 @@ try {
       settle: () => settle(databaseUrl),
       transfer: () => transfer.service(),
       getWallet: () => getWallet.service(),
+      mark: (phase) => memory?.mark(`growth: ${phase}`),
     });
   }
+  memory.stop();
   const rss = peakRssMiB(pid);
   const ledger = await checkLedger(databaseUrl, seed.businessId);
 
@@ -273,16 +291,20 @@ try {
     const ratio = other.during.p99 / other.quiet.p99;
     checks.push({ what: 'other traffic during the 10 × 1,000 bulk payouts: p99 during/quiet', value: `${ratio.toFixed(2)} ×`, target: '≤ 2.00 ×', met: ratio <= 2 && other.during.failures === 0 });
   }
+  printMemory(memory);
   if (growth) {
     const g = growth;
     console.log(
       `\ngrowth: ${g.entriesFresh.toLocaleString('en')} entries → ${g.entriesGrown.toLocaleString('en')} (busy wallet ${g.busyEntriesGrown.toLocaleString('en')}), history written in ${g.buildSeconds.toFixed(0)} s; ${GROWTH_CONNECTIONS} connections, ${GROWTH_SECONDS} s each`,
     );
-    console.log(`${'request'.padEnd(44)}${pad('fresh req/s', 12)}${pad('grown', 8)}${pad('ratio', 7)}${pad('fresh p99', 11)}${pad('grown', 8)}${pad('ratio', 7)}  non-2xx/errors`);
+    // CPU ms per request in the service's node process and in PostgreSQL, fresh → grown:
+    // tells a slower grown phase spent in the service from one spent in the database.
+    console.log(`${'request'.padEnd(44)}${pad('fresh req/s', 12)}${pad('grown', 8)}${pad('ratio', 7)}${pad('fresh p99', 11)}${pad('grown', 8)}${pad('ratio', 7)}  non-2xx/errors  CPU ms/req node, database`);
+    const cpu = (fresh: number, grown: number) => `${fresh.toFixed(2)} → ${grown.toFixed(2)}`;
     for (const r of g.rows) {
       const [rps, p99] = [r.grown.requestsPerSecond / r.fresh.requestsPerSecond, r.grown.p99 / r.fresh.p99];
       console.log(
-        `${r.name.padEnd(44)}${pad(r.fresh.requestsPerSecond.toFixed(0), 12)}${pad(r.grown.requestsPerSecond.toFixed(0), 8)}${pad(rps.toFixed(2), 7)}${pad(r.fresh.p99.toFixed(1), 11)}${pad(r.grown.p99.toFixed(1), 8)}${pad(p99.toFixed(2), 7)}  ${r.fresh.failures + r.grown.failures}`,
+        `${r.name.padEnd(44)}${pad(r.fresh.requestsPerSecond.toFixed(0), 12)}${pad(r.grown.requestsPerSecond.toFixed(0), 8)}${pad(rps.toFixed(2), 7)}${pad(r.fresh.p99.toFixed(1), 11)}${pad(r.grown.p99.toFixed(1), 8)}${pad(p99.toFixed(2), 7)}  ${pad(r.fresh.failures + r.grown.failures, 14)}  ${cpu(r.fresh.cpuPerRequest.server, r.grown.cpuPerRequest.server)}, ${cpu(r.fresh.cpuPerRequest.database, r.grown.cpuPerRequest.database)}`,
       );
       checks.push({ what: `growth, ${r.name}: req/s grown/fresh`, value: `${rps.toFixed(2)} ×`, target: `≥ ${GROWTH_TARGETS.requestsPerSecond.toFixed(2)} ×`, met: rps >= GROWTH_TARGETS.requestsPerSecond && r.fresh.failures + r.grown.failures === 0 });
       checks.push({ what: `growth, ${r.name}: p99 grown/fresh`, value: `${p99.toFixed(2)} ×`, target: `≤ ${GROWTH_TARGETS.p99.toFixed(2)} ×`, met: p99 <= GROWTH_TARGETS.p99 });
@@ -305,6 +327,10 @@ try {
 } catch (err) {
   console.error(err);
   failed = true;
+  if (memory) {
+    memory.mark('until the failure above');
+    printMemory(memory);
+  }
 } finally {
   if (reference) await stop(reference.child);
   if (service) await stop(service.child, servicePid(service.child.pid!));

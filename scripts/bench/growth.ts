@@ -40,6 +40,8 @@ export interface GrowthOptions {
   settle: () => Promise<void>;
   transfer: () => LoadRequest;
   getWallet: () => LoadRequest;
+  /** Called after each request kind of each phase and after the history, e.g. to note memory. */
+  mark?: (phase: string) => void;
 }
 
 export interface GrowthRow {
@@ -125,7 +127,7 @@ export async function runGrowthScenario(opts: GrowthOptions): Promise<GrowthResu
     const auth = { authorization: `Bearer ${opts.token}` };
     const get = (path: string) => (): LoadRequest => ({ method: 'GET', path, headers: auth });
 
-    const phase = async (): Promise<Map<string, LoadResult>> => {
+    const phase = async (ledger: 'fresh' | 'grown'): Promise<Map<string, LoadResult>> => {
       const from = new Date();
       const { rows } = await client.query(
         `SELECT count(*) FILTER (WHERE p ? 'refusal')::int AS refused FROM (
@@ -155,11 +157,14 @@ export async function runGrowthScenario(opts: GrowthOptions): Promise<GrowthResu
         ['transfer (random wallets)', opts.transfer],
       ];
       const results = new Map<string, LoadResult>();
-      for (const [name, build] of kinds) results.set(name, await measure({ url: opts.serviceUrl, build, cpu: opts.cpu }, opts.load));
+      for (const [name, build] of kinds) {
+        results.set(name, await measure({ url: opts.serviceUrl, build, cpu: opts.cpu }, opts.load));
+        opts.mark?.(`${ledger}, ${name}`);
+      }
       return results;
     };
 
-    const fresh = await phase();
+    const fresh = await phase('fresh');
     const entriesFresh = await count('SELECT count(*) AS n FROM ledger_entries');
 
     const started = performance.now();
@@ -177,8 +182,9 @@ export async function runGrowthScenario(opts: GrowthOptions): Promise<GrowthResu
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     await opts.settle();
     const buildSeconds = (performance.now() - started) / 1000;
+    opts.mark?.('history written by SQL, VACUUM (ANALYZE), CHECKPOINT');
 
-    const grown = await phase();
+    const grown = await phase('grown');
     const entriesGrown = await count('SELECT count(*) AS n FROM ledger_entries');
     const busyEntriesGrown = await count('SELECT count(*) AS n FROM ledger_entries WHERE account_id = $1', [busy]);
     return {

@@ -142,3 +142,63 @@ export async function stop(child: ChildProcess, pid = child.pid ?? 0, timeoutMs 
 export function postgresPort(pgDataDir: string): number {
   return Number(readFileSync(path.join(pgDataDir, 'postmaster.pid'), 'utf8').split('\n')[3]);
 }
+
+/** Resident set size now (VmRSS) of `pid`, in MiB; NaN once it has ended. */
+export function rssMiB(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** One phase of the bench as {@link MemoryPhases} saw it (MiB). */
+export interface MemoryPhase {
+  name: string;
+  /** Highest VmRSS sampled during the phase. */
+  maxRss: number;
+  /** VmRSS when the phase ended. */
+  endRss: number;
+  /** VmHWM when the phase ended: the peak since the process started (monotonic). */
+  hwm: number;
+  /** When the phase ended (wall clock), to line it up with other observations. */
+  endedAt: Date;
+}
+
+/**
+ * Where a process's peak resident memory falls: samples VmRSS of `pid` every `everyMs`
+ * and, at each {@link MemoryPhases.mark}, closes the phase that ends there with its highest
+ * sample, its last one and VmHWM. VmHWM is the kernel's exact peak; the samples place it.
+ */
+export class MemoryPhases {
+  readonly phases: MemoryPhase[] = [];
+  private max = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly pid: number,
+    everyMs = 250,
+  ) {
+    this.timer = setInterval(() => this.sample(), everyMs);
+    this.timer.unref();
+  }
+
+  private sample(): number {
+    const rss = rssMiB(this.pid);
+    if (rss > this.max) this.max = rss;
+    return rss;
+  }
+
+  /** Ends the phase `name` (begun at the previous mark or at construction). */
+  mark(name: string): void {
+    const endRss = this.sample();
+    this.phases.push({ name, maxRss: this.max, endRss, hwm: peakRssMiB(this.pid), endedAt: new Date() });
+    this.max = endRss;
+  }
+
+  /** Stops sampling. */
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
