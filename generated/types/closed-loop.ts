@@ -1798,7 +1798,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["InternalErrorProblem"];
             };
         };
-        /** @description A dependency (the database) is unavailable, or concurrent requests on the same records kept conflicting (`SERVICE_UNAVAILABLE`); nothing was changed: retry after `Retry-After` seconds. */
+        /** @description A dependency (the database) is unavailable, concurrent requests on the same records kept conflicting, or the instance is reading as many request bodies as it holds at once (16 MiB; the body was not read) (`SERVICE_UNAVAILABLE`); nothing was changed: retry after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

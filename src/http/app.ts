@@ -15,6 +15,7 @@ import { requestLogger } from '../log.js';
 import { AppError, toProblem } from '../kernel/errors.js';
 import { TokenVerifier } from './auth.js';
 import { loadApi } from './compiledApi.js';
+import { bodyBudget } from './bodyBudget.js';
 import { corsMiddleware } from './cors.js';
 import { hasBody, mountApi } from './openapi.js';
 import type { Services } from '../kernel/services.js';
@@ -59,6 +60,9 @@ export interface ApiHandlers {
   closedLoop: object;
   core: object;
 }
+
+/** The largest JSON request body, in bytes (1 MB; ./bodyBudget.ts weighs a chunked body at it). */
+const JSON_LIMIT_BYTES = 1024 * 1024;
 
 /**
  * Builds the application over `services` with the operations' `handlers`. `apiDir`:
@@ -118,6 +122,9 @@ export async function createApp(services: Services, handlers: ApiHandlers, opts:
     }
   });
 
+  // A burst of large bodies is refused (503) before it is read, not after it filled the heap.
+  app.use(bodyBudget(JSON_LIMIT_BYTES));
+
   // Bodies are JSON (the seed: "All bodies are JSON"), or a form where an operation
   // declares one (the OAuth2 token request); each operation then checks its own media
   // types (see rejectUndeclaredMediaType in ./openapi.ts).
@@ -131,7 +138,7 @@ export async function createApp(services: Services, handlers: ApiHandlers, opts:
     bodyParser({
       enableTypes: ['json', 'form'],
       formLimit: '16kb',
-      jsonLimit: '1mb',
+      jsonLimit: JSON_LIMIT_BYTES,
       encoding: 'utf-8',
       onError: (err) => {
         throw (err as { type?: string }).type === 'entity.too.large'

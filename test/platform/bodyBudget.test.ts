@@ -1,0 +1,61 @@
+/**
+ * Load shedding for request bodies (src/http/bodyBudget.ts): while request bodies
+ * declaring 16 MiB in all are being read, one more body is answered 503
+ * SERVICE_UNAVAILABLE with `Retry-After` (as every operation with a body documents), and
+ * nothing is read of it; a request without a body still goes through; once those bodies
+ * are answered, bodies are taken again. Requests whose bodies arrive slowly hold their
+ * bytes here, as a burst of large uploads would.
+ */
+import http from 'node:http';
+import { expect } from 'chai';
+import { BODY_BYTES_IN_PROGRESS } from '../../src/http/bodyBudget.js';
+import { eventually, expectProblem } from '../support/assertions.js';
+import { get, post } from '../support/client.js';
+import { baseUrl } from '../support/service.js';
+
+const MIB = 1024 * 1024;
+
+/** A token request declaring a JSON body of `bytes` and sending its first byte; `finish()` sends the rest and resolves with the status. */
+function heldUpload(bytes: number): { finish(): Promise<number> } {
+  const url = new URL('/cl/v1/auth/token', baseUrl());
+  const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(bytes) } });
+  const answered = new Promise<number>((resolve, reject) => {
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+  });
+  req.write('{');
+  return {
+    finish() {
+      req.end(`${' '.repeat(bytes - 2)}}`);
+      return answered;
+    },
+  };
+}
+
+const tokenRequest = { grant_type: 'client_credentials', client_id: 'demo-business', client_secret: 'demo-business-secret' };
+
+describe('request bodies in progress are bounded (load shedding)', function () {
+  this.timeout(60_000);
+
+  it('answers 503 with Retry-After to a body beyond the bound, lets bodiless requests through, and takes bodies again once the others are gone', async () => {
+    const held: { finish(): Promise<number> }[] = [];
+    try {
+      for (let i = 0; i < BODY_BYTES_IN_PROGRESS / MIB; i++) held.push(heldUpload(MIB));
+      await eventually(async () => {
+        const refused = await post('/cl/v1/auth/token', tokenRequest);
+        expectProblem(refused, 503, 'SERVICE_UNAVAILABLE');
+        expect(refused.headers.get('retry-after')).to.equal('1');
+      }, 15_000);
+      expect((await get('/health')).status).to.equal(200);
+    } finally {
+      // `{ }` is no token request: each is answered 400, having been read in full.
+      expect(await Promise.all(held.map((h) => h.finish()))).to.deep.equal(held.map(() => 400));
+    }
+    await eventually(async () => {
+      expect((await post('/cl/v1/auth/token', tokenRequest)).status).to.equal(200);
+    }, 15_000);
+  });
+});
