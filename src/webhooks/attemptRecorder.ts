@@ -166,9 +166,9 @@ export class AttemptRecorder {
         }
         for (const p of round) {
           const businesses = [...p.made.map((a) => a.row.business_id), ...p.deferred.map((d) => d.businessId)];
-          const err = businesses.find((b) => failed.has(b));
-          if (err === undefined) p.resolve();
-          else p.reject(failed.get(err));
+          const failedBusiness = businesses.find((b) => failed.has(b));
+          if (failedBusiness === undefined) p.resolve();
+          else p.reject(failed.get(failedBusiness));
         }
       }
     } finally {

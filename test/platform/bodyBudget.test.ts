@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import { BODY_BYTES_IN_PROGRESS } from '../../src/http/bodyBudget.js';
 import { eventually, expectProblem } from '../support/assertions.js';
 import { get, post, type ApiResponse } from '../support/client.js';
+import { assertMatchesContract } from '../support/contract.js';
 import { baseUrl } from '../support/service.js';
 
 const MIB = 1024 * 1024;
@@ -20,11 +21,22 @@ function heldUpload(bytes: number): { finish(): Promise<number> } {
   const url = new URL('/cl/v1/auth/token', baseUrl());
   const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(bytes) } });
   const answered = new Promise<number>((resolve, reject) => {
-    req.on('response', (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
     req.on('error', reject);
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        const headers = new Headers(Object.entries(res.headers).map(([k, v]) => [k, String(v)] as [string, string]));
+        // Answered outside test/support/client.ts: checked against the documents here.
+        try {
+          assertMatchesContract({ method: 'POST', path: url.pathname, status, headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+          resolve(status);
+        } catch (err) {
+          reject(err);
+        }
+      });
+    });
   });
   req.write('{');
   return {
