@@ -9,6 +9,7 @@ import * as baseline from './migrations/024_baseline.js';
 import * as businessKeys from './migrations/025_business_keys.js';
 import * as ledgerReadsByTime from './migrations/026_ledger_reads_by_time.js';
 import * as webhookOperations from './migrations/027_webhook_operations.js';
+import * as ledgerEntriesByBusiness from './migrations/028_ledger_entries_by_business.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '025_business_keys': businessKeys,
   '026_ledger_reads_by_time': ledgerReadsByTime,
   '027_webhook_operations': webhookOperations,
+  '028_ledger_entries_by_business': ledgerEntriesByBusiness,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

@@ -8,7 +8,7 @@
  * Every read is index-backed and costs the same whatever the wallet's history
  * (openapi/DESIGN.md, "Statements that do not grow with the ledger"): an account's
  * entries are read in (created_at, id) order from the index ledger_entries
- * (account_id, created_at, id), which ledger_post keeps in posting order; an opening
+ * (business_id, account_id, created_at, id), which ledger_post keeps in posting order; an opening
  * balance is the `balance_after` of one entry (one backward index step), never a sum.
  */
 import { Readable } from 'node:stream';

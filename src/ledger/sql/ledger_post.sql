@@ -43,7 +43,7 @@
 -- account): an account's entries then follow each other in time in the order they were
 -- posted (the order of their ids and running balances), even when a transaction that began
 -- earlier waited for the lock behind one that began later. Statements read an account's
--- entries by (created_at, id) from the index ledger_entries (account_id, created_at, id)
+-- entries by (created_at, id) from the index ledger_entries (business_id, account_id, created_at, id)
 -- (src/ledger/statements.ts): with this stamp each balance_after follows the one before it
 -- in that order, and an entry still in flight (the account stays locked until it commits)
 -- sorts after every entry a reader can see, so a cursor never steps over it.
