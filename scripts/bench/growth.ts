@@ -186,7 +186,7 @@ export async function runGrowthScenario(opts: GrowthOptions): Promise<GrowthResu
 
     const grown = await phase('grown');
     const entriesGrown = await count('SELECT count(*) AS n FROM ledger_entries');
-    const busyEntriesGrown = await count('SELECT count(*) AS n FROM ledger_entries WHERE account_id = $1', [busy]);
+    const busyEntriesGrown = await count('SELECT count(*) AS n FROM ledger_entries WHERE business_id = $1 AND account_id = $2', [opts.businessId, busy]);
     return {
       rows: [...fresh].map(([name, result]) => ({ name, fresh: result, grown: grown.get(name)! })),
       entriesFresh,

@@ -53,10 +53,10 @@ export async function checkLedger(databaseUrl: string, businessId: string): Prom
     const { rows } = await client.query(
       `SELECT
          (SELECT count(*) FROM transactions WHERE business_id = $1)::int AS transactions,
-         (SELECT count(*) FROM (SELECT t.id FROM transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+         (SELECT count(*) FROM (SELECT t.id FROM transactions t JOIN ledger_entries e ON e.business_id = t.business_id AND e.transaction_id = t.id
             WHERE t.business_id = $1 GROUP BY t.id HAVING sum(e.amount) <> 0 OR count(*) <> 2) x)::int AS unbalanced,
          (SELECT count(*) FROM accounts a WHERE a.business_id = $1
-            AND a.balance <> (SELECT coalesce(sum(amount), 0) FROM ledger_entries WHERE account_id = a.id))::int AS drifted,
+            AND a.balance <> (SELECT coalesce(sum(amount), 0) FROM ledger_entries WHERE business_id = a.business_id AND account_id = a.id))::int AS drifted,
          (SELECT sum(balance) FROM accounts WHERE business_id = $1)::text AS total,
          (SELECT count(*) FROM accounts WHERE business_id = $1 AND kind = 'WALLET' AND balance < 0)::int AS negative`,
       [businessId],

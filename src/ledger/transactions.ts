@@ -64,11 +64,19 @@ export function postingView(posting: Posting): TransactionView {
   return toView(posting, posting.entries);
 }
 
-/** Maps joined rows to API views, loading all their entries in one query. */
+/**
+ * Maps joined rows, all of one business (every caller filters by it), to API views, loading
+ * all their entries in one query under that business (its index `(business_id,
+ * transaction_id)`).
+ */
 async function toViews(db: Knex, rows: JoinedRow[]): Promise<TransactionView[]> {
   if (!rows.length) return [];
+  const businessId = rows[0]!.business_id;
   const entries = await db('ledger_entries as e')
-    .join('accounts as a', 'a.id', 'e.account_id')
+    .join('accounts as a', function () {
+      this.on('a.id', 'e.account_id').andOn('a.business_id', 'e.business_id');
+    })
+    .where('e.business_id', businessId)
     .whereIn('e.transaction_id', rows.map((r) => r.id))
     .orderBy('e.id')
     .select('e.transaction_id', 'e.amount', 'e.balance_after', 'a.account_number');
