@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../src/db/embedded.js';
 import { runBulkScenario, type DeadKind } from './bench/bulk.js';
-import { peakRssMiB, ROOT, stop, waitHealthy, type Spawned } from './bench/processes.js';
+import { peakRssMiB, ROOT, rssMiB, stop, waitHealthy, type Spawned } from './bench/processes.js';
 
 const NODE = process.env.NODE_BIN ?? process.execPath;
 const FLAGS = (process.env.FLAGS ?? '--max-semi-space-size=32').split(' ').filter(Boolean);
@@ -55,15 +55,6 @@ function startService(): Spawned {
   const child = spawn(NODE, [...FLAGS, 'scripts/start.mjs'], { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   return { child, url: `http://127.0.0.1:${port}`, output: () => readFileSync(logFile, 'utf8').slice(-20_000) };
-}
-
-/** Current resident set size (VmRSS) of `pid` in MiB; 0 once it has ended. */
-function rssMiB(pid: number): number {
-  try {
-    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-  } catch {
-    return 0;
-  }
 }
 
 /** MiB of V8's heap and of memory outside it, from the service's `/metrics` (prom-client's process metrics). */

@@ -33,7 +33,7 @@ export const CSV_CHUNK_ENTRIES = 2_000;
  */
 export const CSV_PIECE_ENTRIES = 100;
 
-const CSV_COLUMNS = ['created_at', 'transaction_id', 'reference', 'type', 'direction', 'amount', 'balance_after'];
+const CSV_COLUMNS = ['created_at', 'transaction_id', 'reference', 'type', 'direction', 'amount', 'balance_after'] as const;
 
 /** What a statement request asks for (both operations; `limit` and `cursor` are the JSON one's). */
 export interface StatementQuery {
@@ -219,13 +219,13 @@ export async function streamWalletStatementCsv(db: Knex, businessId: string, wal
   const period = await periodOf(db, businessId, walletId, { from: query.from, to: query.to });
   const opening = await openingBalance(db, period);
   async function* lines(): AsyncGenerator<string> {
-    yield stringify([[period.from.toISOString(), '', '', 'OPENING_BALANCE', '', '', formatMoney(opening)]], { header: true, columns: CSV_COLUMNS });
+    yield stringify([[period.from.toISOString(), '', '', 'OPENING_BALANCE', '', '', formatMoney(opening)]], { header: true, columns: [...CSV_COLUMNS] });
     let closing = formatMoney(opening);
     let after: Position | null = null;
     for (;;) {
       const rows = await entriesAfter(db, period, after, CSV_CHUNK_ENTRIES);
       for (let i = 0; i < rows.length; i += CSV_PIECE_ENTRIES) {
-        yield stringify(rows.slice(i, i + CSV_PIECE_ENTRIES).map(toEntry).map((e) => [e.created_at, e.transaction_id, e.reference, e.type, e.direction, e.amount, e.balance_after]));
+        yield stringify(rows.slice(i, i + CSV_PIECE_ENTRIES).map(toEntry).map((e) => CSV_COLUMNS.map((column) => e[column])));
       }
       if (rows.length) {
         const last = rows[rows.length - 1];
