@@ -63,4 +63,23 @@ describe('card data in logs and answers', () => {
     appendFileSync(responses, `${JSON.stringify({ method: 'GET', path: `/cards/${card.id}`, status: 200, text: JSON.stringify({ cvv: data.cvv }) })}\n`);
     expect(await cardDataLeaks(running().db, testConfig(), logs, responses)).to.include(`the cvv of card ${card.id} is in a response other than E6 (GET /cards/${card.id})`);
   });
+
+  it('does not take the tests\' own input echoed back for card data, unless it was sent as card data', async () => {
+    const b = await newBusiness();
+    const { card, customer } = await issuedCard(b);
+    const data = await revealed(b, card, customer);
+    const dir = mkdtempSync(path.join(tmpdir(), 'card-leaks-'));
+    const [logs, responses] = [path.join(dir, 'service.log'), path.join(dir, 'responses.jsonl')];
+    writeFileSync(logs, '');
+    // A label the tests named with the CVV's digits, listed back by another request.
+    const label = JSON.stringify({ name: data.cvv });
+    writeFileSync(responses, `${JSON.stringify({ method: 'POST', path: '/cl/v1/labels', status: 201, text: label, sent: label })}\n`);
+    appendFileSync(responses, `${JSON.stringify({ method: 'GET', path: '/cl/v1/labels', status: 200, text: JSON.stringify({ data: [{ name: data.cvv }] }) })}\n`);
+    expect(await cardDataLeaks(running().db, testConfig(), logs, responses)).to.deep.equal([]);
+    // The same digits under another member are not that echo; sent as a CVV, not an echo at all.
+    appendFileSync(responses, `${JSON.stringify({ method: 'GET', path: '/cl/v1/labels', status: 200, text: JSON.stringify({ description: data.cvv }) })}\n`);
+    expect(await cardDataLeaks(running().db, testConfig(), logs, responses)).to.have.length(1);
+    writeFileSync(responses, `${JSON.stringify({ method: 'POST', path: '/x', status: 400, text: JSON.stringify({ cvv: data.cvv }), sent: JSON.stringify({ cvv: data.cvv }) })}\n`);
+    expect(await cardDataLeaks(running().db, testConfig(), logs, responses)).to.deep.equal([`the cvv of card ${card.id} is in a response other than E6 (POST /x)`]);
+  });
 });

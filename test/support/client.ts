@@ -50,7 +50,7 @@ export async function request<T = any>(method: string, path: string, opts: Reque
   const type = res.headers.get('content-type') ?? '';
   const parsed = /json/.test(type) && text ? JSON.parse(text) : text;
   // Every answer the suite receives, searched for card data after the run (test/support/leaks.ts).
-  appendFileSync(RESPONSES_FILE, `${JSON.stringify({ method, path: path.split('?')[0], status: res.status, text })}\n`);
+  appendFileSync(RESPONSES_FILE, `${JSON.stringify({ method, path: path.split('?')[0], status: res.status, text, sent: body })}\n`);
   assertMatchesContract({ method, path: path.split('?')[0], status: res.status, headers: res.headers, body: parsed, coverage: opts.coverage });
   return { status: res.status, headers: res.headers, body: parsed as T };
 }

@@ -24,6 +24,8 @@ interface RecordedResponse {
   path: string;
   status: number;
   text: string;
+  /** The request's body as sent, if it had one. */
+  sent?: string;
 }
 
 /** The one answer allowed to hold card data: a successful E6. */
@@ -42,11 +44,31 @@ const isStaticFile = (r: RecordedResponse) => r.method === 'GET' && /^\/(docs|op
  */
 const DIGIT_FIELDS = new Set(['last_4_digits', 'position', 'internalPosition', 'line', 'code']);
 
-/** Where each 3- to 12-digit string is the string value of a JSON member other than DIGIT_FIELDS in `text` (first offset). */
-function digitMembers(text: string): Map<string, number> {
+/** A JSON member whose string value is a short digit string: `"name":"123"`. */
+const DIGIT_MEMBER = /"([A-Za-z0-9_]+)"\s*:\s*"(\d{3,12})"/g;
+
+/** Member names under which a client sends card data itself (the simulator's PIN, a step's PIN): never an echo. */
+const CARD_FIELDS = /pan|cvv|pin|card_number/i;
+
+/**
+ * The digit members the tests themselves sent (`name` NUL `value`), other than card fields:
+ * a label named "123" listed back under `name` is the client's own input echoed, not card
+ * data, and a 3-digit name meets one of hundreds of CVVs often enough to fail a run.
+ */
+function sentMembers(sent: string[]): Set<string> {
+  const echoes = new Set<string>();
+  for (const text of sent) for (const m of text.matchAll(DIGIT_MEMBER)) if (!CARD_FIELDS.test(m[1])) echoes.add(`${m[1]}\0${m[2]}`);
+  return echoes;
+}
+
+/**
+ * Where each 3- to 12-digit string is the string value of a JSON member in `text` (first
+ * offset), except DIGIT_FIELDS and the members the tests sent with that same value (`echoes`).
+ */
+function digitMembers(text: string, echoes: Set<string>): Map<string, number> {
   const found = new Map<string, number>();
-  for (const m of text.matchAll(/"([A-Za-z0-9_]+)"\s*:\s*"(\d{3,12})"/g)) {
-    if (!DIGIT_FIELDS.has(m[1]) && !found.has(m[2])) found.set(m[2], m.index!);
+  for (const m of text.matchAll(DIGIT_MEMBER)) {
+    if (!DIGIT_FIELDS.has(m[1]) && !echoes.has(`${m[1]}\0${m[2]}`) && !found.has(m[2])) found.set(m[2], m.index!);
   }
   return found;
 }
@@ -63,8 +85,8 @@ function occurrence(place: { text: string; members: Map<string, number> }, field
 /**
  * The PAN, CVV and PIN of every card in `db`, opened with the run's keys, and where
  * each appears in the log file or in a recorded response other than a successful E6:
- * a PAN anywhere (16 digits), a CVV or PIN as the string value of a JSON member (see
- * `occurrence`). Returns one description per leak (never the value itself); empty when
+ * a PAN anywhere (16 digits), a CVV or PIN as the string value of a JSON member that is
+ * not the tests' own input echoed (see `occurrence` and `sentMembers`). Returns one description per leak (never the value itself); empty when
  * nothing leaked.
  */
 export async function cardDataLeaks(db: Knex, config: Config, logFile: string, responsesFile: string): Promise<string[]> {
@@ -72,16 +94,16 @@ export async function cardDataLeaks(db: Knex, config: Config, logFile: string, r
   const keys = await cardKeys(db, config);
   const cards = await db('cards').select('id', 'pan_sealed', 'pan_key_version', 'cvv_sealed', 'cvv_key_version', 'pin_sealed', 'pin_key_version');
   const places: { where: string; text: string }[] = [{ where: 'the log file', text: existsSync(logFile) ? readFileSync(logFile, 'utf8') : '' }];
-  const responses = existsSync(responsesFile) ? readFileSync(responsesFile, 'utf8').split('\n').filter(Boolean) : [];
+  const responses = existsSync(responsesFile) ? readFileSync(responsesFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as RecordedResponse) : [];
+  const echoes = sentMembers(responses.map((r) => r.sent ?? ''));
   places.push({
     where: 'a response other than E6',
     text: responses
-      .map((line) => JSON.parse(line) as RecordedResponse)
       .filter((r) => !isE6Success(r) && !isStaticFile(r))
       .map((r) => `${r.method} ${r.path} ${r.text}`)
       .join('\n'),
   });
-  const searched = places.map((place) => ({ ...place, members: digitMembers(place.text) }));
+  const searched = places.map((place) => ({ ...place, members: digitMembers(place.text, echoes) }));
   const leaks: string[] = [];
   for (const card of cards) {
     const open = (field: SealedField, sealed: string, keyVersion: number) => openCardValue(keys, card.id, field, { sealed, keyVersion });

@@ -80,7 +80,7 @@ async function judge(req: FuzzRequest): Promise<{ status: number | null; finding
     return { status: null, finding: { request: req, status: null, problem } };
   }
   const path = url.pathname;
-  appendFileSync(RESPONSES_FILE, `${JSON.stringify({ method: req.method, path, status: res.status, text })}\n`);
+  appendFileSync(RESPONSES_FILE, `${JSON.stringify({ method: req.method, path, status: res.status, text, sent: req.body })}\n`);
   const finding = (problem: string) => ({ status: res.status, finding: { request: req, status: res.status, problem } });
   let body: unknown = text;
   if (/json/.test(res.headers.get('content-type') ?? '') && text) {
