@@ -1,9 +1,9 @@
 /**
  * The background lane (src/kernel/background.ts): a pool runs at most its concurrency of
  * background work at a time, in order of arrival; a failure gives its place to the next
- * work; pools are independent; after each piece of work its slot rests for the rest ratio
- * times as long as the work ran (at most the longest rest), while the caller already has
- * its answer; a concurrency that is not an integer from 1 to 64, a rest ratio outside
+ * work; pools are independent; after each piece of work an API request overlapped, its
+ * slot rests for the rest ratio times as long as the work ran (at most the longest rest),
+ * while the caller already has its answer, and after work no request overlapped it does not; a concurrency that is not an integer from 1 to 64, a rest ratio outside
  * 0 … 10 and a longest rest outside 0 … 5 s are refused. On the service, the lane's
  * transactions run on its own sessions, which on the embedded database run at the lowest
  * CPU priority (src/db/priority.ts).
@@ -11,9 +11,11 @@
 import os from 'node:os';
 import { expect } from 'chai';
 import knex from 'knex';
+import { beginApiRequest, watchApiRequests } from '../../src/kernel/apiActivity.js';
 import { backgroundReads, backgroundTransaction, configureBackground, inBackground } from '../../src/kernel/background.js';
 import { autogroupNice, BACKGROUND_NICE, groupsBySession } from '../../src/db/priority.js';
 import { BACKGROUND_APPLICATION_NAME } from '../../src/server.js';
+import { get } from '../support/client.js';
 import { running } from '../support/service.js';
 
 describe('the background lane of a pool', () => {
@@ -72,6 +74,7 @@ describe('the background lane of a pool', () => {
   it('rests after each piece of work as many times as long as it ran, at most the longest rest, once the caller has its answer', async () => {
     const db = knex({ client: 'pg' });
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const answered = beginApiRequest(); // an API request in flight throughout: every piece rests
     try {
       configureBackground(db, { concurrency: 1, restRatio: 2 });
       const at: Record<string, number> = {};
@@ -118,6 +121,48 @@ describe('the background lane of a pool', () => {
       const [, cappedStarted] = await Promise.all([long, capped]);
       expect(cappedStarted - ended).to.be.at.least(55).and.below(250);
     } finally {
+      answered();
+      await db.destroy();
+    }
+  });
+
+  it('rests only after work that an API request overlapped: in flight as it started, or begun while it ran', async () => {
+    const db = knex({ client: 'pg' });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    /** The gap between `work`'s end and the start of the work queued behind it, in ms. */
+    const gapAfter = async (work: () => Promise<unknown>) => {
+      let ended = 0;
+      const first = inBackground(db, async () => {
+        await work();
+        ended = performance.now();
+      });
+      const next = inBackground(db, async () => performance.now());
+      const [, nextStarted] = await Promise.all([first, next]);
+      return nextStarted - ended;
+    };
+    try {
+      configureBackground(db, { concurrency: 1, restRatio: 2 });
+      // No request: no rest (twice 40 ms would be 80).
+      expect(await gapAfter(() => sleep(40))).to.be.below(30);
+      // A request in flight as the work starts, answered during it.
+      let answered = beginApiRequest();
+      expect(await gapAfter(async () => {
+        await sleep(20);
+        answered();
+        await sleep(20);
+      })).to.be.at.least(75);
+      // A request that begins and is answered while the work runs.
+      expect(await gapAfter(async () => {
+        await sleep(20);
+        beginApiRequest()();
+        await sleep(20);
+      })).to.be.at.least(75);
+      // A request answered before the work started is none of its business.
+      answered = beginApiRequest();
+      answered();
+      answered(); // a second report of the same answer changes nothing
+      expect(await gapAfter(() => sleep(40))).to.be.below(30);
+    } finally {
       await db.destroy();
     }
   });
@@ -131,6 +176,14 @@ describe('the background lane of a pool', () => {
 });
 
 describe("the service's background lane", () => {
+  it('sees each API request the service serves, answered or refused (what its rest waits for)', async () => {
+    for (const [path, status] of [['/health', 200], ['/cl/v1/wallets', 401]] as const) {
+      const watch = watchApiRequests();
+      expect((await get(path)).status).to.equal(status);
+      expect(watch.overlapped()).to.equal(true);
+    }
+  });
+
   it('runs its transactions and reads on sessions of its own, at the lowest CPU priority on the embedded database', async function () {
     const { db } = running();
     const session = (q: typeof db) => q.raw<{ rows: { pid: number; app: string }[] }>("SELECT pg_backend_pid() AS pid, current_setting('application_name') AS app");
