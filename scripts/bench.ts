@@ -345,7 +345,7 @@ try {
   });
   console.log(`\n${'target'.padEnd(76)}${pad('value', 10)}${pad('target', 12)}  met`);
   for (const c of checks) console.log(`${c.what.padEnd(76)}${pad(c.value, 10)}${pad(c.target, 12)}  ${c.met ? 'yes' : 'NO'}`);
-  console.log(`\nledger check (${ledger.transactions} transactions): ${ledger.problems.length ? ledger.problems.join('; ') : 'balanced, balances = entries, money conserved, no wallet below 0.00'}`);
+  console.log(`\nledger check (${ledger.transactions} transactions): ${ledger.problems.length ? ledger.problems.join('; ') : 'balanced, balances and last entry times = entries, money conserved, no wallet below 0.00'}`);
   const missed = checks.filter((c) => !c.met).length;
   console.log(missed ? `${missed} target(s) missed` : 'every target met');
   failed = missed > 0 || ledger.problems.length > 0;

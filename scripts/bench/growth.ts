@@ -20,7 +20,7 @@
  * entry already posted and before any posted afterwards. It is written with
  * `session_replication_role = replica`, which skips the triggers (the balance check at
  * commit, foreign keys) for those rows only; the bench's ledger check reads them all
- * afterwards (balanced, balances = entries).
+ * afterwards (balanced, balances and last entry times = entries).
  */
 import pg from 'pg';
 import { measure, type CpuReading, type LoadRequest, type LoadResult } from './load.js';
@@ -81,7 +81,7 @@ WITH w AS (
                ELSE 2 + ((k * 7919) % (n - 1) + 1 + (k * 104729) % (n - 2)) % (n - 1) END)::int AS ib
     FROM generate_series($2::bigint, $3::bigint - 1) k, w
 ), x AS (
-  SELECT 2 * p.k + v.side AS seq, gen_random_uuid() AS id,
+  SELECT 2 * p.k + v.side AS seq, time_ordered_uuid() AS id,
          CASE v.side WHEN 0 THEN w.ids[ia] ELSE w.ids[ib] END AS debit,
          CASE v.side WHEN 0 THEN w.ids[ib] ELSE w.ids[ia] END AS credit,
          CASE v.side WHEN 0 THEN w.bal[ia] - 1 ELSE w.bal[ib] END AS debit_after,
@@ -177,6 +177,13 @@ export async function runGrowthScenario(opts: GrowthOptions): Promise<GrowthResu
       await client.query(HISTORY_SQL, [opts.businessId, k, Math.min(pairs, k + CHUNK_PAIRS), base.toISOString(), stepMicros, currency[0].currency]);
     }
     await client.query('RESET session_replication_role');
+    // Each account's last entry time on its row, as ledger_post keeps it.
+    await client.query(
+      `UPDATE accounts a SET last_entry_at = m.at
+         FROM (SELECT account_id, max(created_at) AS at FROM ledger_entries WHERE business_id = $1 AND created_at >= $2 GROUP BY account_id) m
+        WHERE a.business_id = $1 AND a.id = m.account_id`,
+      [opts.businessId, base.toISOString()],
+    );
     // Everything posted from here on comes after the history in time.
     const wait = base.getTime() + HISTORY_SPAN_MS + 10 - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));

@@ -10,6 +10,7 @@ import * as businessKeys from './migrations/025_business_keys.js';
 import * as ledgerReadsByTime from './migrations/026_ledger_reads_by_time.js';
 import * as webhookOperations from './migrations/027_webhook_operations.js';
 import * as ledgerEntriesByBusiness from './migrations/028_ledger_entries_by_business.js';
+import * as accountLastEntryTime from './migrations/029_account_last_entry_time.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '026_ledger_reads_by_time': ledgerReadsByTime,
   '027_webhook_operations': webhookOperations,
   '028_ledger_entries_by_business': ledgerEntriesByBusiness,
+  '029_account_last_entry_time': accountLastEntryTime,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

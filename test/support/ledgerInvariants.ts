@@ -25,6 +25,8 @@ async function rows(db: Knex, sql: string, businessIds: string[]): Promise<unkno
  * - balances match entries: each account's balance is the sum of its entries and its last `balance_after`;
  * - running balances: each entry's `balance_after` is the sum of the account's entries up to it (in id order:
  *   entries of one account are inserted under its row lock);
+ * - entries in time order: an account's entries' `created_at` never goes back in id order, and the account's
+ *   `last_entry_at` is its last entry's (the stamp of src/ledger/sql/ledger_post.sql);
  * - businesses sum to zero: all balances of a business (settlement account included);
  * - no forbidden overdraft: no `balance_after` below 0.00 on an operational account or a wallet without `can_overdraft`;
  * - refund caps: refunds link only to payouts, sum to at most the payout and to its `refunded_amount`;
@@ -42,6 +44,8 @@ export async function ledgerInvariants(db: Knex, businessIds: string[]): Promise
     for (const q of queries) offenders.push(...(await rows(db, q, businessIds)));
     return { name, offenders };
   };
+  // A database still on the schema of an older release (test/platform/schemaUpgrade.test.ts) has no last entry times yet.
+  const lastEntryTimes = (await db.raw("SELECT 1 FROM information_schema.columns WHERE table_name = 'accounts' AND column_name = 'last_entry_at'")).rows.length > 0;
   const checks = [
     check(
       'balanced transactions',
@@ -68,6 +72,22 @@ export async function ledgerInvariants(db: Knex, businessIds: string[]): Promise
                 SUM(e.amount) OVER (PARTITION BY e.account_id ORDER BY e.id) AS running
          FROM ledger_entries e JOIN accounts a ON a.id = e.account_id WHERE a.business_id = ${ids}) x
        WHERE balance_after <> running`,
+    ),
+    check(
+      'entries in time order',
+      `SELECT * FROM (
+         SELECT e.id, e.account_id, e.created_at,
+                lag(e.created_at) OVER (PARTITION BY e.account_id ORDER BY e.id) AS before
+         FROM ledger_entries e WHERE e.business_id = ${ids}) x
+       WHERE created_at < before`,
+      ...(lastEntryTimes
+        ? [
+            `SELECT a.id, a.kind, a.last_entry_at, max(e.created_at) AS last_entry
+             FROM accounts a LEFT JOIN ledger_entries e ON e.business_id = a.business_id AND e.account_id = a.id
+             WHERE a.business_id = ${ids} GROUP BY a.id, a.business_id
+             HAVING a.last_entry_at IS DISTINCT FROM max(e.created_at)`,
+          ]
+        : []),
     ),
     check('businesses sum to zero', `SELECT business_id, SUM(balance) AS total FROM accounts WHERE business_id = ${ids} GROUP BY business_id HAVING SUM(balance) <> 0`),
     check(

@@ -42,7 +42,10 @@
 -- The transaction and its entries are stamped greatest(now(), the last entry time of either
 -- account): an account's entries then follow each other in time in the order they were
 -- posted (the order of their ids and running balances), even when a transaction that began
--- earlier waited for the lock behind one that began later. Statements read an account's
+-- earlier waited for the lock behind one that began later. The last entry time is on the
+-- account's row (last_entry_at, written with its balance), so nothing read here grows
+-- with the ledger; a held account's row is written at the end of its batch, so its entries
+-- of the batch so far are looked up. Statements read an account's
 -- entries by (created_at, id) from the index ledger_entries (business_id, account_id, created_at, id)
 -- (src/ledger/statements.ts): with this stamp each balance_after follows the one before it
 -- in that order, and an entry still in flight (the account stays locked until it commits)
@@ -129,25 +132,29 @@ BEGIN
   END IF;
   d_after := d.balance - v_amount;
   c_after := c.balance + v_amount;
-  v_at := greatest(now(),
-    (SELECT max(created_at) FROM ledger_entries WHERE account_id = d.id AND business_id = p_business),
-    (SELECT max(created_at) FROM ledger_entries WHERE account_id = c.id AND business_id = p_business));
+  v_at := greatest(now(), d.last_entry_at, c.last_entry_at);
+  IF held ? d.id::text THEN
+    v_at := greatest(v_at, (SELECT max(created_at) FROM ledger_entries WHERE business_id = p_business AND account_id = d.id));
+  END IF;
+  IF held ? c.id::text THEN
+    v_at := greatest(v_at, (SELECT max(created_at) FROM ledger_entries WHERE business_id = p_business AND account_id = c.id));
+  END IF;
 
   INSERT INTO transactions (id, reference, business_id, type, status, amount, currency,
                             debit_account_id, credit_account_id, external_reference, notes, original_transaction_id, created_at)
-  VALUES (gen_random_uuid(), 'TXN' || lpad(nextval('transaction_reference_seq')::text, 12, '0'), p_business, p_type,
+  VALUES (time_ordered_uuid(), 'TXN' || lpad(nextval('transaction_reference_seq')::text, 12, '0'), p_business, p_type,
           'SUCCESS', v_amount, coalesce(p_currency, c.currency), d.id, c.id, p_external_reference, p_notes, p_original, v_at)
   RETURNING * INTO t;
   INSERT INTO ledger_entries (business_id, transaction_id, account_id, amount, balance_after, created_at)
   VALUES (p_business, t.id, d.id, -v_amount, d_after, t.created_at), (p_business, t.id, c.id, v_amount, c_after, t.created_at);
   IF held ? d.id::text OR held ? c.id::text THEN
     IF held ? d.id::text THEN held := held || jsonb_build_object(d.id, d_after::text);
-    ELSE UPDATE accounts SET balance = d_after, updated_at = now() WHERE id = d.id AND business_id = p_business; END IF;
+    ELSE UPDATE accounts SET balance = d_after, last_entry_at = v_at, updated_at = now() WHERE id = d.id AND business_id = p_business; END IF;
     IF held ? c.id::text THEN held := held || jsonb_build_object(c.id, c_after::text);
-    ELSE UPDATE accounts SET balance = c_after, updated_at = now() WHERE id = c.id AND business_id = p_business; END IF;
+    ELSE UPDATE accounts SET balance = c_after, last_entry_at = v_at, updated_at = now() WHERE id = c.id AND business_id = p_business; END IF;
     PERFORM set_config('ledger.held_balances', held::text, true);
   ELSE
-    UPDATE accounts SET balance = CASE WHEN id = d.id THEN d_after ELSE c_after END, updated_at = now()
+    UPDATE accounts SET balance = CASE WHEN id = d.id THEN d_after ELSE c_after END, last_entry_at = v_at, updated_at = now()
     WHERE id IN (d.id, c.id) AND business_id = p_business;
   END IF;
   RETURN ledger_posting_json(t, d, c, d_after, c_after);
