@@ -132,17 +132,22 @@ function filtered(query: Knex.QueryBuilder, filter: TransactionFilter, prefix: s
 }
 
 /**
- * The transactions of one account, as the `t` of `joined`: those that debit it and those
- * that credit it, each an index range ((debit_account_id, created_at, id) and
- * (credit_account_id, created_at, id)) read newest first from the cursor to one page past
- * it, then merged. A page then costs the same however many transactions the account has;
- * an `OR` over both columns is planned as a bitmap of both indexes, which reads every
- * transaction of the account and sorts them, for a busy wallet hundreds of thousands.
+ * One page of transactions past the cursor (and one more, which tells whether more follow),
+ * newest first, as the `t` of `joined`:
+ * - of the business: one index range of (business_id, created_at, id);
+ * - of one account: those that debit it and those that credit it, each an index range
+ *   ((debit_account_id, created_at, id) and (credit_account_id, created_at, id)), merged.
+ *   An `OR` over both columns is planned as a bitmap of both indexes, which reads every
+ *   transaction of the account and sorts them, for a busy wallet hundreds of thousands.
+ * A page then costs the same however many transactions there are. The page is taken
+ * before the accounts are joined: joined over the whole range, a grown ledger's statistics
+ * (a million transactions) had the planner hash every account of the business for each
+ * side, 0.67 ms a page against 0.08 ms for the same page on a fresh ledger.
  */
-function accountTransactions(db: Knex, businessId: string, accountId: string, filter: TransactionFilter): Knex.QueryBuilder {
+function pageOfTransactions(db: Knex, businessId: string, filter: TransactionFilter): Knex.QueryBuilder {
   const after = filter.cursor ? decodeCursor(filter.cursor) : null;
-  const side = (column: 'debit_account_id' | 'credit_account_id') => {
-    const query = filtered(db('transactions').where({ business_id: businessId, [column]: accountId }), filter, '');
+  const range = (where: Record<string, string>) => {
+    const query = filtered(db('transactions').where(where), filter, '');
     if (after) query.whereRaw('(created_at, id) < (?, ?)', [after.createdAt, after.id]);
     return query
       .orderBy([
@@ -152,13 +157,13 @@ function accountTransactions(db: Knex, businessId: string, accountId: string, fi
       .limit((filter.limit ?? 20) + 1)
       .select('*');
   };
+  if (!filter.accountId) return db.from(db.raw('(?) AS t', [range({ business_id: businessId })]));
+  const side = (column: 'debit_account_id' | 'credit_account_id') => range({ business_id: businessId, [column]: filter.accountId! });
   return db.from(db.raw('((?) UNION ALL (?)) AS t', [side('debit_account_id'), side('credit_account_id')]));
 }
 
 /** A page of the business's transactions (with `accountId`, of that account's), newest first. */
 export async function listTransactions(db: Knex, businessId: string, filter: TransactionFilter): Promise<Page<TransactionView>> {
-  const query = filter.accountId
-    ? joined(db, accountTransactions(db, businessId, filter.accountId, filter))
-    : filtered(joined(db).where('t.business_id', businessId), filter, 't.');
+  const query = joined(db, pageOfTransactions(db, businessId, filter));
   return paginate<JoinedRow, TransactionView>(query, filter, (rows) => toViews(db, rows), 't');
 }

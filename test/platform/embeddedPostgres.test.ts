@@ -1,6 +1,6 @@
 /**
  * The embedded PostgreSQL cluster (src/db/embedded.ts) runs with the settings the
- * service gives it (`EMBEDDED_POSTGRES_SETTINGS`: WAL for write bursts, DESIGN.md),
+ * service gives it (`EMBEDDED_POSTGRES_SETTINGS`: buffers for a grown ledger, WAL for write bursts, DESIGN.md),
  * set on its command line at start, not left at PostgreSQL's defaults. Skipped when the
  * suite runs on DATABASE_URL: that PostgreSQL is its operator's. The ports `freePort`
  * gives (the embedded cluster's, the bench's servers') are free to bind and, on Linux,
@@ -16,7 +16,7 @@ describe('embedded PostgreSQL settings', () => {
   it('runs with every setting of EMBEDDED_POSTGRES_SETTINGS, from its command line', async function () {
     if (process.env.DATABASE_URL) this.skip();
     const names = Object.keys(EMBEDDED_POSTGRES_SETTINGS);
-    expect(names).to.include.members(['wal_buffers', 'min_wal_size']);
+    expect(names).to.include.members(['shared_buffers', 'wal_buffers', 'min_wal_size']);
     const { rows } = await running().db.raw(
       `SELECT name, current_setting(name) AS value, source FROM pg_settings WHERE name = ANY(?) ORDER BY name`,
       [names],
