@@ -29,7 +29,9 @@
  *    (TARGETS_SET_AT_REFERENCE_TRANSFERS).
  * 6. Growth (scripts/bench/growth.ts), last since it grows the ledger: the seed business's
  *    statement, list, getWallet and transfer requests on its fresh ledger, then again once
- *    GROWTH_TRANSFERS transfers (2 entries each) of history were written; grown / fresh.
+ *    GROWTH_TRANSFERS transfers (2 entries each) of history were written; grown / fresh,
+ *    corrected by the machine's speed in each phase (the reference's getWallet in turns
+ *    beside each request kind).
  *    Throughout, the service's VmRSS is sampled every 250 ms; the bench prints, for each
  *    phase (start-up, seed, each load scenario, each bulk scenario, each part of growth),
  *    its highest VmRSS and VmHWM at its end, to show where the peak checked below falls.
@@ -52,7 +54,7 @@ import { comparePair, measure, pacedLoad, type LoadRequest, type LoadResult, typ
 import { cpuMs, MemoryPhases, peakRssMiB, postgresCpuMs, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './bench/processes.js';
 import { runBulkScenario, type Alongside, type BulkResult, type DeadKind } from './bench/bulk.js';
 import { checkLedger, seedBench, settle } from './bench/seed.js';
-import { runGrowthScenario, type GrowthResult } from './bench/growth.js';
+import { growthRatios, runGrowthScenario, type GrowthResult } from './bench/growth.js';
 
 const SECONDS = Number(process.env.SECONDS ?? 10);
 const WARMUP = Number(process.env.WARMUP ?? 3);
@@ -258,6 +260,7 @@ try {
       settle: () => settle(databaseUrl),
       transfer: () => transfer.service(),
       getWallet: () => getWallet.service(),
+      yardstick: { url: reference.url, build: getWallet.reference, cpu: () => ({ server: cpuMs(referencePid), database: postgresCpuMs(pgDataDir) }) },
       mark: (phase) => memory?.mark(`growth: ${phase}`),
     });
   }
@@ -322,14 +325,18 @@ try {
     console.log(
       `\ngrowth: ${g.entriesFresh.toLocaleString('en')} entries → ${g.entriesGrown.toLocaleString('en')} (busy wallet ${g.busyEntriesGrown.toLocaleString('en')}), history written in ${g.buildSeconds.toFixed(0)} s; ${GROWTH_CONNECTIONS} connections, ${GROWTH_SECONDS} s each`,
     );
-    // CPU ms per request in the service's node process and in PostgreSQL, fresh → grown:
-    // tells a slower grown phase spent in the service from one spent in the database.
-    console.log(`${'request'.padEnd(44)}${pad('fresh req/s', 12)}${pad('grown', 8)}${pad('ratio', 7)}${pad('fresh p99', 11)}${pad('grown', 8)}${pad('ratio', 7)}  non-2xx/errors  CPU ms/req node, database`);
+    // The ratios are corrected by the machine's speed in each phase (growthRatios: the
+    // yardstick's req/s grown / fresh, printed as `machine`). CPU ms per request in the
+    // service's node process and in PostgreSQL, fresh → grown: tells a slower grown phase
+    // spent in the service from one spent in the database.
+    console.log(
+      `${'request'.padEnd(44)}${pad('fresh req/s', 12)}${pad('grown', 8)}${pad('fresh p99', 11)}${pad('grown', 8)}${pad('machine', 9)}${pad('req/s', 7)}${pad('p99', 7)}  non-2xx/errors  CPU ms/req node, database`,
+    );
     const cpu = (fresh: number, grown: number) => `${fresh.toFixed(2)} → ${grown.toFixed(2)}`;
     for (const r of g.rows) {
-      const [rps, p99] = [r.grown.requestsPerSecond / r.fresh.requestsPerSecond, r.grown.p99 / r.fresh.p99];
+      const { requestsPerSecond: rps, p99, machine } = growthRatios(r);
       console.log(
-        `${r.name.padEnd(44)}${pad(r.fresh.requestsPerSecond.toFixed(0), 12)}${pad(r.grown.requestsPerSecond.toFixed(0), 8)}${pad(rps.toFixed(2), 7)}${pad(r.fresh.p99.toFixed(1), 11)}${pad(r.grown.p99.toFixed(1), 8)}${pad(p99.toFixed(2), 7)}  ${pad(r.fresh.failures + r.grown.failures, 14)}  ${cpu(r.fresh.cpuPerRequest.server, r.grown.cpuPerRequest.server)}, ${cpu(r.fresh.cpuPerRequest.database, r.grown.cpuPerRequest.database)}`,
+        `${r.name.padEnd(44)}${pad(r.fresh.requestsPerSecond.toFixed(0), 12)}${pad(r.grown.requestsPerSecond.toFixed(0), 8)}${pad(r.fresh.p99.toFixed(1), 11)}${pad(r.grown.p99.toFixed(1), 8)}${pad(machine.toFixed(2), 9)}${pad(rps.toFixed(2), 7)}${pad(p99.toFixed(2), 7)}  ${pad(r.fresh.failures + r.grown.failures, 14)}  ${cpu(r.fresh.cpuPerRequest.server, r.grown.cpuPerRequest.server)}, ${cpu(r.fresh.cpuPerRequest.database, r.grown.cpuPerRequest.database)}`,
       );
       checks.push({ what: `growth, ${r.name}: req/s grown/fresh`, value: `${rps.toFixed(2)} ×`, target: `≥ ${GROWTH_TARGETS.requestsPerSecond.toFixed(2)} ×`, met: rps >= GROWTH_TARGETS.requestsPerSecond && r.fresh.failures + r.grown.failures === 0 });
       checks.push({ what: `growth, ${r.name}: p99 grown/fresh`, value: `${p99.toFixed(2)} ×`, target: `≤ ${GROWTH_TARGETS.p99.toFixed(2)} ×`, met: p99 <= GROWTH_TARGETS.p99 });

@@ -13,6 +13,11 @@
  * (its opening balance is the balance at `from`), a later page by cursor, the period as
  * streamed CSV, the first and the 20th page of the business's and of the busy wallet's
  * transactions, getWallet, and last transfers between random wallets (the only writes).
+ * Each kind is measured in turns interleaved with a yardstick whose cost does not depend on
+ * the ledger (the bare reference's read of one account), and grown / fresh is corrected by
+ * the yardstick's own grown / fresh (growthRatios): on a shared 2-core machine the service's
+ * node process spent up to 60 % more or 20 % less CPU on the same request (a CSV of the same
+ * 1,000 entries) in one phase than in the other.
  *
  * The history is written with SQL in chunks, not through the API (a million requests
  * would take the bench's whole time): balanced transfers in pairs (a → b then b → a, 1.00
@@ -23,7 +28,7 @@
  * afterwards (balanced, balances and last entry times = entries).
  */
 import pg from 'pg';
-import { measure, type CpuReading, type LoadRequest, type LoadResult } from './load.js';
+import { comparePair, type CpuReading, type LoadRequest, type LoadResult, type Target } from './load.js';
 
 export interface GrowthOptions {
   serviceUrl: string;
@@ -35,6 +40,13 @@ export interface GrowthOptions {
   /** Transfers of the busy wallet in each phase's statement period. */
   window: number;
   load: { connections: number; seconds: number; warmupSeconds: number };
+  /**
+   * The machine's yardstick: a request whose cost does not depend on the ledger (the bare
+   * reference's read of one account), measured in turns interleaved with each request kind
+   * of each phase, so that a machine slower in one phase than in the other is not taken for
+   * the ledger's doing.
+   */
+  yardstick: Target;
   cpu: () => CpuReading;
   /** VACUUM ANALYZE and CHECKPOINT (before each phase). */
   settle: () => Promise<void>;
@@ -48,6 +60,23 @@ export interface GrowthRow {
   name: string;
   fresh: LoadResult;
   grown: LoadResult;
+  /** The yardstick measured beside `fresh` and beside `grown`. */
+  yardstick: { fresh: LoadResult; grown: LoadResult };
+}
+
+/**
+ * Grown / fresh for one request kind, corrected for the machine's speed in each phase: the
+ * yardstick's req/s grown / fresh is the machine's speed factor `machine`; req/s are divided
+ * by it and p99s multiplied by it (a machine 10 % slower serves 10 % fewer requests, each
+ * 10 % longer).
+ */
+export function growthRatios(row: GrowthRow): { requestsPerSecond: number; p99: number; machine: number } {
+  const machine = row.yardstick.grown.requestsPerSecond / row.yardstick.fresh.requestsPerSecond;
+  return {
+    requestsPerSecond: row.grown.requestsPerSecond / row.fresh.requestsPerSecond / machine,
+    p99: (row.grown.p99 / row.fresh.p99) * machine,
+    machine,
+  };
 }
 
 export interface GrowthResult {
@@ -127,7 +156,7 @@ export async function runGrowthScenario(opts: GrowthOptions): Promise<GrowthResu
     const auth = { authorization: `Bearer ${opts.token}` };
     const get = (path: string) => (): LoadRequest => ({ method: 'GET', path, headers: auth });
 
-    const phase = async (ledger: 'fresh' | 'grown'): Promise<Map<string, LoadResult>> => {
+    const phase = async (ledger: 'fresh' | 'grown'): Promise<Map<string, { result: LoadResult; yardstick: LoadResult }>> => {
       const from = new Date();
       const { rows } = await client.query(
         `SELECT count(*) FILTER (WHERE p ? 'refusal')::int AS refused FROM (
@@ -156,9 +185,10 @@ export async function runGrowthScenario(opts: GrowthOptions): Promise<GrowthResu
         ['getWallet', opts.getWallet],
         ['transfer (random wallets)', opts.transfer],
       ];
-      const results = new Map<string, LoadResult>();
+      const results = new Map<string, { result: LoadResult; yardstick: LoadResult }>();
       for (const [name, build] of kinds) {
-        results.set(name, await measure({ url: opts.serviceUrl, build, cpu: opts.cpu }, opts.load));
+        const [yardstick, result] = await comparePair(opts.yardstick, { url: opts.serviceUrl, build, cpu: opts.cpu }, opts.load);
+        results.set(name, { result, yardstick });
         opts.mark?.(`${ledger}, ${name}`);
       }
       return results;
@@ -195,7 +225,10 @@ export async function runGrowthScenario(opts: GrowthOptions): Promise<GrowthResu
     const entriesGrown = await count('SELECT count(*) AS n FROM ledger_entries');
     const busyEntriesGrown = await count('SELECT count(*) AS n FROM ledger_entries WHERE business_id = $1 AND account_id = $2', [opts.businessId, busy]);
     return {
-      rows: [...fresh].map(([name, result]) => ({ name, fresh: result, grown: grown.get(name)! })),
+      rows: [...fresh].map(([name, f]) => {
+        const g = grown.get(name)!;
+        return { name, fresh: f.result, grown: g.result, yardstick: { fresh: f.yardstick, grown: g.yardstick } };
+      }),
       entriesFresh,
       entriesGrown,
       busyEntriesGrown,
