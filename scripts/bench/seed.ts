@@ -76,11 +76,31 @@ export async function checkLedger(databaseUrl: string, businessId: string): Prom
   }
 }
 
-/** Settles the database before a scenario: VACUUM ANALYZE, then a CHECKPOINT (the next is minutes away). */
+/** Consecutive checks, QUIET_STEP_MS apart, that must find no other backend at work before a scenario starts. */
+const QUIET_CHECKS = 10;
+const QUIET_STEP_MS = 200;
+/** The longest wait for a quiet database before a scenario starts anyway. */
+const QUIET_LIMIT_MS = 60_000;
+
+/**
+ * Settles the database before a scenario: waits until no other backend has been at work
+ * (no query running, autovacuum included) for QUIET_CHECKS checks in a row, at most
+ * QUIET_LIMIT_MS (the work a scenario before left behind: the job queue's clean-up,
+ * autovacuum after 30,000 deliveries), then VACUUM ANALYZE and a CHECKPOINT (the next is
+ * minutes away).
+ */
 export async function settle(databaseUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
+    const until = Date.now() + QUIET_LIMIT_MS;
+    for (let quiet = 0; quiet < QUIET_CHECKS && Date.now() < until; ) {
+      const { rows } = await client.query(
+        "SELECT count(*)::int AS busy FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'active' AND backend_type IN ('client backend', 'autovacuum worker')",
+      );
+      quiet = rows[0].busy ? 0 : quiet + 1;
+      await new Promise((r) => setTimeout(r, QUIET_STEP_MS));
+    }
     await client.query('VACUUM (ANALYZE)');
     await client.query('CHECKPOINT');
   } finally {

@@ -30,9 +30,10 @@
  * requests however it is spaced, so the share of disturbed requests falls with the share
  * of time the lane works (openapi/DESIGN.md, "Where the other traffic's p99 goes"):
  * beside ten bulk payouts of 1,000 items, the requests over 10 ms fall to about a quarter
- * of what they were without a rest; the ten are final in 21–29 s instead of 10, within
- * the 30 s the README's benchmark sets as the target for ten bulk payouts. An instance that serves no API traffic (a worker) can
- * set it to 0. A rest is at most MAX_BACKGROUND_REST_MS: work that took longer spent its
+ * of what they were without a rest; the ten are final in 21–29 s instead of 10 (on a
+ * machine where the bare reference serves 2,400 transfers a second), within the target
+ * of docs/benchmark.md. An instance that serves no API traffic (a worker) rests only
+ * after work a health check happened to overlap. A rest is at most MAX_BACKGROUND_REST_MS: work that took longer spent its
  * time waiting (for a lock, a connection, a database that does not answer), not keeping a
  * backend busy, and a rest in proportion would stall the lane long after the wait ended.
  *
