@@ -133,6 +133,8 @@ try {
   reference = spawnServer(process.execPath, ['--import', 'tsx', 'scripts/reference-server.ts'], { DATABASE_URL: databaseUrl, PORT: String(referencePort), DB_POOL_SIZE: String(POOL_SIZE) }, referencePort, path.join(dataDir, 'reference.log'));
   await waitHealthy(reference);
   const referencePid = reference.child.pid!;
+  /** The reference under load with request `build`: its own CPU and the database's (every reference measurement). */
+  const referenceTarget = (build: () => LoadRequest) => ({ url: reference!.url, build, cpu: () => ({ server: cpuMs(referencePid), database: postgresCpuMs(pgDataDir) }) });
 
   const wallet = () => seed.wallets[Math.floor(Math.random() * seed.wallets.length)];
   const pair = () => {
@@ -185,7 +187,7 @@ try {
   for (const s of scenarios) {
     await settle(databaseUrl); // no checkpoint or autovacuum left to land in one server's turn
     const [ref, svc] = await comparePair(
-      { url: reference.url, build: s.reference, cpu: () => ({ server: cpuMs(referencePid), database: postgresCpuMs(pgDataDir) }) },
+      referenceTarget(s.reference),
       { url: service.url, build: s.service, cpu: () => ({ server: cpuMs(pid), database: postgresCpuMs(pgDataDir) }) },
       load,
     );
@@ -210,7 +212,7 @@ try {
   let machine: { referenceTransfers: number; factor: number } | undefined;
   const machineSpeed = async () => {
     if (machine) return machine;
-    const measured = rows.find((r) => r.name === transfer.name)?.ref ?? (await measure({ url: reference!.url, build: transfer.reference, cpu: () => ({ server: cpuMs(referencePid), database: postgresCpuMs(pgDataDir) }) }, load));
+    const measured = rows.find((r) => r.name === transfer.name)?.ref ?? (await measure(referenceTarget(transfer.reference), load));
     return (machine = { referenceTransfers: measured.requestsPerSecond, factor: TARGETS_SET_AT_REFERENCE_TRANSFERS / measured.requestsPerSecond });
   };
   for (const [name, bulks, limits, dead] of [
@@ -260,7 +262,7 @@ try {
       settle: () => settle(databaseUrl),
       transfer: () => transfer.service(),
       getWallet: () => getWallet.service(),
-      yardstick: { url: reference.url, build: getWallet.reference, cpu: () => ({ server: cpuMs(referencePid), database: postgresCpuMs(pgDataDir) }) },
+      yardstick: referenceTarget(getWallet.reference),
       mark: (phase) => memory?.mark(`growth: ${phase}`),
     });
   }

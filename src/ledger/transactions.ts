@@ -25,8 +25,8 @@ interface JoinedRow extends TransactionRow {
  * `from` (the transactions as `t`) with both sides' account numbers and kinds, each account
  * looked up by its key under the transaction's business, once per row. A lookup, not a
  * join: joined, a page of 21 rows was planned as a hash of all the business's accounts for
- * each side (2 × 2,000 rows read and hashed, about 1 ms) once the ledger had grown to a
- * million transactions; a subquery with LIMIT is not merged into the join, so each row
+ * each side (2 × 2,000 rows read and hashed: 0.67 ms of database time a page, against 0.08
+ * ms on a fresh ledger) once the ledger had grown to a million transactions; a subquery with LIMIT is not merged into the join, so each row
  * takes one index step.
  */
 function joined(db: Knex, from: Knex.QueryBuilder = db('transactions as t')): Knex.QueryBuilder {
