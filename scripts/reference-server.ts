@@ -24,7 +24,7 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
 
 /**
  * One statement: lock both accounts in id order, check them, update both
- * balances, insert the transaction and its two entries. `debit` is the SQL
+ * balances (and last entry times, as the schema keeps them), insert the transaction and its two entries. `debit` is the SQL
  * expression of the debited account id; $2 is the credited account, $3 the
  * amount, $4 the transaction type.
  */
@@ -44,7 +44,8 @@ function movementSql(debit: string): string {
       FROM locked l, sides s GROUP BY s.debit_id, s.credit_id, s.amount
     ), moved AS (
       UPDATE accounts a
-      SET balance = a.balance + CASE WHEN a.id = c.debit_id THEN -c.amount ELSE c.amount END, updated_at = now()
+      SET balance = a.balance + CASE WHEN a.id = c.debit_id THEN -c.amount ELSE c.amount END,
+          last_entry_at = CURRENT_TIMESTAMP(3), updated_at = now()
       FROM checked c WHERE c.ok AND a.id IN (c.debit_id, c.credit_id)
       RETURNING a.id, a.balance, c.debit_id, c.amount
     ), tx AS (

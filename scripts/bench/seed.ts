@@ -67,7 +67,16 @@ export async function checkLedger(databaseUrl: string, businessId: string): Prom
     const problems: string[] = [];
     if (r.unbalanced) problems.push(`${r.unbalanced} unbalanced transactions`);
     if (r.drifted) problems.push(`${r.drifted} balances differ from their entries`);
-    if (r.stale) problems.push(`${r.stale} last entry times differ from their entries'`);
+    if (r.stale) {
+      const stale = await client.query(
+        `SELECT a.kind, a.last_entry_at::text AS stamped, (SELECT max(created_at) FROM ledger_entries WHERE business_id = a.business_id AND account_id = a.id)::text AS last
+           FROM accounts a WHERE a.business_id = $1
+            AND a.last_entry_at IS DISTINCT FROM (SELECT max(created_at) FROM ledger_entries WHERE business_id = a.business_id AND account_id = a.id)
+          LIMIT 3`,
+        [businessId],
+      );
+      problems.push(`${r.stale} last entry times differ from their entries' (${stale.rows.map((s) => `${s.kind}: ${s.stamped} against ${s.last}`).join('; ')})`);
+    }
     if (Number(r.total) !== 0) problems.push(`balances sum to ${r.total}, not 0`);
     if (r.negative) problems.push(`${r.negative} wallets below 0.00`);
     return { transactions: r.transactions, problems };
