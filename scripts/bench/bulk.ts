@@ -132,9 +132,11 @@ async function newBusiness(base: string, name: string, n: number): Promise<{ tok
   return { token, customers };
 }
 
-/** Registers `url` as a webhook endpoint of the business for the payout events; resolves to its id. */
+/** Registers `url` as a webhook endpoint of the business for the payout events; resolves to its id (from the list: the creation answers `{}`). */
 async function registerEndpoint(base: string, token: string, url: string): Promise<string> {
-  return (await call(base, 'POST', '/cl/v1/webhooks/endpoints', token, { url, secret: `whsec_${randomBytes(32).toString('base64')}`, events: PAYOUT_EVENTS })).id;
+  await call(base, 'POST', '/cl/v1/webhooks/endpoints', token, { url, secret: `whsec_${randomBytes(32).toString('base64')}`, events: PAYOUT_EVENTS });
+  const listed: { id: string; url: string }[] = (await call(base, 'GET', '/cl/v1/webhooks/endpoints?limit=100', token)).data;
+  return listed.find((e) => e.url === url)!.id;
 }
 
 /** A bulk payout's body of `items` items paying `customers` in turn. */
