@@ -39,10 +39,10 @@
  * Background work (src/kernel/background.ts): BACKGROUND_CONCURRENCY (default 1, the
  * transactions for many payouts or deliveries at once, such as a bulk payout's creation
  * or a batch of payout steps, that one instance runs at a time; raise it when the
- * database has cores to spare for them) and BACKGROUND_REST_RATIO (default 1.5, from 0 to
+ * database has cores to spare for them) and BACKGROUND_REST_RATIO (default 1, from 0 to
  * 10: after each such transaction that an API request overlapped, the lane rests that
- * many times as long as it ran, at most 5 s, so that it leaves the API its share of the
- * database; without requests it does not rest).
+ * many times as long as it ran, 2.5 times that after the webhooks' work, at most 5 s, so
+ * that it leaves the API its share of the database; without requests it does not rest).
  * Payouts: PAYOUT_PROCESSING_MS (default 3000: how long a payout of the sandbox rail stays
  * PROCESSING before its automatic outcome; src/payouts/sandboxRail.ts); PAYOUT_RAIL_URL (the
  * bank connector's submission endpoint: with it payouts go to the real rail,

@@ -1,11 +1,11 @@
 /**
  * The background lane: database work done for many payouts or deliveries at once runs
  * at most `concurrency` transactions at a time per pool (one by default,
- * BACKGROUND_CONCURRENCY), in order of arrival. Its work: a bulk payout's creation
- * (src/payouts/bulk.ts), the payout processing's batched steps
- * (src/payouts/processing.ts), the webhook relay (src/webhooks/dispatcher.ts) and the
- * recording of delivery attempts (src/webhooks/attemptRecorder.ts). Single requests (a transfer,
- * a read, one payout) never wait here.
+ * BACKGROUND_CONCURRENCY). Its work: a bulk payout's creation (src/payouts/bulk.ts), the
+ * payout processing's batched steps (src/payouts/processing.ts), the webhook relay
+ * (src/webhooks/dispatcher.ts) and the recording of delivery attempts
+ * (src/webhooks/attemptRecorder.ts). Single requests (a transfer, a read, one payout)
+ * never wait here.
  *
  * Why: each of these transactions keeps a PostgreSQL backend busy for up to about a
  * second (a 1,000-item bulk payout), and ten bulk payouts sent at once, their 10,000
@@ -15,27 +15,36 @@
  * is 18–25 ms, and the payouts complete sooner, not later, because they no longer compete
  * with each other for the same cores and the same WAL flushes (openapi/DESIGN.md).
  *
+ * Order: payout work (LaneWork `payouts`) starts before waiting webhook work
+ * (`deliveries`), in order of arrival within each, except that after
+ * PAYOUT_WORK_IN_A_ROW payout starts in a row the webhook work waiting longest starts
+ * next. A payout is money on its way that its owner waits for, and a webhook only tells
+ * of it; the webhook work still starts at least once in every five, so a delivery job,
+ * which waits for its attempts' records and expires after about a minute, is never held
+ * for long.
+ *
  * Rest: after each piece of work that an API request overlapped (in flight at any moment
  * of it, ./apiActivity.ts), its slot rests for `restRatio` times as long as the work ran
- * (BACKGROUND_REST_RATIO, default 1.5) before the next piece starts, so that while the API
- * has traffic the lane keeps a PostgreSQL backend busy at most 40 % of the time and leaves
- * the rest of the CPU, of the WAL flushes and of the event loop to everyone else's
- * requests. Work that no request overlapped does not rest: there is no one to give way
- * to, and the rest would only delay the lane's own work (the payouts' processing, the
- * deliveries a webhook receiver waits for). Beside a dead webhook endpoint a bulk payout's
- * 3,000 events then reach a healthy receiver in about half the time (openapi/DESIGN.md,
- * "Webhook endpoints isolated from each other"). The
+ * (BACKGROUND_REST_RATIO, default 1), and DELIVERY_REST_FACTOR (2.5) times that after
+ * webhook work, before the next piece starts. While the API has traffic the lane then
+ * keeps a PostgreSQL backend busy at most half the time for payouts and 2 in 7 for
+ * webhooks (beside ten bulk payouts of 1,000 items about 40 % in all, as with one ratio
+ * of 1.5 for both), and leaves the rest of the CPU, of the WAL flushes and of the event
+ * loop to everyone else's requests. Work that no request overlapped does not rest: there
+ * is no one to give way to, and the rest would only delay the lane's own work (the
+ * payouts' processing, the deliveries a webhook receiver waits for). Beside a dead
+ * webhook endpoint a bulk payout's 3,000 events then reach a healthy receiver in about
+ * half the time (openapi/DESIGN.md, "Webhook endpoints isolated from each other"). The
  * caller has its answer as soon as its work ends: a bulk payout's creation answers
  * without waiting for the rest. Each piece of work disturbs about as many of the other
  * requests however it is spaced, so the share of disturbed requests falls with the share
- * of time the lane works (openapi/DESIGN.md, "Where the other traffic's p99 goes"):
- * beside ten bulk payouts of 1,000 items, the requests over 10 ms fall to about a quarter
- * of what they were without a rest; the ten are final in 21–29 s instead of 10 (on a
- * machine where the bare reference serves 2,400 transfers a second), within the target
- * of docs/benchmark.md. An instance that serves no API traffic (a worker) rests only
- * after work a health check happened to overlap. A rest is at most MAX_BACKGROUND_REST_MS: work that took longer spent its
- * time waiting (for a lock, a connection, a database that does not answer), not keeping a
- * backend busy, and a rest in proportion would stall the lane long after the wait ended.
+ * of time the lane works (openapi/DESIGN.md, "Where the other traffic's p99 goes"), and
+ * the split gives the payouts the larger share of the same time (openapi/DESIGN.md,
+ * "Payouts first in the background lane"). An instance that serves no API traffic (a
+ * worker) rests only after work a health check happened to overlap. A rest is at most
+ * MAX_BACKGROUND_REST_MS: work that took longer spent its time waiting (for a lock, a
+ * connection, a database that does not answer), not keeping a backend busy, and a rest in
+ * proportion would stall the lane long after the wait ended.
  *
  * Connections: the lane may run on a pool of its own (`pool`, set by src/server.ts):
  * with the embedded database its sessions run at the lowest CPU priority
@@ -64,7 +73,24 @@ function isBackgroundConcurrency(n: number): boolean {
 }
 
 /** The rest ratio of a pool that configureBackground was not called for (see the module comment). */
-export const DEFAULT_BACKGROUND_REST_RATIO = 1.5;
+export const DEFAULT_BACKGROUND_REST_RATIO = 1;
+
+/**
+ * What a piece of background work is for, which sets its place in the lane and its rest
+ * (see the module comment):
+ * - `payouts`: a bulk payout's creation and the steps of payouts (src/payouts), and any
+ *   work that is not the webhooks': starts before waiting `deliveries` work, except after
+ *   PAYOUT_WORK_IN_A_ROW such starts in a row; rests `restRatio` × its time;
+ * - `deliveries`: the webhook relay and the records of delivery attempts (src/webhooks):
+ *   rests DELIVERY_REST_FACTOR × `restRatio` × its time.
+ */
+export type LaneWork = 'payouts' | 'deliveries';
+
+/** Starts of `payouts` work in a row after which waiting `deliveries` work starts next. */
+export const PAYOUT_WORK_IN_A_ROW = 4;
+
+/** How many times longer than `payouts` work `deliveries` work rests, for the same time run. */
+export const DELIVERY_REST_FACTOR = 2.5;
 
 /** The largest rest ratio accepted: beyond it the lane would mostly sleep. */
 export const MAX_BACKGROUND_REST_RATIO = 10;
@@ -107,7 +133,7 @@ const lanes = new WeakMap<Knex, Lane>();
 
 function laneOf(db: Knex): Lane {
   let lane = lanes.get(db);
-  if (!lane) lanes.set(db, (lane = { queue: new WorkQueue(DEFAULT_BACKGROUND_CONCURRENCY), restRatio: DEFAULT_BACKGROUND_REST_RATIO, maxRestMs: MAX_BACKGROUND_REST_MS }));
+  if (!lane) lanes.set(db, (lane = { queue: new WorkQueue(DEFAULT_BACKGROUND_CONCURRENCY, PAYOUT_WORK_IN_A_ROW), restRatio: DEFAULT_BACKGROUND_REST_RATIO, maxRestMs: MAX_BACKGROUND_REST_MS }));
   return lane;
 }
 
@@ -150,31 +176,37 @@ function lanePool(db: Knex): Knex {
 }
 
 /**
- * Runs `work` in a transaction in the lane of pool `db` (inBackground), on the lane's
- * own pool when it has one: commits when it resolves, rolls back and rejects as it does
- * when it throws.
+ * Runs `work` in a transaction in the lane of pool `db` (inBackground, as `kind` of work:
+ * LaneWork), on the lane's own pool when it has one: commits when it resolves, rolls back
+ * and rejects as it does when it throws.
  */
-export function backgroundTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return inBackground(db, () => lanePool(db).transaction(work));
+export function backgroundTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>, kind: LaneWork = 'payouts'): Promise<T> {
+  return inBackground(db, () => lanePool(db).transaction(work), kind);
 }
 
 /**
- * Runs `run` (which opens and ends its own transaction) once fewer than the lane's
- * concurrency of background work of pool `db` is running, after the work that arrived
- * before it; resolves or rejects as `run` does, as soon as it ends. When an API request
- * overlapped `run`, its slot then rests (see the module comment: the rest ratio times as
- * long as `run` took, at most the lane's longest rest) before the next work starts.
+ * Runs `run` (which opens and ends its own transaction), `kind` of work (LaneWork), once
+ * fewer than the lane's concurrency of background work of pool `db` is running, after the
+ * work that goes before it (`payouts` work before waiting `deliveries` work, in order of
+ * arrival within each, see LaneWork); resolves or rejects as `run` does, as soon as it
+ * ends. When an API request overlapped `run`, its slot then rests (see the module comment:
+ * the rest ratio, times DELIVERY_REST_FACTOR for `deliveries` work, times as long as `run`
+ * took, at most the lane's longest rest) before the next work starts.
  */
-export function inBackground<T>(db: Knex, run: () => Promise<T>): Promise<T> {
+export function inBackground<T>(db: Knex, run: () => Promise<T>, kind: LaneWork = 'payouts'): Promise<T> {
   const lane = laneOf(db);
+  const factor = kind === 'deliveries' ? DELIVERY_REST_FACTOR : 1;
   return new Promise<T>((resolve, reject) => {
-    void lane.queue.run(async () => {
-      const requests = watchApiRequests();
-      const started = performance.now();
-      await run().then(resolve, reject);
-      if (!requests.overlapped()) return;
-      const rest = Math.min((performance.now() - started) * lane.restRatio, lane.maxRestMs);
-      if (rest >= 1) await new Promise((r) => setTimeout(r, rest));
-    });
+    void lane.queue.run(
+      async () => {
+        const requests = watchApiRequests();
+        const started = performance.now();
+        await run().then(resolve, reject);
+        if (!requests.overlapped()) return;
+        const rest = Math.min((performance.now() - started) * lane.restRatio * factor, lane.maxRestMs);
+        if (rest >= 1) await new Promise((r) => setTimeout(r, rest));
+      },
+      { urgent: kind === 'payouts' },
+    );
   });
 }

@@ -41,7 +41,7 @@ export interface Config {
   webhookDisableFailingAfterHours: number;
   /** Background transactions at a time per instance (BACKGROUND_CONCURRENCY, src/kernel/background.ts). */
   backgroundConcurrency: number;
-  /** The background lane's rest after each transaction an API request overlapped, as a multiple of its time (BACKGROUND_REST_RATIO, src/kernel/background.ts). */
+  /** The background lane's rest after each payout transaction an API request overlapped, as a multiple of its time; 2.5 × that after the webhooks' (BACKGROUND_REST_RATIO, src/kernel/background.ts). */
   backgroundRestRatio: number;
   jobPollingIntervalMs: number;
   jobMaintenanceIntervalSeconds: number;

@@ -159,7 +159,7 @@ export class AttemptRecorder {
         const failed = new Map<string, unknown>();
         for (const [businessId, { made, deferred }] of groups) {
           try {
-            await backgroundTransaction(this.deps.db, (trx) => record(this.deps.jobs, trx, made, deferred, this.deps.disableFailingAfterMs));
+            await backgroundTransaction(this.deps.db, (trx) => record(this.deps.jobs, trx, made, deferred, this.deps.disableFailingAfterMs), 'deliveries');
           } catch (err) {
             failed.set(businessId, err);
           }

@@ -71,7 +71,7 @@ export async function relayOutbox(db: Knex, jobs: JobQueue): Promise<number> {
     const groups = [...byEndpoint.values()].flatMap((ids) => chunks(ids, DELIVERIES_PER_JOB));
     await jobs.sendMany(DELIVERY_QUEUE, groups.map((delivery_ids) => ({ delivery_ids, attempt: 1, business_id: businessId }) satisfies DeliveryJob), { trx });
     return events.length;
-  });
+  }, 'deliveries');
 }
 
 export interface DispatcherOptions extends Omit<DeliveryDeps, 'endpoints' | 'recorder' | 'reader'> {

@@ -1,8 +1,10 @@
 /**
  * The background lane (src/kernel/background.ts): a pool runs at most its concurrency of
- * background work at a time, in order of arrival; a failure gives its place to the next
- * work; pools are independent; after each piece of work an API request overlapped, its
- * slot rests for the rest ratio times as long as the work ran (at most the longest rest),
+ * background work at a time, in order of arrival, payout work before waiting delivery
+ * work but never more than four starts in a row while some waits; a failure gives its
+ * place to the next work; pools are independent; after each piece of work an API request
+ * overlapped, its slot rests for the rest ratio times as long as the work ran (2.5 times
+ * that after delivery work; at most the longest rest),
  * while the caller already has its answer, and after work no request overlapped it does not; a concurrency that is not an integer from 1 to 64, a rest ratio outside
  * 0 … 10 and a longest rest outside 0 … 5 s are refused. On the service, the lane's
  * transactions run on its own sessions, which on the embedded database run at the lowest
@@ -12,7 +14,7 @@ import os from 'node:os';
 import { expect } from 'chai';
 import knex from 'knex';
 import { beginApiRequest, watchApiRequests } from '../../src/kernel/apiActivity.js';
-import { backgroundReads, backgroundTransaction, configureBackground, inBackground } from '../../src/kernel/background.js';
+import { backgroundReads, backgroundTransaction, configureBackground, DELIVERY_REST_FACTOR, inBackground, PAYOUT_WORK_IN_A_ROW } from '../../src/kernel/background.js';
 import { autogroupNice, BACKGROUND_NICE, groupsBySession } from '../../src/db/priority.js';
 import { BACKGROUND_APPLICATION_NAME } from '../../src/server.js';
 import { get } from '../support/client.js';
@@ -163,6 +165,62 @@ describe('the background lane of a pool', () => {
       answered(); // a second report of the same answer changes nothing
       expect(await gapAfter(() => sleep(40))).to.be.below(30);
     } finally {
+      await db.destroy();
+    }
+  });
+
+  it('starts payout work before waiting delivery work, and the delivery work waiting longest after four payout starts in a row', async () => {
+    const db = knex({ client: 'pg' });
+    try {
+      configureBackground(db, { concurrency: 1, restRatio: 0 });
+      const started: string[] = [];
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const piece = (name: string, wait?: Promise<void>) => async () => {
+        started.push(name);
+        await wait;
+      };
+      const all = [inBackground(db, piece('first payout work', held))];
+      all.push(inBackground(db, piece('delivery 1'), 'deliveries'));
+      for (const n of [1, 2, 3, 4, 5, 6]) all.push(inBackground(db, piece(`payout ${n}`)));
+      all.push(inBackground(db, piece('delivery 2'), 'deliveries'));
+      release();
+      await Promise.all(all);
+      expect(PAYOUT_WORK_IN_A_ROW).to.equal(4);
+      expect(started).to.deep.equal(['first payout work', 'payout 1', 'payout 2', 'payout 3', 'delivery 1', 'payout 4', 'payout 5', 'payout 6', 'delivery 2']);
+      // Delivery work alone starts in order of arrival, as payout work alone does.
+      started.length = 0;
+      await Promise.all(['a', 'b', 'c'].map((n) => inBackground(db, piece(n), 'deliveries')));
+      expect(started).to.deep.equal(['a', 'b', 'c']);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('rests after delivery work DELIVERY_REST_FACTOR times as long as after payout work that ran as long', async () => {
+    const db = knex({ client: 'pg' });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const answered = beginApiRequest(); // every piece rests
+    /** The gap between a 40 ms piece of `kind` and the work queued behind it, in ms. */
+    const gapAfter = async (kind: 'payouts' | 'deliveries') => {
+      let ended = 0;
+      const first = inBackground(db, async () => {
+        await sleep(40);
+        ended = performance.now();
+      }, kind);
+      const next = inBackground(db, async () => performance.now(), kind);
+      const [, nextStarted] = await Promise.all([first, next]);
+      return nextStarted - ended;
+    };
+    try {
+      configureBackground(db, { concurrency: 1, restRatio: 1 });
+      expect(DELIVERY_REST_FACTOR).to.equal(2.5);
+      const payouts = await gapAfter('payouts');
+      const deliveries = await gapAfter('deliveries');
+      expect(payouts).to.be.at.least(38).and.below(95);
+      expect(deliveries).to.be.at.least(2.5 * 40 - 2);
+    } finally {
+      answered();
       await db.destroy();
     }
   });
