@@ -1,23 +1,24 @@
 /**
- * The growth scenario of `npm run bench`: the same requests on the seed business's
- * fresh ledger and again once its ledger has grown by GROWTH_TRANSFERS transfers (two
- * entries each; 1,000,000 by default, so at least 2 million entries), one wallet (the
- * busy one) in a quarter of them. Reads that cost the same whatever the history (index
- * ranges, running balances on the entries, openapi/DESIGN.md "Statements that do not
- * grow with the ledger") keep their req/s and p99; a read that sums or counts over
- * history would not.
+ * The growth scenario of `npm run bench`: the same requests on two businesses of the same
+ * shape, in turns interleaved with each other: the seed business, whose ledger has grown
+ * by GROWTH_TRANSFERS transfers (two entries each; 1,000,000 by default, so at least 2
+ * million entries), one wallet (the busy one) in a quarter of them, and a control business
+ * with a fresh ledger (its wallets funded, nothing more). Reads that cost the same whatever
+ * the history (index ranges, running balances on the entries, openapi/DESIGN.md
+ * "Statements that do not grow with the ledger") keep their req/s and p99; a read that sums
+ * or counts over history would not.
  *
- * Each phase first posts WINDOW transfers between the busy wallet and another through
- * `ledger_post` (the busy wallet's statement period: WINDOW entries, the newest of the
- * ledger), then measures, one request kind after the other: the statement's first page
- * (its opening balance is the balance at `from`), a later page by cursor, the period as
- * streamed CSV, the first and the 20th page of the business's and of the busy wallet's
- * transactions, getWallet, and last transfers between random wallets (the only writes).
- * Each kind is measured in turns interleaved with a yardstick whose cost does not depend on
- * the ledger (the bare reference's read of one account), and grown / fresh is corrected by
- * the yardstick's own grown / fresh (growthRatios): on a shared 2-core machine the service's
- * node process spent up to 60 % more or 20 % less CPU on the same request (a CSV of the same
- * 1,000 entries) in one phase than in the other.
+ * Once the history is written, each business posts WINDOW transfers between its busy
+ * wallet and another through `ledger_post` (the busy wallet's statement period: WINDOW
+ * entries, the newest of its ledger); then each request kind is measured on both, one kind
+ * after the other: the statement's first page (its opening balance is the balance at
+ * `from`), a later page by cursor, the period as streamed CSV, the first and the 20th page
+ * of the business's and of the busy wallet's transactions, getWallet, and last transfers
+ * between random wallets (the only writes). The two run in alternating turns (comparePair),
+ * so that the machine's changing speed weighs on both alike: on a shared 2-core machine the
+ * service's node process spent up to 60 % more or 20 % less CPU on the same request (a CSV
+ * of the same 1,000 entries) from one minute to the next, which two phases minutes apart
+ * took for the ledger's doing.
  *
  * The history is written with SQL in chunks, not through the API (a million requests
  * would take the bench's whole time): balanced transfers in pairs (a → b then b → a, 1.00
@@ -28,31 +29,32 @@
  * afterwards (balanced, balances and last entry times = entries).
  */
 import pg from 'pg';
-import { comparePair, type CpuReading, type LoadRequest, type LoadResult, type Target } from './load.js';
+import { comparePair, type CpuReading, type LoadRequest, type LoadResult } from './load.js';
+
+/** A business of the scenario: its token and id, and the service's transfer and getWallet requests on its wallets. */
+export interface GrowthBusiness {
+  token: string;
+  businessId: string;
+  transfer: () => LoadRequest;
+  getWallet: () => LoadRequest;
+}
 
 export interface GrowthOptions {
   serviceUrl: string;
   databaseUrl: string;
-  token: string;
-  businessId: string;
+  /** The business whose ledger grows (the seed business). */
+  grown: GrowthBusiness;
+  /** The business of the same shape whose ledger stays fresh. */
+  fresh: GrowthBusiness;
   /** Transfers of the history (two entries each). */
   transfers: number;
-  /** Transfers of the busy wallet in each phase's statement period. */
+  /** Transfers of each busy wallet's statement period. */
   window: number;
   load: { connections: number; seconds: number; warmupSeconds: number };
-  /**
-   * The machine's yardstick: a request whose cost does not depend on the ledger (the bare
-   * reference's read of one account), measured in turns interleaved with each request kind
-   * of each phase, so that a machine slower in one phase than in the other is not taken for
-   * the ledger's doing.
-   */
-  yardstick: Target;
   cpu: () => CpuReading;
-  /** VACUUM ANALYZE and CHECKPOINT (before each phase). */
+  /** VACUUM ANALYZE and CHECKPOINT (before the measurements). */
   settle: () => Promise<void>;
-  transfer: () => LoadRequest;
-  getWallet: () => LoadRequest;
-  /** Called after each request kind of each phase and after the history, e.g. to note memory. */
+  /** Called after each request kind and after the history, e.g. to note memory. */
   mark?: (phase: string) => void;
 }
 
@@ -60,27 +62,16 @@ export interface GrowthRow {
   name: string;
   fresh: LoadResult;
   grown: LoadResult;
-  /** The yardstick measured beside `fresh` and beside `grown`. */
-  yardstick: { fresh: LoadResult; grown: LoadResult };
 }
 
-/**
- * Grown / fresh for one request kind, corrected for the machine's speed in each phase: the
- * yardstick's req/s grown / fresh is the machine's speed factor `machine`; req/s are divided
- * by it and p99s multiplied by it (a machine 10 % slower serves 10 % fewer requests, each
- * 10 % longer).
- */
-export function growthRatios(row: GrowthRow): { requestsPerSecond: number; p99: number; machine: number } {
-  const machine = row.yardstick.grown.requestsPerSecond / row.yardstick.fresh.requestsPerSecond;
-  return {
-    requestsPerSecond: row.grown.requestsPerSecond / row.fresh.requestsPerSecond / machine,
-    p99: (row.grown.p99 / row.fresh.p99) * machine,
-    machine,
-  };
+/** Grown / fresh for one request kind: req/s and p99. */
+export function growthRatios(row: GrowthRow): { requestsPerSecond: number; p99: number } {
+  return { requestsPerSecond: row.grown.requestsPerSecond / row.fresh.requestsPerSecond, p99: row.grown.p99 / row.fresh.p99 };
 }
 
 export interface GrowthResult {
   rows: GrowthRow[];
+  /** Entries of the fresh business's ledger and of the grown one's, and the grown busy wallet's. */
   entriesFresh: number;
   entriesGrown: number;
   busyEntriesGrown: number;
@@ -145,66 +136,27 @@ async function cursorAfter(base: string, path: string, token: string, pages: num
   return cursor!;
 }
 
-/** Runs the scenario (see the module comment); measures with `opts.load` each request kind of each phase. */
+/** Runs the scenario (see the module comment); measures with `opts.load` each request kind on both businesses. */
 export async function runGrowthScenario(opts: GrowthOptions): Promise<GrowthResult> {
   const client = new pg.Client({ connectionString: opts.databaseUrl });
   await client.connect();
   try {
-    const { rows: wallets } = await client.query(`SELECT id FROM accounts WHERE business_id = $1 AND kind = 'WALLET' ORDER BY id LIMIT 2`, [opts.businessId]);
-    const [busy, partner] = wallets.map((w: { id: string }) => w.id);
-    const count = async (sql: string, args: unknown[] = []) => Number((await client.query(sql, args)).rows[0].n);
-    const auth = { authorization: `Bearer ${opts.token}` };
-    const get = (path: string) => (): LoadRequest => ({ method: 'GET', path, headers: auth });
-
-    const phase = async (ledger: 'fresh' | 'grown'): Promise<Map<string, { result: LoadResult; yardstick: LoadResult }>> => {
-      const from = new Date();
-      const { rows } = await client.query(
-        `SELECT count(*) FILTER (WHERE p ? 'refusal')::int AS refused FROM (
-           SELECT ledger_post($1::uuid, 'TRANSFER', 'WALLET', CASE WHEN i % 2 = 1 THEN $2 ELSE $3 END,
-                              'WALLET', CASE WHEN i % 2 = 1 THEN $3 ELSE $2 END, '1.00', NULL, NULL, NULL) AS p
-             FROM generate_series(1, $4::int) i) x`,
-        [opts.businessId, busy, partner, opts.window],
-      );
-      if (rows[0].refused) throw new Error(`${rows[0].refused} window transfers refused`);
-      const to = new Date(Date.now() + 1);
-      await opts.settle();
-      const period = `from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}`;
-      const statement = `/cl/v1/wallets/${busy}/statement?${period}&limit=100`;
-      const first = await getJson(opts.serviceUrl, statement, opts.token);
-      if (first.entries.length !== 100 || !first.has_more) throw new Error(`the busy wallet's statement period holds ${first.entries.length} entries on its first page`);
-      const business = '/cl/v1/transactions?limit=20';
-      const wallet = `/cl/v1/wallets/${busy}/transactions?limit=20`;
-      const kinds: [string, () => LoadRequest][] = [
-        ['statement: first page of 100, opening balance', get(statement)],
-        ['statement: 6th page of 100, by cursor', get(`/cl/v1/wallets/${busy}/statement?limit=100&cursor=${await cursorAfter(opts.serviceUrl, statement, opts.token, 5)}`)],
-        [`statement CSV: ${opts.window} entries streamed`, get(`/cl/v1/wallets/${busy}/statement.csv?${period}`)],
-        ["business's transactions: page 1", get(business)],
-        ["business's transactions: page 20", get(`${business}&cursor=${await cursorAfter(opts.serviceUrl, business, opts.token, 19)}`)],
-        ["busy wallet's transactions: page 1", get(wallet)],
-        ["busy wallet's transactions: page 20", get(`${wallet}&cursor=${await cursorAfter(opts.serviceUrl, wallet, opts.token, 19)}`)],
-        ['getWallet', opts.getWallet],
-        ['transfer (random wallets)', opts.transfer],
-      ];
-      const results = new Map<string, { result: LoadResult; yardstick: LoadResult }>();
-      for (const [name, build] of kinds) {
-        const [yardstick, result] = await comparePair(opts.yardstick, { url: opts.serviceUrl, build, cpu: opts.cpu }, opts.load);
-        results.set(name, { result, yardstick });
-        opts.mark?.(`${ledger}, ${name}`);
-      }
-      return results;
+    /** The business's busy wallet (the lowest id) and its partner in the window. */
+    const busyPair = async (businessId: string) => {
+      const { rows } = await client.query(`SELECT id FROM accounts WHERE business_id = $1 AND kind = 'WALLET' ORDER BY id LIMIT 2`, [businessId]);
+      return rows.map((w: { id: string }) => w.id) as [string, string];
     };
-
-    const fresh = await phase('fresh');
-    const entriesFresh = await count('SELECT count(*) AS n FROM ledger_entries');
+    const count = async (sql: string, args: unknown[] = []) => Number((await client.query(sql, args)).rows[0].n);
 
     const started = performance.now();
+    const [busy] = await busyPair(opts.grown.businessId);
     const base = new Date();
     const pairs = Math.ceil(opts.transfers / 2);
     const stepMicros = (HISTORY_SPAN_MS * 1000) / (2 * pairs);
     const { rows: currency } = await client.query(`SELECT currency FROM accounts WHERE id = $1`, [busy]);
     await client.query('SET session_replication_role = replica');
     for (let k = 0; k < pairs; k += CHUNK_PAIRS) {
-      await client.query(HISTORY_SQL, [opts.businessId, k, Math.min(pairs, k + CHUNK_PAIRS), base.toISOString(), stepMicros, currency[0].currency]);
+      await client.query(HISTORY_SQL, [opts.grown.businessId, k, Math.min(pairs, k + CHUNK_PAIRS), base.toISOString(), stepMicros, currency[0].currency]);
     }
     await client.query('RESET session_replication_role');
     // Each account's last entry time on its row, as ledger_post keeps it.
@@ -212,26 +164,62 @@ export async function runGrowthScenario(opts: GrowthOptions): Promise<GrowthResu
       `UPDATE accounts a SET last_entry_at = m.at
          FROM (SELECT account_id, max(created_at) AS at FROM ledger_entries WHERE business_id = $1 AND created_at >= $2 GROUP BY account_id) m
         WHERE a.business_id = $1 AND a.id = m.account_id`,
-      [opts.businessId, base.toISOString()],
+      [opts.grown.businessId, base.toISOString()],
     );
     // Everything posted from here on comes after the history in time.
     const wait = base.getTime() + HISTORY_SPAN_MS + 10 - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    await opts.settle();
     const buildSeconds = (performance.now() - started) / 1000;
-    opts.mark?.('history written by SQL, VACUUM (ANALYZE), CHECKPOINT');
+    opts.mark?.('history written by SQL');
 
-    const grown = await phase('grown');
-    const entriesGrown = await count('SELECT count(*) AS n FROM ledger_entries');
-    const busyEntriesGrown = await count('SELECT count(*) AS n FROM ledger_entries WHERE business_id = $1 AND account_id = $2', [opts.businessId, busy]);
+    /** Posts the business's window and answers its request kinds, in the order measured. */
+    const kindsOf = async (b: GrowthBusiness): Promise<[string, () => LoadRequest][]> => {
+      const [busyWallet, partner] = await busyPair(b.businessId);
+      const from = new Date();
+      const { rows } = await client.query(
+        `SELECT count(*) FILTER (WHERE p ? 'refusal')::int AS refused FROM (
+           SELECT ledger_post($1::uuid, 'TRANSFER', 'WALLET', CASE WHEN i % 2 = 1 THEN $2 ELSE $3 END,
+                              'WALLET', CASE WHEN i % 2 = 1 THEN $3 ELSE $2 END, '1.00', NULL, NULL, NULL) AS p
+             FROM generate_series(1, $4::int) i) x`,
+        [b.businessId, busyWallet, partner, opts.window],
+      );
+      if (rows[0].refused) throw new Error(`${rows[0].refused} window transfers refused`);
+      const to = new Date(Date.now() + 1);
+      const auth = { authorization: `Bearer ${b.token}` };
+      const get = (path: string) => (): LoadRequest => ({ method: 'GET', path, headers: auth });
+      const period = `from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}`;
+      const statement = `/cl/v1/wallets/${busyWallet}/statement?${period}&limit=100`;
+      const first = await getJson(opts.serviceUrl, statement, b.token);
+      if (first.entries.length !== 100 || !first.has_more) throw new Error(`the busy wallet's statement period holds ${first.entries.length} entries on its first page`);
+      const business = '/cl/v1/transactions?limit=20';
+      const wallet = `/cl/v1/wallets/${busyWallet}/transactions?limit=20`;
+      return [
+        ['statement: first page of 100, opening balance', get(statement)],
+        ['statement: 6th page of 100, by cursor', get(`/cl/v1/wallets/${busyWallet}/statement?limit=100&cursor=${await cursorAfter(opts.serviceUrl, statement, b.token, 5)}`)],
+        [`statement CSV: ${opts.window} entries streamed`, get(`/cl/v1/wallets/${busyWallet}/statement.csv?${period}`)],
+        ["business's transactions: page 1", get(business)],
+        ["business's transactions: page 20", get(`${business}&cursor=${await cursorAfter(opts.serviceUrl, business, b.token, 19)}`)],
+        ["busy wallet's transactions: page 1", get(wallet)],
+        ["busy wallet's transactions: page 20", get(`${wallet}&cursor=${await cursorAfter(opts.serviceUrl, wallet, b.token, 19)}`)],
+        ['getWallet', b.getWallet],
+        ['transfer (random wallets)', b.transfer],
+      ];
+    };
+    const freshKinds = await kindsOf(opts.fresh);
+    const grownKinds = await kindsOf(opts.grown);
+    await opts.settle();
+    const rows: GrowthRow[] = [];
+    for (const [i, [name, build]] of freshKinds.entries()) {
+      const target = (b: () => LoadRequest) => ({ url: opts.serviceUrl, build: b, cpu: opts.cpu });
+      const [fresh, grown] = await comparePair(target(build), target(grownKinds[i]![1]), opts.load);
+      rows.push({ name, fresh, grown });
+      opts.mark?.(name);
+    }
     return {
-      rows: [...fresh].map(([name, f]) => {
-        const g = grown.get(name)!;
-        return { name, fresh: f.result, grown: g.result, yardstick: { fresh: f.yardstick, grown: g.yardstick } };
-      }),
-      entriesFresh,
-      entriesGrown,
-      busyEntriesGrown,
+      rows,
+      entriesFresh: await count('SELECT count(*) AS n FROM ledger_entries WHERE business_id = $1', [opts.fresh.businessId]),
+      entriesGrown: await count('SELECT count(*) AS n FROM ledger_entries WHERE business_id = $1', [opts.grown.businessId]),
+      busyEntriesGrown: await count('SELECT count(*) AS n FROM ledger_entries WHERE business_id = $1 AND account_id = $2', [opts.grown.businessId, busy]),
       buildSeconds,
     };
   } finally {
