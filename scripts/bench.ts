@@ -146,8 +146,10 @@ try {
   };
   const wallet = walletOf(seed);
   const pair = pairOf(seed);
-  const json = { 'content-type': 'application/json' };
-  const auth = { ...json, authorization: `Bearer ${seed.token}` };
+  // A new headers object for every request: autocannon writes the body's Content-Length into
+  // the one it is given, which a shared object would carry to requests with other bodies.
+  const json = () => ({ 'content-type': 'application/json' });
+  const auth = () => ({ ...json(), authorization: `Bearer ${seed.token}` });
   /** The service's transfer between two random wallets of business `b` (with an Idempotency-Key) and its getWallet of one. */
   const serviceRequests = (b: { token: string; wallets: string[] }) => {
     const [random, two] = [walletOf(b), pairOf(b)];
@@ -156,7 +158,7 @@ try {
       transfer: (): LoadRequest => {
         const [from, to] = two();
         const body = JSON.stringify({ source_wallet_id: from, destination_wallet_id: to, amount: '1.00' });
-        return { method: 'POST', path: '/cl/v1/transfers', headers: { ...json, authorization, 'idempotency-key': randomUUID() }, body };
+        return { method: 'POST', path: '/cl/v1/transfers', headers: { ...json(), authorization, 'idempotency-key': randomUUID() }, body };
       },
       getWallet: (): LoadRequest => ({ method: 'GET', path: `/cl/v1/wallets/${random()}`, headers: { authorization } }),
     };
@@ -169,7 +171,7 @@ try {
       p99: 1.0,
       reference: () => {
         const [from, to] = pair();
-        return { method: 'POST', path: '/transfers', headers: json, body: JSON.stringify({ source_wallet_id: from, destination_wallet_id: to, amount: '1.00' }) };
+        return { method: 'POST', path: '/transfers', headers: json(), body: JSON.stringify({ source_wallet_id: from, destination_wallet_id: to, amount: '1.00' }) };
       },
       service: seedRequests.transfer,
     },
@@ -177,11 +179,11 @@ try {
       name: 'fund (hot operational account)',
       target: 3.0,
       p99: 1.0,
-      reference: () => ({ method: 'POST', path: '/funds', headers: json, body: JSON.stringify({ business_id: seed.businessId, wallet_id: wallet(), amount: '1.00' }) }),
+      reference: () => ({ method: 'POST', path: '/funds', headers: json(), body: JSON.stringify({ business_id: seed.businessId, wallet_id: wallet(), amount: '1.00' }) }),
       service: () => ({
         method: 'POST',
         path: '/cl/v1/funds',
-        headers: { ...auth, 'idempotency-key': randomUUID() },
+        headers: { ...auth(), 'idempotency-key': randomUUID() },
         body: JSON.stringify({ wallet_id: wallet(), amount: '1.00' }),
       }),
     },
@@ -327,12 +329,12 @@ try {
     }
   }
   if (other) {
-    console.log(`\n${`other traffic: getWallet and transfers, ${OTHER_RATE} req/s`.padEnd(74)}responses  p50 ms  p99 ms  non-2xx/errors`);
+    console.log(`\n${`other traffic: getWallet and transfers, ${OTHER_RATE} req/s`.padEnd(74)}responses  p50 ms  p99 ms  non-2xx/errors  statuses`);
     for (const [when, r] of [[`quiet service (${OTHER_QUIET_SECONDS} s)`, other.quiet], ['during the 10 × 1,000 bulk payouts', other.during]] as const) {
-      console.log(`${when.padEnd(74)}${pad(r.responses, 9)}${pad(r.p50.toFixed(1), 8)}${pad(r.p99.toFixed(1), 8)}${pad(r.failures, 16)}`);
+      console.log(`${when.padEnd(74)}${pad(r.responses, 9)}${pad(r.p50.toFixed(1), 8)}${pad(r.p99.toFixed(1), 8)}${pad(r.failures, 16)}  ${r.statuses}`);
     }
     const ratio = other.during.p99 / other.quiet.p99;
-    checks.push({ what: 'other traffic during the 10 × 1,000 bulk payouts: p99 during/quiet', value: `${ratio.toFixed(2)} ×`, target: '≤ 2.00 ×', met: ratio <= 2 && other.during.failures === 0 });
+    checks.push({ what: 'other traffic during the 10 × 1,000 bulk payouts: p99 during/quiet', value: `${ratio.toFixed(2)} ×`, target: '≤ 2.00 ×', met: ratio <= 2 && other.quiet.failures + other.during.failures === 0 });
   }
   printMemory(memory);
   if (growth) {

@@ -183,6 +183,8 @@ export interface PacedResult {
   p99: number;
   /** Responses other than 2xx, and requests that failed or had no answer. */
   failures: number;
+  /** Responses by status, and `error` for requests without one, e.g. `200×1480 201×1431`. */
+  statuses: string;
 }
 
 /**
@@ -197,6 +199,8 @@ export function pacedLoad(url: string, build: () => LoadRequest, rate: number): 
   const agent = new http.Agent({ keepAlive: true });
   const latencies: number[] = [];
   let failures = 0;
+  const statuses = new Map<string, number>();
+  const count = (status: string) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
   const pending = new Set<Promise<void>>();
   const fire = (): void => {
     const due = performance.now();
@@ -207,11 +211,13 @@ export function pacedLoad(url: string, build: () => LoadRequest, rate: number): 
         res.on('end', () => {
           latencies.push(performance.now() - due);
           if (!res.statusCode || res.statusCode < 200 || res.statusCode > 299) failures++;
+          count(String(res.statusCode));
           resolve();
         });
       });
       req.on('error', () => {
         failures++;
+        count('error');
         resolve();
       });
       req.end(r.body);
@@ -225,7 +231,8 @@ export function pacedLoad(url: string, build: () => LoadRequest, rate: number): 
       clearInterval(timer);
       await Promise.all(pending);
       agent.destroy();
-      return { responses: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures };
+      const tallied = [...statuses].sort(([a], [b]) => a.localeCompare(b)).map(([status, n]) => `${status}×${n}`).join(' ');
+      return { responses: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures, statuses: tallied };
     },
   };
 }
