@@ -137,12 +137,14 @@ try {
 
   /** A random wallet of `b`, and two distinct ones. */
   const walletOf = (b: { wallets: string[] }) => () => b.wallets[Math.floor(Math.random() * b.wallets.length)];
-  const pairOf = (b: { wallets: string[] }) => () => {
+  const pairOf = (b: { wallets: string[] }) => {
     const wallet = walletOf(b);
-    const from = wallet();
-    let to = wallet();
-    while (to === from) to = wallet();
-    return [from, to];
+    return () => {
+      const from = wallet();
+      let to = wallet();
+      while (to === from) to = wallet();
+      return [from, to];
+    };
   };
   const wallet = walletOf(seed);
   const pair = pairOf(seed);

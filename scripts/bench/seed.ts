@@ -57,8 +57,6 @@ export async function checkLedger(databaseUrl: string, businessId: string): Prom
             WHERE t.business_id = $1 GROUP BY t.id HAVING sum(e.amount) <> 0 OR count(*) <> 2) x)::int AS unbalanced,
          (SELECT count(*) FROM accounts a WHERE a.business_id = $1
             AND a.balance <> (SELECT coalesce(sum(amount), 0) FROM ledger_entries WHERE business_id = a.business_id AND account_id = a.id))::int AS drifted,
-         (SELECT count(*) FROM accounts a WHERE a.business_id = $1
-            AND a.last_entry_at IS DISTINCT FROM (SELECT max(created_at) FROM ledger_entries WHERE business_id = a.business_id AND account_id = a.id))::int AS stale,
          (SELECT sum(balance) FROM accounts WHERE business_id = $1)::text AS total,
          (SELECT count(*) FROM accounts WHERE business_id = $1 AND kind = 'WALLET' AND balance < 0)::int AS negative`,
       [businessId],
@@ -67,16 +65,17 @@ export async function checkLedger(databaseUrl: string, businessId: string): Prom
     const problems: string[] = [];
     if (r.unbalanced) problems.push(`${r.unbalanced} unbalanced transactions`);
     if (r.drifted) problems.push(`${r.drifted} balances differ from their entries`);
-    if (r.stale) {
-      const stale = await client.query(
-        `SELECT a.kind, a.last_entry_at::text AS stamped, (SELECT max(created_at) FROM ledger_entries WHERE business_id = a.business_id AND account_id = a.id)::text AS last
-           FROM accounts a WHERE a.business_id = $1
-            AND a.last_entry_at IS DISTINCT FROM (SELECT max(created_at) FROM ledger_entries WHERE business_id = a.business_id AND account_id = a.id)
-          LIMIT 3`,
-        [businessId],
-      );
-      problems.push(`${r.stale} last entry times differ from their entries' (${stale.rows.map((s) => `${s.kind}: ${s.stamped} against ${s.last}`).join('; ')})`);
-    }
+    // Accounts whose last entry time differs from their last entry's, the first three named.
+    const { rows: stale } = await client.query(
+      `SELECT kind, stamped::text, last::text, count(*) OVER ()::int AS n
+         FROM (SELECT a.kind, a.last_entry_at AS stamped,
+                      (SELECT max(created_at) FROM ledger_entries WHERE business_id = a.business_id AND account_id = a.id) AS last
+                 FROM accounts a WHERE a.business_id = $1) x
+        WHERE stamped IS DISTINCT FROM last
+        LIMIT 3`,
+      [businessId],
+    );
+    if (stale.length) problems.push(`${stale[0].n} last entry times differ from their entries' (${stale.map((a) => `${a.kind}: ${a.stamped} against ${a.last}`).join('; ')})`);
     if (Number(r.total) !== 0) problems.push(`balances sum to ${r.total}, not 0`);
     if (r.negative) problems.push(`${r.negative} wallets below 0.00`);
     return { transactions: r.transactions, problems };
