@@ -40,7 +40,9 @@
  * Environment: SECONDS (10), WARMUP (3), CONNECTIONS (50), WALLETS (2000), STARTS (3),
  * GROWTH_TRANSFERS (1000000), GROWTH_SECONDS (8), GROWTH_CONNECTIONS (10),
  * ONLY (comma-separated scenario names, e.g. `getWallet`, `growth`: run only those; `isolation`: the
- * dead-endpoint cases of step 5).
+ * dead-endpoint cases of step 5), SERVICE_NODE_OPTIONS (NODE_OPTIONS for the service's `npm start`
+ * only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`: CPU profiles written when it stops, the largest
+ * the service's own).
  * Exits 1 when a target is missed or the ledger check fails.
  */
 import { randomUUID } from 'node:crypto';
@@ -93,7 +95,7 @@ const OTHER_QUIET_SECONDS = 30;
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-bench-'));
 chmodSync(dataDir, 0o755); // PostgreSQL runs as the `postgres` user when we are root
 const servicePort = await freePort();
-const serviceEnv = { PAYOUT_PROCESSING_MS: '0', PORT: String(servicePort), DATA_DIR: dataDir, DB_POOL_SIZE: String(POOL_SIZE), RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000000', SANDBOX: 'true' };
+const serviceEnv = { PAYOUT_PROCESSING_MS: '0', PORT: String(servicePort), DATA_DIR: dataDir, DB_POOL_SIZE: String(POOL_SIZE), RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '100000000', SANDBOX: 'true', ...(process.env.SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SERVICE_NODE_OPTIONS } : {}) };
 const startService = () => spawnServer('npm', ['start', '--silent'], serviceEnv, servicePort, path.join(dataDir, 'service.log'));
 
 let service: Spawned | undefined;
