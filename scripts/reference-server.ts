@@ -45,18 +45,19 @@ function movementSql(debit: string): string {
     ), moved AS (
       UPDATE accounts a
       SET balance = a.balance + CASE WHEN a.id = c.debit_id THEN -c.amount ELSE c.amount END,
-          last_entry_at = CURRENT_TIMESTAMP(3), updated_at = now()
+          last_entry_at = CURRENT_TIMESTAMP(3), last_entry_number = a.last_entry_number + 1, updated_at = now()
       FROM checked c WHERE c.ok AND a.id IN (c.debit_id, c.credit_id)
-      RETURNING a.id, a.balance, c.debit_id, c.amount
+      RETURNING a.id, a.balance, a.last_entry_number, c.debit_id, c.amount
     ), tx AS (
       INSERT INTO transactions (id, reference, business_id, type, status, amount, currency, debit_account_id, credit_account_id)
-      SELECT gen_random_uuid(), 'TXN' || lpad(nextval('transaction_reference_seq')::text, 12, '0'),
+      SELECT gen_random_uuid(), 'TXN' || lpad(floor(random() * 1e12)::bigint::text, 12, '0'),
              c.business_id, $4, 'SUCCESS', c.amount, c.currency, c.debit_id, c.credit_id
       FROM checked c WHERE c.ok
       RETURNING id, reference
     ), entries AS (
-      INSERT INTO ledger_entries (business_id, transaction_id, account_id, amount, balance_after)
-      SELECT c.business_id, tx.id, m.id, CASE WHEN m.id = m.debit_id THEN -m.amount ELSE m.amount END, m.balance FROM tx, moved m, checked c
+      INSERT INTO ledger_entries (business_id, transaction_id, account_id, entry_number, amount, balance_after)
+      SELECT c.business_id, tx.id, m.id, m.last_entry_number, CASE WHEN m.id = m.debit_id THEN -m.amount ELSE m.amount END, m.balance
+      FROM tx, moved m, checked c
     )
     SELECT c.ok, tx.id, tx.reference FROM checked c LEFT JOIN tx ON true`;
 }

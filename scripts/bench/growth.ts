@@ -110,13 +110,22 @@ WITH w AS (
     FROM p CROSS JOIN w CROSS JOIN (VALUES (0), (1)) v(side)
 ), t AS (
   INSERT INTO transactions (id, reference, business_id, type, status, amount, currency, debit_account_id, credit_account_id, created_at)
-  SELECT id, 'TXN' || lpad(nextval('transaction_reference_seq')::text, 12, '0'), $1, 'TRANSFER', 'SUCCESS', 1.00, $6, debit, credit, at
+  SELECT id, 'TXN' || lpad(seq::text, 12, '0'), $1, 'TRANSFER', 'SUCCESS', 1.00, $6, debit, credit, at
     FROM x ORDER BY seq
+), e AS (
+  SELECT x.id, x.seq, x.at, v.account_id, v.amount, v.balance_after, v.side
+    FROM x CROSS JOIN LATERAL (VALUES (x.debit, -1.00, x.debit_after, 0), (x.credit, 1.00, x.credit_after, 1)) v(account_id, amount, balance_after, side)
+), numbered AS (
+  INSERT INTO ledger_entries (business_id, transaction_id, account_id, entry_number, amount, balance_after, created_at)
+  SELECT $1, e.id, e.account_id, a.last_entry_number + row_number() OVER (PARTITION BY e.account_id ORDER BY e.seq, e.side),
+         e.amount, e.balance_after, e.at
+    FROM e JOIN accounts a ON a.business_id = $1 AND a.id = e.account_id
+   ORDER BY e.seq, e.side
+  RETURNING account_id, entry_number
 )
-INSERT INTO ledger_entries (business_id, transaction_id, account_id, amount, balance_after, created_at)
-SELECT $1, x.id, e.account_id, e.amount, e.balance_after, x.at
-  FROM x CROSS JOIN LATERAL (VALUES (x.debit, -1.00, x.debit_after, 0), (x.credit, 1.00, x.credit_after, 1)) e(account_id, amount, balance_after, side)
- ORDER BY x.seq, e.side`;
+UPDATE accounts a SET last_entry_number = m.number
+  FROM (SELECT account_id, max(entry_number) AS number FROM numbered GROUP BY account_id) m
+ WHERE a.business_id = $1 AND a.id = m.account_id`;
 
 async function getJson(base: string, path: string, token: string): Promise<any> {
   const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });

@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/types/closed-loop.js';
 import type { components as CoreComponents } from '../../generated/types/core.js';
 import { AppError } from '../kernel/errors.js';
-import { nextAccountNumber } from '../ledger/accountNumbers.js';
+import { insertAccount } from '../ledger/accounts.js';
 import { createClient } from './clients.js';
 import { formatMoney } from '../kernel/money.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
@@ -65,13 +65,7 @@ export async function createBusiness(
     const currency = req.currency ?? 'SAR';
     await trx('businesses').insert({ id, name: req.name, external_reference: req.external_reference ?? null, currency });
     for (const kind of ['OPERATIONAL', 'SETTLEMENT', 'PAYOUT', 'IN_TRANSIT'] as const) {
-      await trx('accounts').insert({
-        id: randomUUID(),
-        business_id: id,
-        kind,
-        account_number: await nextAccountNumber(trx, kind),
-        currency,
-      });
+      await insertAccount(trx, { business_id: id, kind, currency });
     }
     const client = await createClient(trx, { kind: 'BUSINESS', businessId: id, clientId: credentials?.clientId, secret: credentials?.secret });
     const business = await getBusiness(trx, id);

@@ -42,11 +42,11 @@ function wallets(db: Knex, businessId: string): Knex.QueryBuilder {
 }
 
 /**
- * Accounts by id alone, checked against the business and kind below: with `business_id`
- * and `kind` in the WHERE clause, the prepared statement's generic plan scanned the
- * business's (business_id, kind, created_at, id) index (28 buffers for a business of
- * 2,000 wallets) instead of the primary key (3 buffers). Concurrent reads share one
- * statement (../db/batchedReads.ts).
+ * Accounts by their primary key (id, business_id), the kind checked below: with `kind` in
+ * the WHERE clause as well, the prepared statement's generic plan scanned the business's
+ * (business_id, kind, created_at, id) index (28 buffers for a business of 2,000 wallets)
+ * instead of the primary key (3 buffers). Concurrent reads share one statement
+ * (../db/batchedReads.ts).
  */
 const accounts = rowReader<AccountRow>('accounts_by_id', 'accounts');
 const WALLET_ROW_FOR_UPDATE = preparedStatement(
@@ -61,7 +61,7 @@ const WALLET_ROW_FOR_UPDATE = preparedStatement(
 async function walletRow(db: Knex, businessId: string, id: string, lock = false): Promise<AccountRow> {
   const row = lock
     ? (await preparedQuery<AccountRow>(db, WALLET_ROW_FOR_UPDATE, [id, businessId]))[0]
-    : await accounts.load(db, id);
+    : await accounts.load(db, businessId, id);
   if (!row || row.business_id !== businessId || row.kind !== 'WALLET') throw new AppError('WALLET_NOT_FOUND', `No wallet ${id} for this business.`);
   return row;
 }

@@ -1,6 +1,9 @@
 /**
- * Batched reads by id: concurrent reads of one table's rows by primary key are sent
- * together, one statement (`WHERE id = ANY($1)`) and one round trip for all of them.
+ * Batched reads by id: concurrent reads of one business's rows of a table by primary key
+ * are sent together, one statement (`WHERE business_id = $1 AND id = ANY($2)`) and one
+ * round trip for all of them. A statement names one business: distributed by business
+ * (docs/scale-out.md) it is served by that business's node; reads of several businesses
+ * in one turn are one statement per business.
  *
  * On this machine a round trip to PostgreSQL costs the service about as much CPU as the
  * rest of a simple read (the socket write alone, a loopback TCP send, was a third of
@@ -32,19 +35,20 @@ export const MAX_BATCH_READS = 256;
 /** The Knex event of one statement of batched reads sent; its argument is `{ reader, reads }` (the reader's name, ids read). */
 export const READ_BATCH_EVENT = 'read-batch';
 
-/** A read of rows by id on one table: `load(id)` resolves with the row or undefined. */
+/** A read of rows by id on one table: `load(db, businessId, id)` resolves with the business's row or undefined. */
 export interface RowReader<Row> {
-  load(db: Knex, id: string): Promise<Row | undefined>;
+  load(db: Knex, businessId: string, id: string): Promise<Row | undefined>;
 }
 
 /**
- * A reader of `table`'s rows by `id` (a uuid column), through the named prepared
- * statement `name`. `id`s must be uuids (the documents' `format: uuid` checks them
- * before a handler runs): one that is not fails its whole batch's statement.
+ * A reader of `table`'s rows by `id` (a uuid column) under `business_id` (its primary key
+ * `(id, business_id)`), through the named prepared statement `name`. `id`s must be uuids
+ * (the documents' `format: uuid` checks them before a handler runs): one that is not
+ * fails its whole batch's statement.
  */
 export function rowReader<Row extends { id: string }>(name: string, table: string): RowReader<Row> {
-  const single = preparedStatement(`${name}_one`, `SELECT * FROM ${table} WHERE id = ?`);
-  const many = preparedStatement(name, `SELECT * FROM ${table} WHERE id = ANY(?::uuid[])`);
+  const single = preparedStatement(`${name}_one`, `SELECT * FROM ${table} WHERE id = ? AND business_id = ?`);
+  const many = preparedStatement(name, `SELECT * FROM ${table} WHERE id = ANY(?::uuid[]) AND business_id = ?`);
   const loaders = new WeakMap<Knex, DataLoader<string, Row | undefined>>();
 
   const loaderOf = (db: Knex): DataLoader<string, Row | undefined> => {
@@ -53,12 +57,23 @@ export function rowReader<Row extends { id: string }>(name: string, table: strin
     let inFlight = 0;
     const waiting: (() => void)[] = [];
     loader = new DataLoader<string, Row | undefined>(
-      async (ids) => {
-        db.emit(READ_BATCH_EVENT, { reader: name, reads: ids.length });
+      async (keys) => {
+        db.emit(READ_BATCH_EVENT, { reader: name, reads: keys.length });
         try {
-          const rows = ids.length === 1 ? await preparedQuery<Row>(db, single, [ids[0]]) : await preparedQuery<Row>(db, many, [ids]);
-          const byId = new Map(rows.map((r) => [r.id, r]));
-          return ids.map((id) => byId.get(id.toLowerCase()));
+          // Keys are `business|id`: one statement per business of the batch.
+          const byBusiness = new Map<string, string[]>();
+          for (const key of keys) {
+            const [business, id] = key.split('|') as [string, string];
+            const ids = byBusiness.get(business);
+            if (ids) ids.push(id);
+            else byBusiness.set(business, [id]);
+          }
+          const found = new Map<string, Row>();
+          for (const [business, ids] of byBusiness) {
+            const rows = ids.length === 1 ? await preparedQuery<Row>(db, single, [ids[0], business]) : await preparedQuery<Row>(db, many, [ids, business]);
+            for (const r of rows) found.set(`${business}|${r.id}`, r);
+          }
+          return keys.map((key) => found.get(key.toLowerCase()));
         } finally {
           inFlight--;
           const next = waiting.shift();
@@ -84,9 +99,9 @@ export function rowReader<Row extends { id: string }>(name: string, table: strin
   };
 
   return {
-    async load(db, id) {
-      if (db.isTransaction) return (await preparedQuery<Row>(db, single, [id]))[0];
-      return loaderOf(db).load(id);
+    async load(db, businessId, id) {
+      if (db.isTransaction) return (await preparedQuery<Row>(db, single, [id, businessId]))[0];
+      return loaderOf(db).load(`${businessId}|${id}`);
     },
   };
 }

@@ -11,6 +11,7 @@ import * as ledgerReadsByTime from './migrations/026_ledger_reads_by_time.js';
 import * as webhookOperations from './migrations/027_webhook_operations.js';
 import * as ledgerEntriesByBusiness from './migrations/028_ledger_entries_by_business.js';
 import * as accountLastEntryTime from './migrations/029_account_last_entry_time.js';
+import * as ledgerOrderByAccount from './migrations/030_ledger_order_by_account.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '027_webhook_operations': webhookOperations,
   '028_ledger_entries_by_business': ledgerEntriesByBusiness,
   '029_account_last_entry_time': accountLastEntryTime,
+  '030_ledger_order_by_account': ledgerOrderByAccount,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

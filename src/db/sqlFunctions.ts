@@ -47,6 +47,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type pg from 'pg';
+import { citusDistributed, distributeFunctions } from './distribution.js';
 
 /** The tree holding the capability folders: src/ or dist/src/. */
 const SOURCE_ROOT = path.join(import.meta.dirname, '..');
@@ -185,42 +186,53 @@ export async function applySqlDefinitions(db: Knex, definitions: SqlDefinition[]
   const pool = db.client as PgPool;
   const connection = await pool.acquireConnection();
   try {
-    const read = async () => (await connection.query<Recorded>('SELECT name, sha256, functions FROM sql_definitions')).rows;
-    const first = pending(definitions, await read());
-    if (!first.changed.length && !first.removed.length) return [];
-    await connection.query('BEGIN');
-    try {
-      await connection.query(`SELECT pg_advisory_xact_lock(${APPLY_LOCK_KEY})`);
-      const recorded = await read();
-      const { changed, removed } = pending(definitions, recorded);
-      // Every function a changed or removed file defines or defined is dropped before any
-      // file runs, so that a function moving from one file to another is dropped once.
-      const before = new Map(recorded.map((r) => [r.name, r.functions]));
-      const dropped = new Set([...changed.flatMap((d) => [...(before.get(d.name) ?? []), ...d.functions])]);
-      await dropFunctions(connection, [...dropped], false);
-      // Then every function no file defines: those of removed files, and any other left behind.
-      const defined = new Set(definitions.flatMap((d) => d.functions));
-      await dropFunctions(connection, (await schemaFunctions(connection)).filter((f) => !defined.has(f)), true);
-      for (const gone of removed) await connection.query('DELETE FROM sql_definitions WHERE name = $1', [gone.name]);
-      for (const d of changed) {
-        try {
-          await connection.query(d.sql);
-        } catch (err) {
-          throw Object.assign(err as Error, { message: `${d.name}: ${(err as Error).message}` });
-        }
-        await connection.query(
-          `INSERT INTO sql_definitions (name, sha256, functions) VALUES ($1, $2, $3)
-           ON CONFLICT (name) DO UPDATE SET sha256 = EXCLUDED.sha256, functions = EXCLUDED.functions, applied_at = now()`,
-          [d.name, d.sha256, d.functions],
-        );
-      }
-      await connection.query('COMMIT');
-      return changed.map((d) => d.name);
-    } catch (err) {
-      await connection.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    }
+    const applied = await applyChanged(connection, definitions);
+    // On a database distributed by business (Citus, docs/scale-out.md), a function the
+    // files re-created is the coordinator's only, and one that took the business first is no
+    // longer delegated to its node: distributed again, after the commit (also when another
+    // instance applied the files, or a start died between the two).
+    if (await citusDistributed(connection)) await distributeFunctions(connection, definitions.flatMap((d) => d.functions));
+    return applied;
   } finally {
     await pool.releaseConnection(connection);
+  }
+}
+
+/** The body of applySqlDefinitions on one connection: the changed files, applied in one transaction. */
+async function applyChanged(connection: pg.Client, definitions: SqlDefinition[]): Promise<string[]> {
+  const read = async () => (await connection.query<Recorded>('SELECT name, sha256, functions FROM sql_definitions')).rows;
+  const first = pending(definitions, await read());
+  if (!first.changed.length && !first.removed.length) return [];
+  await connection.query('BEGIN');
+  try {
+    await connection.query(`SELECT pg_advisory_xact_lock(${APPLY_LOCK_KEY})`);
+    const recorded = await read();
+    const { changed, removed } = pending(definitions, recorded);
+    // Every function a changed or removed file defines or defined is dropped before any
+    // file runs, so that a function moving from one file to another is dropped once.
+    const before = new Map(recorded.map((r) => [r.name, r.functions]));
+    const dropped = new Set([...changed.flatMap((d) => [...(before.get(d.name) ?? []), ...d.functions])]);
+    await dropFunctions(connection, [...dropped], false);
+    // Then every function no file defines: those of removed files, and any other left behind.
+    const defined = new Set(definitions.flatMap((d) => d.functions));
+    await dropFunctions(connection, (await schemaFunctions(connection)).filter((f) => !defined.has(f)), true);
+    for (const gone of removed) await connection.query('DELETE FROM sql_definitions WHERE name = $1', [gone.name]);
+    for (const d of changed) {
+      try {
+        await connection.query(d.sql);
+      } catch (err) {
+        throw Object.assign(err as Error, { message: `${d.name}: ${(err as Error).message}` });
+      }
+      await connection.query(
+        `INSERT INTO sql_definitions (name, sha256, functions) VALUES ($1, $2, $3)
+         ON CONFLICT (name) DO UPDATE SET sha256 = EXCLUDED.sha256, functions = EXCLUDED.functions, applied_at = EXCLUDED.applied_at`,
+        [d.name, d.sha256, d.functions],
+      );
+    }
+    await connection.query('COMMIT');
+    return changed.map((d) => d.name);
+  } catch (err) {
+    await connection.query('ROLLBACK').catch(() => undefined);
+    throw err;
   }
 }

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { nextAccountNumber } from './accountNumbers.js';
+import { type AccountKind, nextAccountNumber } from './accountNumbers.js';
 import type { AccountRow } from './ledger.js';
 
 /** What a new wallet account holds besides its business (all optional but the name). */
@@ -22,6 +22,29 @@ export interface WalletAccountRequest {
   externalReference?: string | null;
 }
 
+/** The columns of a new account row that its opener chooses. */
+export type NewAccount = Pick<AccountRow, 'business_id' | 'kind' | 'currency'> & Partial<Pick<AccountRow, 'can_overdraft' | 'name' | 'label_id' | 'external_reference'>>;
+
+/**
+ * Inserts an account of `account.business_id` with a new id and account number, and
+ * enters the number in the account number directory (`account_numbers`, number →
+ * business and account) in the same database transaction: the directory's primary key
+ * is the rule that a number names one account across all businesses, even when each
+ * business's accounts live on a node of their own (Citus: the directory is distributed
+ * by the number, so this is a statement of its own, on the number's node). Returns the
+ * account's row. Throws database errors only (23505 should a number ever be taken).
+ */
+export async function insertAccount(db: Knex, account: NewAccount): Promise<AccountRow> {
+  const write = async (trx: Knex) => {
+    const id = randomUUID();
+    const accountNumber = await nextAccountNumber(trx, account.kind as AccountKind);
+    await trx('account_numbers').insert({ account_number: accountNumber, business_id: account.business_id, account_id: id });
+    const [row] = await trx('accounts').insert({ ...account, id, account_number: accountNumber }).returning('*');
+    return row as AccountRow;
+  };
+  return db.isTransaction ? write(db) : db.transaction(write);
+}
+
 /**
  * Opens a wallet account of business `businessId`: a new account number, ACTIVE,
  * balance 0.00. Returns its row. Throws only database errors (the caller checks the
@@ -29,20 +52,13 @@ export interface WalletAccountRequest {
  */
 export async function openWalletAccount(db: Knex, businessId: string, req: WalletAccountRequest): Promise<AccountRow> {
   const operational = await db('accounts').where({ business_id: businessId, kind: 'OPERATIONAL' }).first('currency');
-  const [row] = await db('accounts')
-    .insert({
-      id: randomUUID(),
-      business_id: businessId,
-      kind: 'WALLET',
-      account_number: await nextAccountNumber(db, 'WALLET'),
-      currency: req.currency ?? operational?.currency ?? 'SAR',
-      balance: '0.00',
-      can_overdraft: req.canOverdraft ?? false,
-      status: 'ACTIVE',
-      name: req.name,
-      label_id: req.labelId ?? null,
-      external_reference: req.externalReference ?? null,
-    })
-    .returning('*');
-  return row;
+  return insertAccount(db, {
+    business_id: businessId,
+    kind: 'WALLET',
+    currency: req.currency ?? operational?.currency ?? 'SAR',
+    can_overdraft: req.canOverdraft ?? false,
+    name: req.name,
+    label_id: req.labelId ?? null,
+    external_reference: req.externalReference ?? null,
+  });
 }

@@ -7,8 +7,8 @@
  *
  * Every read is index-backed and costs the same whatever the wallet's history
  * (openapi/DESIGN.md, "Statements that do not grow with the ledger"): an account's
- * entries are read in (created_at, id) order from the index ledger_entries
- * (business_id, account_id, created_at, id), which ledger_post keeps in posting order; an opening
+ * entries are read in (created_at, entry_number) order from the index ledger_entries
+ * (business_id, account_id, created_at, entry_number), which ledger_post keeps in posting order; an opening
  * balance is the `balance_after` of one entry (one backward index step), never a sum.
  */
 import { Readable } from 'node:stream';
@@ -43,10 +43,10 @@ export interface StatementQuery {
   cursor?: string;
 }
 
-/** An entry's place in an account's (created_at, id) order. */
+/** An entry's place in an account's (created_at, entry_number) order. */
 interface Position {
   at: Date;
-  id: string;
+  number: string;
 }
 
 /** The wallet and period a statement covers, and where its page starts (null: at `from`). */
@@ -59,7 +59,7 @@ interface Period {
 }
 
 interface EntryRow {
-  id: string;
+  entry_number: string;
   amount: string;
   balance_after: string;
   created_at: Date;
@@ -82,22 +82,22 @@ function isoDate(text: string): Date | null {
 }
 
 /**
- * A statement cursor: base64url of `<from>|<to>|<created_at>|<entry id>` (ISO instants
+ * A statement cursor: base64url of `<from>|<to>|<created_at>|<entry number>` (ISO instants
  * to the millisecond), the period of the first page and the last entry returned. It
  * carries the period so that the pages of one statement cover one period whatever `to`
  * defaulted to; it carries no balance (the next page reads it from the entry).
  */
 function encodeCursor(period: Period, last: Position): string {
-  return Buffer.from(`${period.from.toISOString()}|${period.to.toISOString()}|${last.at.toISOString()}|${last.id}`).toString('base64url');
+  return Buffer.from(`${period.from.toISOString()}|${period.to.toISOString()}|${last.at.toISOString()}|${last.number}`).toString('base64url');
 }
 
 function decodeCursor(cursor: string): { from: Date; to: Date; after: Position } {
-  const [from, to, at, id, extra] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const [from, to, at, number, extra] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const dates = [from, to, at].map((d) => isoDate(d ?? ''));
-  if (extra !== undefined || dates.some((d) => !d) || !/^[1-9]\d{0,18}$/.test(id ?? '')) throw invalidCursor();
+  if (extra !== undefined || dates.some((d) => !d) || !/^[1-9]\d{0,18}$/.test(number ?? '')) throw invalidCursor();
   const [fromDate, toDate, atDate] = dates as Date[];
   if (fromDate > toDate || atDate < fromDate || atDate >= toDate) throw invalidCursor();
-  return { from: fromDate, to: toDate, after: { at: atDate, id } };
+  return { from: fromDate, to: toDate, after: { at: atDate, number } };
 }
 
 /**
@@ -124,7 +124,7 @@ async function periodOf(db: Knex, businessId: string, walletId: string, query: S
 async function openingBalance(db: Knex, period: Period): Promise<Decimal> {
   const entries = db('ledger_entries').where({ account_id: period.wallet.id, business_id: period.businessId });
   if (period.after) {
-    const row = await entries.where({ created_at: period.after.at, id: period.after.id }).first('balance_after');
+    const row = await entries.where({ created_at: period.after.at, entry_number: period.after.number }).first('balance_after');
     if (!row) throw invalidCursor();
     return new Decimal(row.balance_after);
   }
@@ -132,7 +132,7 @@ async function openingBalance(db: Knex, period: Period): Promise<Decimal> {
     .where('created_at', '<', period.from)
     .orderBy([
       { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
+      { column: 'entry_number', order: 'desc' },
     ])
     .first('balance_after');
   return new Decimal(row?.balance_after ?? 0);
@@ -141,18 +141,18 @@ async function openingBalance(db: Knex, period: Period): Promise<Decimal> {
 /** Up to `limit` entries of the period after `after` (or from `from`), oldest first: one index range. */
 function entriesAfter(db: Knex, period: Period, after: Position | null, limit: number): Promise<EntryRow[]> {
   const query = db('ledger_entries as e')
-    .join('transactions as t', 't.id', 'e.transaction_id')
+    .join('transactions as t', (on) => on.on('t.business_id', 'e.business_id').andOn('t.id', 'e.transaction_id'))
     .where({ 'e.account_id': period.wallet.id, 'e.business_id': period.businessId })
     .where('e.created_at', '<', period.to);
-  if (after) query.whereRaw('(e.created_at, e.id) > (?, ?)', [after.at, after.id]);
+  if (after) query.whereRaw('(e.created_at, e.entry_number) > (?, ?)', [after.at, after.number]);
   else query.where('e.created_at', '>=', period.from);
   return query
     .orderBy([
       { column: 'e.created_at', order: 'asc' },
-      { column: 'e.id', order: 'asc' },
+      { column: 'e.entry_number', order: 'asc' },
     ])
     .limit(limit)
-    .select('e.id', 'e.amount', 'e.balance_after', 'e.created_at', 't.id as transaction_id', 't.reference', 't.type');
+    .select('e.entry_number', 'e.amount', 'e.balance_after', 'e.created_at', 't.id as transaction_id', 't.reference', 't.type');
 }
 
 function toEntry(r: EntryRow): Schemas['StatementEntry'] {
@@ -202,7 +202,7 @@ export async function getWalletStatement(db: Knex, businessId: string, walletId:
     total_credits: formatMoney(credits),
     entries: page.map(toEntry),
     has_more: hasMore,
-    next_cursor: hasMore && last ? encodeCursor(period, { at: last.created_at, id: last.id }) : null,
+    next_cursor: hasMore && last ? encodeCursor(period, { at: last.created_at, number: last.entry_number }) : null,
   };
 }
 
@@ -230,7 +230,7 @@ export async function streamWalletStatementCsv(db: Knex, businessId: string, wal
       if (rows.length) {
         const last = rows[rows.length - 1];
         closing = formatMoney(last.balance_after);
-        after = { at: last.created_at, id: last.id };
+        after = { at: last.created_at, number: last.entry_number };
       }
       if (rows.length < CSV_CHUNK_ENTRIES) break;
     }

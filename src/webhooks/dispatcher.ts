@@ -5,8 +5,9 @@
  * the relay turns each committed pending event into one delivery per ENABLED endpoint of
  * its business subscribed to its code, and `webhook-delivery` jobs for them (each naming
  * up to DELIVERIES_PER_JOB deliveries of one endpoint), in one transaction that also deletes its pending
- * row. It is the outbox's reader, not a job runner: every instance runs it, `FOR UPDATE
- * SKIP LOCKED` gives each pending event to one of them, and an event is either dispatched
+ * row. It is the outbox's reader, not a job runner: every instance runs it, each round
+ * finds the businesses with pending events and relays each business's in a transaction of
+ * its own, `FOR UPDATE SKIP LOCKED` gives each pending event to one of them, and an event is either dispatched
  * with all its jobs or not at all. Delivery, retries, back-off and recovery after a
  * restart are the job queue's (./delivery.ts).
  *
@@ -15,6 +16,7 @@
  * in src/db/migrations/024_baseline.ts).
  */
 import type { Knex } from 'knex';
+import { acrossBusinesses } from '../db/acrossBusinesses.js';
 import type { OutageLog } from '../db/unavailable.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { backgroundTransaction } from '../kernel/background.js';
@@ -29,28 +31,43 @@ import { DeliveryReader } from './deliveryReader.js';
 /** Events taken per relay transaction. */
 const RELAY_BATCH = 100;
 
+/** Businesses a relay round serves, those with the oldest pending events first. */
+const RELAY_BUSINESSES = 20;
+
 /**
- * Dispatches up to one batch of pending events, oldest first; returns how many. New
- * deliveries are PENDING with a job for attempt 1 due now. One transaction in the
- * instance's background lane (src/kernel/background.ts). A batch is one business's
- * events (the oldest pending event's business): every transaction that writes a
- * business's rows writes that business's alone, so that distributed by business it
- * stays on one node (docs/scale-out.md).
+ * The businesses with pending events, oldest pending event first (at most `limit`): the
+ * relay's one read across businesses (on Citus, one query per shard, without locks:
+ * docs/scale-out.md names it), run with fan-out allowed (`acrossBusinesses`).
  */
-export async function relayOutbox(db: Knex, jobs: JobQueue): Promise<number> {
+export async function pendingBusinesses(db: Knex, limit: number): Promise<string[]> {
+  return acrossBusinesses(db, async (trx) => {
+    const { rows } = await trx.raw<{ rows: { business_id: string }[] }>(
+      `SELECT business_id FROM outbox_pending GROUP BY business_id ORDER BY min(created_at) LIMIT ?`,
+      [limit],
+    );
+    return rows.map((r) => r.business_id);
+  });
+}
+
+/**
+ * Dispatches up to one batch of business `businessId`'s pending events, oldest first;
+ * returns how many. New deliveries are PENDING with a job for attempt 1 due now. One
+ * transaction in the instance's background lane (src/kernel/background.ts), which names
+ * the business in every statement: distributed by business it stays on one node
+ * (docs/scale-out.md). `FOR UPDATE SKIP LOCKED` gives each pending event to one instance.
+ */
+export async function relayBusiness(db: Knex, jobs: JobQueue, businessId: string): Promise<number> {
   return backgroundTransaction(db, async (trx) => {
-    const taken = await trx.raw<{ rows: { event_id: string; business_id: string }[] }>(
+    const taken = await trx.raw<{ rows: { event_id: string }[] }>(
       `DELETE FROM outbox_pending p
-        USING (SELECT created_at, event_id, business_id FROM outbox_pending
-                WHERE business_id = (SELECT business_id FROM outbox_pending ORDER BY created_at, event_id LIMIT 1 FOR UPDATE SKIP LOCKED)
+        USING (SELECT created_at, event_id FROM outbox_pending WHERE business_id = ?
                 ORDER BY created_at, event_id LIMIT ? FOR UPDATE SKIP LOCKED) t
-        WHERE p.created_at = t.created_at AND p.event_id = t.event_id AND p.business_id = t.business_id
-        RETURNING p.event_id, p.business_id`,
-      [RELAY_BATCH],
+        WHERE p.business_id = ? AND p.created_at = t.created_at AND p.event_id = t.event_id
+        RETURNING p.event_id`,
+      [businessId, RELAY_BATCH, businessId],
     );
     const events = taken.rows.map((r) => r.event_id);
     if (events.length === 0) return 0;
-    const businessId = taken.rows[0]!.business_id; // one business per batch
     const deliveries = await trx.raw<{ rows: { id: string; endpoint_id: string }[] }>(
       `INSERT INTO webhook_deliveries (id, business_id, event_id, endpoint_id, kind, status, next_attempt_at)
        SELECT gen_random_uuid(), e.business_id, e.id, w.id, 'EVENT', 'PENDING', now()
@@ -123,8 +140,13 @@ export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatch
   let lastErrorLog = 0;
   const loop = async (): Promise<void> => {
     let relayed = 0;
+    let full = false;
     try {
-      relayed = await relayOutbox(db, jobs);
+      for (const businessId of await pendingBusinesses(db, RELAY_BUSINESSES)) {
+        const batch = await relayBusiness(db, jobs, businessId);
+        relayed += batch;
+        if (batch >= RELAY_BATCH) full = true;
+      }
       if (relayed > 0) jobs.wake(DELIVERY_QUEUE);
     } catch (err) {
       // An outage or a broken schema would repeat every round: the outage is the outage
@@ -135,7 +157,7 @@ export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatch
         log.warn({ relay_error: e.code ?? e.message?.slice(0, 200) }, 'webhook relay: outbox not readable (retrying)');
       }
     }
-    if (!stopped) timer = setTimeout(() => (round = loop()), relayed >= RELAY_BATCH ? 0 : opts.relayIntervalMs);
+    if (!stopped) timer = setTimeout(() => (round = loop()), full ? 0 : opts.relayIntervalMs);
   };
   round = loop();
   return {

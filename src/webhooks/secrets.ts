@@ -19,6 +19,7 @@
  * signing every delivery alongside the new one (./signing.ts).
  */
 import { randomBytes } from 'node:crypto';
+import { acrossBusinesses } from '../db/acrossBusinesses.js';
 import type { Knex } from 'knex';
 import { openValue, sealingKeysFor, sealValue, type DataKeySettings, type SealingKeys } from '../kernel/sealing.js';
 
@@ -70,12 +71,15 @@ export async function resealEndpointSecrets(db: Knex, keys: SealingKeys): Promis
   let unreadable = 0;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
-    const rows: (StoredSecret & { business_id: string })[] = await db('webhook_endpoints')
-      .where('id', '>', after)
-      .andWhere((q) => q.whereNotNull('secret').orWhere('secret_key_version', '<', keys.current))
-      .orderBy('id')
-      .limit(BATCH)
-      .select('id', 'business_id', 'secret', 'secret_sealed', 'secret_key_version');
+    // Every business's endpoints: the one scan across businesses at start (docs/scale-out.md).
+    const rows: (StoredSecret & { business_id: string })[] = await acrossBusinesses(db, (trx) =>
+      trx('webhook_endpoints')
+        .where('id', '>', after)
+        .andWhere((q) => q.whereNotNull('secret').orWhere('secret_key_version', '<', keys.current))
+        .orderBy('id')
+        .limit(BATCH)
+        .select('id', 'business_id', 'secret', 'secret_sealed', 'secret_key_version'),
+    );
     for (const row of rows) {
       let clear: string;
       try {

@@ -196,17 +196,17 @@ describe('ledger guards in the database', () => {
     const b = await newBusiness();
     await topup(b.token, '10.00');
     const db = running().db;
-    const entry = await db('ledger_entries as e').join('accounts as a', 'a.id', 'e.account_id').where('a.business_id', b.id).first('e.id');
+    const entry = await db('ledger_entries').where({ business_id: b.id }).first('business_id', 'account_id', 'entry_number');
     let error: unknown;
     try {
-      await db('ledger_entries').where({ id: entry.id }).update({ amount: '99.00' });
+      await db('ledger_entries').where(entry).update({ amount: '99.00' });
     } catch (err) {
       error = err;
     }
     expect(String(error)).to.match(/immutable/);
     error = undefined;
     try {
-      await db('ledger_entries').where({ id: entry.id }).delete();
+      await db('ledger_entries').where(entry).delete();
     } catch (err) {
       error = err;
     }
@@ -221,7 +221,7 @@ describe('ledger guards in the database', () => {
     let error: unknown;
     try {
       await db.transaction(async (trx) => {
-        await trx('ledger_entries').insert({ business_id: b.id, transaction_id: tx.id, account_id: account.id, amount: '1.00', balance_after: '11.00' });
+        await trx('ledger_entries').insert({ business_id: b.id, transaction_id: tx.id, account_id: account.id, entry_number: 1000, amount: '1.00', balance_after: '11.00' });
       });
     } catch (err) {
       error = err;

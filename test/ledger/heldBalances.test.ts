@@ -54,7 +54,7 @@ describe('held balances: a batch writes each of its hot rows once', function () 
       const afters = postings.map((p) => p.entries.find((e: any) => e.account_number === b.operationalAccountNumber).balance_after);
       expect(afters).to.deep.equal(['101.00', '103.50', '106.75']);
       expect((await ownAccounts(trx, b.id)).OPERATIONAL.balance).to.equal('100.00');
-      await trx.raw('SELECT ledger_release_balances()');
+      await trx.raw('SELECT ledger_release_balances(?::uuid)', [b.id]);
       const during = await ownAccounts(trx, b.id);
       expect(during.OPERATIONAL.balance).to.equal('106.75');
       expect(during.SETTLEMENT.balance).to.equal(new Decimal(before.SETTLEMENT.balance).minus('6.75').toFixed(2));
@@ -94,7 +94,7 @@ describe('held balances: a batch writes each of its hot rows once', function () 
       await trx.raw('ROLLBACK TO SAVEPOINT item');
       const last = await postTopup(trx, b.id, '2.00');
       expect(last.entries.find((e: any) => e.account_number === b.operationalAccountNumber).balance_after).to.equal('103.00');
-      await trx.raw('SELECT ledger_release_balances()');
+      await trx.raw('SELECT ledger_release_balances(?::uuid)', [b.id]);
     });
     expect((await ownAccounts(db, b.id)).OPERATIONAL.balance).to.equal('103.00');
     await assertLedgerConsistent(db, b.id);

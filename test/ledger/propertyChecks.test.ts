@@ -38,10 +38,16 @@ async function insertTransaction(
     debit_account_id: t.debit, credit_account_id: t.credit, original_transaction_id: t.original ?? null,
   });
   await trx('ledger_entries').insert([
-    { business_id: t.business, transaction_id: id, account_id: t.debit, amount: `-${t.amount}`, balance_after: t.debitAfter },
-    { business_id: t.business, transaction_id: id, account_id: t.credit, amount: t.amount, balance_after: t.creditAfter },
+    { business_id: t.business, transaction_id: id, account_id: t.debit, entry_number: await nextEntryNumber(trx, t.business, t.debit), amount: `-${t.amount}`, balance_after: t.debitAfter },
+    { business_id: t.business, transaction_id: id, account_id: t.credit, entry_number: await nextEntryNumber(trx, t.business, t.credit), amount: t.amount, balance_after: t.creditAfter },
   ]);
   return id;
+}
+
+/** The number the next entry of `account` takes (its last entry's + 1). */
+async function nextEntryNumber(trx: Knex.Transaction, business: string, account: string): Promise<number> {
+  const row = await trx('ledger_entries').where({ business_id: business, account_id: account }).max<{ n: string | null }>('entry_number as n').first();
+  return Number(row?.n ?? 0) + 1;
 }
 
 const rulesOf = (violations: { rule: string }[]): string[] => [...new Set(violations.map((v) => v.rule))];
@@ -87,7 +93,9 @@ describe('property checks catch seeded violations', function () {
     expect(await flaggedAfter(log, again)).to.include('single reversal');
 
     const unbalanced = (trx: Knex.Transaction) =>
-      trx('ledger_entries').insert({ business_id: reversal.business_id, transaction_id: reversal.id, account_id: reversal.credit_account_id, amount: '1.00', balance_after: '1.00' }).then(() => undefined);
+      nextEntryNumber(trx, reversal.business_id, reversal.credit_account_id).then((entry_number) =>
+        trx('ledger_entries').insert({ business_id: reversal.business_id, transaction_id: reversal.id, account_id: reversal.credit_account_id, entry_number, amount: '1.00', balance_after: '1.00' }),
+      ).then(() => undefined);
     expect(await flaggedAfter(log, unbalanced)).to.include('balanced transactions');
 
     const wrongRunning = async (trx: Knex.Transaction, business: string) => {

@@ -60,7 +60,7 @@ describe('a statement of 200,000 entries', function () {
           [businessId, wallet.id],
         );
         expect(result.rows[0].refused).to.equal(0);
-        await trx.raw('SELECT ledger_release_balances()');
+        await trx.raw('SELECT ledger_release_balances(?::uuid)', [businessId]);
       });
     }
   });

@@ -1,7 +1,8 @@
 /**
- * The schema can be distributed by business (Citus: scripts/citus/distribute.sql,
- * docs/scale-out.md), checked on the catalog of the suite's migrated database. Citus is
- * not installed here; its rules are plain catalog facts and hold the same on PostgreSQL:
+ * The schema can be distributed by business (Citus: `npm run db:distribute`, src/db/distribution.ts,
+ * docs/scale-out.md), checked on the catalog of the suite's migrated database; the rules are
+ * plain catalog facts and hold the same on PostgreSQL (the Citus suite, test/citus/, then
+ * distributes the schema on a cluster):
  *   - every table is a tenant table (distributed by `business_id`, colocated) unless it is
  *     named below as global, with the reason it is;
  *   - a tenant table carries `business_id NOT NULL` (a distribution column cannot be NULL);
@@ -26,7 +27,6 @@ import { running } from '../support/service.js';
  */
 const LEDGER_HELPERS: Record<string, string> = {
   ledger_held_balances: "the batch's held balances, session state of the calling ledger_batch",
-  ledger_release_balances: 'releases what ledger_batch held, at its end',
   ledger_posting_of: "rebuilds a replayed movement's posting inside ledger_move_keyed",
   ledger_posting_view: 'the posting view of a movement type, inside ledger_posting_of',
   payout_posting_of: 'the payout view of a posting, inside ledger_posting_view',

@@ -66,7 +66,7 @@ async function snapshot(db: Knex, business: string) {
     balances: await db('accounts').where({ business_id: business }).orderBy('account_number').select('account_number', 'kind', 'balance'),
     transactions: await db('transactions').where({ business_id: business }).orderBy('reference')
       .select('id', 'reference', 'type', 'amount', 'debit_account_id', 'credit_account_id', 'refunded_amount'),
-    entries: await db('ledger_entries').where({ business_id: business }).orderBy('id').select('id', 'transaction_id', 'account_id', 'amount', 'balance_after'),
+    entries: await db('ledger_entries').where({ business_id: business }).orderBy(['transaction_id', 'amount']).select('transaction_id', 'account_id', 'amount', 'balance_after'),
     payouts: await db('payouts').where({ business_id: business }).orderBy('id').select('id', 'status', 'amount', 'creation_transaction_id', 'outcome_transaction_id'),
   };
 }

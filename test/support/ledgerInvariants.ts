@@ -14,19 +14,29 @@ export interface InvariantResult {
 
 const LIMIT = 20;
 
-/** Runs `sql`, in which every `:ids` is the list of business ids. */
+/**
+ * Runs `sql`, in which every `:ids` is a list of business ids, once per business: on a
+ * database distributed by business (the Citus suite) each query is then one business's,
+ * served by one node, as the service's own statements are.
+ */
 async function rows(db: Knex, sql: string, businessIds: string[]): Promise<unknown[]> {
-  return (await db.raw(`${sql} LIMIT ${LIMIT}`, { ids: `{${businessIds.join(',')}}` })).rows;
+  const found: unknown[] = [];
+  for (const id of businessIds) {
+    if (found.length >= LIMIT) break;
+    found.push(...(await db.raw(`${sql} LIMIT ${LIMIT}`, { ids: `{${id}}` })).rows);
+  }
+  return found;
 }
 
 /**
  * Every invariant over the businesses `businessIds`:
  * - balanced transactions: exactly two entries, the debit account's −amount and the credit account's +amount;
  * - balances match entries: each account's balance is the sum of its entries and its last `balance_after`;
- * - running balances: each entry's `balance_after` is the sum of the account's entries up to it (in id order:
- *   entries of one account are inserted under its row lock);
- * - entries in time order: an account's entries' `created_at` never goes back in id order, and the account's
- *   `last_entry_at` is its last entry's (the stamp of src/ledger/sql/ledger_post.sql);
+ * - running balances: each entry's `balance_after` is the sum of the account's entries up to it (in the order of
+ *   their `entry_number`: entries of one account are numbered under its row lock);
+ * - entries in time order: an account's entries' `created_at` never goes back in number order, they are numbered
+ *   1, 2, … without a gap, and the account's `last_entry_at` and `last_entry_number` are its last entry's (the stamp
+ *   of src/ledger/sql/ledger_post.sql);
  * - businesses sum to zero: all balances of a business (settlement account included);
  * - no forbidden overdraft: no `balance_after` below 0.00 on an operational account or a wallet without `can_overdraft`;
  * - refund caps: refunds link only to payouts, sum to at most the payout and to its `refunded_amount`;
@@ -46,64 +56,68 @@ export async function ledgerInvariants(db: Knex, businessIds: string[]): Promise
   };
   // A database still on the schema of an older release (test/platform/schemaUpgrade.test.ts) has no last entry times yet.
   const lastEntryTimes = (await db.raw("SELECT 1 FROM information_schema.columns WHERE table_name = 'accounts' AND column_name = 'last_entry_at'")).rows.length > 0;
+  // …nor entry numbers: its entries are in the order of their ids.
+  const numbered = (await db.raw("SELECT 1 FROM information_schema.columns WHERE table_name = 'ledger_entries' AND column_name = 'entry_number'")).rows.length > 0;
+  const order = numbered ? 'entry_number' : 'id';
   const checks = [
     check(
       'balanced transactions',
-      `SELECT t.id, t.type, t.amount, COUNT(e.id) AS entries, COALESCE(SUM(e.amount), 0) AS total
-       FROM transactions t LEFT JOIN ledger_entries e ON e.transaction_id = t.id
+      `SELECT t.id, t.type, t.amount, COUNT(e.account_id) AS entries, COALESCE(SUM(e.amount), 0) AS total
+       FROM transactions t LEFT JOIN ledger_entries e ON e.business_id = t.business_id AND e.transaction_id = t.id
        WHERE t.business_id = ${ids} GROUP BY t.id, t.business_id
-       HAVING COUNT(e.id) <> 2 OR COALESCE(SUM(e.amount), 0) <> 0
+       HAVING COUNT(e.account_id) <> 2 OR COALESCE(SUM(e.amount), 0) <> 0
            OR COUNT(*) FILTER (WHERE (e.account_id = t.debit_account_id AND e.amount = -t.amount)
                                   OR (e.account_id = t.credit_account_id AND e.amount = t.amount)) <> 2`,
     ),
     check(
       'balances match entries',
       `SELECT a.id, a.kind, a.balance, COALESCE(SUM(e.amount), 0) AS total,
-              (SELECT l.balance_after FROM ledger_entries l WHERE l.account_id = a.id ORDER BY l.id DESC LIMIT 1) AS last_after
-       FROM accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
+              (SELECT l.balance_after FROM ledger_entries l WHERE l.business_id = a.business_id AND l.account_id = a.id ORDER BY l.${order} DESC LIMIT 1) AS last_after
+       FROM accounts a LEFT JOIN ledger_entries e ON e.business_id = a.business_id AND e.account_id = a.id
        WHERE a.business_id = ${ids} GROUP BY a.id, a.business_id
        HAVING a.balance <> COALESCE(SUM(e.amount), 0)
-           OR a.balance <> COALESCE((SELECT l.balance_after FROM ledger_entries l WHERE l.account_id = a.id ORDER BY l.id DESC LIMIT 1), 0)`,
+           OR a.balance <> COALESCE((SELECT l.balance_after FROM ledger_entries l WHERE l.business_id = a.business_id AND l.account_id = a.id ORDER BY l.${order} DESC LIMIT 1), 0)`,
     ),
     check(
       'running balances',
       `SELECT * FROM (
-         SELECT e.id, e.account_id, e.amount, e.balance_after,
-                SUM(e.amount) OVER (PARTITION BY e.account_id ORDER BY e.id) AS running
-         FROM ledger_entries e JOIN accounts a ON a.id = e.account_id WHERE a.business_id = ${ids}) x
+         SELECT e.${order}, e.account_id, e.amount, e.balance_after,
+                SUM(e.amount) OVER (PARTITION BY e.account_id ORDER BY e.${order}) AS running
+         FROM ledger_entries e WHERE e.business_id = ${ids}) x
        WHERE balance_after <> running`,
     ),
     check(
       'entries in time order',
       `SELECT * FROM (
-         SELECT e.id, e.account_id, e.created_at,
-                lag(e.created_at) OVER (PARTITION BY e.account_id ORDER BY e.id) AS before
+         SELECT e.${order}, e.account_id, e.created_at,
+                lag(e.created_at) OVER (PARTITION BY e.account_id ORDER BY e.${order}) AS before,
+                row_number() OVER (PARTITION BY e.account_id ORDER BY e.${order}) AS place
          FROM ledger_entries e WHERE e.business_id = ${ids}) x
-       WHERE created_at < before`,
+       WHERE created_at < before${numbered ? ' OR entry_number <> place' : ''}`,
       ...(lastEntryTimes
         ? [
             `SELECT a.id, a.kind, a.last_entry_at, max(e.created_at) AS last_entry
              FROM accounts a LEFT JOIN ledger_entries e ON e.business_id = a.business_id AND e.account_id = a.id
              WHERE a.business_id = ${ids} GROUP BY a.id, a.business_id
-             HAVING a.last_entry_at IS DISTINCT FROM max(e.created_at)`,
+             HAVING a.last_entry_at IS DISTINCT FROM max(e.created_at)${numbered ? ' OR a.last_entry_number <> count(e.account_id)' : ''}`,
           ]
         : []),
     ),
     check('businesses sum to zero', `SELECT business_id, SUM(balance) AS total FROM accounts WHERE business_id = ${ids} GROUP BY business_id HAVING SUM(balance) <> 0`),
     check(
       'no forbidden overdraft',
-      `SELECT e.id, e.transaction_id, a.id AS account_id, a.kind, e.balance_after
-       FROM ledger_entries e JOIN accounts a ON a.id = e.account_id
+      `SELECT e.transaction_id, a.id AS account_id, a.kind, e.balance_after
+       FROM ledger_entries e JOIN accounts a ON a.business_id = e.business_id AND a.id = e.account_id
        WHERE a.business_id = ${ids} AND e.balance_after < 0
          AND (a.kind IN ('OPERATIONAL', 'PAYOUT', 'IN_TRANSIT') OR (a.kind = 'WALLET' AND NOT a.can_overdraft))`,
     ),
     check(
       'refund caps',
       `SELECT p.id, p.amount, p.refunded_amount, COALESCE(SUM(r.amount), 0) AS refunds
-       FROM transactions p LEFT JOIN transactions r ON r.original_transaction_id = p.id AND r.type = 'REFUND'
+       FROM transactions p LEFT JOIN transactions r ON r.business_id = p.business_id AND r.original_transaction_id = p.id AND r.type = 'REFUND'
        WHERE p.business_id = ${ids} AND p.type = 'PAYOUT' GROUP BY p.id, p.business_id
        HAVING COALESCE(SUM(r.amount), 0) > p.amount OR COALESCE(SUM(r.amount), 0) <> p.refunded_amount`,
-      `SELECT r.id, r.original_transaction_id, o.type AS original_type FROM transactions r JOIN transactions o ON o.id = r.original_transaction_id
+      `SELECT r.id, r.original_transaction_id, o.type AS original_type FROM transactions r JOIN transactions o ON o.business_id = r.business_id AND o.id = r.original_transaction_id
        WHERE r.business_id = ${ids} AND r.type = 'REFUND' AND o.type <> 'PAYOUT'`,
       `SELECT id, type, refunded_amount FROM transactions WHERE business_id = ${ids} AND type <> 'PAYOUT' AND refunded_amount <> 0`,
     ),
@@ -112,17 +126,17 @@ export async function ledgerInvariants(db: Knex, businessIds: string[]): Promise
       `SELECT original_transaction_id, COUNT(*) AS reversals FROM transactions
        WHERE business_id = ${ids} AND type = 'REVERSAL' GROUP BY original_transaction_id HAVING COUNT(*) > 1 OR original_transaction_id IS NULL`,
       `SELECT r.id, o.id AS original_id, o.type, o.amount, r.amount AS reversal_amount, o.reversal_transaction_id
-       FROM transactions r JOIN transactions o ON o.id = r.original_transaction_id
+       FROM transactions r JOIN transactions o ON o.business_id = r.business_id AND o.id = r.original_transaction_id
        WHERE r.business_id = ${ids} AND r.type = 'REVERSAL'
          AND (o.type NOT IN ('FUND', 'PAYOUT', 'TRANSFER', 'WITHDRAWAL') OR r.amount <> o.amount
               OR r.debit_account_id <> o.credit_account_id OR r.credit_account_id <> o.debit_account_id
               OR o.reversal_transaction_id IS DISTINCT FROM r.id)`,
-      `SELECT o.id, o.reversal_transaction_id FROM transactions o LEFT JOIN transactions r ON r.id = o.reversal_transaction_id
+      `SELECT o.id, o.reversal_transaction_id FROM transactions o LEFT JOIN transactions r ON r.business_id = o.business_id AND r.id = o.reversal_transaction_id
        WHERE o.business_id = ${ids} AND o.reversal_transaction_id IS NOT NULL
          AND (r.id IS NULL OR r.type <> 'REVERSAL' OR r.original_transaction_id <> o.id)`,
       `SELECT p.id, p.refunded_amount FROM transactions p
        WHERE p.business_id = ${ids} AND p.type = 'PAYOUT' AND p.reversal_transaction_id IS NOT NULL
-         AND (p.refunded_amount <> 0 OR EXISTS (SELECT 1 FROM transactions r WHERE r.original_transaction_id = p.id AND r.type = 'REFUND'))`,
+         AND (p.refunded_amount <> 0 OR EXISTS (SELECT 1 FROM transactions r WHERE r.business_id = p.business_id AND r.original_transaction_id = p.id AND r.type = 'REFUND'))`,
     ),
     check(
       'payouts: money in exactly one place',
@@ -130,7 +144,8 @@ export async function ledgerInvariants(db: Knex, businessIds: string[]): Promise
        WHERE a.business_id = ${ids} AND a.kind = 'IN_TRANSIT' AND a.balance <>
              (SELECT COALESCE(SUM(p.amount), 0) FROM payouts p WHERE p.business_id = a.business_id AND p.status IN ('PENDING', 'PROCESSING'))`,
       `SELECT p.id, p.status, p.amount, c.type AS creation, o.type AS outcome, o.amount AS outcome_amount
-       FROM payouts p JOIN transactions c ON c.id = p.creation_transaction_id LEFT JOIN transactions o ON o.id = p.outcome_transaction_id
+       FROM payouts p JOIN transactions c ON c.business_id = p.business_id AND c.id = p.creation_transaction_id
+       LEFT JOIN transactions o ON o.business_id = p.business_id AND o.id = p.outcome_transaction_id
        WHERE p.business_id = ${ids}
          AND NOT (c.type = 'CUSTOMER_PAYOUT' AND c.amount = p.amount AND (
                (p.status IN ('PENDING', 'PROCESSING') AND o.id IS NULL)

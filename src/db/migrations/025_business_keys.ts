@@ -1,6 +1,6 @@
 /**
  * Keys that carry the business, so that the schema can be distributed by `business_id`
- * (Citus: scripts/citus/distribute.sql, docs/scale-out.md; the rules, checked on the
+ * (Citus: `npm run db:distribute`, src/db/distribution.ts, docs/scale-out.md; the rules, checked on the
  * catalog: test/platform/distribution.test.ts).
  *
  *   - Every primary key and unique constraint of a tenant table includes `business_id`.

@@ -118,6 +118,6 @@ BEGIN
     END CASE;
     results := array_append(results, result);
   END LOOP;
-  PERFORM ledger_release_balances();
+  PERFORM ledger_release_balances(p_business);
   RETURN to_jsonb(results);
 END $$;

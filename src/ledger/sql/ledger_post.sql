@@ -39,17 +39,24 @@
 -- order") free of cycles. This is the hot path of every transfer and fund, so it stays
 -- in this one body rather than calling helpers.
 --
--- The transaction and its entries are stamped greatest(now(), the last entry time of either
--- account): an account's entries then follow each other in time in the order they were
--- posted (the order of their ids and running balances), even when a transaction that began
--- earlier waited for the lock behind one that began later. The last entry time is on the
--- account's row (last_entry_at, written with its balance), so nothing read here grows
--- with the ledger; a held account's row is written at the end of its batch, so its entries
--- of the batch so far are looked up. Statements read an account's
--- entries by (created_at, id) from the index ledger_entries (business_id, account_id, created_at, id)
--- (src/ledger/statements.ts): with this stamp each balance_after follows the one before it
--- in that order, and an entry still in flight (the account stays locked until it commits)
--- sorts after every entry a reader can see, so a cursor never steps over it.
+-- Each entry is numbered in its account (entry_number: the account's last_entry_number + 1,
+-- on the locked row), and the transaction and its entries are stamped greatest(now(), the
+-- last entry time of either account): an account's entries then follow each other in time
+-- and in number in the order they were posted (the order of their running balances), even
+-- when a transaction that began earlier waited for the lock behind one that began later.
+-- Neither comes from a sequence, whose values are one node's (a distributed database,
+-- docs/scale-out.md). The last entry's number and time are on the account's row (written
+-- with its balance), so nothing read here grows with the ledger; a held account's row is
+-- written at the end of its batch, so its last entry of the batch so far is looked up.
+-- Statements read an account's entries by (created_at, entry_number) from the index
+-- ledger_entries (business_id, account_id, created_at, entry_number) (src/ledger/statements.ts):
+-- each balance_after follows the one before it in that order, and an entry still in flight
+-- (the account stays locked until it commits) sorts after every entry a reader can see, so
+-- a cursor never steps over it.
+--
+-- The transaction's reference (`TXN` and 12 digits) is drawn at random and unique per
+-- business (transactions_reference_unique): a draw that meets a reference already taken
+-- (about one posting in 10^12 / the business's transactions) is drawn again.
 --
 -- Inside a batch that holds balances (ledger_hold_balances), a held account's balance is
 -- the held one: it is read from there and changed there, and its row is written once at
@@ -75,6 +82,9 @@ DECLARE
   c_after numeric(20,2);
   t transactions;
   v_at timestamptz;
+  d_number bigint;
+  c_number bigint;
+  last record;
   held jsonb := ledger_held_balances();
 BEGIN
   -- A business account is found by kind through the unique index of business accounts
@@ -133,28 +143,44 @@ BEGIN
   d_after := d.balance - v_amount;
   c_after := c.balance + v_amount;
   v_at := greatest(now(), d.last_entry_at, c.last_entry_at);
+  d_number := d.last_entry_number + 1;
+  c_number := c.last_entry_number + 1;
   IF held ? d.id::text THEN
-    v_at := greatest(v_at, (SELECT max(created_at) FROM ledger_entries WHERE business_id = p_business AND account_id = d.id));
+    SELECT created_at, entry_number INTO last FROM ledger_entries
+     WHERE business_id = p_business AND account_id = d.id ORDER BY entry_number DESC LIMIT 1;
+    v_at := greatest(v_at, last.created_at);
+    d_number := greatest(d_number, last.entry_number + 1);
   END IF;
   IF held ? c.id::text THEN
-    v_at := greatest(v_at, (SELECT max(created_at) FROM ledger_entries WHERE business_id = p_business AND account_id = c.id));
+    SELECT created_at, entry_number INTO last FROM ledger_entries
+     WHERE business_id = p_business AND account_id = c.id ORDER BY entry_number DESC LIMIT 1;
+    v_at := greatest(v_at, last.created_at);
+    c_number := greatest(c_number, last.entry_number + 1);
   END IF;
 
-  INSERT INTO transactions (id, reference, business_id, type, status, amount, currency,
-                            debit_account_id, credit_account_id, external_reference, notes, original_transaction_id, created_at)
-  VALUES (time_ordered_uuid(), 'TXN' || lpad(nextval('transaction_reference_seq')::text, 12, '0'), p_business, p_type,
-          'SUCCESS', v_amount, coalesce(p_currency, c.currency), d.id, c.id, p_external_reference, p_notes, p_original, v_at)
-  RETURNING * INTO t;
-  INSERT INTO ledger_entries (business_id, transaction_id, account_id, amount, balance_after, created_at)
-  VALUES (p_business, t.id, d.id, -v_amount, d_after, t.created_at), (p_business, t.id, c.id, v_amount, c_after, t.created_at);
+  LOOP
+    INSERT INTO transactions (id, reference, business_id, type, status, amount, currency,
+                              debit_account_id, credit_account_id, external_reference, notes, original_transaction_id, created_at)
+    VALUES (time_ordered_uuid(), 'TXN' || lpad(floor(random() * 1e12)::bigint::text, 12, '0'), p_business, p_type,
+            'SUCCESS', v_amount, coalesce(p_currency, c.currency), d.id, c.id, p_external_reference, p_notes, p_original, v_at)
+    ON CONFLICT (reference, business_id) DO NOTHING
+    RETURNING * INTO t;
+    EXIT WHEN t.id IS NOT NULL;
+  END LOOP;
+  INSERT INTO ledger_entries (business_id, transaction_id, account_id, entry_number, amount, balance_after, created_at)
+  VALUES (p_business, t.id, d.id, d_number, -v_amount, d_after, t.created_at), (p_business, t.id, c.id, c_number, v_amount, c_after, t.created_at);
   IF held ? d.id::text OR held ? c.id::text THEN
     IF held ? d.id::text THEN held := held || jsonb_build_object(d.id, d_after::text);
-    ELSE UPDATE accounts SET balance = d_after, last_entry_at = v_at, updated_at = now() WHERE id = d.id AND business_id = p_business; END IF;
+    ELSE UPDATE accounts SET balance = d_after, last_entry_at = v_at, last_entry_number = d_number, updated_at = now()
+          WHERE id = d.id AND business_id = p_business; END IF;
     IF held ? c.id::text THEN held := held || jsonb_build_object(c.id, c_after::text);
-    ELSE UPDATE accounts SET balance = c_after, last_entry_at = v_at, updated_at = now() WHERE id = c.id AND business_id = p_business; END IF;
+    ELSE UPDATE accounts SET balance = c_after, last_entry_at = v_at, last_entry_number = c_number, updated_at = now()
+          WHERE id = c.id AND business_id = p_business; END IF;
     PERFORM set_config('ledger.held_balances', held::text, true);
   ELSE
-    UPDATE accounts SET balance = CASE WHEN id = d.id THEN d_after ELSE c_after END, last_entry_at = v_at, updated_at = now()
+    UPDATE accounts SET balance = CASE WHEN id = d.id THEN d_after ELSE c_after END,
+                        last_entry_number = CASE WHEN id = d.id THEN d_number ELSE c_number END,
+                        last_entry_at = v_at, updated_at = now()
     WHERE id IN (d.id, c.id) AND business_id = p_business;
   END IF;
   RETURN ledger_posting_json(t, d, c, d_after, c_after);

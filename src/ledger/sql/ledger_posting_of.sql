@@ -3,8 +3,9 @@
 -- changes rather than stored, so that a key's row stays small. That is the
 -- transaction row as created (refunded_amount 0.00, no reversal yet), both
 -- accounts, its entries; for a refund linked to a payout, the payout's refunded
--- total up to this refund (refunds of one payout are serialised by its row lock
--- and draw their references in that order); and what the movement's own capability
+-- total up to this refund (refunds of one payout are serialised by its row lock, and
+-- each credits the business's operational account: their entries there are numbered in
+-- that order); and what the movement's own capability
 -- adds to it (ledger_posting_view, the registry in ledger_move.sql). Every read names
 -- the business: distributed by business (docs/scale-out.md), the replay reads the
 -- shards of that business's node only.
@@ -31,7 +32,10 @@ BEGIN
     posting := posting || jsonb_build_object('original', CASE WHEN o.id IS NULL THEN NULL ELSE jsonb_build_object(
       'reference', o.reference, 'amount', o.amount::text,
       'refunded_amount', (SELECT sum(x.amount) FROM transactions x
-                          WHERE x.original_transaction_id = o.id AND x.business_id = p_business AND x.type = 'REFUND' AND x.reference <= t.reference)::text) END);
+                            JOIN ledger_entries xe ON xe.business_id = p_business AND xe.transaction_id = x.id AND xe.account_id = c.id
+                          WHERE x.original_transaction_id = o.id AND x.business_id = p_business AND x.type = 'REFUND'
+                            AND xe.entry_number <= (SELECT entry_number FROM ledger_entries
+                                                     WHERE business_id = p_business AND transaction_id = t.id AND account_id = c.id))::text) END);
   END IF;
   RETURN posting || ledger_posting_view(p_business, t.type, t.id);
 END $$;

@@ -1,0 +1,285 @@
+/**
+ * The schema distributed by business on Citus (docs/scale-out.md): which table is placed
+ * how, and the one routine that places them, `distribute` (`npm run db:distribute`), which
+ * the SQL definitions' applier also calls for the functions it re-creates
+ * (src/db/sqlFunctions.ts), so that a start on a distributed database keeps the distribution.
+ *
+ * Table classes (every table not named below is a tenant table):
+ *   - tenant: distributed by `business_id`, all in one colocation group (`labels`'s), so
+ *     that a business's rows of every table live on one node;
+ *   - reference: a copy on every node (`create_reference_table`);
+ *   - directory: distributed by its own unique value, colocated with nothing;
+ *   - coordinator: left a local table of the coordinator (and the job queue's schema).
+ *
+ * Functions: those that take the business first (`p_business uuid`) are delegated to the
+ * node of that business's shard (`create_distributed_function` with the argument, colocated
+ * with the tenant tables, `force_delegation` so that a call inside a transaction block is
+ * delegated too); every other function of the schema is propagated to every node, in the
+ * applier's dependency order (a function reaches a worker after those it calls).
+ *
+ * Nothing here runs on a database without Citus: `citusDistributed` is false there.
+ */
+import type pg from 'pg';
+
+/** Reference tables (a copy on every node), each with why it is global. */
+export const REFERENCE_TABLES: Record<string, string> = {
+  businesses: 'the tenants themselves, keyed by their own id; every tenant table’s business_id points here',
+  api_clients: 'the client-id directory: the token endpoint starts from a client id alone; platform clients belong to no business',
+  settings: "the service's own secrets and keys, shared by every instance",
+  sql_definitions: "the applier's record of the SQL definitions applied",
+};
+
+/** Tables of the coordinator alone (local tables), never written with a business's rows. */
+export const COORDINATOR_TABLES: Record<string, string> = {
+  rate_limits: 'request counters per client or address across businesses, unlogged, worth nothing after a restart',
+  knex_migrations: "the migrator's record of the schema's version",
+  knex_migrations_lock: "the migrator's lock",
+};
+
+/**
+ * Directories: a value unique across businesses → its business and row, written by the
+ * service in the transaction that writes the row, each distributed by that value.
+ */
+export const DIRECTORY_TABLES: Record<string, string> = {
+  account_numbers: 'an account number names one account across businesses',
+  card_tokens: 'a card token names one card across businesses',
+  card_pans: 'a PAN (fingerprint, generation) is drawn once across businesses',
+};
+
+/** The column each directory is distributed by. */
+const DIRECTORY_KEYS: Record<keyof typeof DIRECTORY_TABLES, string> = {
+  account_numbers: 'account_number',
+  card_tokens: 'token',
+  card_pans: 'pan_fingerprint',
+};
+
+/** The tenant table whose colocation group every tenant table and delegated function joins. */
+export const COLOCATION_ANCHOR = 'labels';
+
+/** Shards per distributed table at the first distribution, unless the caller gives another count. */
+export const DEFAULT_SHARD_COUNT = 32;
+
+type Connection = Pick<pg.Client, 'query'>;
+
+async function rows<T>(connection: Connection, text: string, values: unknown[] = []): Promise<T[]> {
+  return (await connection.query(text, values)).rows as T[];
+}
+
+/** True when the database has the Citus extension and its tenant tables are distributed. */
+export async function citusDistributed(connection: Connection): Promise<boolean> {
+  // Citus's catalog exists only with the extension: asked about only then.
+  if (!(await rows(connection, `SELECT 1 FROM pg_extension WHERE extname = 'citus'`)).length) return false;
+  return (await rows(connection, `SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass('accounts')`)).length > 0;
+}
+
+/** The tables of the service's schema. */
+async function schemaTables(connection: Connection): Promise<string[]> {
+  const found = await rows<{ name: string }>(
+    connection,
+    `SELECT c.relname AS name FROM pg_class c
+      WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') ORDER BY 1`,
+  );
+  return found.map((r) => r.name);
+}
+
+/** How Citus has placed each table now: `h` distributed, `n` reference or Citus-local; absent: not in Citus's metadata. */
+async function placements(connection: Connection): Promise<Map<string, { method: string; column: string | null; replication: string; colocation: number }>> {
+  const found = await rows<{ name: string; method: string; column: string | null; replication: string; colocation: number }>(
+    connection,
+    `SELECT p.logicalrelid::regclass::text AS name, p.partmethod AS method,
+            CASE WHEN p.partkey IS NULL THEN NULL ELSE column_to_column_name(p.logicalrelid, p.partkey) END AS column,
+            p.repmodel AS replication, p.colocationid AS colocation
+       FROM pg_dist_partition p`,
+  );
+  return new Map(found.map((r) => [r.name, r]));
+}
+
+/** The tenant tables: every table of the schema not named global. */
+export function tenantTables(all: string[]): string[] {
+  return all.filter((t) => !(t in REFERENCE_TABLES) && !(t in COORDINATOR_TABLES) && !(t in DIRECTORY_TABLES));
+}
+
+interface ForeignKey {
+  name: string;
+  table: string;
+  references: string;
+  definition: string;
+}
+
+/** The foreign keys between tenant tables. */
+async function tenantForeignKeys(connection: Connection, tenants: string[]): Promise<ForeignKey[]> {
+  return rows<ForeignKey>(
+    connection,
+    `SELECT f.conname AS name, c.relname AS table, r.relname AS references, pg_get_constraintdef(f.oid) AS definition
+       FROM pg_constraint f JOIN pg_class c ON c.oid = f.conrelid JOIN pg_class r ON r.oid = f.confrelid
+      WHERE f.contype = 'f' AND c.relnamespace = current_schema()::regnamespace
+        AND c.relname = ANY($1) AND r.relname = ANY($1) AND c.relname <> r.relname
+      ORDER BY 1`,
+    [tenants],
+  );
+}
+
+/**
+ * The functions of the schema in the order they may reach the workers: `order`, the SQL
+ * definitions' function names in the applier's dependency order; any other function of
+ * the schema (none, when the schema is exactly the files') after them.
+ */
+async function schemaFunctions(connection: Connection, order: string[]): Promise<{ signature: string; name: string; delegated: boolean }[]> {
+  const found = await rows<{ signature: string; name: string; delegated: boolean }>(
+    connection,
+    `SELECT p.oid::regprocedure::text AS signature, p.proname AS name,
+            coalesce(p.proargnames[1] = 'p_business' AND p.proargtypes[0] = 'uuid'::regtype, false) AS delegated
+       FROM pg_proc p
+      WHERE p.pronamespace = current_schema()::regnamespace AND p.prokind = 'f'
+        AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')`,
+  );
+  const rank = (name: string) => {
+    const i = order.indexOf(name);
+    return i < 0 ? order.length : i;
+  };
+  return found.sort((a, b) => rank(a.name) - rank(b.name) || a.signature.localeCompare(b.signature));
+}
+
+/**
+ * Distributes the functions named `names` (all of the schema's when omitted), in the
+ * order of `order` (see schemaFunctions): delegated by `p_business` when they take the
+ * business first, else propagated. Idempotent: a function already distributed the same
+ * way is left as it is.
+ */
+export async function distributeFunctions(connection: Connection, order: string[], names?: string[]): Promise<void> {
+  const known = new Map(
+    (
+      await rows<{ signature: string; argument: number | null; colocation: number | null; forced: boolean | null }>(
+        connection,
+        `SELECT objid::regprocedure::text AS signature, distribution_argument_index AS argument, colocationid AS colocation,
+                force_delegation AS forced
+           FROM pg_dist_object WHERE classid = 'pg_proc'::regclass`,
+      )
+    ).map((r) => [r.signature, r]),
+  );
+  for (const fn of await schemaFunctions(connection, order)) {
+    if (names && !names.includes(fn.name)) continue;
+    const now = known.get(fn.signature);
+    if (fn.delegated) {
+      if (now && now.argument === 0 && now.forced) continue;
+      await connection.query(
+        `SELECT create_distributed_function($1::regprocedure, 'p_business', colocate_with => '${COLOCATION_ANCHOR}', force_delegation => true)`,
+        [fn.signature],
+      );
+    } else if (!now) {
+      await connection.query('SELECT create_distributed_function($1::regprocedure)', [fn.signature]);
+    }
+  }
+}
+
+/**
+ * Places every table of the schema and distributes its functions (see the module
+ * comment), moving rows already there to the shards. Idempotent: a second run changes
+ * nothing. Throws when Citus is not installed, or when `check` finds a table placed
+ * otherwise than its class says.
+ *
+ * `order`: the SQL definitions' function names in dependency order (sqlFunctions.ts);
+ * `shardCount`: shards per distributed table (default DEFAULT_SHARD_COUNT), for tables
+ * not distributed yet.
+ * Runs on one connection to the coordinator, outside a transaction block (Citus
+ * distributes a table with its rows in a transaction of its own).
+ */
+export async function distribute(
+  connection: Connection,
+  order: string[],
+  opts: { shardCount?: number; log?: (line: string) => void } = {},
+): Promise<void> {
+  const log = opts.log ?? (() => undefined);
+  await connection.query('CREATE EXTENSION IF NOT EXISTS citus');
+  const database = (await rows<{ name: string }>(connection, 'SELECT current_database() AS name'))[0].name;
+  // The ledger's and the outbox's triggers fire on the shard, writing only rows of the
+  // same business (same shard group): safe. A database-wide setting, so that the applier
+  // re-creating them at a later start needs nothing of its own.
+  await connection.query(`ALTER DATABASE "${database}" SET citus.enable_unsafe_triggers = on`);
+  await connection.query('SET citus.enable_unsafe_triggers = on');
+  // Without it, a reference table's referencing tables become Citus-local tables, which
+  // cannot be distributed afterwards.
+  await connection.query('SET citus.enable_local_reference_table_foreign_keys = off');
+  await connection.query(`SET citus.shard_count = ${Math.trunc(opts.shardCount ?? DEFAULT_SHARD_COUNT)}`);
+
+  const all = await schemaTables(connection);
+  const placed = await placements(connection);
+  const moved: string[] = [];
+  for (const table of Object.keys(REFERENCE_TABLES)) {
+    if (placed.has(table)) continue;
+    log(`reference table ${table}`);
+    await connection.query('SELECT create_reference_table($1)', [table]);
+    moved.push(table);
+  }
+  const tenants = tenantTables(all).filter((t) => !Object.hasOwn(COORDINATOR_TABLES, t));
+  // A foreign key to a tenant table not yet distributed is taken off while its table is
+  // distributed and put back once both are (card_issuances and cards name each other).
+  const foreignKeys = await tenantForeignKeys(connection, tenants);
+  const order_ = [COLOCATION_ANCHOR, ...tenants.filter((t) => t !== COLOCATION_ANCHOR)];
+  const taken: ForeignKey[] = [];
+  for (const table of order_) {
+    if (placed.has(table)) continue;
+    for (const fk of foreignKeys.filter((k) => k.table === table && !placed.has(k.references))) {
+      await connection.query(`ALTER TABLE "${fk.table}" DROP CONSTRAINT "${fk.name}"`);
+      taken.push(fk);
+    }
+    log(`tenant table ${table}`);
+    await connection.query(
+      `SELECT create_distributed_table($1, 'business_id', colocate_with => $2)`,
+      [table, table === COLOCATION_ANCHOR ? 'none' : COLOCATION_ANCHOR],
+    );
+    placed.set(table, { method: 'h', column: 'business_id', replication: 's', colocation: 0 });
+    moved.push(table);
+  }
+  for (const fk of taken) await connection.query(`ALTER TABLE "${fk.table}" ADD CONSTRAINT "${fk.name}" ${fk.definition}`);
+  for (const [table, key] of Object.entries(DIRECTORY_KEYS)) {
+    if (placed.has(table)) continue;
+    log(`directory ${table} by ${key}`);
+    await connection.query(`SELECT create_distributed_table($1, $2, colocate_with => 'none')`, [table, key]);
+    moved.push(table);
+  }
+  // The rows copied to the shards stay in the coordinator's table until truncated.
+  for (const table of moved) await connection.query('SELECT truncate_local_data_after_distributing_table($1)', [table]);
+  await distributeFunctions(connection, order);
+  await check(connection, order);
+}
+
+/**
+ * Fails, naming them, on the tables placed otherwise than their class says (a tenant table
+ * not distributed by business_id in the anchor's colocation group, a Citus-local table, a
+ * global table placed wrong) and on the functions not distributed as `distributeFunctions`
+ * does.
+ */
+export async function check(connection: Connection, order: string[]): Promise<void> {
+  const all = await schemaTables(connection);
+  const placed = await placements(connection);
+  const anchor = placed.get(COLOCATION_ANCHOR)?.colocation;
+  const wrong: string[] = [];
+  for (const table of all) {
+    const p = placed.get(table);
+    if (table in COORDINATOR_TABLES) {
+      if (p) wrong.push(`${table}: a coordinator table, placed (${p.method}/${p.replication})`);
+    } else if (table in REFERENCE_TABLES) {
+      if (!p || p.method !== 'n' || p.replication !== 't') wrong.push(`${table}: not a reference table`);
+    } else if (table in DIRECTORY_TABLES) {
+      if (!p || p.method !== 'h' || p.column !== DIRECTORY_KEYS[table]) wrong.push(`${table}: not distributed by ${DIRECTORY_KEYS[table]}`);
+    } else if (!p || p.method !== 'h' || p.column !== 'business_id' || p.colocation !== anchor) {
+      wrong.push(`${table}: not distributed by business_id with ${COLOCATION_ANCHOR} (${p ? `${p.method}/${p.column ?? '-'}` : 'local'})`);
+    }
+  }
+  const distributed = new Map(
+    (
+      await rows<{ signature: string; argument: number | null; forced: boolean | null }>(
+        connection,
+        `SELECT objid::regprocedure::text AS signature, distribution_argument_index AS argument, force_delegation AS forced
+           FROM pg_dist_object WHERE classid = 'pg_proc'::regclass`,
+      )
+    ).map((r) => [r.signature, r]),
+  );
+  for (const fn of await schemaFunctions(connection, order)) {
+    const d = distributed.get(fn.signature);
+    if (!d) wrong.push(`function ${fn.signature}: not distributed`);
+    else if (fn.delegated && (d.argument !== 0 || !d.forced)) wrong.push(`function ${fn.signature}: not delegated by p_business`);
+  }
+  if (wrong.length) throw new Error(`the schema is not distributed as docs/scale-out.md says:\n  ${wrong.join('\n  ')}`);
+}
