@@ -13,7 +13,7 @@
  * Needs Citus for Debian's PostgreSQL 15: `npm run citus -- up` installs it (root, once).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -46,7 +46,8 @@ export const CITUS_SUITE = [
 ];
 
 const dir = process.env.CITUS_DIR || mkdtempSync(path.join(tmpdir(), 'wallet-citus-'));
-chmodSync(dir, 0o755);
+mkdirSync(dir, { recursive: true });
+chmodSync(dir, 0o755); // the nodes run as the `postgres` user when we are root
 const env = { ...process.env, CITUS_DIR: dir, CITUS_PORT: process.env.CITUS_PORT || '9800' };
 
 function run(command: string, args: string[], extra: Record<string, string> = {}): string {

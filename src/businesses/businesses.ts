@@ -5,6 +5,7 @@
  * is returned once.
  */
 import { randomUUID } from 'node:crypto';
+import { acrossBusinesses } from '../db/acrossBusinesses.js';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/closed-loop.js';
 import type { components as CoreComponents } from '../../generated/types/core.js';
@@ -80,9 +81,12 @@ export async function getBusiness(db: Knex, id: string): Promise<BusinessView> {
   return toView(row);
 }
 
-/** A page of all businesses, newest first. */
+/**
+ * A page of all businesses, newest first: the platform's list, a read across businesses
+ * (each business's operational account is on its own node: docs/scale-out.md).
+ */
 export async function listBusinesses(db: Knex, page: PageQuery): Promise<Page<BusinessView>> {
-  return paginate<BusinessRow, BusinessView>(withOperationalAccount(db), page, (rows) => rows.map(toView), 'b');
+  return acrossBusinesses(db, (trx) => paginate<BusinessRow, BusinessView>(withOperationalAccount(trx), page, (rows) => rows.map(toView), 'b'));
 }
 
 type CoreSchemas = CoreComponents['schemas'];

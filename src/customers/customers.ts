@@ -59,7 +59,7 @@ const COLUMNS = [
 ];
 
 function customers(db: Knex, businessId: string): Knex.QueryBuilder {
-  return db('customers as c').leftJoin('accounts as a', 'a.id', 'c.wallet_id').where('c.business_id', businessId).select(COLUMNS);
+  return db('customers as c').leftJoin('accounts as a', (on) => on.on('a.business_id', 'c.business_id').andOn('a.id', 'c.wallet_id')).where('c.business_id', businessId).select(COLUMNS);
 }
 
 function toView(row: CustomerRow): CustomerView {

@@ -15,7 +15,7 @@ import { requestScreening } from './identityVerification.js';
 import { moveSession, type SessionRow } from './onboarding.js';
 import { onboardingMachine, type OnboardingEvent } from './onboardingStates.js';
 import { applyIdentityToChange, applyOwnershipResult } from './mobileNumberChange/completion.js';
-import { claimCallback, type ProviderKind, type ProviderRequestRow } from './providerRequests.js';
+import { claimCallback, requestBusiness, type ProviderKind, type ProviderRequestRow } from './providerRequests.js';
 
 type Schemas = components['schemas'];
 export type CallbackAcknowledgement = Schemas['CallbackAcknowledgement'];
@@ -41,8 +41,9 @@ async function receive(
   event: { event_id: string; reference: string; outcome: string },
   apply: (env: CustomerEnv, trx: Knex, request: ProviderRequestRow) => Promise<Applied>,
 ): Promise<CallbackAcknowledgement> {
+  const businessId = await requestBusiness(base.db, kind, event.reference);
   return base.db.transaction(async (trx) => {
-    const { request, firstResult } = await claimCallback(trx, kind, event);
+    const { request, firstResult } = await claimCallback(trx, businessId, kind, event);
     const env: CustomerEnv = { ...base, db: trx, businessId: request.business_id };
     return { event_id: event.event_id, result: firstResult ? await apply(env, trx, request) : 'IGNORED' };
   });

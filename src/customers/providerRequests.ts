@@ -13,6 +13,7 @@
  * request's business.
  */
 import { randomUUID } from 'node:crypto';
+import { acrossBusinesses } from '../db/acrossBusinesses.js';
 import type { Knex } from 'knex';
 import { AppError } from '../kernel/errors.js';
 import { claimCallbackEvent } from '../providers/callbackEvents.js';
@@ -56,20 +57,38 @@ export async function createProviderRequest(
   return id;
 }
 
+/** 404 CALLBACK_REFERENCE_NOT_FOUND: no request of `kind` has `reference`. */
+function referenceNotFound(kind: ProviderKind, reference: string): AppError {
+  return new AppError('CALLBACK_REFERENCE_NOT_FOUND', `No ${kind.toLowerCase().replace('_', ' ')} request ${reference}.`);
+}
+
 /**
- * Claims a callback's event id and returns its (locked) request, which it
- * marks COMPLETED with `outcome`; `firstResult` is false when the request
- * already had a result. Throws 409 CALLBACK_REPLAYED for an event id already
- * processed, 404 CALLBACK_REFERENCE_NOT_FOUND when no request of `kind` has
- * the reference.
+ * The business of the request of `kind` whose id is `reference` (a provider's callback
+ * quotes nothing else of ours): one unlocked index lookup, across businesses (on Citus, on
+ * every shard: docs/scale-out.md names it). Everything after it names that business.
+ * Throws 404 CALLBACK_REFERENCE_NOT_FOUND.
+ */
+export async function requestBusiness(db: Knex, kind: ProviderKind, reference: string): Promise<string> {
+  const row = await acrossBusinesses(db, (trx) => trx('provider_requests').where({ id: reference, kind }).first('business_id'));
+  if (!row) throw referenceNotFound(kind, reference);
+  return row.business_id as string;
+}
+
+/**
+ * Claims a callback's event id and returns its (locked) request of business
+ * `businessId` (requestBusiness), which it marks COMPLETED with `outcome`;
+ * `firstResult` is false when the request already had a result. Throws 409
+ * CALLBACK_REPLAYED for an event id already processed, 404
+ * CALLBACK_REFERENCE_NOT_FOUND when no request of `kind` has the reference.
  */
 export async function claimCallback(
   trx: Knex,
+  businessId: string,
   kind: ProviderKind,
   event: { event_id: string; reference: string; outcome: string },
 ): Promise<{ request: ProviderRequestRow; firstResult: boolean }> {
-  const request: ProviderRequestRow | undefined = await trx('provider_requests').where({ id: event.reference, kind }).forNoKeyUpdate().first();
-  if (!request) throw new AppError('CALLBACK_REFERENCE_NOT_FOUND', `No ${kind.toLowerCase().replace('_', ' ')} request ${event.reference}.`);
+  const request: ProviderRequestRow | undefined = await trx('provider_requests').where({ id: event.reference, business_id: businessId, kind }).forNoKeyUpdate().first();
+  if (!request) throw referenceNotFound(kind, event.reference);
   await claimCallbackEvent(trx, request.provider, event.event_id, request.business_id);
   if (request.status === 'COMPLETED') return { request, firstResult: false };
   await trx('provider_requests').where({ id: request.id, business_id: request.business_id }).update({ status: 'COMPLETED', outcome: event.outcome, completed_at: trx.fn.now(3) });

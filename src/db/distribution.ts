@@ -174,28 +174,43 @@ export async function distributeFunctions(connection: Connection, order: string[
 
 /**
  * Places every table of the schema and distributes its functions (see the module
- * comment), moving rows already there to the shards. Idempotent: a second run changes
- * nothing. Throws when Citus is not installed, or when `check` finds a table placed
- * otherwise than its class says.
+ * comment), moving rows already there to the shards, then checks. Idempotent: a second
+ * run changes nothing. Throws when Citus is not installed, or when `check` finds a table
+ * placed otherwise than its class says.
  *
  * `order`: the SQL definitions' function names in dependency order (sqlFunctions.ts);
  * `shardCount`: shards per distributed table (default DEFAULT_SHARD_COUNT), for tables
- * not distributed yet.
- * Runs on one connection to the coordinator, outside a transaction block (Citus
- * distributes a table with its rows in a transaction of its own).
+ * not distributed yet. Runs on one connection to the coordinator, outside a transaction
+ * block (Citus distributes a table with its rows in a transaction of its own).
  */
 export async function distribute(
   connection: Connection,
   order: string[],
   opts: { shardCount?: number; log?: (line: string) => void } = {},
 ): Promise<void> {
-  const log = opts.log ?? (() => undefined);
   await connection.query('CREATE EXTENSION IF NOT EXISTS citus');
   const database = (await rows<{ name: string }>(connection, 'SELECT current_database() AS name'))[0].name;
   // The ledger's and the outbox's triggers fire on the shard, writing only rows of the
   // same business (same shard group): safe. A database-wide setting, so that the applier
   // re-creating them at a later start needs nothing of its own.
   await connection.query(`ALTER DATABASE "${database}" SET citus.enable_unsafe_triggers = on`);
+  await keepDistributed(connection, order, opts);
+  await check(connection, order);
+}
+
+/**
+ * Places the tables not placed yet (a tenant table a migration added, on a database
+ * distributed before it) and distributes the functions not distributed as they should
+ * be (re-created by the SQL definitions' applier): what `npm start` runs on a distributed
+ * database after its migrations and definitions (src/db/sqlFunctions.ts). Cheap when
+ * nothing is to do: a few catalog reads.
+ */
+export async function keepDistributed(
+  connection: Connection,
+  order: string[],
+  opts: { shardCount?: number; log?: (line: string) => void } = {},
+): Promise<void> {
+  const log = opts.log ?? (() => undefined);
   await connection.query('SET citus.enable_unsafe_triggers = on');
   // Without it, a reference table's referencing tables become Citus-local tables, which
   // cannot be distributed afterwards.
@@ -211,23 +226,22 @@ export async function distribute(
     await connection.query('SELECT create_reference_table($1)', [table]);
     moved.push(table);
   }
-  const tenants = tenantTables(all).filter((t) => !Object.hasOwn(COORDINATOR_TABLES, t));
+  const tenants = tenantTables(all);
   // A foreign key to a tenant table not yet distributed is taken off while its table is
   // distributed and put back once both are (card_issuances and cards name each other).
   const foreignKeys = await tenantForeignKeys(connection, tenants);
-  const order_ = [COLOCATION_ANCHOR, ...tenants.filter((t) => t !== COLOCATION_ANCHOR)];
   const taken: ForeignKey[] = [];
-  for (const table of order_) {
+  for (const table of [COLOCATION_ANCHOR, ...tenants.filter((t) => t !== COLOCATION_ANCHOR)]) {
     if (placed.has(table)) continue;
     for (const fk of foreignKeys.filter((k) => k.table === table && !placed.has(k.references))) {
       await connection.query(`ALTER TABLE "${fk.table}" DROP CONSTRAINT "${fk.name}"`);
       taken.push(fk);
     }
     log(`tenant table ${table}`);
-    await connection.query(
-      `SELECT create_distributed_table($1, 'business_id', colocate_with => $2)`,
-      [table, table === COLOCATION_ANCHOR ? 'none' : COLOCATION_ANCHOR],
-    );
+    await connection.query(`SELECT create_distributed_table($1, 'business_id', colocate_with => $2)`, [
+      table,
+      table === COLOCATION_ANCHOR ? 'none' : COLOCATION_ANCHOR,
+    ]);
     placed.set(table, { method: 'h', column: 'business_id', replication: 's', colocation: 0 });
     moved.push(table);
   }
@@ -241,7 +255,6 @@ export async function distribute(
   // The rows copied to the shards stay in the coordinator's table until truncated.
   for (const table of moved) await connection.query('SELECT truncate_local_data_after_distributing_table($1)', [table]);
   await distributeFunctions(connection, order);
-  await check(connection, order);
 }
 
 /**

@@ -47,7 +47,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type pg from 'pg';
-import { citusDistributed, distributeFunctions } from './distribution.js';
+import { citusDistributed, keepDistributed } from './distribution.js';
 
 /** The tree holding the capability folders: src/ or dist/src/. */
 const SOURCE_ROOT = path.join(import.meta.dirname, '..');
@@ -188,10 +188,18 @@ export async function applySqlDefinitions(db: Knex, definitions: SqlDefinition[]
   try {
     const applied = await applyChanged(connection, definitions);
     // On a database distributed by business (Citus, docs/scale-out.md), a function the
-    // files re-created is the coordinator's only, and one that took the business first is no
-    // longer delegated to its node: distributed again, after the commit (also when another
-    // instance applied the files, or a start died between the two).
-    if (await citusDistributed(connection)) await distributeFunctions(connection, definitions.flatMap((d) => d.functions));
+    // files re-created is the coordinator's only, one that took the business first is no
+    // longer delegated to its node, and a table a migration added is the coordinator's:
+    // placed and distributed again, after the commit (also when another instance applied
+    // the files, or a start died between the two), one instance at a time.
+    if (await citusDistributed(connection)) {
+      await connection.query(`SELECT pg_advisory_lock(${APPLY_LOCK_KEY})`);
+      try {
+        await keepDistributed(connection, definitions.flatMap((d) => d.functions));
+      } finally {
+        await connection.query(`SELECT pg_advisory_unlock(${APPLY_LOCK_KEY})`);
+      }
+    }
     return applied;
   } finally {
     await pool.releaseConnection(connection);

@@ -36,7 +36,8 @@ export async function advanceClock(db: Knex, businessId: string, seconds: number
   const [row] = await db('sandbox_clocks')
     .insert({ business_id: businessId, offset_ms: seconds * 1000 })
     .onConflict('business_id')
-    .merge({ offset_ms: db.raw('sandbox_clocks.offset_ms + excluded.offset_ms'), updated_at: db.fn.now(3) })
+    // The new row's time, not now(): on Citus an upsert's SET may call no function that is not immutable.
+    .merge({ offset_ms: db.raw('sandbox_clocks.offset_ms + excluded.offset_ms'), updated_at: db.raw('excluded.updated_at') })
     .where('sandbox_clocks.offset_ms', '<=', (MAX_CLOCK_OFFSET_SECONDS - seconds) * 1000)
     .returning('offset_ms');
   if (!row) throw invalidField('/advance_seconds', `would take the clock more than ${MAX_CLOCK_OFFSET_SECONDS} seconds ahead in total`);

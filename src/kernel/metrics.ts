@@ -22,6 +22,7 @@
  *   instances).
  * Plus prom-client's default process metrics (CPU, memory, event loop lag, GC).
  */
+import { acrossBusinesses } from '../db/acrossBusinesses.js';
 import type { Knex } from 'knex';
 import { RETRY_EVENT } from '../db/retry.js';
 import { backgroundLaneState } from './background.js';
@@ -102,7 +103,8 @@ export function createMetrics(db: Knex, backgroundPool?: Knex): Metrics {
   /** Reads one number about undispatched outbox events; NaN while the database is unreachable. */
   const outbox = async (select: string): Promise<number> => {
     try {
-      const row = await db('outbox_pending').first(db.raw(`${select} AS v`));
+      // Every business's pending events: a read across businesses (docs/scale-out.md).
+      const row = await acrossBusinesses(db, (trx) => trx('outbox_pending').first(trx.raw(`${select} AS v`)));
       return Number(row?.v ?? 0);
     } catch {
       return Number.NaN; // the process metrics are still served; these are unknown

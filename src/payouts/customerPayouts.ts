@@ -67,9 +67,9 @@ export async function createCustomerPayout(
 /** The business's payout `id` as it is now; 404 PAYOUT_NOT_FOUND. */
 export async function getCustomerPayout(db: Knex, businessId: string, id: string): Promise<Schemas['Payout']> {
   const row = await db('payouts as p')
-    .join('accounts as w', 'w.id', 'p.wallet_id')
-    .join('transactions as c', 'c.id', 'p.creation_transaction_id')
-    .leftJoin('transactions as o', 'o.id', 'p.outcome_transaction_id')
+    .join('accounts as w', (on) => on.on('w.business_id', 'p.business_id').andOn('w.id', 'p.wallet_id'))
+    .join('transactions as c', (on) => on.on('c.business_id', 'p.business_id').andOn('c.id', 'p.creation_transaction_id'))
+    .leftJoin('transactions as o', (on) => on.on('o.business_id', 'p.business_id').andOn('o.id', 'p.outcome_transaction_id'))
     .where({ 'p.id': id, 'p.business_id': businessId })
     .first('p.*', 'w.account_number as wallet_account_number', 'c.reference as transaction_id', 'o.reference as outcome_transaction_id');
   if (!row) throw new AppError('PAYOUT_NOT_FOUND', `No payout ${id} for this business.`);

@@ -81,8 +81,8 @@ export async function railPayout(db: Knex, businessId: string, payoutId: string)
 /** The query of the business's payouts as the rail sees them, with their state (narrow it by id). */
 export function railPayoutQuery(db: Knex, businessId: string): Knex.QueryBuilder {
   return db('payouts as p')
-    .join('accounts as w', 'w.id', 'p.wallet_id')
-    .join('transactions as c', 'c.id', 'p.creation_transaction_id')
+    .join('accounts as w', (on) => on.on('w.business_id', 'p.business_id').andOn('w.id', 'p.wallet_id'))
+    .join('transactions as c', (on) => on.on('c.business_id', 'p.business_id').andOn('c.id', 'p.creation_transaction_id'))
     .where({ 'p.business_id': businessId })
     .select(
       'p.id as payout_id', 'p.business_id', 'p.amount', 'p.currency', 'p.customer_id', 'w.account_number as wallet_account_number',

@@ -13,6 +13,7 @@
  * the whole callback then runs on that business's node. A callback without it (a
  * connector that does not echo it) finds the payout by id alone, a query of every shard.
  */
+import { acrossBusinesses } from '../db/acrossBusinesses.js';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { AppError, invalidField, refusalError } from '../kernel/errors.js';
@@ -30,11 +31,13 @@ export async function receivePayoutRailResult(db: Knex, result: Schemas['PayoutR
   const failed = result.outcome === 'FAILED';
   if (failed && !result.failure_code) throw invalidField('/failure_code', 'is required when outcome is FAILED');
   if (!failed && result.failure_code) throw invalidField('/failure_code', 'is for outcome FAILED only');
+  // A callback that does not echo the submission's business_id finds the payout by its id
+  // alone: a read across businesses (docs/scale-out.md); everything after it names the business.
+  const find = (q: Knex) => q('payouts').where({ id: result.payout_id, ...(result.business_id ? { business_id: result.business_id } : {}) }).first('business_id');
+  const found = result.business_id ? await find(db) : await acrossBusinesses(db, find);
+  if (!found) throw new AppError('PAYOUT_NOT_FOUND', `No payout ${result.payout_id}.`);
   return db.transaction(async (trx) => {
-    const payout = await trx('payouts')
-      .where({ id: result.payout_id, ...(result.business_id ? { business_id: result.business_id } : {}) })
-      .first('business_id');
-    if (!payout) throw new AppError('PAYOUT_NOT_FOUND', `No payout ${result.payout_id}.`);
+    const payout = { business_id: found.business_id as string };
     await claimCallbackEvent(trx, 'PAYOUT_RAIL', result.event_id, payout.business_id);
     const moved = await payoutMove(trx, payout.business_id, result.payout_id, failed ? 'FAIL' : 'COMPLETE', result.failure_code);
     if (!('refusal' in moved)) return { event_id: result.event_id, result: 'APPLIED' };

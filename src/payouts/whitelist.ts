@@ -1,6 +1,6 @@
 /**
  * The payout whitelist (core.yaml tag Whitelist): entries name customers the
- * business may pay while it enforces the list (`businesses.payout_whitelist_enforced`).
+ * business may pay while it enforces the list (`payout_settings.whitelist_enforced`).
  * The enforcement itself is in the ledger's `payout_create`
  * (src/payouts/sql/payout_create.sql), so every payout path honours it.
  */
@@ -19,8 +19,8 @@ const IDENTIFIERS = ['customer_id', 'walletAccountNumber', 'mobileNumber'] as co
 /** The business's entries with their customers (alias `w`). */
 function entries(db: Knex, businessId: string): Knex.QueryBuilder {
   return db('payout_whitelist_entries as w')
-    .join('customers as c', 'c.id', 'w.customer_id')
-    .leftJoin('accounts as a', 'a.id', 'c.wallet_id')
+    .join('customers as c', (on) => on.on('c.business_id', 'w.business_id').andOn('c.id', 'w.customer_id'))
+    .leftJoin('accounts as a', (on) => on.on('a.business_id', 'c.business_id').andOn('a.id', 'c.wallet_id'))
     .where('w.business_id', businessId)
     .select('w.id', 'w.customer_id', 'w.created_at', 'c.mobile_number', 'a.account_number as wallet_account_number');
 }
@@ -93,12 +93,15 @@ export async function deleteWhitelistEntry(db: Knex, businessId: string, id: str
 
 /** Whether the business enforces its whitelist. */
 export async function getWhitelistEnforcement(db: Knex, businessId: string): Promise<Schemas['PayoutWhitelistEnforcement']> {
-  const row = await db('businesses').where({ id: businessId }).first('payout_whitelist_enforced');
-  return { enforced: Boolean(row?.payout_whitelist_enforced) };
+  const row = await db('payout_settings').where({ business_id: businessId }).first('whitelist_enforced');
+  return { enforced: Boolean(row?.whitelist_enforced) };
 }
 
 /** Turns enforcement on or off (idempotent); returns the setting. */
 export async function setWhitelistEnforcement(db: Knex, businessId: string, enforced: boolean): Promise<Schemas['PayoutWhitelistEnforcement']> {
-  await db('businesses').where({ id: businessId }).update({ payout_whitelist_enforced: enforced });
+  await db('payout_settings')
+    .insert({ business_id: businessId, whitelist_enforced: enforced })
+    .onConflict('business_id')
+    .merge({ whitelist_enforced: enforced, updated_at: db.raw('excluded.updated_at') });
   return { enforced };
 }

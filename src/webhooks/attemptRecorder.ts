@@ -49,14 +49,14 @@ export interface Deferral {
 }
 
 /**
- * Records the attempts `made` in `trx`: each delivery's new state (one UPDATE for all,
+ * Records the attempts `made` of business `businessId` (all of them its) in `trx`: each delivery's new state (one UPDATE for all,
  * guarded per delivery by `attempt_count = attempt - 1`), the attempts' rows (one INSERT),
  * then the endpoints' health (noteEndpointHealth: one failing for `disableFailingAfterMs` is
  * disabled), the next attempts' jobs (grouped, groupedJobs) and the endpoints gone disabled. An
  * attempt whose guard fails (another run recorded it first, or the endpoint went
  * meanwhile) records nothing. The attempts `deferred` get their jobs again, at their due time.
  */
-async function record(jobs: JobQueue, trx: Knex.Transaction, made: Attempt[], deferred: Deferral[], disableFailingAfterMs: number): Promise<void> {
+async function record(jobs: JobQueue, trx: Knex.Transaction, businessId: string, made: Attempt[], deferred: Deferral[], disableFailingAfterMs: number): Promise<void> {
   if (deferred.length > 0) {
     const putBack = groupedJobs(deferred.map(({ step, businessId, endpointId, due }) => ({ deliveryId: step.delivery_id, businessId, endpointId, attempt: step.attempt, due })));
     await jobs.sendEach(DELIVERY_QUEUE, putBack, { trx });
@@ -75,13 +75,15 @@ async function record(jobs: JobQueue, trx: Knex.Transaction, made: Attempt[], de
     `UPDATE webhook_deliveries d
         SET attempt_count = m.attempt, status = m.status, next_attempt_at = m.next_attempt_at,
             last_status_code = m.last_status_code, last_error = m.last_error,
-            completed_at = CASE WHEN m.status = 'PENDING' THEN NULL ELSE CURRENT_TIMESTAMP(3) END,
+            completed_at = CASE WHEN m.status = 'PENDING' THEN NULL::timestamptz ELSE ? END,
             updated_at = CURRENT_TIMESTAMP(3)
        FROM jsonb_to_recordset(?::jsonb)
             AS m(id uuid, business_id uuid, attempt int, status text, next_attempt_at timestamptz, last_status_code int, last_error text)
-      WHERE d.id = m.id AND d.business_id = m.business_id AND d.status = 'PENDING' AND d.attempt_count = m.attempt - 1
+      WHERE d.business_id = ? AND d.id = m.id AND d.business_id = m.business_id AND d.status = 'PENDING' AND d.attempt_count = m.attempt - 1
       RETURNING d.id`,
-    [JSON.stringify(moves)],
+    // The time as a value (typed by its column: no cast): on Citus a row's CASE may call no
+    // function that is not immutable.
+    [new Date(), JSON.stringify(moves), businessId],
   );
   // One attempt per delivery moved: a delivery twice in one fetch moved for its first job.
   const moved = new Set(rows.map((r) => r.id));
@@ -159,7 +161,7 @@ export class AttemptRecorder {
         const failed = new Map<string, unknown>();
         for (const [businessId, { made, deferred }] of groups) {
           try {
-            await backgroundTransaction(this.deps.db, (trx) => record(this.deps.jobs, trx, made, deferred, this.deps.disableFailingAfterMs), 'deliveries');
+            await backgroundTransaction(this.deps.db, (trx) => record(this.deps.jobs, trx, businessId, made, deferred, this.deps.disableFailingAfterMs), 'deliveries');
           } catch (err) {
             failed.set(businessId, err);
           }

@@ -5,6 +5,7 @@
  * on them), so that distributed by business (docs/scale-out.md) it asks their shards only.
  */
 import type { Knex } from 'knex';
+import { acrossBusinesses } from '../db/acrossBusinesses.js';
 import { backgroundReads } from '../kernel/background.js';
 
 /** A delivery with its event and endpoint, as an attempt needs it. */
@@ -56,8 +57,15 @@ export class DeliveryReader {
       while (this.pending.length > 0) {
         const round = this.pending.splice(0);
         try {
-          const businesses = round.every((p) => p.businessId !== undefined) ? [...new Set(round.map((p) => p.businessId!))] : undefined;
-          const rows = await deliveryRows(backgroundReads(this.db), [...new Set(round.flatMap((p) => p.ids))], businesses);
+          // One statement per business of the round (on Citus, each served by that business's node).
+          const byBusiness = new Map<string | undefined, string[]>();
+          for (const p of round) byBusiness.set(p.businessId, [...(byBusiness.get(p.businessId) ?? []), ...p.ids]);
+          const rows = new Map<string, DeliveryRow>();
+          for (const [businessId, ids] of byBusiness) {
+            const read = (db: Knex) => deliveryRows(db, [...new Set(ids)], businessId);
+            const found = businessId ? await read(backgroundReads(this.db)) : await acrossBusinesses(this.db, read);
+            for (const [id, row] of found) rows.set(id, row);
+          }
           for (const p of round) p.resolve(rows);
         } catch (err) {
           for (const p of round) p.reject(err);
@@ -73,12 +81,12 @@ export class DeliveryReader {
  * The deliveries `ids` of `businesses` (of any business when undefined) with their event
  * and endpoint, by id (one query).
  */
-async function deliveryRows(db: Knex, ids: string[], businesses: string[] | undefined): Promise<Map<string, DeliveryRow>> {
+async function deliveryRows(db: Knex, ids: string[], businessId: string | undefined): Promise<Map<string, DeliveryRow>> {
   const query = db('webhook_deliveries as d')
     .join('outbox_events as e', (on) => on.on('e.id', 'd.event_id').andOn('e.business_id', 'd.business_id'))
     .join('webhook_endpoints as w', (on) => on.on('w.id', 'd.endpoint_id').andOn('w.business_id', 'd.business_id'))
     .whereIn('d.id', ids);
-  if (businesses) query.whereIn('d.business_id', businesses);
+  if (businessId) query.where('d.business_id', businessId);
   const rows = (await query
     .select(
       'd.id', 'd.business_id', 'd.status', 'd.attempt_count', 'e.id as event_id', 'e.code', 'e.data', 'e.created_at as event_created_at',

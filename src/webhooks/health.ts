@@ -13,6 +13,7 @@
  * the delivery path of healthy endpoints gains no write.
  */
 import type { Knex } from 'knex';
+import { businessNow } from '../kernel/clock.js';
 
 /** One recorded attempt's endpoint and whether it succeeded (2xx). */
 export interface AttemptHealth {
@@ -28,28 +29,31 @@ export interface AttemptHealth {
  * ago in its business's time.
  */
 export async function noteEndpointHealth(trx: Knex.Transaction, attempts: AttemptHealth[], disableAfterMs: number): Promise<void> {
-  if (attempts.length === 0) return;
-  await trx.raw(
-    `UPDATE webhook_endpoints w
-        SET failing_since = s.failing_since,
-            status = CASE WHEN s.disable THEN 'DISABLED' ELSE w.status END,
-            disabled_reason = CASE WHEN s.disable THEN 'FAILING' ELSE w.disabled_reason END,
-            disabled_at = CASE WHEN s.disable THEN CURRENT_TIMESTAMP(3) ELSE w.disabled_at END,
-            updated_at = CURRENT_TIMESTAMP(3)
-       FROM (
-         SELECT e.id, e.business_id,
-                CASE WHEN p.any_ok THEN NULL ELSE COALESCE(e.failing_since, t.now) END AS failing_since,
-                (NOT p.any_ok AND e.status = 'ENABLED' AND e.failing_since IS NOT NULL
-                  AND e.failing_since <= t.now - ?::bigint * interval '1 millisecond') AS disable
-           FROM (SELECT business_id, endpoint_id, bool_or(succeeded) AS any_ok
-                   FROM jsonb_to_recordset(?::jsonb) AS n(business_id uuid, endpoint_id uuid, succeeded boolean)
-                  GROUP BY business_id, endpoint_id) p
-           JOIN webhook_endpoints e ON e.id = p.endpoint_id AND e.business_id = p.business_id
-           CROSS JOIN LATERAL (
-             SELECT CURRENT_TIMESTAMP(3) + COALESCE((SELECT c.offset_ms FROM sandbox_clocks c WHERE c.business_id = e.business_id), 0) * interval '1 millisecond' AS now
-           ) t
-       ) s
-      WHERE w.id = s.id AND w.business_id = s.business_id AND (w.failing_since IS DISTINCT FROM s.failing_since OR s.disable)`,
-    [disableAfterMs, JSON.stringify(attempts.map((a) => ({ business_id: a.businessId, endpoint_id: a.endpointId, succeeded: a.succeeded })))],
-  );
+  for (const businessId of new Set(attempts.map((a) => a.businessId))) {
+    const mine = attempts.filter((a) => a.businessId === businessId);
+    // The business's time as a value (a parameter, typed by its column: no cast), and the
+    // business named in every table's condition: on Citus the statement is then one
+    // shard's, and a row's CASE calls no function that is not immutable (docs/scale-out.md).
+    const now = await businessNow(trx, businessId);
+    const disableBefore = new Date(now.getTime() - disableAfterMs);
+    await trx.raw(
+      `UPDATE webhook_endpoints w
+          SET failing_since = s.failing_since,
+              status = CASE WHEN s.disable THEN 'DISABLED' ELSE w.status END,
+              disabled_reason = CASE WHEN s.disable THEN 'FAILING' ELSE w.disabled_reason END,
+              disabled_at = CASE WHEN s.disable THEN ? ELSE w.disabled_at END,
+              updated_at = CURRENT_TIMESTAMP(3)
+         FROM (
+           SELECT e.id,
+                  CASE WHEN p.any_ok THEN NULL ELSE COALESCE(e.failing_since, ?) END AS failing_since,
+                  (NOT p.any_ok AND e.status = 'ENABLED' AND e.failing_since IS NOT NULL AND e.failing_since <= ?) AS disable
+             FROM (SELECT endpoint_id, bool_or(succeeded) AS any_ok
+                     FROM jsonb_to_recordset(?::jsonb) AS n(endpoint_id uuid, succeeded boolean)
+                    GROUP BY endpoint_id) p
+             JOIN webhook_endpoints e ON e.business_id = ? AND e.id = p.endpoint_id
+         ) s
+        WHERE w.business_id = ? AND w.id = s.id AND (w.failing_since IS DISTINCT FROM s.failing_since OR s.disable)`,
+      [now, now, disableBefore, JSON.stringify(mine.map((a) => ({ endpoint_id: a.endpointId, succeeded: a.succeeded }))), businessId, businessId],
+    );
+  }
 }

@@ -59,7 +59,7 @@ describe('card issuance', () => {
     expect(Number(card.expiry_date.slice(0, 4)) - new Date().getUTCFullYear()).to.equal(5);
     expect((await get(`/cards/${card.id}`, { token: b.token })).body).to.deep.equal(card);
     expect((await get(`/cards/issuances/${issued.body.id}`, { token: b.token })).body).to.deep.equal(res.body);
-    const row = await running().db('cards').where({ id: card.id }).first();
+    const row = await running().db('cards').where({ id: card.id, business_id: b.id }).first();
     expect(row.pan_key_version).to.equal(1);
     expect(row.pan_sealed).to.not.match(/[0-9]{16}/);
   });
@@ -94,14 +94,14 @@ describe('card issuance', () => {
     const suspended = await activeCustomer(b);
     expect((await request('PATCH', `/cl/v1/wallets/${suspended.wallet_id}`, { token: b.token, body: { status: 'SUSPENDED' } })).status).to.equal(200);
     expectProblem(await issueCard(b, { customer_id: suspended.id }), 422, 'WALLET_NOT_ACTIVE');
-    expect(await running().db('card_issuances').whereIn('customer_id', [pending.customer_id, suspended.id]).first()).to.equal(undefined);
+    expect(await running().db('card_issuances').where({ business_id: b.id }).whereIn('customer_id', [pending.customer_id, suspended.id]).first()).to.equal(undefined);
   });
 
   describe('E5: every error code of the seed\'s table', () => {
     it('400 INVALID_OTP_FORMAT for anything but 4 digits, not counted', async () => {
       const { issuance, code } = await pendingIssuance(b, {}, customer);
       for (const otp of ['123', '12345', 'abcd', '12 4']) expectProblem(await verifyIssuance(b, issuance.id, otp), 400, 'INVALID_OTP_FORMAT');
-      const row = await running().db('otp_operations').where({ id: (await running().db('card_issuances').where({ id: issuance.id }).first()).otp_operation_id }).first();
+      const row = await running().db('otp_operations').where({ id: (await running().db('card_issuances').where({ id: issuance.id, business_id: b.id }).first()).otp_operation_id, business_id: b.id }).first();
       expect(row.attempts).to.equal(0);
       expect((await verifyIssuance(b, issuance.id, code)).status).to.equal(200);
     });

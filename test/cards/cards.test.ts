@@ -110,7 +110,7 @@ describe('cards', () => {
       const card = await cardIn('ACTIVE');
       await providerOutage(b, 'SMS');
       expectProblem(await startDisplay(b, card.id), 503, 'SERVICE_UNAVAILABLE');
-      expect(await running().db('card_otp_sessions').where({ card_id: card.id }).first()).to.equal(undefined);
+      expect(await running().db('card_otp_sessions').where({ card_id: card.id, business_id: b.id }).first()).to.equal(undefined);
     });
 
     it('E6 400 INVALID_OTP_FORMAT (not 4 to 8 digits, not counted), 404 OTP_OPERATION_NOT_FOUND, 404 CARD_NOT_FOUND', async () => {
@@ -150,8 +150,8 @@ describe('cards', () => {
       expect(answers.filter((a) => a.body.code === 'OTP_MAX_ATTEMPTS_REACHED')).to.have.length(1);
       expect(answers.filter((a) => a.body.code === 'OTP_OPERATION_WRONG_STATUS')).to.have.length(20);
       expectProblem(await verifyDisplay(b, { session_id: sessionId, otp: code }), 412, 'OTP_OPERATION_WRONG_STATUS');
-      const session = await running().db('card_otp_sessions').where({ id: sessionId }).first();
-      expect((await running().db('otp_operations').where({ id: session.otp_operation_id }).first()).attempts).to.equal(5);
+      const session = await running().db('card_otp_sessions').where({ id: sessionId, business_id: b.id }).first();
+      expect((await running().db('otp_operations').where({ id: session.otp_operation_id, business_id: b.id }).first()).attempts).to.equal(5);
     });
 
     it('E6 400 OTP_EXPIRED after 5 minutes (business clock)', async () => {

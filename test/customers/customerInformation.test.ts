@@ -58,7 +58,7 @@ describe('completeCustomerInformation (E8)', () => {
   it('records external_reference null when the business gave none; rates MEDIUM from 50000 a month', async () => {
     const session = await screenedSession(b);
     await complete(b, { ...validInformation(session.customer_id), monthly_income_range: 'RANGE_50000_AND_ABOVE' });
-    const event = await db()('outbox_events').whereRaw("data->>'customer_id' = ?", [session.customer_id]).first();
+    const event = await db()('outbox_events').where({ business_id: b.id }).whereRaw("data->>'customer_id' = ?", [session.customer_id]).first();
     expect(event.data.external_reference).to.equal(null);
     expect((await get(`/customers/${session.customer_id}`, { token: b.token })).body.risk_rating).to.equal('MEDIUM');
   });
@@ -93,7 +93,7 @@ describe('completeCustomerInformation (E8)', () => {
         const res = await complete(b, { ...validInformation(customerId), ...change });
         for (const pointer of pointers) expectValidation(res, pointer);
         expect(res.body.errors.map((e: { pointer: string }) => e.pointer).sort()).to.deep.equal([...pointers].sort());
-        expect((await db()('customers').where({ id: customerId }).first()).status).to.equal('PENDING');
+        expect((await db()('customers').where({ id: customerId, business_id: b.id }).first()).status).to.equal('PENDING');
       });
     }
   });
@@ -122,8 +122,8 @@ describe('completeCustomerInformation (E8)', () => {
     expectProblem(down, 503, 'SERVICE_UNAVAILABLE');
     expect(Number(down.headers.get('retry-after'))).to.be.greaterThan(0);
     expect(await db()('accounts').where({ business_id: b.id, kind: 'WALLET' }).count('* as n').first()).to.deep.equal(wallets);
-    expect((await db()('customers').where({ id: session.customer_id }).first()).status).to.equal('PENDING');
-    expect(await db()('outbox_events').whereRaw("data->>'customer_id' = ?", [session.customer_id])).to.have.length(0);
+    expect((await db()('customers').where({ id: session.customer_id, business_id: b.id }).first()).status).to.equal('PENDING');
+    expect(await db()('outbox_events').where({ business_id: b.id }).whereRaw("data->>'customer_id' = ?", [session.customer_id])).to.have.length(0);
     expect((await complete(b, validInformation(session.customer_id))).status).to.equal(200);
   });
 

@@ -65,12 +65,12 @@ describe('changeMobileNumber (E7) and verifyMobileNumberChangeOtp', () => {
     const allowedAt = new Date(new Date(done.body.completed_at).getTime() + 24 * 3600_000).toISOString();
 
     await advanceClock(own, 23 * 3600);
-    const sessions = await db()('mobile_number_change_sessions').where({ customer_id: customer.id }).count('* as n').first();
+    const sessions = await db()('mobile_number_change_sessions').where({ customer_id: customer.id, business_id: own.id }).count('* as n').first();
     const refused = await changeFromProfile(own, customer.id, newMobileNumber());
     expectProblem(refused, 429, 'MOBILE_NUMBER_CHANGE_TOO_SOON');
     expect(refused.body.next_change_allowed_at).to.equal(allowedAt);
     expect(Number(refused.headers.get('retry-after'))).to.be.within(3500, 3601);
-    expect(await db()('mobile_number_change_sessions').where({ customer_id: customer.id }).count('* as n').first()).to.deep.equal(sessions);
+    expect(await db()('mobile_number_change_sessions').where({ customer_id: customer.id, business_id: own.id }).count('* as n').first()).to.deep.equal(sessions);
 
     // Another business's customers are not bound by this business's clock or changes.
     const other = await activeCustomer(b);
@@ -93,7 +93,7 @@ describe('changeMobileNumber (E7) and verifyMobileNumberChangeOtp', () => {
     const other = await activeCustomer(b);
     expectValidation(await changeFromProfile(b, customer.id, customer.mobile_number), '/new_mobile_number');
     expectProblem(await changeFromProfile(b, customer.id, other.mobile_number), 409, 'MOBILE_NUMBER_TAKEN');
-    expect(await db()('mobile_number_change_sessions').where({ customer_id: customer.id })).to.have.length(0);
+    expect(await db()('mobile_number_change_sessions').where({ customer_id: customer.id, business_id: b.id })).to.have.length(0);
   });
 
   it('sandbox number 966500000002: the ownership check rejects it → FAILED (OWNERSHIP_REJECTED); the code is then refused with 409', async () => {
@@ -115,7 +115,7 @@ describe('changeMobileNumber (E7) and verifyMobileNumberChangeOtp', () => {
       await providerOutage(b, provider, 1);
       expectProblem(await changeFromProfile(b, customer.id, newNumber), 503, 'SERVICE_UNAVAILABLE');
     }
-    expect(await db()('mobile_number_change_sessions').where({ customer_id: customer.id })).to.have.length(0);
+    expect(await db()('mobile_number_change_sessions').where({ customer_id: customer.id, business_id: b.id })).to.have.length(0);
     expect(await ownershipChecks()).to.deep.equal(checksBefore);
     expect(await messagesTo(b, newNumber)).to.have.length(0);
     expect((await changeFromProfile(b, customer.id, newNumber)).status).to.equal(200);

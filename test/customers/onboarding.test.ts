@@ -28,7 +28,7 @@ describe('onboarding: startOnboarding', () => {
     expect(res.status).to.equal(201);
     expect(res.body).to.include({ status: 'PENDING_OTP_VERIFICATION', mobile_number: mobile, locale: 'en', status_reason: null, otp_resends_remaining: 3 });
     expect(new Date(res.body.expires_at).getTime() - new Date(res.body.created_at).getTime()).to.be.closeTo(24 * 3600_000, 5_000);
-    const customer = await db()('customers').where({ id: res.body.customer_id }).first();
+    const customer = await db()('customers').where({ id: res.body.customer_id, business_id: b.id }).first();
     expect(customer).to.include({ business_id: b.id, status: 'PENDING', mobile_number: mobile, external_reference: 'cust-1' });
     const code = await latestOtp(b, mobile);
     expect(JSON.stringify(res.body)).not.to.include(code);
@@ -50,7 +50,7 @@ describe('onboarding: startOnboarding', () => {
     const second = await startSession(b, { mobile_number: first.mobile_number });
     const old = await get(`/onboarding/sessions/${first.session_id}`, { token: b.token });
     expect(old.body).to.include({ status: 'CANCELLED', status_reason: 'SUPERSEDED' });
-    expect((await db()('customers').where({ id: first.customer_id }).first()).status).to.equal('INACTIVE');
+    expect((await db()('customers').where({ id: first.customer_id, business_id: b.id }).first()).status).to.equal('INACTIVE');
     expect((await get(`/onboarding/sessions/${second.session_id}`, { token: b.token })).body.status).to.equal('PENDING_OTP_VERIFICATION');
   });
 
@@ -270,7 +270,7 @@ describe('onboarding: getOnboardingSession and cancelOnboardingSession', () => {
     const theirs = await startSession(b);
     await advanceClock(other, 24 * 3600);
     expect((await get(`/onboarding/sessions/${mine.session_id}`, { token: other.token })).body.status).to.equal('EXPIRED');
-    expect((await db()('customers').where({ id: mine.customer_id }).first()).status).to.equal('INACTIVE');
+    expect((await db()('customers').where({ id: mine.customer_id, business_id: other.id }).first()).status).to.equal('INACTIVE');
     expect((await get(`/onboarding/sessions/${theirs.session_id}`, { token: b.token })).body.status).to.equal('PENDING_OTP_VERIFICATION');
     expect((await verify(b, theirs.session_id, await latestOtp(b, theirs.mobile_number))).status).to.equal(200);
   });
@@ -280,7 +280,7 @@ describe('onboarding: getOnboardingSession and cancelOnboardingSession', () => {
     const res = await post(`/onboarding/sessions/${session.session_id}/cancel`, { reason: 'BUSINESS_DECISION' }, { token: b.token });
     expect(res.status).to.equal(200);
     expect(res.body).to.include({ status: 'CANCELLED', status_reason: 'BUSINESS_DECISION' });
-    expect((await db()('customers').where({ id: session.customer_id }).first()).status).to.equal('INACTIVE');
+    expect((await db()('customers').where({ id: session.customer_id, business_id: b.id }).first()).status).to.equal('INACTIVE');
     expectProblem(await cancel(b, session.session_id), 409, 'ONBOARDING_STATE_CANCELLED');
   });
 

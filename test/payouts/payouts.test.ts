@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { requestHash } from '../../src/kernel/idempotency.js';
 import { expectProblem, expectValidation } from '../support/assertions.js';
+import { businessNodeTransaction } from '../support/businessNode.js';
 import { get, post } from '../support/client.js';
 import { activeCustomer, startSession } from '../support/customers.js';
 import { newBusiness, type TestBusiness } from '../support/fixtures.js';
@@ -80,15 +81,15 @@ describe('Payouts: createPayout (E4) and getPayoutStatus', function () {
   it('409 IDEMPOTENCY_KEY_IN_USE while the same request runs', async () => {
     const key = randomUUID();
     const body = { payout_amount: '5.00', customer_id: customer.id };
-    const trx = await running().db.transaction();
+    // What the first request holds while it runs (src/kernel/sql/idempotency_lock.sql), where it holds it.
+    const trx = await businessNodeTransaction(running().db, b.id);
     try {
-      // What the first request holds while it runs (src/kernel/sql/idempotency_lock.sql).
-      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`${b.id}/${key}/${requestHash('createPayout', {}, body)}`]);
+      await trx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${b.id}/${key}/${requestHash('createPayout', {}, body)}`]);
       const res = await sendPayout(b, body, key);
       expectProblem(res, 409, 'IDEMPOTENCY_KEY_IN_USE');
       expect(res.headers.get('retry-after')).to.equal('1');
     } finally {
-      await trx.rollback();
+      await trx.end();
     }
   });
 

@@ -38,6 +38,7 @@ const TABLES = [
   'webhook_deliveries',
   'webhook_delivery_attempts',
   'payouts',
+  'payout_settings',
   'payout_whitelist_entries',
   'bulk_payouts',
   'bulk_payout_items',

@@ -5,13 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { acrossBusinesses } from '../../src/db/acrossBusinesses.js';
 import { request } from './client.js';
 import { signatureHeaders } from './operations.js';
 import { running } from './service.js';
 
 /** The reference of the latest request of `kind` made for a session (what a provider's callback quotes); asserts there is one. */
 export async function providerReference(sessionId: string, kind: 'IDENTITY' | 'MOBILE_OWNERSHIP' | 'SCREENING'): Promise<string> {
-  const row = await running().db('provider_requests').where({ subject_id: sessionId, kind }).orderBy('created_at', 'desc').first('id');
+  // As the provider knows it, whatever the business: a read across businesses.
+  const row = await acrossBusinesses(running().db, (trx) => trx('provider_requests').where({ subject_id: sessionId, kind }).orderBy('created_at', 'desc').first('id'));
   expect(row, `no ${kind} request for ${sessionId}`).to.not.equal(undefined);
   return row.id;
 }

@@ -15,7 +15,7 @@ export interface InvariantResult {
 const LIMIT = 20;
 
 /**
- * Runs `sql`, in which every `:ids` is a list of business ids, once per business: on a
+ * Runs `sql`, in which every `:ids` is a business id, once per business: on a
  * database distributed by business (the Citus suite) each query is then one business's,
  * served by one node, as the service's own statements are.
  */
@@ -23,7 +23,7 @@ async function rows(db: Knex, sql: string, businessIds: string[]): Promise<unkno
   const found: unknown[] = [];
   for (const id of businessIds) {
     if (found.length >= LIMIT) break;
-    found.push(...(await db.raw(`${sql} LIMIT ${LIMIT}`, { ids: `{${id}}` })).rows);
+    found.push(...(await db.raw(`${sql} LIMIT ${LIMIT}`, { ids: id })).rows);
   }
   return found;
 }
@@ -47,7 +47,7 @@ async function rows(db: Knex, sql: string, businessIds: string[]): Promise<unkno
  */
 export async function ledgerInvariants(db: Knex, businessIds: string[]): Promise<InvariantResult[]> {
   if (!businessIds.length) return [];
-  const ids = 'ANY(CAST(:ids AS uuid[]))';
+  const ids = 'CAST(:ids AS uuid)'; // one business at a time (rows)
   // One query at a time: `db` may be a transaction (one connection).
   const check = (name: string, ...queries: string[]) => async (): Promise<InvariantResult> => {
     const offenders: unknown[] = [];
@@ -71,12 +71,15 @@ export async function ledgerInvariants(db: Knex, businessIds: string[]): Promise
     ),
     check(
       'balances match entries',
-      `SELECT a.id, a.kind, a.balance, COALESCE(SUM(e.amount), 0) AS total,
-              (SELECT l.balance_after FROM ledger_entries l WHERE l.business_id = a.business_id AND l.account_id = a.id ORDER BY l.${order} DESC LIMIT 1) AS last_after
-       FROM accounts a LEFT JOIN ledger_entries e ON e.business_id = a.business_id AND e.account_id = a.id
-       WHERE a.business_id = ${ids} GROUP BY a.id, a.business_id
-       HAVING a.balance <> COALESCE(SUM(e.amount), 0)
-           OR a.balance <> COALESCE((SELECT l.balance_after FROM ledger_entries l WHERE l.business_id = a.business_id AND l.account_id = a.id ORDER BY l.${order} DESC LIMIT 1), 0)`,
+      `SELECT a.id, a.kind, a.balance, COALESCE(t.total, 0) AS total, l.balance_after AS last_after
+       FROM accounts a
+       LEFT JOIN (SELECT account_id, SUM(amount) AS total FROM ledger_entries WHERE business_id = ${ids} GROUP BY account_id) t
+              ON t.account_id = a.id
+       LEFT JOIN (SELECT DISTINCT ON (account_id) account_id, balance_after FROM ledger_entries
+                   WHERE business_id = ${ids} ORDER BY account_id, ${order} DESC) l
+              ON l.account_id = a.id
+       WHERE a.business_id = ${ids}
+         AND (a.balance <> COALESCE(t.total, 0) OR a.balance <> COALESCE(l.balance_after, 0))`,
     ),
     check(
       'running balances',
@@ -136,13 +139,13 @@ export async function ledgerInvariants(db: Knex, businessIds: string[]): Promise
          AND (r.id IS NULL OR r.type <> 'REVERSAL' OR r.original_transaction_id <> o.id)`,
       `SELECT p.id, p.refunded_amount FROM transactions p
        WHERE p.business_id = ${ids} AND p.type = 'PAYOUT' AND p.reversal_transaction_id IS NOT NULL
-         AND (p.refunded_amount <> 0 OR EXISTS (SELECT 1 FROM transactions r WHERE r.business_id = p.business_id AND r.original_transaction_id = p.id AND r.type = 'REFUND'))`,
+         AND (p.refunded_amount <> 0 OR EXISTS (SELECT 1 FROM transactions r WHERE r.business_id = ${ids} AND r.original_transaction_id = p.id AND r.type = 'REFUND'))`,
     ),
     check(
       'payouts: money in exactly one place',
       `SELECT a.business_id, a.balance AS in_transit FROM accounts a
        WHERE a.business_id = ${ids} AND a.kind = 'IN_TRANSIT' AND a.balance <>
-             (SELECT COALESCE(SUM(p.amount), 0) FROM payouts p WHERE p.business_id = a.business_id AND p.status IN ('PENDING', 'PROCESSING'))`,
+             (SELECT COALESCE(SUM(p.amount), 0) FROM payouts p WHERE p.business_id = ${ids} AND p.status IN ('PENDING', 'PROCESSING'))`,
       `SELECT p.id, p.status, p.amount, c.type AS creation, o.type AS outcome, o.amount AS outcome_amount
        FROM payouts p JOIN transactions c ON c.business_id = p.business_id AND c.id = p.creation_transaction_id
        LEFT JOIN transactions o ON o.business_id = p.business_id AND o.id = p.outcome_transaction_id

@@ -29,7 +29,7 @@ async function register(b: TestBusiness, receiver: Receiver, events: string[]): 
 }
 
 /** The attempts recorded for the deliveries of `eventId`, oldest first. */
-const attemptsOf = (eventId: string) => db()('webhook_delivery_attempts').where({ event_id: eventId }).orderBy([{ column: 'created_at' }, { column: 'attempt' }]);
+const attemptsOf = (businessId: string, eventId: string) => db()('webhook_delivery_attempts').where({ event_id: eventId, business_id: businessId }).orderBy([{ column: 'created_at' }, { column: 'attempt' }]);
 
 /** Polls until `check` passes, or throws its last failure after 10_000 ms. */
 const eventually = (check: () => Promise<void>, ms = 10_000) => pollUntil(check, ms);
@@ -63,10 +63,10 @@ describe('webhook delivery', function () {
     expect(payload.exp! - payload.iat!).to.equal(300);
 
     await eventually(async () => {
-      const [attempt] = await attemptsOf(event.id);
+      const [attempt] = await attemptsOf(b.id, event.id);
       expect(attempt).to.include({ business_id: b.id, endpoint_id: endpoint.id, attempt: 1, outcome: 'SUCCEEDED', status_code: 200, error: null });
       expect(attempt.latency_ms).to.be.a('number').and.at.least(0);
-      const deliveries = await db()('webhook_deliveries').where({ event_id: event.id });
+      const deliveries = await db()('webhook_deliveries').where({ event_id: event.id, business_id: b.id });
       expect(deliveries.map((d) => [d.status, d.attempt_count])).to.deep.equal([['SUCCEEDED', 1]]);
     });
     await sleep(700);
@@ -97,7 +97,7 @@ describe('webhook delivery', function () {
     expect(new Set(ids).size, 'one event, sent three times').to.equal(1);
     expect(new Set(deliveries.map((d) => d.headers['webhook-id']))).to.deep.equal(new Set(ids));
     await eventually(async () => {
-      const attempts = await attemptsOf(ids[0]);
+      const attempts = await attemptsOf(b.id, ids[0]);
       expect(attempts.map((a) => [a.attempt, a.status_code, a.outcome])).to.deep.equal([[1, 500, 'RETRY'], [2, 500, 'RETRY'], [3, 200, 'SUCCEEDED']]);
       expect(attempts[0].error).to.equal('HTTP 500');
     });
@@ -122,9 +122,9 @@ describe('webhook delivery', function () {
     const deliveries = await hooks.waitFor(10, 40_000);
     const eventId = deliveries[0]!.headers['webhook-id'] as string;
     await eventually(async () => {
-      const [delivery] = await db()('webhook_deliveries').where({ event_id: eventId });
+      const [delivery] = await db()('webhook_deliveries').where({ event_id: eventId, business_id: b.id });
       expect(delivery).to.include({ status: 'FAILED', attempt_count: 10, last_status_code: 500 });
-      expect((await attemptsOf(eventId)).map((a) => a.outcome)).to.deep.equal([...Array(9).fill('RETRY'), 'FAILED']);
+      expect((await attemptsOf(b.id, eventId)).map((a) => a.outcome)).to.deep.equal([...Array(9).fill('RETRY'), 'FAILED']);
     });
     await sleep(1_500);
     expect(hooks.received).to.have.length(10);
@@ -137,7 +137,7 @@ describe('webhook delivery', function () {
     await topup(b.token, '10.00');
     const [first] = await hooks.waitFor(2);
     await eventually(async () => {
-      const attempts = await attemptsOf(first!.headers['webhook-id'] as string);
+      const attempts = await attemptsOf(b.id, first!.headers['webhook-id'] as string);
       expect(attempts.map((a) => [a.outcome, a.status_code])).to.deep.equal([['RETRY', null], ['SUCCEEDED', 200]]);
       expect(attempts[0].error).to.match(/timed out after 2000 ms/);
       expect(attempts[0].latency_ms).to.be.at.least(1_900);
@@ -154,7 +154,7 @@ describe('webhook delivery', function () {
       const [item] = (await get('/cl/v1/webhooks/endpoints', { token: b.token })).body.data;
       expect(item).to.include({ id: endpoint.id, status: 'DISABLED', disabled_reason: 'GONE' });
     });
-    const attempts = await attemptsOf(gone!.headers['webhook-id'] as string);
+    const attempts = await attemptsOf(b.id, gone!.headers['webhook-id'] as string);
     expect(attempts.map((a) => [a.outcome, a.status_code])).to.deep.equal([['ENDPOINT_GONE', 410]]);
     await topup(b.token, '10.00');
     await sleep(1_500);

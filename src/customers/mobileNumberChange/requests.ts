@@ -71,7 +71,7 @@ export async function startMobileNumberChange(
     assertChangeAllowed(customer.mobile_number_changed_at, now);
     await assertMobileNumberFree(trx, env.businessId, req.new_mobile_number, customer.id);
 
-    const live: ChangeRow[] = await trx('mobile_number_change_sessions').where({ customer_id: customer.id }).whereIn('status', LIVE_CHANGE_STATES).forNoKeyUpdate();
+    const live: ChangeRow[] = await trx('mobile_number_change_sessions').where({ customer_id: customer.id, business_id: env.businessId }).whereIn('status', LIVE_CHANGE_STATES).forNoKeyUpdate();
     for (const row of live) await moveChange(trx, row, 'SUPERSEDE', { status_reason: 'SUPERSEDED' });
 
     const id = randomUUID();

@@ -2,8 +2,10 @@
 -- every payout's postings debit and credit (creation: payout → in-transit; completion or
 -- failure: out of in-transit), so the rows a batch of payouts locks and holds
 -- (payout_create_batch, payout_move_batch; ledger_hold_balances).
-CREATE OR REPLACE FUNCTION payout_accounts(p_business uuid) RETURNS uuid[] LANGUAGE sql STABLE
+-- PL/pgSQL, not SQL: see payout_event.sql.
+CREATE OR REPLACE FUNCTION payout_accounts(p_business uuid) RETURNS uuid[] LANGUAGE plpgsql STABLE
   SET enable_seqscan = off
 AS $$
-  SELECT ARRAY(SELECT id FROM accounts WHERE business_id = p_business AND kind IN ('PAYOUT', 'IN_TRANSIT'))
-$$;
+BEGIN
+  RETURN ARRAY(SELECT id FROM accounts WHERE business_id = p_business AND kind IN ('PAYOUT', 'IN_TRANSIT'));
+END $$;

@@ -37,7 +37,7 @@ BEGIN
       coalesce(r->>'customer_id', r->>'walletAccountNumber', r->>'mobileNumber')));
   END IF;
   IF receiver.status = 'ACTIVE'
-     AND (SELECT payout_whitelist_enforced FROM businesses WHERE id = p_business)
+     AND coalesce((SELECT whitelist_enforced FROM payout_settings WHERE business_id = p_business), false)
      AND NOT EXISTS (SELECT 1 FROM payout_whitelist_entries w WHERE w.business_id = p_business AND w.customer_id = receiver.id) THEN
     RETURN ledger_refusal('PAYOUT_RECEIVER_NOT_WHITELISTED',
       format('The business enforces its payout whitelist and customer %s is not on it.', receiver.id));

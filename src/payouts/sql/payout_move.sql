@@ -25,6 +25,7 @@ DECLARE
   posting jsonb;
   reference text;
   previous text;
+  moved_at timestamptz;
 BEGIN
   SELECT * INTO p FROM payouts WHERE id = p_payout AND business_id = p_business FOR NO KEY UPDATE;
   IF p.id IS NULL THEN
@@ -55,8 +56,10 @@ BEGIN
     END IF;
     reference := posting->>'reference';
   END IF;
+  -- The clock's time as a value: on Citus an UPDATE may call no volatile function.
+  moved_at := clock_timestamp();
   UPDATE payouts SET status = target, failure_code = CASE WHEN target = 'FAILED' THEN code END,
-                     outcome_transaction_id = (posting->>'id')::uuid, updated_at = clock_timestamp()
+                     outcome_transaction_id = (posting->>'id')::uuid, updated_at = moved_at
    WHERE id = p.id AND business_id = p.business_id RETURNING * INTO p;
   PERFORM payout_event(p, reference);
   IF p_count THEN
