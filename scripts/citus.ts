@@ -25,7 +25,7 @@
  *
  * Every node's postgresql.conf gets what Citus needs (the install script's notes):
  * `shared_preload_libraries = 'citus'`, `max_prepared_transactions` for two-phase commits
- * across nodes, `wal_level = logical` and `output_plugin_libraries = 'citus'` for moving
+ * across nodes, `wal_level = logical` and `output_plugin_libraries = 'citus, pgoutput'` for moving
  * shards while writes go on.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -110,7 +110,7 @@ function up(): void {
           "shared_preload_libraries = 'citus'",
           'max_prepared_transactions = 200',
           'wal_level = logical',
-          "output_plugin_libraries = 'citus'",
+          "output_plugin_libraries = 'citus, pgoutput'",
           'max_connections = 300',
           'fsync = off',
           'synchronous_commit = off',
