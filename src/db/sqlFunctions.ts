@@ -23,7 +23,8 @@
  * definition may use any table or type they create. It applies the files whose
  * content changed since they were last applied, recorded in `sql_definitions` (file,
  * SHA-256, the functions it defines):
- *   - a start with nothing changed costs one query (the record, compared in memory);
+ *   - a start with nothing changed costs two queries (the record, compared in memory,
+ *     and whether the database is distributed by business on Citus);
  *   - otherwise, in one transaction under a transaction-level advisory lock (so that
  *     instances starting at once apply them once: the second waits, reads the record
  *     again and finds nothing to do): first the functions that the changed files define
@@ -37,7 +38,11 @@
  *     by path), and is recorded. Trigger functions of changed files are replaced in
  *     place instead (their signature never changes and their triggers depend on them).
  *     A function that something outside the files depends on (a view, a default) is
- *     not dropped silently: the start fails and names it.
+ *     not dropped silently: the start fails and names it;
+ *   - on a database distributed by business (docs/scale-out.md), then, under a session
+ *     advisory lock: the tables a migration added are placed and the functions
+ *     distributed again as `npm run db:distribute` does (src/db/distribution.ts,
+ *     `keepDistributed`), since a re-created function is the coordinator's alone.
  *
  * The files are read from the directory tree this module runs in: `src/` under tsx,
  * `dist/src/` compiled (`npm run build` copies them there, see scripts/build.mjs).
