@@ -42,7 +42,9 @@ export const CITUS_SUITE = [
   'test/cards/cardSimulator.test.ts',
   'test/webhooks/webhookDelivery.test.ts',
   'test/webhooks/webhooks.test.ts',
+  'test/webhooks/webhookOperations.test.ts',
   'test/contract/workflows.test.ts',
+  'test/contract/guides.test.ts',
 ];
 
 const dir = process.env.CITUS_DIR || mkdtempSync(path.join(tmpdir(), 'wallet-citus-'));

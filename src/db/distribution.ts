@@ -140,25 +140,24 @@ async function schemaFunctions(connection: Connection, order: string[]): Promise
   return found.sort((a, b) => rank(a.name) - rank(b.name) || a.signature.localeCompare(b.signature));
 }
 
-/**
- * Distributes the functions named `names` (all of the schema's when omitted), in the
- * order of `order` (see schemaFunctions): delegated by `p_business` when they take the
- * business first, else propagated. Idempotent: a function already distributed the same
- * way is left as it is.
- */
-export async function distributeFunctions(connection: Connection, order: string[], names?: string[]): Promise<void> {
-  const known = new Map(
-    (
-      await rows<{ signature: string; argument: number | null; colocation: number | null; forced: boolean | null }>(
-        connection,
-        `SELECT objid::regprocedure::text AS signature, distribution_argument_index AS argument, colocationid AS colocation,
-                force_delegation AS forced
-           FROM pg_dist_object WHERE classid = 'pg_proc'::regclass`,
-      )
-    ).map((r) => [r.signature, r]),
+/** The schema's distributed functions by signature: their distribution argument (index) and forced delegation. */
+async function distributedFunctions(connection: Connection): Promise<Map<string, { argument: number | null; forced: boolean | null }>> {
+  const found = await rows<{ signature: string; argument: number | null; forced: boolean | null }>(
+    connection,
+    `SELECT objid::regprocedure::text AS signature, distribution_argument_index AS argument, force_delegation AS forced
+       FROM pg_dist_object WHERE classid = 'pg_proc'::regclass`,
   );
+  return new Map(found.map((r) => [r.signature, r]));
+}
+
+/**
+ * Distributes the schema's functions in the order of `order` (see schemaFunctions):
+ * delegated by `p_business` when they take the business first, else propagated.
+ * Idempotent: a function already distributed the same way is left as it is.
+ */
+export async function distributeFunctions(connection: Connection, order: string[]): Promise<void> {
+  const known = await distributedFunctions(connection);
   for (const fn of await schemaFunctions(connection, order)) {
-    if (names && !names.includes(fn.name)) continue;
     const now = known.get(fn.signature);
     if (fn.delegated) {
       if (now && now.argument === 0 && now.forced) continue;
@@ -280,15 +279,7 @@ export async function check(connection: Connection, order: string[]): Promise<vo
       wrong.push(`${table}: not distributed by business_id with ${COLOCATION_ANCHOR} (${p ? `${p.method}/${p.column ?? '-'}` : 'local'})`);
     }
   }
-  const distributed = new Map(
-    (
-      await rows<{ signature: string; argument: number | null; forced: boolean | null }>(
-        connection,
-        `SELECT objid::regprocedure::text AS signature, distribution_argument_index AS argument, force_delegation AS forced
-           FROM pg_dist_object WHERE classid = 'pg_proc'::regclass`,
-      )
-    ).map((r) => [r.signature, r]),
-  );
+  const distributed = await distributedFunctions(connection);
   for (const fn of await schemaFunctions(connection, order)) {
     const d = distributed.get(fn.signature);
     if (!d) wrong.push(`function ${fn.signature}: not distributed`);

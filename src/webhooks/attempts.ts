@@ -49,8 +49,8 @@ const MAX_BODY = 1024;
 export async function listDeliveryAttempts(db: Knex, businessId: string, endpointId: string, filter: AttemptFilter): Promise<Page<DeliveryAttemptView>> {
   await endpointRow(db, businessId, endpointId);
   const query = db('webhook_delivery_attempts as a')
-    .join('outbox_events as e', 'e.id', 'a.event_id')
-    .where('a.endpoint_id', endpointId)
+    .join('outbox_events as e', (on) => on.on('e.business_id', 'a.business_id').andOn('e.id', 'a.event_id'))
+    .where({ 'a.business_id': businessId, 'a.endpoint_id': endpointId })
     .select(
       'a.id', 'a.delivery_id', 'a.event_id', 'e.code', 'a.attempt', 'a.outcome', 'a.started_at', 'a.latency_ms',
       'a.status_code', 'a.response_body', 'a.error', 'a.next_attempt_at', 'a.created_at',

@@ -35,15 +35,16 @@ export async function recoverDeliveries(
 ): Promise<components['schemas']['WebhookRecovery']> {
   const from = new Date(since);
   const ids = await db.transaction(async (trx) => {
+    const now = new Date();
     // Locked: a recovery and an update of the endpoint do not interleave.
     requireEnabled(await endpointRow(trx, businessId, endpointId, true));
     const { rows } = await trx.raw<{ rows: { id: string }[] }>(
       `WITH taken AS (
          UPDATE webhook_deliveries d
-            SET recovered_at = CURRENT_TIMESTAMP(3),
+            SET recovered_at = ?,
                 status = CASE WHEN d.status = 'PENDING' THEN 'CANCELLED' ELSE d.status END,
                 next_attempt_at = NULL,
-                completed_at = COALESCE(d.completed_at, CURRENT_TIMESTAMP(3))
+                completed_at = COALESCE(d.completed_at, ?)
           WHERE d.endpoint_id = ? AND d.business_id = ? AND d.recovered_at IS NULL AND d.updated_at >= ?
             AND (d.status IN ('FAILED', 'CANCELLED') OR (d.status = 'PENDING' AND d.attempt_count > 0))
           RETURNING d.event_id, d.business_id
@@ -52,7 +53,8 @@ export async function recoverDeliveries(
        SELECT gen_random_uuid(), t.business_id, t.event_id, ?, 'RECOVERY', 'PENDING', CURRENT_TIMESTAMP(3)
          FROM (SELECT DISTINCT event_id, business_id FROM taken) t
        RETURNING id`,
-      [endpointId, businessId, from, endpointId],
+      // The time as a value (typed by its column): on Citus a COALESCE may call no function that is not immutable.
+      [now, now, endpointId, businessId, from, endpointId],
     );
     const found = rows.map((r) => r.id);
     const jobData = chunks(found, DELIVERIES_PER_JOB).map((delivery_ids) => ({ delivery_ids, attempt: 1, business_id: businessId }) satisfies DeliveryJob);

@@ -1,7 +1,8 @@
 /**
  * The guides run as written: every block fenced `sh` in README.md and docs/*.md, joined
  * top to bottom per file, runs with `bash -eo pipefail` against a fresh `npm start` (a
- * new temporary DATA_DIR on the embedded PostgreSQL, a free PORT). A file fails on a
+ * new temporary DATA_DIR on the embedded PostgreSQL, a free PORT; in the Citus suite, the
+ * cluster's database, test/citus/). A file fails on a
  * non-zero exit, or when the service answered any of its requests with a 5xx (read from
  * the service's JSON request log lines on stdout), or when it sent the service no request
  * at all (its blocks ignored BASE and talked to something else).
@@ -23,6 +24,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { freePort } from '../../src/db/embedded.js';
+import { testConfig } from '../support/service.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -108,7 +110,10 @@ async function startService(): Promise<Service> {
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
-      DATABASE_URL: '',
+      // The Citus suite runs the guides against npm start on the cluster's database, which the
+      // suite's own service shares: cards sealed with the suite's keys (its leak check opens them).
+      DATABASE_URL: process.env.CITUS_SUITE ? (process.env.DATABASE_URL ?? '') : '',
+      ...(process.env.CITUS_SUITE ? { CARD_DATA_KEY: testConfig().cardDataKey, CARD_FINGERPRINT_KEY: testConfig().cardFingerprintKey } : {}),
       LOG_FILE: '',
       LOG_LEVEL: 'info',
       SANDBOX: 'true',

@@ -68,7 +68,7 @@ describe('webhook endpoint operations', function () {
         expect(await db()('outbox_pending').where({ business_id: b.id }), 'the event relayed').to.deep.equal([]);
       });
       await sleep(500);
-      expect(await db()('webhook_deliveries').where({ endpoint_id: endpoint.id }), 'no delivery made').to.deep.equal([]);
+      expect(await db()('webhook_deliveries').where({ endpoint_id: endpoint.id, business_id: b.id }), 'no delivery made').to.deep.equal([]);
       expect(second.received, 'a disabled endpoint gets no delivery').to.have.length(0);
       const events = await get('/events?code=topup.complete', { token: b.token });
       expect(events.body.data, 'the event is recorded').to.have.length(1);
@@ -261,7 +261,7 @@ describe('webhook endpoint operations', function () {
       await topup(b.token, '10.00');
       await topup(b.token, '11.00');
       await eventually(async () => {
-        const deliveries = await db()('webhook_deliveries').where({ endpoint_id: endpoint.id });
+        const deliveries = await db()('webhook_deliveries').where({ endpoint_id: endpoint.id, business_id: b.id });
         expect(deliveries.map((d) => d.status)).to.deep.equal(['FAILED', 'FAILED']);
       }, 80_000); // ten attempts each: seconds, more on a loaded machine
       down = false;
@@ -291,7 +291,7 @@ describe('webhook endpoint operations', function () {
       await topup(b.token, '10.00');
       await hooks.waitFor(1);
       await eventually(async () => {
-        const [delivery] = await db()('webhook_deliveries').where({ endpoint_id: endpoint.id });
+        const [delivery] = await db()('webhook_deliveries').where({ endpoint_id: endpoint.id, business_id: b.id });
         expect(delivery).to.include({ status: 'PENDING', attempt_count: 1 });
       });
       down = false;
@@ -302,7 +302,7 @@ describe('webhook endpoint operations', function () {
       expect(recovered.body.recovered).to.equal(1);
       await hooks.waitFor(2);
       await eventually(async () => {
-        const deliveries = await db()('webhook_deliveries').where({ endpoint_id: endpoint.id }).orderBy('created_at');
+        const deliveries = await db()('webhook_deliveries').where({ endpoint_id: endpoint.id, business_id: b.id }).orderBy('created_at');
         expect(deliveries.map((d) => [d.kind, d.status])).to.deep.equal([['EVENT', 'CANCELLED'], ['RECOVERY', 'SUCCEEDED']]);
       });
 
@@ -330,7 +330,7 @@ describe('webhook endpoint operations', function () {
       });
       const enabled = await patch(endpoint.id, { status: 'ENABLED' }, b.token);
       expect(enabled.body).to.include({ status: 'ENABLED', disabled_reason: null });
-      const [row] = await db()('webhook_endpoints').where({ id: endpoint.id });
+      const [row] = await db()('webhook_endpoints').where({ id: endpoint.id, business_id: b.id });
       expect(row.failing_since, 'the failing streak starts over').to.equal(null);
     });
 
@@ -343,7 +343,7 @@ describe('webhook endpoint operations', function () {
       await hooks.waitFor(2);
       ok = true;
       await eventually(async () => {
-        const [row] = await db()('webhook_endpoints').where({ id: endpoint.id });
+        const [row] = await db()('webhook_endpoints').where({ id: endpoint.id, business_id: b.id });
         expect(row.failing_since).to.equal(null);
       });
       ok = false;
