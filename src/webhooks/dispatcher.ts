@@ -35,15 +35,17 @@ const RELAY_BATCH = 100;
 const RELAY_BUSINESSES = 20;
 
 /**
- * The businesses with pending events, oldest pending event first (at most `limit`): the
+ * The businesses of the oldest pending events, oldest first (at most `limit`, among the
+ * `limit` × RELAY_BATCH oldest events: one index range however many are pending): the
  * relay's one read across businesses (on Citus, one query per shard, without locks:
  * docs/scale-out.md names it), run with fan-out allowed (`acrossBusinesses`).
  */
 export async function pendingBusinesses(db: Knex, limit: number): Promise<string[]> {
   return acrossBusinesses(db, async (trx) => {
     const { rows } = await trx.raw<{ rows: { business_id: string }[] }>(
-      `SELECT business_id FROM outbox_pending GROUP BY business_id ORDER BY min(created_at) LIMIT ?`,
-      [limit],
+      `SELECT business_id FROM (SELECT business_id, created_at FROM outbox_pending ORDER BY created_at, event_id LIMIT ?) p
+        GROUP BY business_id ORDER BY min(created_at) LIMIT ?`,
+      [limit * RELAY_BATCH, limit],
     );
     return rows.map((r) => r.business_id);
   });
