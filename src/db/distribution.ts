@@ -209,12 +209,22 @@ export async function keepDistributed(
   order: string[],
   opts: { shardCount?: number; log?: (line: string) => void } = {},
 ): Promise<void> {
-  const log = opts.log ?? (() => undefined);
   await connection.query('SET citus.enable_unsafe_triggers = on');
   // Without it, a reference table's referencing tables become Citus-local tables, which
   // cannot be distributed afterwards.
   await connection.query('SET citus.enable_local_reference_table_foreign_keys = off');
   await connection.query(`SET citus.shard_count = ${Math.trunc(opts.shardCount ?? DEFAULT_SHARD_COUNT)}`);
+  try {
+    await placeTables(connection, opts.log ?? (() => undefined));
+    await distributeFunctions(connection, order);
+  } finally {
+    // The connection may be a pool's (the applier's): it goes back as it came.
+    await connection.query('RESET citus.enable_unsafe_triggers; RESET citus.enable_local_reference_table_foreign_keys; RESET citus.shard_count');
+  }
+}
+
+/** The tables not placed yet, placed by their class (keepDistributed's settings in force). */
+async function placeTables(connection: Connection, log: (line: string) => void): Promise<void> {
 
   const all = await schemaTables(connection);
   const placed = await placements(connection);
@@ -253,7 +263,6 @@ export async function keepDistributed(
   }
   // The rows copied to the shards stay in the coordinator's table until truncated.
   for (const table of moved) await connection.query('SELECT truncate_local_data_after_distributing_table($1)', [table]);
-  await distributeFunctions(connection, order);
 }
 
 /**
