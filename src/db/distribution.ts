@@ -171,6 +171,12 @@ export async function distributeFunctions(connection: Connection, order: string[
   }
 }
 
+/** How a distribution runs: shards per new table (default DEFAULT_SHARD_COUNT), a line per table placed. */
+export interface DistributeOptions {
+  shardCount?: number;
+  log?: (line: string) => void;
+}
+
 /**
  * Places every table of the schema and distributes its functions (see the module
  * comment), moving rows already there to the shards, then checks. Idempotent: a second
@@ -185,7 +191,7 @@ export async function distributeFunctions(connection: Connection, order: string[
 export async function distribute(
   connection: Connection,
   order: string[],
-  opts: { shardCount?: number; log?: (line: string) => void } = {},
+  opts: DistributeOptions = {},
 ): Promise<void> {
   await connection.query('CREATE EXTENSION IF NOT EXISTS citus');
   const database = (await rows<{ name: string }>(connection, 'SELECT current_database() AS name'))[0].name;
@@ -207,7 +213,7 @@ export async function distribute(
 export async function keepDistributed(
   connection: Connection,
   order: string[],
-  opts: { shardCount?: number; log?: (line: string) => void } = {},
+  opts: DistributeOptions = {},
 ): Promise<void> {
   await connection.query('SET citus.enable_unsafe_triggers = on');
   // Without it, a reference table's referencing tables become Citus-local tables, which
