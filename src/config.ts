@@ -34,8 +34,9 @@
  * for 5 days is disabled, src/webhooks/health.ts), and the
  * job queue's JOB_POLLING_INTERVAL_MS (default 1000, at least 500: how soon an idle
  * worker sees a job another instance enqueued) and JOB_MAINTENANCE_INTERVAL_SECONDS
- * (default 5: how often jobs of a crashed instance are looked for; with the payout
- * steps' 10-second expiry a payout caught by a crash goes on within about 25 s).
+ * (default 5: how often jobs of a crashed instance are looked for, and jobs committed in
+ * the job outbox but not handed over, src/jobs/outbox.ts; with the payout steps'
+ * 10-second expiry a payout caught by a crash goes on within about 25 s).
  * Background work (src/kernel/background.ts): BACKGROUND_CONCURRENCY (default 1, the
  * transactions for many payouts or deliveries at once, such as a bulk payout's creation
  * or a batch of payout steps, that one instance runs at a time; raise it when the

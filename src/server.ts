@@ -121,6 +121,7 @@ export async function startService(
   if (resealed.unreadable) log.warn({ unreadable: resealed.unreadable }, 'webhook endpoint secrets under a data key version not configured: their deliveries fail');
   const jobs = await JobQueue.start({
     databaseUrl,
+    db,
     log,
     outages,
     pollingIntervalSeconds: config.jobPollingIntervalMs / 1000,

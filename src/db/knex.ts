@@ -13,6 +13,7 @@ import * as ledgerEntriesByBusiness from './migrations/028_ledger_entries_by_bus
 import * as accountLastEntryTime from './migrations/029_account_last_entry_time.js';
 import * as ledgerOrderByAccount from './migrations/030_ledger_order_by_account.js';
 import * as payoutSettings from './migrations/031_payout_settings.js';
+import * as jobOutbox from './migrations/032_job_outbox.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '029_account_last_entry_time': accountLastEntryTime,
   '030_ledger_order_by_account': ledgerOrderByAccount,
   '031_payout_settings': payoutSettings,
+  '032_job_outbox': jobOutbox,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

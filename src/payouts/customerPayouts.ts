@@ -35,7 +35,7 @@ export async function payoutCreation(
 ): Promise<RawOutcome> {
   const answer = await moveRaw(trx, businessId, 'CUSTOMER_PAYOUT', req, claim);
   const fresh = freshPosting(answer) as (Posting & { payout: { id: string } }) | null;
-  if (fresh) await jobs.send(PAYOUT_QUEUE, { payout_id: fresh.payout.id, business_id: businessId, step: 'SUBMIT' } satisfies PayoutJob, { trx });
+  if (fresh) await jobs.send(PAYOUT_QUEUE, { payout_id: fresh.payout.id, business_id: businessId, step: 'SUBMIT' } satisfies PayoutJob, { trx, businessId });
   return answer;
 }
 
@@ -55,7 +55,6 @@ export async function createCustomerPayout(
   // The ledger's answer commits whatever it is (a refusal is stored with the key); it is interpreted after.
   const raw = await db.transaction((trx) => payoutCreation(trx, jobs, businessId, req, claim));
   const posting = outcomeOf(raw, claim) as Posting & { payout: { id: string; created_at: string } };
-  jobs.wake(PAYOUT_QUEUE);
   return {
     transaction_id: posting.reference,
     payout_id: posting.payout.id,

@@ -111,9 +111,8 @@ async function runBusinessSteps(deps: PayoutProcessingDeps, businessId: string, 
       const results = await payoutMoves(trx, businessId, submits.map((j) => ({ payoutId: j.payout_id, event: 'SUBMIT' as const })));
       const moved = submits.filter((_, i) => !('refusal' in results[i])).map((j) => j.payout_id);
       const startAfter = new Date(Date.now() + rail.submitAfterMs);
-      await jobs.sendMany(queue, payoutJobs(businessId, 'SETTLE', moved), { trx, startAfter });
+      await jobs.sendMany(queue, payoutJobs(businessId, 'SETTLE', moved), { trx, businessId, startAfter });
     });
-    if (rail.submitAfterMs === 0) jobs.wake(queue);
   }
 
   const decided: PayoutMoveRequest[] = [];

@@ -59,7 +59,7 @@ export interface Deferral {
 async function record(jobs: JobQueue, trx: Knex.Transaction, businessId: string, made: Attempt[], deferred: Deferral[], disableFailingAfterMs: number): Promise<void> {
   if (deferred.length > 0) {
     const putBack = groupedJobs(deferred.map(({ step, businessId, endpointId, due }) => ({ deliveryId: step.delivery_id, businessId, endpointId, attempt: step.attempt, due })));
-    await jobs.sendEach(DELIVERY_QUEUE, putBack, { trx });
+    await jobs.sendEach(DELIVERY_QUEUE, putBack, { trx, businessId });
   }
   if (made.length === 0) return;
   const moves = made.map(({ job, row, result, outcome, next }) => ({
@@ -111,7 +111,7 @@ async function record(jobs: JobQueue, trx: Knex.Transaction, businessId: string,
   await noteEndpointHealth(trx, judged.map(({ row, outcome }) => ({ businessId: row.business_id, endpointId: row.endpoint_id, succeeded: outcome === 'SUCCEEDED' })), disableFailingAfterMs);
   const retries = recorded.filter((a) => a.outcome === 'RETRY');
   const retryJobs = groupedJobs(retries.map(({ job, row, next }) => ({ deliveryId: row.id, businessId: row.business_id, endpointId: row.endpoint_id, attempt: job.attempt + 1, due: next! })));
-  await jobs.sendEach(DELIVERY_QUEUE, retryJobs, { trx });
+  await jobs.sendEach(DELIVERY_QUEUE, retryJobs, { trx, businessId });
   for (const { row, outcome } of recorded) {
     if (outcome === 'ENDPOINT_GONE') {
       await trx('webhook_endpoints').where({ id: row.endpoint_id, business_id: row.business_id, status: 'ENABLED' }).update({ status: 'DISABLED', disabled_reason: 'GONE', disabled_at: trx.fn.now(3) });

@@ -15,6 +15,7 @@
  * in their transaction is enough. The outbox itself is insert-only (why: `outbox_pending`
  * in src/db/migrations/024_baseline.ts).
  */
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { acrossBusinesses } from '../db/acrossBusinesses.js';
 import type { OutageLog } from '../db/unavailable.js';
@@ -70,25 +71,30 @@ export async function relayBusiness(db: Knex, jobs: JobQueue, businessId: string
     );
     const events = taken.rows.map((r) => r.event_id);
     if (events.length === 0) return 0;
-    const deliveries = await trx.raw<{ rows: { id: string; endpoint_id: string }[] }>(
-      `INSERT INTO webhook_deliveries (id, business_id, event_id, endpoint_id, kind, status, next_attempt_at)
-       SELECT gen_random_uuid(), e.business_id, e.id, w.id, 'EVENT', 'PENDING', now()
+    // Read, then written as VALUES: on Citus an INSERT … SELECT that draws ids would be
+    // copied through the coordinator and commit in two phases.
+    const pairs = await trx.raw<{ rows: { event_id: string; endpoint_id: string }[] }>(
+      `SELECT e.id AS event_id, w.id AS endpoint_id
          FROM outbox_events e
          JOIN webhook_endpoints w ON w.business_id = e.business_id AND w.status = 'ENABLED' AND w.events @> jsonb_build_array(e.code)
-        WHERE e.id = ANY(?) AND e.business_id = ?
-       ON CONFLICT DO NOTHING
-       RETURNING id, endpoint_id`,
+        WHERE e.id = ANY(?) AND e.business_id = ?`,
       [events, businessId],
     );
+    if (pairs.rows.length === 0) return events.length;
+    const deliveries: { id: string; endpoint_id: string }[] = await trx('webhook_deliveries')
+      .insert(pairs.rows.map((p) => ({ id: randomUUID(), business_id: businessId, event_id: p.event_id, endpoint_id: p.endpoint_id, kind: 'EVENT', status: 'PENDING', next_attempt_at: trx.fn.now() })))
+      .onConflict()
+      .ignore()
+      .returning(['id', 'endpoint_id']);
     // A job's deliveries share one endpoint: its attempts then wait on no other's.
     const byEndpoint = new Map<string, string[]>();
-    for (const { id, endpoint_id } of deliveries.rows) {
+    for (const { id, endpoint_id } of deliveries) {
       const ids = byEndpoint.get(endpoint_id);
       if (ids) ids.push(id);
       else byEndpoint.set(endpoint_id, [id]);
     }
     const groups = [...byEndpoint.values()].flatMap((ids) => chunks(ids, DELIVERIES_PER_JOB));
-    await jobs.sendMany(DELIVERY_QUEUE, groups.map((delivery_ids) => ({ delivery_ids, attempt: 1, business_id: businessId }) satisfies DeliveryJob), { trx });
+    await jobs.sendMany(DELIVERY_QUEUE, groups.map((delivery_ids) => ({ delivery_ids, attempt: 1, business_id: businessId }) satisfies DeliveryJob), { trx, businessId });
     return events.length;
   }, 'deliveries');
 }
@@ -141,15 +147,11 @@ export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatch
   let round: Promise<void> = Promise.resolve();
   let lastErrorLog = 0;
   const loop = async (): Promise<void> => {
-    let relayed = 0;
     let full = false;
     try {
       for (const businessId of await pendingBusinesses(db, RELAY_BUSINESSES)) {
-        const batch = await relayBusiness(db, jobs, businessId);
-        relayed += batch;
-        if (batch >= RELAY_BATCH) full = true;
+        if ((await relayBusiness(db, jobs, businessId)) >= RELAY_BATCH) full = true;
       }
-      if (relayed > 0) jobs.wake(DELIVERY_QUEUE);
     } catch (err) {
       // An outage or a broken schema would repeat every round: the outage is the outage
       // log's one line, anything else is logged once a minute.

@@ -216,7 +216,7 @@ export async function sendWebhookTestEvent(db: Knex, jobs: JobQueue, businessId:
     const [row] = await trx('webhook_deliveries')
       .insert({ id, business_id: businessId, event_id: eventId, endpoint_id: endpointId, kind: 'TEST', status: 'PENDING', next_attempt_at: trx.fn.now(3) })
       .returning(['created_at']);
-    await jobs.send(DELIVERY_QUEUE, { delivery_id: id, attempt: 1, business_id: businessId } satisfies DeliveryJob, { trx });
+    await jobs.send(DELIVERY_QUEUE, { delivery_id: id, attempt: 1, business_id: businessId } satisfies DeliveryJob, { trx, businessId });
     return { id, event_id: eventId, webhook_id: endpointId, status: 'PENDING' as const, created_at: (row.created_at as Date).toISOString() };
   });
 }

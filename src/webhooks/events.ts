@@ -56,7 +56,7 @@ export async function redeliverEvent(db: Knex, jobs: JobQueue, businessId: strin
     const [row] = await trx('webhook_deliveries')
       .insert({ id, business_id: businessId, event_id: eventId, endpoint_id: endpointId, kind: 'REDELIVERY', status: 'PENDING', next_attempt_at: trx.fn.now(3) })
       .returning(['created_at']);
-    await jobs.send(DELIVERY_QUEUE, { delivery_id: id, attempt: 1, business_id: businessId } satisfies DeliveryJob, { trx });
+    await jobs.send(DELIVERY_QUEUE, { delivery_id: id, attempt: 1, business_id: businessId } satisfies DeliveryJob, { trx, businessId });
     return { id, event_id: eventId, webhook_id: endpointId, status: 'PENDING', created_at: (row.created_at as Date).toISOString() };
   });
 }

@@ -58,9 +58,8 @@ export async function recoverDeliveries(
     );
     const found = rows.map((r) => r.id);
     const jobData = chunks(found, DELIVERIES_PER_JOB).map((delivery_ids) => ({ delivery_ids, attempt: 1, business_id: businessId }) satisfies DeliveryJob);
-    if (jobData.length > 0) await jobs.sendMany(DELIVERY_QUEUE, jobData, { trx });
+    if (jobData.length > 0) await jobs.sendMany(DELIVERY_QUEUE, jobData, { trx, businessId });
     return found;
   });
-  if (ids.length > 0) jobs.wake(DELIVERY_QUEUE);
   return { since: from.toISOString(), recovered: ids.length };
 }

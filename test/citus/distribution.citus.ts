@@ -7,6 +7,8 @@
  *   - a start that re-creates changed SQL definitions keeps them distributed, the ledger's
  *     delegated to the business's node;
  *   - a movement of the ledger is one call delegated to one worker;
+ *   - a business's movements and payouts (the payout's job included) commit on one node,
+ *     with no two-phase commit; creating a business, which writes the reference tables, does;
  *   - a statement split over several shards fails (the suite's setting), so that every flow
  *     the suite runs shows that each of its statements was served by one node.
  */
@@ -15,9 +17,11 @@ import type { Knex } from 'knex';
 import type pg from 'pg';
 import { check, COLOCATION_ANCHOR, tenantTables } from '../../src/db/distribution.js';
 import { applySqlDefinitions, sqlDefinitions } from '../../src/db/sqlFunctions.js';
-import { fundedWallet, newBusiness, newWallet } from '../support/fixtures.js';
+import { credit, fundedWallet, newBusiness, newWallet, topup } from '../support/fixtures.js';
+import { bulkPayoutSettled, payoutBusiness, sendBulkPayout, sendPayout } from '../support/payouts.js';
 import { post } from '../support/client.js';
 import { running } from '../support/service.js';
+import { startReceiver, testSecret, type Receiver } from '../support/webhooks.js';
 
 const order = () => sqlDefinitions().flatMap((d) => d.functions);
 
@@ -33,6 +37,8 @@ async function onConnection<T>(db: Knex, work: (c: pg.Client) => Promise<T>): Pr
 }
 
 describe('Citus: the schema distributed by business', function () {
+  const receivers: Receiver[] = [];
+  after(() => Promise.all(receivers.map((r) => r.close())));
   before(function () {
     if (!process.env.CITUS_SUITE) this.skip();
   });
@@ -82,6 +88,40 @@ describe('Citus: the schema distributed by business', function () {
     expect(plan).to.match(/Task Count: 1/);
     const res = await post('/cl/v1/transfers', { source_wallet_id: from.id, destination_wallet_id: to.id, amount: '1.00' }, { token: b.token });
     expect(res.status).to.equal(201);
+  });
+
+  it('commits a business’s movements and payouts on one node: no two-phase commit; a new business takes one', async () => {
+    const db = running().db;
+    // Citus records each two-phase commit in pg_dist_transaction until its recovery (every
+    // citus.recover_2pc_interval) removes the record: recovery is paused while counting.
+    await db.raw('ALTER SYSTEM SET citus.recover_2pc_interval = -1');
+    await db.raw('SELECT pg_reload_conf()');
+    const twoPhase = async () => Number((await db.raw('SELECT count(*) AS n FROM pg_dist_transaction')).rows[0].n);
+    try {
+      const { b, customer } = await payoutBusiness('100.00');
+      const from = await fundedWallet(b.token, '10.00');
+      const to = await newWallet(b.token);
+      await topup(b.token, '5.00');
+      const receiver = await startReceiver();
+      receivers.push(receiver);
+      const events = ['payout.pending', 'payout.processing', 'payout.completed'];
+      expect((await post('/cl/v1/webhooks/endpoints', { url: receiver.url, secret: testSecret(), events }, { token: b.token })).status).to.equal(200);
+      const before = await twoPhase();
+      expect((await post('/cl/v1/transfers', { source_wallet_id: from.id, destination_wallet_id: to.id, amount: '1.00' }, { token: b.token })).status).to.equal(201);
+      await credit(b.token, to.id, '1.00');
+      expect((await sendPayout(b, { payout_amount: '1.00', payout_purpose: 'Cashback', customer_id: customer.id })).status).to.equal(200);
+      const bulk = await sendBulkPayout(b, [{ payout_amount: '1.00', customer_id: customer.id }, { payout_amount: '0.00', customer_id: customer.id }]);
+      expect(bulk.status).to.equal(200);
+      // The payouts' jobs run meanwhile (submission, settlement, their events' relay and deliveries).
+      await bulkPayoutSettled(b, bulk.body.bulk_payout_id);
+      await receiver.waitFor(6, 20_000);
+      expect(await twoPhase(), 'two-phase commits of one business’s requests and jobs').to.equal(before);
+      await newBusiness();
+      expect(await twoPhase(), 'a new business writes the reference tables on every node').to.be.above(before);
+    } finally {
+      await db.raw('ALTER SYSTEM RESET citus.recover_2pc_interval');
+      await db.raw('SELECT pg_reload_conf()');
+    }
   });
 
   it('refuses a statement split over several shards on the service’s connections', async () => {

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
+import knex from 'knex';
 import pg from 'pg';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { createLogger } from '../../src/log.js';
@@ -22,6 +23,9 @@ describe('job queue: upgrade from a pg-boss 10 schema', function () {
   let url: string;
   let client: pg.Client;
   let queue: JobQueue | undefined;
+  let db: knex.Knex | undefined;
+  /** The database's knex, as the service's (the job outbox's hand-off and sweep). */
+  const service = (): knex.Knex => (db ??= knex({ client: 'pg', connection: url, pool: { min: 0, max: 2 } }));
 
   before(async () => {
     await running().db.raw(`CREATE DATABASE ${name}`);
@@ -31,13 +35,14 @@ describe('job queue: upgrade from a pg-boss 10 schema', function () {
   });
   after(async () => {
     await queue?.stop();
+    await db?.destroy();
     await client?.end();
     await running().db.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   });
 
   /** Starts the job queue with a worker for QUEUE that records each job's `n`. */
   async function start(seen: number[]): Promise<JobQueue> {
-    const jobs = await JobQueue.start({ databaseUrl: url, log: createLogger({ level: 'silent' }), pollingIntervalSeconds: 0.5 });
+    const jobs = await JobQueue.start({ databaseUrl: url, db: service(), log: createLogger({ level: 'silent' }), pollingIntervalSeconds: 0.5 });
     await jobs.defineQueue<{ n: number }>({
       name: QUEUE,
       concurrency: 1,

@@ -171,6 +171,9 @@ describe('schema upgrade: a database migrated by 001–023 moves onto the baseli
     // A business's payout settings (031_payout_settings) have a row only once enforced: none here.
     expect(Number(after.counts.payout_settings)).to.equal(0);
     delete after.counts.payout_settings;
+    // The job outbox (032_job_outbox) is new and empty: nothing was enqueued.
+    expect(Number(after.counts.job_outbox)).to.equal(0);
+    delete after.counts.job_outbox;
     expect(after).to.deep.equal(kept);
     expect((await upgraded('sql_definitions').pluck('name')).sort()).to.deep.equal(sqlDefinitions().map((d) => d.name).sort());
 

@@ -2,7 +2,6 @@
 import type { operations } from '../../../generated/types/core.js';
 import { listEvents, redeliverEvent } from '../../webhooks/events.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
-import { DELIVERY_QUEUE } from '../../webhooks/deliveryJobs.js';
 
 type EventOperations = Pick<operations, 'listEvents' | 'redeliverEvent'>;
 
@@ -15,7 +14,6 @@ export const eventOperations = {
     access: 'business',
     async handle(ctx) {
       const body = await redeliverEvent(ctx.db, ctx.services.jobs, businessIdOf(ctx), ctx.path.event_id, ctx.body.webhook_id);
-      ctx.services.jobs.wake(DELIVERY_QUEUE);
       return { status: 202, body };
     },
   },
