@@ -40,12 +40,12 @@
  * Environment: SECONDS (10), WARMUP (3), CONNECTIONS (50), WALLETS (2000), STARTS (3),
  * GROWTH_TRANSFERS (1000000), GROWTH_SECONDS (8), GROWTH_CONNECTIONS (10),
  * ONLY (comma-separated scenario names, e.g. `getWallet`, `growth`: run only those; `isolation`: the
- * dead-endpoint cases of step 5), SERVICE_NODE_OPTIONS (NODE_OPTIONS for the service's `npm start`
+ * dead-endpoint cases of step 5; `citus`: the service on a Citus cluster beside one PostgreSQL 15,
+ * scripts/bench/citus.ts, instead of all of the above), SERVICE_NODE_OPTIONS (NODE_OPTIONS for the service's `npm start`
  * only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`: CPU profiles written when it stops, the largest
  * the service's own).
  * Exits 1 when a target is missed or the ledger check fails.
  */
-import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -55,6 +55,7 @@ import { comparePair, measure, pacedLoad, type LoadRequest, type LoadResult, typ
 import { cpuMs, MemoryPhases, peakRssMiB, postgresCpuMs, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './bench/processes.js';
 import { runBulkScenario, type Alongside, type BulkResult, type DeadKind } from './bench/bulk.js';
 import { checkLedger, seedBench, settle } from './bench/seed.js';
+import { referenceRequests, serviceRequests } from './bench/requests.js';
 import { growthRatios, runGrowthScenario, type GrowthResult } from './bench/growth.js';
 
 const SECONDS = Number(process.env.SECONDS ?? 10);
@@ -64,6 +65,11 @@ const WALLETS = Number(process.env.WALLETS ?? 2000);
 const STARTS = Number(process.env.STARTS ?? 3);
 const POOL_SIZE = loadConfig().dbPoolSize;
 const ONLY = process.env.ONLY?.split(',');
+if (ONLY?.includes('citus')) {
+  // The service on a Citus cluster beside one PostgreSQL 15 (scripts/bench/citus.ts): a run of its own.
+  const { runCitusBench } = await import('./bench/citus.js');
+  process.exit(await runCitusBench());
+}
 const GROWTH_TRANSFERS = Number(process.env.GROWTH_TRANSFERS ?? 1_000_000);
 const GROWTH_SECONDS = Number(process.env.GROWTH_SECONDS ?? 8);
 const GROWTH_CONNECTIONS = Number(process.env.GROWTH_CONNECTIONS ?? 10);
@@ -137,67 +143,11 @@ try {
   /** The reference under load with request `build`: its own CPU and the database's (every reference measurement). */
   const referenceTarget = (build: () => LoadRequest) => ({ url: reference!.url, build, cpu: () => ({ server: cpuMs(referencePid), database: postgresCpuMs(pgDataDir) }) });
 
-  /** A random wallet of `b`, and two distinct ones. */
-  const walletOf = (b: { wallets: string[] }) => () => b.wallets[Math.floor(Math.random() * b.wallets.length)];
-  const pairOf = (b: { wallets: string[] }) => {
-    const wallet = walletOf(b);
-    return () => {
-      const from = wallet();
-      let to = wallet();
-      while (to === from) to = wallet();
-      return [from, to];
-    };
-  };
-  const wallet = walletOf(seed);
-  const pair = pairOf(seed);
-  // A new headers object for every request: autocannon writes the body's Content-Length into
-  // the one it is given, which a shared object would carry to requests with other bodies.
-  const json = () => ({ 'content-type': 'application/json' });
-  const auth = () => ({ ...json(), authorization: `Bearer ${seed.token}` });
-  /** The service's transfer between two random wallets of business `b` (with an Idempotency-Key) and its getWallet of one. */
-  const serviceRequests = (b: { token: string; wallets: string[] }) => {
-    const [random, two] = [walletOf(b), pairOf(b)];
-    const authorization = `Bearer ${b.token}`;
-    return {
-      transfer: (): LoadRequest => {
-        const [from, to] = two();
-        const body = JSON.stringify({ source_wallet_id: from, destination_wallet_id: to, amount: '1.00' });
-        return { method: 'POST', path: '/cl/v1/transfers', headers: { ...json(), authorization, 'idempotency-key': randomUUID() }, body };
-      },
-      getWallet: (): LoadRequest => ({ method: 'GET', path: `/cl/v1/wallets/${random()}`, headers: { authorization } }),
-    };
-  };
-  const seedRequests = serviceRequests(seed);
+  const [seedRequests, ref] = [serviceRequests(seed), referenceRequests(seed)];
   const all: { name: string; target: number; p99: number; reference: () => LoadRequest; service: () => LoadRequest }[] = [
-    {
-      name: 'transfer (random wallets)',
-      target: 1.0,
-      p99: 1.0,
-      reference: () => {
-        const [from, to] = pair();
-        return { method: 'POST', path: '/transfers', headers: json(), body: JSON.stringify({ source_wallet_id: from, destination_wallet_id: to, amount: '1.00' }) };
-      },
-      service: seedRequests.transfer,
-    },
-    {
-      name: 'fund (hot operational account)',
-      target: 3.0,
-      p99: 1.0,
-      reference: () => ({ method: 'POST', path: '/funds', headers: json(), body: JSON.stringify({ business_id: seed.businessId, wallet_id: wallet(), amount: '1.00' }) }),
-      service: () => ({
-        method: 'POST',
-        path: '/cl/v1/funds',
-        headers: { ...auth(), 'idempotency-key': randomUUID() },
-        body: JSON.stringify({ wallet_id: wallet(), amount: '1.00' }),
-      }),
-    },
-    {
-      name: 'getWallet',
-      target: 0.85,
-      p99: 1.2,
-      reference: () => ({ method: 'GET', path: `/accounts/${wallet()}` }),
-      service: seedRequests.getWallet,
-    },
+    { name: 'transfer (random wallets)', target: 1.0, p99: 1.0, reference: ref.transfer, service: seedRequests.transfer },
+    { name: 'fund (hot operational account)', target: 3.0, p99: 1.0, reference: ref.fund, service: seedRequests.fund },
+    { name: 'getWallet', target: 0.85, p99: 1.2, reference: ref.getWallet, service: seedRequests.getWallet },
   ];
 
   const scenarios = all.filter((s) => !ONLY || ONLY.some((name) => s.name.startsWith(name)));

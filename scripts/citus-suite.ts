@@ -12,13 +12,12 @@
  * The cluster is destroyed afterwards unless CITUS_KEEP=1. Exits with mocha's status.
  * Needs Citus for Debian's PostgreSQL 15: `npm run citus -- up` installs it (root, once).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-
-const ROOT = path.join(import.meta.dirname, '..');
+import { clusterUp, distribute, migrateByStart, nodesDestroy, ROOT, type Nodes } from './citus/cluster.js';
 
 /** The plain suite's flows the Citus suite runs again on the distributed database. */
 export const CITUS_SUITE = [
@@ -50,34 +49,7 @@ export const CITUS_SUITE = [
 const dir = process.env.CITUS_DIR || mkdtempSync(path.join(tmpdir(), 'wallet-citus-'));
 mkdirSync(dir, { recursive: true });
 chmodSync(dir, 0o755); // the nodes run as the `postgres` user when we are root
-const env = { ...process.env, CITUS_DIR: dir, CITUS_PORT: process.env.CITUS_PORT || '9800' };
-
-function run(command: string, args: string[], extra: Record<string, string> = {}): string {
-  const result = spawnSync(command, args, { cwd: ROOT, env: { ...env, ...extra }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status}`);
-  return result.stdout;
-}
-
-/** Runs `npm start` on `url` until it logs that it listens, then stops it (SIGTERM, graceful). */
-async function migrateByStart(url: string): Promise<void> {
-  // A process group of its own: npm's child (the service) is stopped with it.
-  const child = spawn('npm', ['start'], { cwd: ROOT, env: { ...env, DATABASE_URL: url, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`npm start did not listen within 180 s:\n${out.slice(-2000)}`)), 180_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('wallet service listening')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`npm start exited ${code}:\n${out.slice(-2000)}`)));
-  });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  process.kill(-child.pid!, 'SIGTERM');
-  await exited;
-}
+const nodes: Nodes = { dir, port: Number(process.env.CITUS_PORT || 9800) };
 
 /** What the distribution placed: tables, shards, distributed objects (to compare two runs). */
 async function placement(url: string): Promise<string> {
@@ -98,12 +70,13 @@ async function placement(url: string): Promise<string> {
 
 let status = 1;
 try {
-  const url = run('npx', ['tsx', 'scripts/citus.ts', 'up']).trim().replace(/^DATABASE_URL=/, '');
+  const url = clusterUp(nodes);
+  console.error(`Citus cluster up: coordinator 127.0.0.1:${nodes.port}, workers ${nodes.port + 1}, ${nodes.port + 2} (data in ${dir})`);
   console.error(`migrating ${url} with npm start`);
   await migrateByStart(url);
-  run('npx', ['tsx', 'scripts/distribute.ts'], { DATABASE_URL: url });
+  distribute(url);
   const first = await placement(url);
-  run('npx', ['tsx', 'scripts/distribute.ts'], { DATABASE_URL: url });
+  distribute(url);
   if ((await placement(url)) !== first) throw new Error('a second npm run db:distribute changed the placement');
   console.error('distributed twice, the same placement');
   const client = new pg.Client({ connectionString: url });
@@ -112,7 +85,7 @@ try {
   await client.end();
   const mocha = spawnSync('npx', ['mocha', '--timeout', '120000', ...(process.argv.slice(2).length ? process.argv.slice(2) : CITUS_SUITE)], {
     cwd: ROOT,
-    env: { ...env, DATABASE_URL: url, CITUS_SUITE: '1' },
+    env: { ...process.env, DATABASE_URL: url, CITUS_SUITE: '1' },
     stdio: 'inherit',
   });
   status = mocha.status ?? 1;
@@ -120,7 +93,7 @@ try {
   console.error((err as Error).message);
 } finally {
   if (!process.env.CITUS_KEEP) {
-    spawnSync('npx', ['tsx', 'scripts/citus.ts', 'destroy'], { cwd: ROOT, env, stdio: 'inherit' });
+    nodesDestroy(nodes);
     if (!process.env.CITUS_DIR) rmSync(dir, { recursive: true, force: true });
   }
 }
