@@ -85,6 +85,16 @@ async function counters(url: string): Promise<{ single: number; multi: number; c
   }
 }
 
+/** The statements that took most of the time on the node at `port` since its last reset, nested ones included. */
+function topStatements(port: number, limit: number): string[] {
+  const rows = sql(
+    port,
+    `SELECT round(total_exec_time)::int || ' ms' || chr(9) || calls || chr(9) || round(mean_exec_time::numeric, 3) || ' ms' || chr(9) || left(regexp_replace(query, '\\s+', ' ', 'g'), 90)
+       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY total_exec_time DESC LIMIT ${limit}`,
+  );
+  return rows ? rows.split('\n') : [];
+}
+
 /** Runs the Citus bench; returns 0 when every target holds, 1 otherwise. */
 export async function runCitusBench(): Promise<number> {
   const dir = mkdtempSync(path.join(tmpdir(), 'wallet-bench-citus-'));
@@ -103,11 +113,20 @@ export async function runCitusBench(): Promise<number> {
     sql(port, "ALTER DATABASE wallet SET citus.multi_task_query_log_level = 'error'");
     sql(port, 'ALTER SYSTEM SET citus.enable_stat_counters = on');
     sql(port, 'ALTER SYSTEM SET citus.recover_2pc_interval = -1');
-    sql(port, 'SELECT pg_reload_conf()');
+    sql(port, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    for (const node of [port, port + 1, port + 2, single.port]) {
+      if (node === single.port) sql(node, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      sql(node, "ALTER SYSTEM SET pg_stat_statements.track = 'all'");
+      sql(node, 'SELECT pg_reload_conf()');
+    }
     const nodeDirs = ['coordinator', 'worker-1', 'worker-2'].map((n) => path.join(cluster.dir, n));
     sides.push(await startSide('single', singleUrl, [path.join(single.dir, 'single')], dir));
     sides.push(await startSide('citus', citusUrl, nodeDirs, dir));
     const [plain, citus] = sides;
+    // The worker that holds the seeded business: where its statements run.
+    const worker = Number(
+      sql(port, `SELECT n.nodeport FROM pg_dist_placement p JOIN pg_dist_node n ON n.groupid = p.groupid WHERE p.shardid = get_shard_id_for_distribution_column('accounts', '${citus.seed.businessId}')`),
+    );
     const target = (side: Side, build: Target['build']): Target => ({ url: side.service.url, build, cpu: () => ({ server: cpuMs(side.pid), database: databaseCpu(side.dataDirs) }) });
     const [plainRequests, citusRequests] = [serviceRequests(plain.seed), serviceRequests(citus.seed)];
     const scenarios = [
@@ -115,9 +134,11 @@ export async function runCitusBench(): Promise<number> {
       { name: 'fund (hot operational account)', plain: plainRequests.fund, citus: citusRequests.fund },
       { name: 'getWallet', plain: plainRequests.getWallet, citus: citusRequests.getWallet },
     ];
+    const where: string[] = [];
     const rows: { name: string; plain: LoadResult; citus: LoadResult; coordinatorShare: number; single: number; multi: number; connections: number; twoPhase: number; seconds: number }[] = [];
     for (const s of scenarios) {
       await Promise.all([settle(singleUrl), settle(citusUrl)]);
+      for (const node of [port, port + 1, port + 2, single.port]) sql(node, 'SELECT pg_stat_statements_reset()');
       const before = await counters(citusUrl);
       const [coordinatorBefore, workersBefore] = [databaseCpu(nodeDirs.slice(0, 1)), databaseCpu(nodeDirs.slice(1))];
       const t0 = performance.now();
@@ -126,6 +147,8 @@ export async function runCitusBench(): Promise<number> {
       const after = await counters(citusUrl);
       const coordinator = databaseCpu(nodeDirs.slice(0, 1)) - coordinatorBefore;
       const workers = databaseCpu(nodeDirs.slice(1)) - workersBefore;
+      where.push(`\n${s.name}: the statements that took most time, on one PostgreSQL and on the business's worker (total, calls, mean, statement)`);
+      where.push(...topStatements(single.port, 4).map((l) => `  single    ${l}`), ...topStatements(worker, 8).map((l) => `  worker    ${l}`));
       rows.push({ name: s.name, plain: p, citus: c, coordinatorShare: coordinator / (coordinator + workers), single: after.single - before.single, multi: after.multi - before.multi, connections: after.connections - before.connections, twoPhase: after.twoPhase - before.twoPhase, seconds });
     }
 
@@ -146,6 +169,7 @@ export async function runCitusBench(): Promise<number> {
       if (r.multi / r.seconds > BACKGROUND_MULTI_SHARD_PER_SECOND) failed = true;
     }
     console.log('(p50, p99 and DB CPU: single/Citus; coord.: the coordinator\'s share of the cluster\'s CPU; several: statements Citus split over shards, the background\'s reads across businesses; new connections: the coordinator\'s to the workers)');
+    console.log(where.join('\n'));
     for (const side of sides) {
       // The check's reads may span shards: the suite's setting is off for its connection.
       const ledger = await checkLedger(`${side.url}?options=${encodeURIComponent('-c citus.multi_task_query_log_level=off')}`, side.seed.businessId);

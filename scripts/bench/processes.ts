@@ -117,13 +117,14 @@ export function cpuMs(pid: number): number {
 
 /**
  * CPU time (ms) used so far by the PostgreSQL cluster in `pgDataDir`: its postmaster
- * (first line of postmaster.pid) and every process it started (backends, WAL writer,
- * checkpointer, autovacuum workers). A process that ended since the last reading
- * takes its time with it: the readings are for a short interval.
+ * (first line of postmaster.pid), every process it started that still runs (backends,
+ * WAL writer, checkpointer, autovacuum workers), and those that ended, which the
+ * postmaster has reaped (its children's times, cutime and cstime: fields [13] and [14]).
  */
 export function postgresCpuMs(pgDataDir: string): number {
   const postmaster = Number(readFileSync(path.join(pgDataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  let total = cpuMs(postmaster);
+  const f = statFields(postmaster);
+  let total = cpuMs(postmaster) + ((Number(f[13]) + Number(f[14])) * 1000) / TICKS_PER_SECOND;
   for (const [pid, { ppid }] of processTable()) if (ppid === postmaster) total += cpuMs(pid);
   return total;
 }

@@ -9,7 +9,7 @@
  * (Debian's package creates it), and the data folder is handed to that user. The nodes
  * trust connections from loopback: these are one machine's test databases.
  *
- * Every Citus node's postgresql.conf gets what Citus needs (scripts/citus/README.md):
+ * Every node preloads pg_stat_statements. Every Citus node's postgresql.conf gets what Citus needs (scripts/citus/README.md):
  * `shared_preload_libraries = 'citus'`, `max_prepared_transactions` for two-phase commits
  * across nodes, `wal_level = logical` and `output_plugin_libraries = 'citus, pgoutput'` for
  * moving shards while writes go on. All nodes skip flushing (fsync off): they hold tests'
@@ -102,7 +102,9 @@ function startNode(dir: string, node: Node, citus: boolean): void {
       `port = ${node.port}`,
       `listen_addresses = '${HOST}'`,
       `unix_socket_directories = '${dataDir}'`,
-      ...(citus ? ["shared_preload_libraries = 'citus'", 'max_prepared_transactions = 200', 'wal_level = logical', "output_plugin_libraries = 'citus, pgoutput'"] : []),
+      // pg_stat_statements: where a statement's time goes, for the Citus bench.
+      citus ? "shared_preload_libraries = 'citus, pg_stat_statements'" : "shared_preload_libraries = 'pg_stat_statements'",
+      ...(citus ? ['max_prepared_transactions = 200', 'wal_level = logical', "output_plugin_libraries = 'citus, pgoutput'"] : []),
       'max_connections = 300',
       'fsync = off',
       'synchronous_commit = off',

@@ -34,7 +34,12 @@ export type TransactionType =
   | 'CUSTOMER_PAYOUT_RETURN'
   | 'CARD_PURCHASE';
 
-/** What `ledger_move` is asked to do: a transaction type, or a movement posting another type (PAYOUT_ACCOUNT_TOPUP posts a TOPUP). */
+/**
+ * What `ledger_move` is asked to do: a transaction type, or a movement posting another type
+ * (PAYOUT_ACCOUNT_TOPUP posts a TOPUP). The CUSTOMER_PAYOUT types are posted by the payouts
+ * capability's own SQL (src/payouts/sql/), which calls the ledger's posting: `ledger_move`
+ * raises on them.
+ */
 export type Movement = TransactionType | 'PAYOUT_ACCOUNT_TOPUP';
 
 /** A row of `accounts`. */

@@ -2,29 +2,33 @@
  * Payouts to customers (core API, seed E4): create one, read one, and the
  * sandbox helpers (top up the payout account, decide an outcome).
  *
- * Money moves only through the ledger in PL/pgSQL (src/payouts/sql/, src/ledger/sql/):
- * creation is one `ledger_move` (CUSTOMER_PAYOUT: payout account → in-transit, the
- * payout row and its `payout.pending` event), under the request's Idempotency-Key,
- * and the processing job is enqueued in the same database transaction; later steps
- * are `payout_move` along the table of ./states.ts.
+ * Money moves only through the ledger's posting, called by the payouts' own PL/pgSQL
+ * (src/payouts/sql/): creation is one statement, `payout_create` (payout account →
+ * in-transit, the payout row and its `payout.pending` event), under the request's
+ * Idempotency-Key `payout_create_keyed`, and the processing job is enqueued in the same
+ * database transaction; later steps are `payout_move` along the table of ./states.ts.
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { AppError, refusalError } from '../kernel/errors.js';
 import type { KeyClaim } from '../kernel/idempotency.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { freshPosting, move, moveRaw, outcomeOf, type Posting, type RawOutcome } from '../ledger/ledger.js';
+import { preparedQuery, preparedStatement } from '../db/knex.js';
+import { freshPosting, move, outcomeOf, type Posting, type RawOutcome } from '../ledger/ledger.js';
 import { formatMoney } from '../kernel/money.js';
 import { payoutMove } from './moves.js';
 import { PAYOUT_QUEUE, type PayoutJob } from './processing.js';
 
 type Schemas = components['schemas'];
 
+const PAYOUT_CREATE = preparedStatement('payout_create', 'SELECT payout_create(?::uuid, ?::jsonb) AS outcome');
+const PAYOUT_CREATE_KEYED = preparedStatement('payout_create_keyed', 'SELECT payout_create_keyed(?::uuid, ?, ?, ?, ?::int, ?::int, ?::jsonb, ?::jsonb) AS outcome');
+
 /**
- * E4's creation path in transaction `trx`: the ledger's `CUSTOMER_PAYOUT` and, when it
- * made a payout, the payout's processing job. Returns the ledger's answer uninterpreted
- * (a refusal wrote nothing). A bulk payout's items take the same path in SQL
- * (`payout_create_batch`, src/payouts/bulk.ts).
+ * E4's creation path in transaction `trx`: `payout_create` (under `claim`,
+ * `payout_create_keyed`) and, when it made a payout, the payout's processing job. Returns
+ * the database's answer uninterpreted (a refusal wrote nothing). A bulk payout's items take
+ * the same path in SQL (`payout_create_batch`, src/payouts/bulk.ts).
  */
 export async function payoutCreation(
   trx: Knex.Transaction,
@@ -33,7 +37,12 @@ export async function payoutCreation(
   req: object,
   claim: KeyClaim | null,
 ): Promise<RawOutcome> {
-  const answer = await moveRaw(trx, businessId, 'CUSTOMER_PAYOUT', req, claim);
+  if (claim) claim.sent = true;
+  const [{ outcome: answer }] = await preparedQuery<{ outcome: RawOutcome }>(
+    trx,
+    claim ? PAYOUT_CREATE_KEYED : PAYOUT_CREATE,
+    claim ? [businessId, ...claim.sqlArgs(), JSON.stringify(req)] : [businessId, JSON.stringify(req)],
+  );
   const fresh = freshPosting(answer) as (Posting & { payout: { id: string } }) | null;
   if (fresh) await jobs.send(PAYOUT_QUEUE, { payout_id: fresh.payout.id, business_id: businessId, step: 'SUBMIT' } satisfies PayoutJob, { trx, businessId });
   return answer;

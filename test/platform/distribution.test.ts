@@ -26,10 +26,9 @@ import { running } from '../support/service.js';
  * runs only inside a call that did (on that call's node), never called by the service.
  */
 const LEDGER_HELPERS: Record<string, string> = {
-  ledger_held_balances: "the batch's held balances, session state of the calling ledger_batch",
-  ledger_posting_of: "rebuilds a replayed movement's posting inside ledger_move_keyed",
-  ledger_posting_view: 'the posting view of a movement type, inside ledger_posting_of',
-  payout_posting_of: 'the payout view of a posting, inside ledger_posting_view',
+  ledger_held_balances: "the batch's held balances, session state of the calling batch",
+  ledger_posting_of: "rebuilds a replayed movement's posting inside ledger_keyed_open",
+  payout_posting_of: 'the payout view of a posting, inside payout_create_keyed',
   payout_event: 'takes the payout row (which carries its business), inside payout_create and payout_move',
   payout_event_data: "the event's data of a payout row, inside payout_event",
 };

@@ -1,6 +1,6 @@
 -- Held balances: a batch that posts many movements over the same accounts of business
--- p_business in one database transaction (ledger_batch, which ledger_move_batch,
--- payout_create_batch and payout_move_batch call) holds those accounts' balances in the
+-- p_business in one database transaction (ledger_move_batch, and payouts'
+-- payout_create_batch and payout_move_batch) holds those accounts' balances in the
 -- transaction, and ledger_post
 -- reads and changes the held balance instead of updating the account's row at every
 -- posting; ledger_release_balances writes each held row once, when the batch ends.

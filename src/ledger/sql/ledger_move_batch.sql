@@ -21,8 +21,9 @@
 -- other and behind single movements in one order, whatever the order of their
 -- items, and a hot account is locked once per batch; ledger_post's own locks find
 -- the rows already held. The balances of the business's own accounts (the hot rows:
--- every item but a transfer changes one) are then held for the call (ledger_batch,
--- step MOVE), so a hot row is also written once per batch. Only movements whose
+-- every item but a transfer changes one) are then held for the call
+-- (ledger_hold_balances, written back by ledger_release_balances), so a hot row is also
+-- written once per batch. Only movements whose
 -- accounts are known from the request can be batched: ledger_batched_movements, the one
 -- list (src/ledger/batching.ts reads it); any other type raises, since its locks (a
 -- refund's original transaction first) would not keep that order.
@@ -36,6 +37,9 @@ AS $$
 DECLARE
   ids uuid[];
   own uuid[];
+  item jsonb;
+  k jsonb;
+  results jsonb[] := '{}';
 BEGIN
   IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) i WHERE NOT i->>'type' = ANY(ledger_batched_movements())) THEN
     RAISE EXCEPTION 'ledger_move_batch: only % are batched', array_to_string(ledger_batched_movements(), ', ');
@@ -54,5 +58,17 @@ BEGIN
           SELECT unnest(own)) x
    WHERE x.id IS NOT NULL;
   PERFORM 1 FROM accounts WHERE id = ANY(ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
-  RETURN ledger_batch(p_business, own, 'MOVE', p_items);
+  IF own IS NOT NULL THEN
+    PERFORM ledger_hold_balances(p_business, own);
+  END IF;
+  FOR item IN SELECT value FROM jsonb_array_elements(p_items) LOOP
+    k := item->'key';
+    IF k IS NULL OR jsonb_typeof(k) = 'null' THEN
+      results := array_append(results, ledger_move(p_business, item->>'type', item->'request'));
+    ELSE
+      results := array_append(results, ledger_move_keyed(p_business, k->>0, k->>1, k->>2, (k->>3)::int, (k->>4)::int, k->5, item->>'type', item->'request'));
+    END IF;
+  END LOOP;
+  PERFORM ledger_release_balances(p_business);
+  RETURN to_jsonb(results);
 END $$;

@@ -5,8 +5,8 @@
 -- accounts, its entries; for a refund linked to a payout, the payout's refunded
 -- total up to this refund (refunds of one payout are serialised by its row lock, and
 -- each credits the business's operational account: their entries there are numbered in
--- that order); and what the movement's own capability
--- adds to it (ledger_posting_view, the registry in ledger_move.sql). Every read names
+-- that order). What a capability adds to its own postings it rebuilds itself
+-- (payout_posting_of). Every read names
 -- the business: distributed by business (docs/scale-out.md), the replay reads the
 -- shards of that business's node only.
 CREATE OR REPLACE FUNCTION ledger_posting_of(p_business uuid, p_id uuid) RETURNS jsonb LANGUAGE plpgsql STABLE
@@ -37,5 +37,5 @@ BEGIN
                             AND xe.entry_number <= (SELECT entry_number FROM ledger_entries
                                                      WHERE business_id = p_business AND transaction_id = t.id AND account_id = c.id))::text) END);
   END IF;
-  RETURN posting || ledger_posting_view(p_business, t.type, t.id);
+  RETURN posting;
 END $$;

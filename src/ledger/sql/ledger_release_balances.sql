@@ -1,7 +1,7 @@
 -- Ends the held balances of ledger_hold_balances: writes each held account's balance and
 -- last entry's time and number (its entries of the batch, ledger_post) to its row, once
--- (only where an entry was posted), and holds nothing any more. ledger_batch, the
--- one batch that holds balances, calls it before it returns; ledger_transaction_balanced refuses to
+-- (only where an entry was posted), and holds nothing any more. Every batch that holds
+-- balances calls it before it returns; ledger_transaction_balanced refuses to
 -- commit a transaction that still holds some, since their movements would be lost.
 CREATE OR REPLACE FUNCTION ledger_release_balances(p_business uuid) RETURNS void LANGUAGE plpgsql
   SET enable_seqscan = off

@@ -60,7 +60,7 @@ BEGIN
   RETURN posting || jsonb_build_object('payout', jsonb_build_object('id', p.id, 'created_at', p.created_at, 'customer_id', p.customer_id));
 END $$;
 
--- One item of a bulk payout (payout_create_batch, step PAYOUT_CREATE of ledger_batch):
+-- One item of a bulk payout (payout_create_batch):
 -- payout_create's result, and with a refusal also `customer_id`, the customer the item
 -- names when it names exactly one that exists (for the bulk payout's report).
 CREATE OR REPLACE FUNCTION payout_create_item(p_business uuid, r jsonb) RETURNS jsonb LANGUAGE plpgsql

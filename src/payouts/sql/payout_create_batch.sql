@@ -3,16 +3,25 @@
 -- (its ledger transaction, its `payouts` row, its `payout.pending` event, or its refusal,
 -- which writes nothing), in order, in the caller's transaction: each through
 -- payout_create_item (a refusal also carries `customer_id`, for the bulk payout's
--- report), one step of ledger_batch. Returns the JSON array of their results, in order.
+-- report). Returns the JSON array of their results, in order.
 --
 -- One call instead of one round trip per item: the payout account's row lock, which a
 -- bulk payout holds from its first item to its commit, is then held for the items' work
 -- alone. The business's payout and in-transit accounts, which every item debits and
 -- credits, are locked first (ascending id, as ledger_post would lock them) and their
--- balances held for the call (ledger_batch): each row is written once, not once per item.
+-- balances held for the call (ledger_hold_balances, ledger_release_balances): each row is
+-- written once, not once per item.
 CREATE OR REPLACE FUNCTION payout_create_batch(p_business uuid, p_items jsonb) RETURNS jsonb LANGUAGE plpgsql
   SET enable_seqscan = off
 AS $$
+DECLARE
+  item jsonb;
+  results jsonb[] := '{}';
 BEGIN
-  RETURN ledger_batch(p_business, payout_accounts(p_business), 'PAYOUT_CREATE', p_items);
+  PERFORM ledger_hold_balances(p_business, payout_accounts(p_business));
+  FOR item IN SELECT value FROM jsonb_array_elements(p_items) LOOP
+    results := array_append(results, payout_create_item(p_business, item));
+  END LOOP;
+  PERFORM ledger_release_balances(p_business);
+  RETURN to_jsonb(results);
 END $$;

@@ -68,7 +68,7 @@ BEGIN
   RETURN jsonb_build_object('payout', jsonb_build_object('id', p.id, 'status', p.status));
 END $$;
 
--- One move of a batch (payout_move_batch, step PAYOUT_MOVE of ledger_batch): m is
+-- One move of a batch (payout_move_batch): m is
 -- {payout_id, from: [states], to, failure_code}, applied as payout_move applies it,
 -- the bulk payout counts left to the batch.
 CREATE OR REPLACE FUNCTION payout_move_item(p_business uuid, m jsonb) RETURNS jsonb LANGUAGE sql AS $$

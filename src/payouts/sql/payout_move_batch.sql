@@ -10,7 +10,8 @@
 -- rows held. Two batches, or a batch and a single move, thus never wait on each other
 -- in a cycle, however many of their payouts go to the same wallet. The in-transit and
 -- payout accounts' balances, which every move out of transit changes, are held for the
--- call (ledger_batch, step PAYOUT_MOVE): each row is written once, not once per move. The counts
+-- call (ledger_hold_balances, ledger_release_balances): each row is written once, not
+-- once per move. The counts
 -- of the bulk payouts the payouts belong to move once, after the moves, from each payout's
 -- state before the batch to its state after it (payout_bulk_count: their rows are locked
 -- last).
@@ -22,6 +23,8 @@ DECLARE
   account_ids uuid[];
   own uuid[];
   results jsonb;
+  move jsonb;
+  moved jsonb[] := '{}';
   before jsonb;
   changes jsonb;
 BEGIN
@@ -38,8 +41,13 @@ BEGIN
             UNION ALL
             SELECT unnest(own)) a;
     PERFORM 1 FROM accounts WHERE id = ANY(account_ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
+    PERFORM ledger_hold_balances(p_business, own);
   END IF;
-  results := ledger_batch(p_business, own, 'PAYOUT_MOVE', p_moves);
+  FOR move IN SELECT value FROM jsonb_array_elements(p_moves) LOOP
+    moved := array_append(moved, payout_move_item(p_business, move));
+  END LOOP;
+  PERFORM ledger_release_balances(p_business);
+  results := to_jsonb(moved);
   SELECT jsonb_agg(jsonb_build_object('payout_id', id, 'from', before->>id::text, 'to', status)) INTO changes
     FROM payouts WHERE id = ANY(payout_ids) AND business_id = p_business AND status <> before->>id::text;
   IF changes IS NOT NULL THEN

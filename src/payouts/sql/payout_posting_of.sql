@@ -1,7 +1,7 @@
 -- What a CUSTOMER_PAYOUT adds to its posting ({payout: {id, created_at}}, as
 -- payout_create returned it but for customer_id), rebuilt from the payout that
 -- transaction p_transaction of business p_business created, for the replay of an Idempotency-Key
--- (ledger_posting_of, through the ledger's registry ledger_posting_view). '{}' when no
+-- (payout_create_keyed adds it to the ledger's posting, ledger_posting_of). '{}' when no
 -- payout was created by it.
 CREATE OR REPLACE FUNCTION payout_posting_of(p_business uuid, p_transaction uuid) RETURNS jsonb LANGUAGE plpgsql STABLE
   SET enable_seqscan = off
