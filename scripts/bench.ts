@@ -73,7 +73,7 @@ if (ONLY?.includes('citus')) {
 const GROWTH_TRANSFERS = Number(process.env.GROWTH_TRANSFERS ?? 1_000_000);
 const GROWTH_SECONDS = Number(process.env.GROWTH_SECONDS ?? 8);
 const GROWTH_CONNECTIONS = Number(process.env.GROWTH_CONNECTIONS ?? 10);
-/** Growth: grown / fresh, each request kind (the bar: within 10 %, p99 within 20 %). */
+/** Growth: grown / fresh, each request kind: within 10 %, p99 within 20 %. */
 const GROWTH_TARGETS = { requestsPerSecond: 0.9, p99: 1.2 };
 
 // The service's own targets (README, "Benchmark"): memory and start-up; the scenarios carry their own.

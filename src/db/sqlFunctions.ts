@@ -6,9 +6,10 @@
  * DDL and data changes only. Why this pattern: openapi/DESIGN.md, "Current SQL".
  * A file belongs to the capability that owns what it reads and writes: the kernel's
  * (kernel/sql/: idempotency keys, request ids) are below the ledger's, the ledger's
- * below the capabilities'. A lower file calls no function of a higher one, except the
- * ledger's one registry (ledger/sql/ledger_move.sql), which dispatches to the
- * capabilities' movements, posting views and batch steps.
+ * below the capabilities'. A lower file calls no function of a higher one, and a
+ * capability none of another's: a capability that posts wraps the kernel's
+ * Idempotency-Key bracket and the ledger's posting and held balances around its own
+ * entry points (test/platform/sqlDefinitions.test.ts checks every call goes down).
  *
  * Every PL/pgSQL function is declared `SET enable_seqscan = off` (the one place this
  * is explained; the files carry the setting alone): PL/pgSQL caches each statement's

@@ -12,7 +12,7 @@ async function storedSecret(db: Knex, key: string): Promise<Buffer> {
 const clientSecretKeys = new WeakMap<Knex, Promise<Buffer>>();
 
 /**
- * The HMAC key under which client secrets are stored (see domain/clients.ts): random,
+ * The HMAC key under which client secrets are stored (see src/businesses/clients.ts): random,
  * kept in the database so every instance shares it, read once per pool.
  */
 export function clientSecretKey(db: Knex): Promise<Buffer> {

@@ -685,7 +685,7 @@ const PAYOUTS = `
   );
   CREATE INDEX payout_whitelist_entries_business_id_created_at_id_index ON payout_whitelist_entries (business_id, created_at, id);
 
-  -- request_hash: SHA-256 of the request (src/http/idempotency.ts), which a replay must match.
+  -- request_hash: SHA-256 of the request (src/kernel/idempotency.ts), which a replay must match.
   -- The counts per state are kept on the row, moved with the payouts in each move's
   -- transaction (payout_bulk_count.sql), so that reading a bulk payout is one row, not a
   -- join of its items with their payouts (1.7 ms of database time per 1,000 items on a

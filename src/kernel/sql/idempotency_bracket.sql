@@ -19,9 +19,13 @@ AS $$
 DECLARE
   held jsonb;
 BEGIN
-  IF idempotency_lock(p_scope, p_key, p_hash) IS NULL
-     AND NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = p_scope AND key = p_key AND business_id = p_business) THEN
-    RETURN jsonb_build_object('fresh', true);
+  -- Two statements: the row is read under a snapshot taken once the locks are held, so a
+  -- request that held them and committed is seen (one expression would read under the
+  -- snapshot taken before the locks, and insert a second row).
+  IF idempotency_lock(p_scope, p_key, p_hash) IS NULL THEN
+    IF NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = p_scope AND key = p_key AND business_id = p_business) THEN
+      RETURN jsonb_build_object('fresh', true);
+    END IF;
   END IF;
   held := idempotency_begin(p_scope, p_key, p_hash, p_stale_seconds);
   IF held IS NOT NULL THEN
