@@ -37,7 +37,7 @@
  * (default 5: how often jobs of a crashed instance are looked for, and jobs committed in
  * the job outbox but not handed over, src/jobs/outbox.ts; with the payout steps'
  * 10-second expiry a payout caught by a crash goes on within about 25 s).
- * Background work (src/kernel/background.ts): BACKGROUND_CONCURRENCY (default 1, the
+ * Background work (src/kernel/scheduling/background.ts): BACKGROUND_CONCURRENCY (default 1, the
  * transactions for many payouts or deliveries at once, such as a bulk payout's creation
  * or a batch of payout steps, that one instance runs at a time; raise it when the
  * database has cores to spare for them) and BACKGROUND_REST_RATIO (default 1, from 0 to
@@ -55,7 +55,7 @@
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
 import type { Config } from './kernel/serviceConfig.js';
-import { DEFAULT_BACKGROUND_CONCURRENCY, DEFAULT_BACKGROUND_REST_RATIO, isRestRatio, MAX_BACKGROUND_CONCURRENCY, MAX_BACKGROUND_REST_RATIO } from './kernel/background.js';
+import { DEFAULT_BACKGROUND_CONCURRENCY, DEFAULT_BACKGROUND_REST_RATIO, isRestRatio, MAX_BACKGROUND_CONCURRENCY, MAX_BACKGROUND_REST_RATIO } from './kernel/scheduling/background.js';
 import { DEFAULT_DB_POOL_SIZE } from './db/pool.js';
 
 /** The configuration's shape lives in the kernel (every layer reads it); this module reads it from the environment. */

@@ -17,7 +17,7 @@ import { OutageLog } from './db/unavailable.js';
 import { createLogger, type Logger } from './log.js';
 import { startDispatcher } from './webhooks/dispatcher.js';
 import { startPayoutProcessing } from './payouts/processing.js';
-import { configureBackground } from './kernel/background.js';
+import { configureBackground } from './kernel/scheduling/background.js';
 import { lowPriorityConnections } from './db/priority.js';
 import { payoutRailOf } from './payouts/rails.js';
 
@@ -87,11 +87,11 @@ export async function startService(
   ] = await Promise.all([
     import('./db/knex.js'),
     import('./businesses/sandboxSeed.js'),
-    import('./kernel/settings.js'),
+    import('./kernel/secrets/settings.js'),
     import('./http/app.js'),
     import('./handlers/closedLoop/index.js'),
     import('./handlers/core/index.js'),
-    import('./kernel/metrics.js'),
+    import('./kernel/metrics/metrics.js'),
     import('./webhooks/secrets.js'),
   ]).catch(async (err) => {
     await starting?.then((e) => e.stop(), () => undefined);

@@ -17,7 +17,7 @@ import { createHmac, randomBytes, randomUUID, scrypt as scryptCb, timingSafeEqua
 import { promisify } from 'node:util';
 import type { Knex } from 'knex';
 import type { Principal } from '../kernel/services.js';
-import { clientSecretKey } from '../kernel/settings.js';
+import { clientSecretKey } from '../kernel/secrets/settings.js';
 
 const scrypt = promisify(scryptCb) as (secret: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 const PREFIX = 'hmac-sha256$';

@@ -2,7 +2,7 @@
  * Card data protection: how PANs, CVVs and PINs are made, kept and
  * compared. Nothing here touches the database; ./keys.ts builds the keyring.
  * Sealing itself (AES-256-GCM under versioned data keys) is the kernel's
- * (src/kernel/sealing.ts); this module binds it to a card and a field.
+ * (src/kernel/secrets/sealing.ts); this module binds it to a card and a field.
  *
  * - PAN: 16 digits = the sandbox BIN `999001` (6 digits; major industry
  *   identifier 9, "national assignment", which no payment network uses, so a
@@ -14,7 +14,7 @@
  * - CVV: 3 random digits (a processor derives it from the PAN and expiry with
  *   its card verification keys; the sandbox draws it). PIN: 4 digits, chosen by
  *   the customer.
- * - At rest: each value is sealed (src/kernel/sealing.ts) under the current data
+ * - At rest: each value is sealed (src/kernel/secrets/sealing.ts) under the current data
  *   key derived for card data, with `card:<card id>:<field>` as additional
  *   authenticated data, so a sealed value cannot be moved to another card or
  *   field. The key's version is stored beside each value (`<field>_key_version`).
@@ -23,7 +23,7 @@
  */
 import { createHmac, randomInt } from 'node:crypto';
 import { luhnCheckDigit } from '../kernel/luhn.js';
-import { deriveKey, openValue, sealingKeys, sealValue, type Sealed, type SealingKeys } from '../kernel/sealing.js';
+import { deriveKey, openValue, sealingKeys, sealValue, type Sealed, type SealingKeys } from '../kernel/secrets/sealing.js';
 
 /** The sandbox's issuer identification number (BIN), the first 6 digits of every PAN. */
 export const SANDBOX_BIN = '999001';

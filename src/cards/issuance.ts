@@ -14,9 +14,9 @@ import { CARD_ISSUANCE_OTP_POLICY, cardOtpFailure, verifyCardOtp, type CardEnv }
 import { createCard, toCardView } from './cards.js';
 import { cardIssuanceMachine, LIVE_ISSUANCE_STATES, type CardIssuanceEvent, type CardIssuanceState } from './states.js';
 import { businessNow } from '../kernel/clock.js';
-import { smsDelivery, type FlowEnv } from '../kernel/flowEnv.js';
-import type { Locale } from '../kernel/messages.js';
-import { assertOtpFormat, assertOtpOperationOpen, issueOtp, resendOtp, type IssueRequest } from '../kernel/otp.js';
+import { smsDelivery, type FlowEnv } from '../kernel/otp/flowEnv.js';
+import type { Locale } from '../kernel/otp/messages.js';
+import { assertOtpFormat, assertOtpOperationOpen, issueOtp, resendOtp, type IssueRequest } from '../kernel/otp/otp.js';
 import { expireRowIfDue, moveRow } from '../kernel/stateMachine.js';
 
 type Schemas = components['schemas'];

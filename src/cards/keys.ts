@@ -1,6 +1,6 @@
 /**
  * The card data keyring of a deployment (see ./data.ts): the data keys
- * (src/kernel/sealing.ts: CARD_DATA_KEY as version CARD_DATA_KEY_VERSION, older
+ * (src/kernel/secrets/sealing.ts: CARD_DATA_KEY as version CARD_DATA_KEY_VERSION, older
  * versions from CARD_DATA_PREVIOUS_KEYS) derived for card data, and
  * CARD_FINGERPRINT_KEY. In the sandbox an unset CARD_FINGERPRINT_KEY is generated
  * once and kept in `settings`, like the data key, so every instance and restart reads
@@ -9,8 +9,8 @@
 import type { Knex } from 'knex';
 import type { Config } from '../kernel/serviceConfig.js';
 import { cardKeyring, type CardKeyring } from './data.js';
-import { dataKeySecrets } from '../kernel/sealing.js';
-import { keptSecret } from '../kernel/settings.js';
+import { dataKeySecrets } from '../kernel/secrets/sealing.js';
+import { keptSecret } from '../kernel/secrets/settings.js';
 
 /** The keyring for `config`, its generated secrets read from (or first written to) `db`. */
 export async function cardKeys(db: Knex, config: Config): Promise<CardKeyring> {

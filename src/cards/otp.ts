@@ -1,5 +1,5 @@
 /**
- * The OTP steps of the card flows, on the one OTP engine (../kernel/otp.ts): their
+ * The OTP steps of the card flows, on the one OTP engine (../kernel/otp/otp.ts): their
  * policies (seed "Limits" 3: 4 digits for E5, 4 to 8 for E6; at most 5 invalid
  * attempts for E6) and the one rule they add to the engine: a code proves the
  * customer holds their mobile number, so a code sent to a number that is no
@@ -9,8 +9,8 @@
 import type { Knex } from 'knex';
 import { AppError } from '../kernel/errors.js';
 import type { CardKeyring } from './data.js';
-import type { FlowEnv } from '../kernel/flowEnv.js';
-import { getOtpOperation, otpFailure, verifyOtp, type OtpOutcome, type OtpPolicy } from '../kernel/otp.js';
+import type { FlowEnv } from '../kernel/otp/flowEnv.js';
+import { getOtpOperation, otpFailure, verifyOtp, type OtpOutcome, type OtpPolicy } from '../kernel/otp/otp.js';
 
 /** What the card flows work with: a business request's environment and the card data keys. */
 export interface CardEnv extends FlowEnv {

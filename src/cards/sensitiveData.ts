@@ -13,9 +13,9 @@ import { expiryMonthYear, openCardValue } from './data.js';
 import { cardOtpFailure, SENSITIVE_DATA_OTP_POLICY, verifyCardOtp, type CardEnv } from './otp.js';
 import { cardRow, type CardRow } from './cards.js';
 import { businessNow } from '../kernel/clock.js';
-import { smsDelivery, type FlowEnv } from '../kernel/flowEnv.js';
-import type { Locale } from '../kernel/messages.js';
-import { assertOtpFormat, assertOtpOperationOpen, issueOtp } from '../kernel/otp.js';
+import { smsDelivery, type FlowEnv } from '../kernel/otp/flowEnv.js';
+import type { Locale } from '../kernel/otp/messages.js';
+import { assertOtpFormat, assertOtpOperationOpen, issueOtp } from '../kernel/otp/otp.js';
 
 type Schemas = components['schemas'];
 

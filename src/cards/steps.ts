@@ -19,9 +19,9 @@ import { cardOtpFailure, verifyCardOtp, type CardEnv } from './otp.js';
 import { cardRow, createReplacementCard, toCardView, type CardRow, type ReplacementReason } from './cards.js';
 import { cardMachine, type CardEvent } from './states.js';
 import { businessNow } from '../kernel/clock.js';
-import { smsDelivery } from '../kernel/flowEnv.js';
-import type { Locale } from '../kernel/messages.js';
-import { assertOtpFormat, getOtpOperation, issueOtp, type OtpPolicy } from '../kernel/otp.js';
+import { smsDelivery } from '../kernel/otp/flowEnv.js';
+import type { Locale } from '../kernel/otp/messages.js';
+import { assertOtpFormat, getOtpOperation, issueOtp, type OtpPolicy } from '../kernel/otp/otp.js';
 
 type Schemas = components['schemas'];
 export type CardStepPurpose = 'SET_PIN' | 'ACTIVATION' | 'CONVERSION' | 'REPLACEMENT';

@@ -3,7 +3,7 @@
  * activation helpers verifyOtp and confirmIvr): a simulated provisioning of a
  * card's token into a device wallet, as a token service provider would ask the
  * issuer for it. Creating one sends a 6-digit activation code to the customer
- * (the one OTP engine, ../kernel/otp.ts); the request is then activated by the right
+ * (the one OTP engine, ../kernel/otp/otp.ts); the request is then activated by the right
  * code (verifyOtp) or by the customer's call to the issuer's phone line
  * (confirmIvr). The object keeps the seed's camelCase field names.
  *
@@ -20,8 +20,8 @@ import { AppError } from '../kernel/errors.js';
 import type { CardRow } from './cards.js';
 import { cardRow } from './cards.js';
 import { businessNow } from '../kernel/clock.js';
-import { smsDelivery, type FlowEnv } from '../kernel/flowEnv.js';
-import { issueOtp, verifyOtp, type OtpPolicy } from '../kernel/otp.js';
+import { smsDelivery, type FlowEnv } from '../kernel/otp/flowEnv.js';
+import { issueOtp, verifyOtp, type OtpPolicy } from '../kernel/otp/otp.js';
 import { stateMachine } from '../kernel/stateMachine.js';
 
 type Schemas = components['schemas'];

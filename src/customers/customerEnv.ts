@@ -1,14 +1,14 @@
 /**
  * What the customer flows (onboarding, mobile number change, provider callbacks)
- * work with beyond an OTP flow's environment (src/kernel/flowEnv.ts): the
+ * work with beyond an OTP flow's environment (src/kernel/otp/flowEnv.ts): the
  * providers, the keys of the national ids at rest, and the work to do once the
  * caller's transaction has committed (the sandbox providers' deliveries). Also the
  * OTP policy of these flows.
  */
 import type { Acceptance } from '../providers/identity.js';
 import type { Providers } from '../providers/index.js';
-import type { FlowEnv } from '../kernel/flowEnv.js';
-import type { OtpPolicy } from '../kernel/otp.js';
+import type { FlowEnv } from '../kernel/otp/flowEnv.js';
+import type { OtpPolicy } from '../kernel/otp/otp.js';
 import type { IdentityKeys } from './identityData.js';
 
 /** The environment of a request, before it is known which business it acts for (callbacks). */

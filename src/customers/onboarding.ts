@@ -12,8 +12,8 @@ import type { components } from '../../generated/types/core.js';
 import { AppError } from '../kernel/errors.js';
 import { businessNow } from '../kernel/clock.js';
 import { CUSTOMER_OTP_POLICY, type CustomerEnv } from './customerEnv.js';
-import { smsDelivery } from '../kernel/flowEnv.js';
-import type { Locale } from '../kernel/messages.js';
+import { smsDelivery } from '../kernel/otp/flowEnv.js';
+import type { Locale } from '../kernel/otp/messages.js';
 import {
   endsUnsuccessfully,
   FINAL_ONBOARDING_STATES,
@@ -22,7 +22,7 @@ import {
   type OnboardingState,
   type OnboardingStatusReason,
 } from './onboardingStates.js';
-import { assertOtpFormat, assertOtpOperationOpen, issueOtp, otpFailure, resendOtp, verifyOtp } from '../kernel/otp.js';
+import { assertOtpFormat, assertOtpOperationOpen, issueOtp, otpFailure, resendOtp, verifyOtp } from '../kernel/otp/otp.js';
 import { expireRowIfDue, moveRow } from '../kernel/stateMachine.js';
 
 type Schemas = components['schemas'];

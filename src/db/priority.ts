@@ -1,6 +1,6 @@
 /**
  * The lowest CPU priority for the PostgreSQL sessions of the background lane
- * (src/kernel/background.ts), on the embedded database only.
+ * (src/kernel/scheduling/background.ts), on the embedded database only.
  *
  * Why: PostgreSQL runs each session in a process of its own and has no setting for a
  * session's share of the CPU. On a machine where the API's sessions and the lane's

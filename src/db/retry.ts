@@ -18,7 +18,7 @@
  * retry would make again, such as a provider call); it is the unit that is repeated.
  *
  * Each retry is reported as a `transaction-retry` event on the Knex instance, with the
- * SQLSTATE: src/kernel/metrics.ts counts them (`db_transaction_retries_total`).
+ * SQLSTATE: src/kernel/metrics/metrics.ts counts them (`db_transaction_retries_total`).
  */
 import type { Knex } from 'knex';
 

@@ -12,7 +12,7 @@ import Koa from 'koa';
 import { isTransactionConflict, TRANSACTION_ATTEMPTS } from '../db/retry.js';
 import { isDatabaseUnavailable, OutageLog } from '../db/unavailable.js';
 import { requestLogger } from '../log.js';
-import { beginApiRequest } from '../kernel/apiActivity.js';
+import { beginApiRequest } from '../kernel/scheduling/apiActivity.js';
 import { AppError, toProblem } from '../kernel/errors.js';
 import { TokenVerifier } from './auth.js';
 import { loadApi } from './compiledApi.js';
@@ -85,7 +85,7 @@ export async function createApp(services: Services, handlers: ApiHandlers, opts:
   // Request id, version negotiation, problem-details errors and the request log line
   // for everything below.
   app.use(async (ctx, next) => {
-    const answered = beginApiRequest(); // the background lane rests while requests come (src/kernel/apiActivity.ts)
+    const answered = beginApiRequest(); // the background lane rests while requests come (src/kernel/scheduling/apiActivity.ts)
     const started = performance.now();
     const incoming = ctx.get('x-request-id');
     const requestId = /^[A-Za-z0-9._-]{1,128}$/.test(incoming) ? incoming : randomUUID();

@@ -10,7 +10,7 @@ import type { Context as KoaContext } from 'koa';
 import { AppError } from '../kernel/errors.js';
 import type { TokenVerifier } from './auth.js';
 import type { ApiOperation, CompiledApi } from './apiTypes.js';
-import { requestHash, withIdempotency, type KeyClaim, type StoredResponse } from '../kernel/idempotency.js';
+import { requestHash, withIdempotency, type KeyClaim, type StoredResponse } from '../kernel/idempotency/idempotency.js';
 import type { Access, OperationContext, OperationSpec } from './operation.js';
 import type { Principal, Services } from '../kernel/services.js';
 import type { RateLimiter } from './rateLimit.js';

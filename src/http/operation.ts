@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
 import { AppError } from '../kernel/errors.js';
-import type { KeyClaim } from '../kernel/idempotency.js';
+import type { KeyClaim } from '../kernel/idempotency/idempotency.js';
 import type { Principal, Services } from '../kernel/services.js';
 
 type JsonOf<C> = C extends { 'application/json': infer B } ? B : never;
@@ -46,7 +46,7 @@ export interface OperationContext<Op> {
   db: Knex;
   /**
    * The request's Idempotency-Key (idempotent operations called with one):
-   * the operation passes it to its ledger call, which claims it (src/kernel/idempotency.ts).
+   * the operation passes it to its ledger call, which claims it (src/kernel/idempotency/idempotency.ts).
    */
   idempotency: KeyClaim | null;
   services: Services;
@@ -63,7 +63,7 @@ export type Access = 'public' | 'platform' | 'business' | 'any' | 'signature';
 
 export interface OperationSpec<Op extends { responses: object }> {
   access: Access;
-  /** Money-moving POSTs: honour `Idempotency-Key` (see src/kernel/idempotency.ts). */
+  /** Money-moving POSTs: honour `Idempotency-Key` (see src/kernel/idempotency/idempotency.ts). */
   idempotent?: boolean;
   /** The ledger transaction type a 201 of this operation posts (counted in the metrics). */
   ledgerType?: string;

@@ -79,7 +79,7 @@ export class JobQueue {
   private readonly streams = new Map<string, Stream>();
   /**
    * The instance's shutdown signal, handed to every handler. Every outbound call in
-   * flight (src/kernel/deadline.ts) and every webhook attempt waiting for its endpoint's
+   * flight (src/kernel/scheduling/deadline.ts) and every webhook attempt waiting for its endpoint's
    * slot listens to it, each removing its listener when done: their number is bounded by
    * the workers and their batches, so Node's warning past ten listeners is off for it.
    */

@@ -39,9 +39,9 @@ export interface Config {
   webhookConcurrency: number;
   /** An endpoint whose every attempt failed for this many hours is disabled (src/webhooks/health.ts). */
   webhookDisableFailingAfterHours: number;
-  /** Background transactions at a time per instance (BACKGROUND_CONCURRENCY, src/kernel/background.ts). */
+  /** Background transactions at a time per instance (BACKGROUND_CONCURRENCY, src/kernel/scheduling/background.ts). */
   backgroundConcurrency: number;
-  /** The background lane's rest after each payout transaction an API request overlapped, as a multiple of its time; 2.5 × that after the webhooks' (BACKGROUND_REST_RATIO, src/kernel/background.ts). */
+  /** The background lane's rest after each payout transaction an API request overlapped, as a multiple of its time; 2.5 × that after the webhooks' (BACKGROUND_REST_RATIO, src/kernel/scheduling/background.ts). */
   backgroundRestRatio: number;
   jobPollingIntervalMs: number;
   jobMaintenanceIntervalSeconds: number;

@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import type { Config } from './serviceConfig.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from './metrics/metrics.js';
 
 /** Who is calling, from the bearer token. */
 export interface Principal {

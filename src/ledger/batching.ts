@@ -45,8 +45,8 @@
  */
 import type { Knex } from 'knex';
 import { preparedQuery, preparedStatement } from '../db/knex.js';
-import type { KeyClaim } from '../kernel/idempotency.js';
-import { LEDGER_BATCH_EVENT } from '../kernel/metrics.js';
+import type { KeyClaim } from '../kernel/idempotency/idempotency.js';
+import { LEDGER_BATCH_EVENT } from '../kernel/metrics/metrics.js';
 
 const BATCHED_MOVEMENTS = preparedStatement('ledger_batched_movements', 'SELECT ledger_batched_movements() AS types');
 const batchedSets = new WeakMap<Knex, Promise<ReadonlySet<string>>>();

@@ -17,7 +17,7 @@
 import type { Knex } from 'knex';
 import { preparedQuery, preparedStatement } from '../db/knex.js';
 import { refusalError, type Refusal } from '../kernel/errors.js';
-import type { KeyClaim } from '../kernel/idempotency.js';
+import type { KeyClaim } from '../kernel/idempotency/idempotency.js';
 import type { AccountKind } from './accountNumbers.js';
 import { batchedMovements, batcherOf } from './batching.js';
 

@@ -18,7 +18,7 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/closed-loop.js';
-import type { KeyClaim } from '../kernel/idempotency.js';
+import type { KeyClaim } from '../kernel/idempotency/idempotency.js';
 import { move, type TransactionType } from './ledger.js';
 import { formatMoney } from '../kernel/money.js';
 import { postingView, type TransactionView } from './transactions.js';

@@ -7,8 +7,8 @@
  * `payout.pending` event), and its processing job (one statement for all of them). The
  * batch, its payouts and its rejections are one database transaction
  * (`bulk_payouts`, `bulk_payout_items`: src/db/migrations/024_baseline.ts), run in the
- * business's payout-accounts turn (src/kernel/turns.ts) and then the instance's
- * background lane (src/kernel/background.ts).
+ * business's payout-accounts turn (src/kernel/scheduling/turns.ts) and then the instance's
+ * background lane (src/kernel/scheduling/background.ts).
  *
  * Idempotency: the batch row is inserted first under a unique (business, key) index, so a
  * concurrent duplicate waits for the first to commit and then finds its batch; the same
@@ -20,10 +20,10 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { chunks } from '../kernel/chunks.js';
 import { AppError, type Refusal } from '../kernel/errors.js';
-import { requestHash } from '../kernel/idempotency.js';
+import { requestHash } from '../kernel/idempotency/idempotency.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { backgroundTransaction } from '../kernel/background.js';
-import { inBusinessTurn } from '../kernel/turns.js';
+import { backgroundTransaction } from '../kernel/scheduling/background.js';
+import { inBusinessTurn } from '../kernel/scheduling/turns.js';
 import { PAYOUT_ACCOUNTS_TURN, PAYOUT_QUEUE, payoutJobs } from './processing.js';
 
 type Schemas = components['schemas'];

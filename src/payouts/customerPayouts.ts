@@ -11,7 +11,7 @@
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { AppError, refusalError } from '../kernel/errors.js';
-import type { KeyClaim } from '../kernel/idempotency.js';
+import type { KeyClaim } from '../kernel/idempotency/idempotency.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { preparedQuery, preparedStatement } from '../db/knex.js';
 import { freshPosting, move, outcomeOf, type Posting, type RawOutcome } from '../ledger/ledger.js';

@@ -10,7 +10,7 @@
  * same payout may therefore arrive more than once, and the connector pays it once (by
  * `payout_id`). Redirects are not followed.
  */
-import { deadline } from '../kernel/deadline.js';
+import { deadline } from '../kernel/scheduling/deadline.js';
 import type { Logger } from '../log.js';
 import { signCallback, SIGNATURE_HEADER } from '../providers/signatures.js';
 import { RailSubmissionFailed, type PayoutRail, type RailDecision, type RailPayout, type RailQueue } from './rail.js';

@@ -3,7 +3,7 @@
  * `payout-processing`), handing payouts to the payout rail (src/payouts/rail.ts).
  * Jobs are worked in batches (one fetch of a worker: runPayoutJobs), each kind of step
  * of one business in one transaction (`payout_move_batch`), run in the instance's
- * background lane (src/kernel/background.ts).
+ * background lane (src/kernel/scheduling/background.ts).
  * Creation enqueues SUBMIT in its own transaction; SUBMIT moves PENDING → PROCESSING
  * and, in the same transaction, enqueues SETTLE (on the rail's own queue when it has
  * one, due `rail.submitAfterMs` later); SETTLE hands the payout to the rail and applies
@@ -20,9 +20,9 @@
  */
 import type { Knex } from 'knex';
 import type { JobQueue } from '../jobs/queue.js';
-import { backgroundReads, backgroundTransaction } from '../kernel/background.js';
+import { backgroundReads, backgroundTransaction } from '../kernel/scheduling/background.js';
 import { chunks } from '../kernel/chunks.js';
-import { inBusinessTurn } from '../kernel/turns.js';
+import { inBusinessTurn } from '../kernel/scheduling/turns.js';
 import { RailSubmissionFailed, railPayoutQuery, type PayoutRail, type RailDecision, type RailPayout } from './rail.js';
 import { payoutMoves, type PayoutMoveRequest } from './moves.js';
 import type { PayoutState } from './states.js';
@@ -30,7 +30,7 @@ import type { PayoutState } from './states.js';
 export const PAYOUT_QUEUE = 'payout-processing';
 
 /**
- * The turn (src/kernel/turns.ts) of the work that locks a business's payout and in-transit
+ * The turn (src/kernel/scheduling/turns.ts) of the work that locks a business's payout and in-transit
  * accounts for many payouts at once: bulk payout creation and the settlement of a batch.
  */
 export const PAYOUT_ACCOUNTS_TURN = 'payout-accounts';

@@ -10,7 +10,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../kernel/serviceConfig.js';
-import { keptSecret } from '../kernel/settings.js';
+import { keptSecret } from '../kernel/secrets/settings.js';
 import { AppError } from '../kernel/errors.js';
 
 /** Who signs callbacks to the service: the identity verification and screening providers, and the payout rail. */

@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
-import type { TextMessage, TextMessages } from '../kernel/flowEnv.js';
-import { otpCodeIn } from '../kernel/messages.js';
+import type { TextMessage, TextMessages } from '../kernel/otp/flowEnv.js';
+import { otpCodeIn } from '../kernel/otp/messages.js';
 import { callProvider, ProviderFailure } from './call.js';
 import { failIfOutage } from './outages.js';
 

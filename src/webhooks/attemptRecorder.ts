@@ -2,7 +2,7 @@
  * Records the attempts of `webhook-delivery` jobs (./delivery.ts makes them): the
  * attempts that ended while the recorder's previous transaction ran are written together,
  * one transaction per business (a group commit, in the instance's background lane,
- * src/kernel/background.ts):
+ * src/kernel/scheduling/background.ts):
  * each attempt's record, its delivery's new state and the job of its next attempt,
  * guarded by `attempt_count = attempt - 1`: a job run again after that transaction
  * committed (its process died before the job was completed) finds the attempt made and
@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { JobQueue } from '../jobs/queue.js';
-import { backgroundTransaction } from '../kernel/background.js';
+import { backgroundTransaction } from '../kernel/scheduling/background.js';
 import { DELIVERY_QUEUE, groupedJobs, type DeliveryStep } from './deliveryJobs.js';
 import type { DeliveryRow } from './deliveryReader.js';
 import { noteEndpointHealth } from './health.js';

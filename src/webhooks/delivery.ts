@@ -10,7 +10,7 @@
  *
  * Records: the AttemptRecorder writes the attempts that ended while its previous
  * transaction ran in one transaction (a group commit, in the instance's background lane,
- * src/kernel/background.ts): each attempt's record, its delivery's new state and the job
+ * src/kernel/scheduling/background.ts): each attempt's record, its delivery's new state and the job
  * of its next attempt, guarded by `attempt_count = attempt - 1`: a job run again after that
  * transaction committed (its process died before the job was completed) finds the
  * attempt made and does nothing, so attempts are never doubled by the queue. An attempt
@@ -32,7 +32,7 @@
  * nothing against the delivery.
  */
 import type { Knex } from 'knex';
-import type { SealingKeys } from '../kernel/sealing.js';
+import type { SealingKeys } from '../kernel/secrets/sealing.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { nextAttemptAt, retryAfterSeconds } from './schedule.js';
 import { signalOf, type EndpointConcurrency } from './endpointConcurrency.js';

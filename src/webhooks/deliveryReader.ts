@@ -1,12 +1,12 @@
 /**
  * Reads the deliveries a `webhook-delivery` job names (./delivery.ts), with their event
  * and endpoint: one query for the ids of many jobs, on the background lane's read
- * connection (src/kernel/background.ts). The query names the jobs' businesses (and joins
+ * connection (src/kernel/scheduling/background.ts). The query names the jobs' businesses (and joins
  * on them), so that distributed by business (docs/scale-out.md) it asks their shards only.
  */
 import type { Knex } from 'knex';
 import { acrossBusinesses } from '../db/acrossBusinesses.js';
-import { backgroundReads } from '../kernel/background.js';
+import { backgroundReads } from '../kernel/scheduling/background.js';
 
 /** A delivery with its event and endpoint, as an attempt needs it. */
 export interface DeliveryRow {

@@ -20,7 +20,7 @@ import type { Knex } from 'knex';
 import { acrossBusinesses } from '../db/acrossBusinesses.js';
 import type { OutageLog } from '../db/unavailable.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { backgroundTransaction } from '../kernel/background.js';
+import { backgroundTransaction } from '../kernel/scheduling/background.js';
 import { chunks } from '../kernel/chunks.js';
 import type { Logger } from '../log.js';
 import { EndpointConcurrency } from './endpointConcurrency.js';
@@ -55,7 +55,7 @@ export async function pendingBusinesses(db: Knex, limit: number): Promise<string
 /**
  * Dispatches up to one batch of business `businessId`'s pending events, oldest first;
  * returns how many. New deliveries are PENDING with a job for attempt 1 due now. One
- * transaction in the instance's background lane (src/kernel/background.ts), which names
+ * transaction in the instance's background lane (src/kernel/scheduling/background.ts), which names
  * the business in every statement: distributed by business it stays on one node
  * (docs/scale-out.md). `FOR UPDATE SKIP LOCKED` gives each pending event to one instance.
  */

@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/closed-loop.js';
 import { AppError } from '../kernel/errors.js';
-import type { SealingKeys } from '../kernel/sealing.js';
+import type { SealingKeys } from '../kernel/secrets/sealing.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { DELIVERY_QUEUE, type DeliveryJob } from './deliveryJobs.js';
 import { endpointSecret, newEndpointSecret, sealEndpointSecret, sealPreviousSecret, type StoredSecret } from './secrets.js';

@@ -1,7 +1,7 @@
 /**
  * Webhook endpoint secrets at rest. The secret an integrator registers (E3's
  * `secret`, a Standard Webhooks `whsec_…` key) signs every delivery, so it must be
- * readable; it is kept sealed (src/kernel/sealing.ts): AES-256-GCM under the
+ * readable; it is kept sealed (src/kernel/secrets/sealing.ts): AES-256-GCM under the
  * data keys derived for this purpose (`webhookSecretKeys`), with `webhook-endpoint:<id>:secret` as additional
  * authenticated data (a sealed secret cannot be moved to another endpoint), in
  * `webhook_endpoints.secret_sealed` with its key version in `secret_key_version`.
@@ -21,7 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { acrossBusinesses } from '../db/acrossBusinesses.js';
 import type { Knex } from 'knex';
-import { openValue, sealingKeysFor, sealValue, type DataKeySettings, type SealingKeys } from '../kernel/sealing.js';
+import { openValue, sealingKeysFor, sealValue, type DataKeySettings, type SealingKeys } from '../kernel/secrets/sealing.js';
 
 /** The keys that seal webhook endpoint secrets: the data keys, derived for that purpose; a generated current secret is read from (or first written to) `db`. */
 export function webhookSecretKeys(db: Knex, settings: DataKeySettings): Promise<SealingKeys> {

@@ -11,7 +11,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { deadline } from '../kernel/deadline.js';
+import { deadline } from '../kernel/scheduling/deadline.js';
 import { addressRefusal, hostOf, type UrlPolicy } from './urlPolicy.js';
 
 export interface AttemptResult {

@@ -11,7 +11,7 @@ import { newBusiness, platformToken, tokenFor, type TestBusiness } from '../supp
 import { advanceClock, latestOtp } from '../support/sandbox.js';
 import { extraServiceHooks, running } from '../support/service.js';
 import { MAX_CLOCK_OFFSET_SECONDS } from '../../src/kernel/clock.js';
-import { mobileNumberChangedMessage, otpCodeIn, otpMessage } from '../../src/kernel/messages.js';
+import { mobileNumberChangedMessage, otpCodeIn, otpMessage } from '../../src/kernel/otp/messages.js';
 
 describe('core API: createToken and createBusiness', () => {
   it('createToken: 200 on the core path; its token works on the closed-loop API and the closed-loop one on core', async () => {

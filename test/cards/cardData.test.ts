@@ -1,5 +1,5 @@
 /**
- * Card data protection on its own (src/cards/data.ts, src/cards/keys.ts, src/kernel/sealing.ts):
+ * Card data protection on its own (src/cards/data.ts, src/cards/keys.ts, src/kernel/secrets/sealing.ts):
  * PANs from the sandbox BIN, Luhn-valid; fingerprints keyed; AES-256-GCM sealing bound
  * to the card and field, with the key version beside each value so that keys rotate.
  */

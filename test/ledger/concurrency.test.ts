@@ -4,7 +4,7 @@ import { Decimal } from 'decimal.js';
 import { get, post } from '../support/client.js';
 import { credit, fundedWallet, newBusiness, newWallet, topup, type TestBusiness } from '../support/fixtures.js';
 import { running } from '../support/service.js';
-import { requestHash } from '../../src/kernel/idempotency.js';
+import { requestHash } from '../../src/kernel/idempotency/idempotency.js';
 import { expectProblem } from '../support/assertions.js';
 import { assertLedgerConsistent as assertLedger } from '../support/ledgerInvariants.js';
 

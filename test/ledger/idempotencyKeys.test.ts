@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { move } from '../../src/ledger/ledger.js';
 import { AppError } from '../../src/kernel/errors.js';
-import { KeyClaim } from '../../src/kernel/idempotency.js';
+import { KeyClaim } from '../../src/kernel/idempotency/idempotency.js';
 import { errorOf } from '../support/assertions.js';
 import { get } from '../support/client.js';
 import { newBusiness, newWallet, topup } from '../support/fixtures.js';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { AppError } from '../../src/kernel/errors.js';
 import { move, type TransactionType } from '../../src/ledger/ledger.js';
-import { KeyClaim } from '../../src/kernel/idempotency.js';
+import { KeyClaim } from '../../src/kernel/idempotency/idempotency.js';
 import { get, request } from '../support/client.js';
 import { credit, fundedWallet, newBusiness, newWallet, topup, type TestBusiness } from '../support/fixtures.js';
 import { running } from '../support/service.js';

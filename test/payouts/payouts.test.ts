@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { requestHash } from '../../src/kernel/idempotency.js';
+import { requestHash } from '../../src/kernel/idempotency/idempotency.js';
 import { expectProblem, expectValidation } from '../support/assertions.js';
 import { businessNodeTransaction } from '../support/businessNode.js';
 import { get, post } from '../support/client.js';

@@ -1,5 +1,5 @@
 /**
- * The background lane (src/kernel/background.ts): a pool runs at most its concurrency of
+ * The background lane (src/kernel/scheduling/background.ts): a pool runs at most its concurrency of
  * background work at a time, in order of arrival, payout work before waiting delivery
  * work but never more than four starts in a row while some waits; a failure gives its
  * place to the next work; pools are independent; after each piece of work an API request
@@ -13,8 +13,8 @@
 import os from 'node:os';
 import { expect } from 'chai';
 import knex from 'knex';
-import { beginApiRequest, watchApiRequests } from '../../src/kernel/apiActivity.js';
-import { backgroundReads, backgroundTransaction, configureBackground, DELIVERY_REST_FACTOR, inBackground, PAYOUT_WORK_IN_A_ROW } from '../../src/kernel/background.js';
+import { beginApiRequest, watchApiRequests } from '../../src/kernel/scheduling/apiActivity.js';
+import { backgroundReads, backgroundTransaction, configureBackground, DELIVERY_REST_FACTOR, inBackground, PAYOUT_WORK_IN_A_ROW } from '../../src/kernel/scheduling/background.js';
 import { autogroupNice, BACKGROUND_NICE, groupsBySession } from '../../src/db/priority.js';
 import { BACKGROUND_APPLICATION_NAME } from '../../src/server.js';
 import { get } from '../support/client.js';

@@ -4,7 +4,7 @@
  * age of its oldest event, the background lane's transactions.
  */
 import { expect } from 'chai';
-import { inBackground } from '../../src/kernel/background.js';
+import { inBackground } from '../../src/kernel/scheduling/background.js';
 import { eventually } from '../support/assertions.js';
 import { get, post } from '../support/client.js';
 import { newBusiness, newWallet, topup } from '../support/fixtures.js';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { assertOtpFormat, issueOtp, otpFailure, resendOtp, verifyOtp, type OtpPolicy } from '../../src/kernel/otp.js';
+import { assertOtpFormat, issueOtp, otpFailure, resendOtp, verifyOtp, type OtpPolicy } from '../../src/kernel/otp/otp.js';
 import { AppError } from '../../src/kernel/errors.js';
 import { newBusiness } from '../support/fixtures.js';
 import { running } from '../support/service.js';

@@ -1,11 +1,11 @@
 /**
- * Turns (src/kernel/turns.ts): one business's work on one lane runs one at a time, in
+ * Turns (src/kernel/scheduling/turns.ts): one business's work on one lane runs one at a time, in
  * arrival order, except that urgent work goes before waiting work that is not; a failure
  * ends only its own turn.
  */
 import { expect } from 'chai';
 import knex from 'knex';
-import { inBusinessTurn } from '../../src/kernel/turns.js';
+import { inBusinessTurn } from '../../src/kernel/scheduling/turns.js';
 
 describe('turns of one business on one lane', () => {
   const db = knex({ client: 'pg' }); // a pool key only: no query is made

@@ -10,8 +10,8 @@
 import type { components } from '../../../generated/types/core.js';
 import { businessNow } from '../../kernel/clock.js';
 import type { CustomerEnv } from '../customerEnv.js';
-import { sendSms } from '../../kernel/flowEnv.js';
-import { mobileNumberChangedMessage } from '../../kernel/messages.js';
+import { sendSms } from '../../kernel/otp/flowEnv.js';
+import { mobileNumberChangedMessage } from '../../kernel/otp/messages.js';
 import { LIVE_CHANGE_STATES, moveChange, type ChangeRow } from './sessions.js';
 import { mobileChangeMachine } from './states.js';
 import type { ProviderRequestRow } from '../providerRequests.js';

@@ -15,9 +15,9 @@ import { AppError, invalidField } from '../../kernel/errors.js';
 import { callProvider } from '../../providers/call.js';
 import { businessNow } from '../../kernel/clock.js';
 import { CUSTOMER_OTP_POLICY, schedule, type CustomerEnv } from '../customerEnv.js';
-import { smsDelivery } from '../../kernel/flowEnv.js';
+import { smsDelivery } from '../../kernel/otp/flowEnv.js';
 import { nationalIdHash, openNationalId } from '../identityData.js';
-import type { Locale } from '../../kernel/messages.js';
+import type { Locale } from '../../kernel/otp/messages.js';
 import { finishCustomerSteps } from './completion.js';
 import {
   changeRow,
@@ -26,7 +26,7 @@ import {
   MOBILE_CHANGE_SESSION_TTL_SECONDS, moveChange, toChangeView, type Channel, type ChangeRow, type MobileNumberChangeView } from './sessions.js';
 import { FINAL_MOBILE_CHANGE_STATES, mobileChangeMachine } from './states.js';
 import { assertMobileNumberFree } from '../onboarding.js';
-import { assertOtpFormat, assertOtpOperationOpen, issueOtp, otpFailure, verifyOtp } from '../../kernel/otp.js';
+import { assertOtpFormat, assertOtpOperationOpen, issueOtp, otpFailure, verifyOtp } from '../../kernel/otp/otp.js';
 import { createProviderRequest } from '../providerRequests.js';
 
 type Schemas = components['schemas'];

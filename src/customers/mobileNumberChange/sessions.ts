@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types/core.js';
 import { AppError } from '../../kernel/errors.js';
-import type { Locale } from '../../kernel/messages.js';
+import type { Locale } from '../../kernel/otp/messages.js';
 import { mobileChangeMachine, type MobileChangeEvent, type MobileChangeState, type MobileChangeStatusReason } from './states.js';
 import { expireRowIfDue, moveRow } from '../../kernel/stateMachine.js';
 

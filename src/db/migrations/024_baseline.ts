@@ -192,7 +192,7 @@ const LEDGER = `
   CREATE INDEX ledger_entries_account_id_id_index ON ledger_entries (account_id, id);
   CREATE INDEX ledger_entries_transaction_id_index ON ledger_entries (transaction_id);
 
-  -- Idempotency-Key records (src/kernel/idempotency.ts, src/ledger/sql/idempotency_*.sql).
+  -- Idempotency-Key records (src/kernel/idempotency/idempotency.ts, src/ledger/sql/idempotency_*.sql).
   -- The primary key is (scope, key): the unique index that refuses a second row for a key,
   -- so two effects can never both commit; the random id is kept as a column but not
   -- indexed (one random b-tree fewer to write per keyed request). business_id is NULL for
@@ -685,7 +685,7 @@ const PAYOUTS = `
   );
   CREATE INDEX payout_whitelist_entries_business_id_created_at_id_index ON payout_whitelist_entries (business_id, created_at, id);
 
-  -- request_hash: SHA-256 of the request (src/kernel/idempotency.ts), which a replay must match.
+  -- request_hash: SHA-256 of the request (src/kernel/idempotency/idempotency.ts), which a replay must match.
   -- The counts per state are kept on the row, moved with the payouts in each move's
   -- transaction (payout_bulk_count.sql), so that reading a bulk payout is one row, not a
   -- join of its items with their payouts (1.7 ms of database time per 1,000 items on a

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
 import type { CustomerEnv, ServiceEnv } from '../../customers/customerEnv.js';
 import { identityKeys } from '../../customers/identityData.js';
-import { keptSecret } from '../../kernel/settings.js';
+import { keptSecret } from '../../kernel/secrets/settings.js';
 import { AppError } from '../../kernel/errors.js';
 import { businessIdOf } from '../../http/operation.js';
 import type { Principal, Services } from '../../kernel/services.js';

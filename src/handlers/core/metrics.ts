@@ -1,4 +1,4 @@
-/** Metrics: the Prometheus exposition of this instance (see src/kernel/metrics.ts). */
+/** Metrics: the Prometheus exposition of this instance (see src/kernel/metrics/metrics.ts). */
 import type { operations } from '../../../generated/types/core.js';
 import type { OperationMap } from '../../http/operation.js';
 

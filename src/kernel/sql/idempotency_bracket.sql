@@ -1,7 +1,7 @@
 -- The bracket of an operation under an Idempotency-Key, inside the operation's own
 -- statement and transaction: idempotency_enter before its effect, idempotency_leave after
 -- it, so that the effect and its stored outcome commit together and the key's locks are
--- released only once both are visible. (Semantics of the key: src/kernel/idempotency.ts.)
+-- released only once both are visible. (Semantics of the key: src/kernel/idempotency/idempotency.ts.)
 -- Any capability wraps its own entry point in it (the ledger's ledger_keyed_open and
 -- ledger_keyed_close, which ledger_move_keyed and payout_create_keyed use); it names none.
 --

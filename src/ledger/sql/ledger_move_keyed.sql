@@ -1,7 +1,7 @@
 -- A posting under an Idempotency-Key, in one statement and one transaction: the ledger's
 -- side of the kernel's bracket (idempotency_enter, idempotency_leave), which any entry
 -- point that posts wraps around itself: ledger_move_keyed here, payout_create_keyed in
--- payouts. (Semantics of the key: src/kernel/idempotency.ts.)
+-- payouts. (Semantics of the key: src/kernel/idempotency/idempotency.ts.)
 --
 -- ledger_keyed_open enters the key: {fresh} to go on, or {held} (another request holds
 -- the key, or it completed: a completed posting is kept as {transaction_id}, and its

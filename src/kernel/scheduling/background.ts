@@ -53,7 +53,7 @@
  *
  * Lock safety: work takes the lane before it opens its transaction and gives it back
  * after its commit or rollback, so no work holds a database lock while it waits here;
- * work that waits for a business's turn (src/kernel/turns.ts) takes the turn first. Like
+ * work that waits for a business's turn (src/kernel/scheduling/turns.ts) takes the turn first. Like
  * a turn, the lane is an ordering within one instance: N instances run up to N ×
  * `concurrency` such transactions, and row locks keep the data right.
  */

@@ -28,7 +28,7 @@
  */
 import { hash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { AppError, refusalError, toProblem, type Refusal } from './errors.js';
+import { AppError, refusalError, toProblem, type Refusal } from '../errors.js';
 
 const KEY_TTL_HOURS = 24;
 const STALE_SECONDS = 60;

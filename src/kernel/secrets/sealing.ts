@@ -16,7 +16,7 @@
  */
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Config } from './serviceConfig.js';
+import type { Config } from '../serviceConfig.js';
 import { keptSecret } from './settings.js';
 
 /** AES-256 keys that seal values at rest, by version, and the version new values are sealed under. */

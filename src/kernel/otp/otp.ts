@@ -25,7 +25,7 @@
  */
 import { createHmac, randomInt, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { AppError } from './errors.js';
+import { AppError } from '../errors.js';
 
 /** How codes of one flow are made and checked. */
 export interface OtpPolicy {

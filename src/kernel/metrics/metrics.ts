@@ -15,18 +15,18 @@
  * - `db_batched_reads` by `reader`: reads per statement of batched reads by id
  *   (src/db/batchedReads.ts);
  * - `background_transactions` by `state` (`running`, `waiting`): the transactions of this
- *   instance's background lane (src/kernel/background.ts); work waiting there long says the
+ *   instance's background lane (src/kernel/scheduling/background.ts); work waiting there long says the
  *   database has cores for a higher BACKGROUND_CONCURRENCY, or needs them;
  * - `outbox_backlog_events` and `outbox_oldest_event_age_seconds`: events not yet
  *   dispatched, read from the database at scrape time (the backlog is shared by all
  *   instances).
  * Plus prom-client's default process metrics (CPU, memory, event loop lag, GC).
  */
-import { acrossBusinesses } from '../db/acrossBusinesses.js';
+import { acrossBusinesses } from '../../db/acrossBusinesses.js';
 import type { Knex } from 'knex';
-import { RETRY_EVENT } from '../db/retry.js';
-import { backgroundLaneState } from './background.js';
-import { READ_BATCH_EVENT } from '../db/batchedReads.js';
+import { RETRY_EVENT } from '../../db/retry.js';
+import { backgroundLaneState } from '../scheduling/background.js';
+import { READ_BATCH_EVENT } from '../../db/batchedReads.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The metrics of one application instance. */
