@@ -9,7 +9,7 @@
  *
  * The database: DATABASE_URL when set (migrated first, as the service migrates it on
  * start), otherwise an embedded PostgreSQL on a temporary directory, deleted afterwards.
- * test/platform/schemaDescription.test.ts fails when docs/schema.md is out of date.
+ * test/platform/database/schemaDescription.test.ts fails when docs/schema.md is out of date.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -5,7 +5,7 @@
  * Knex refuses to migrate ("The migration directory is corrupt") when the database
  * records a migration the source does not list. A database migrated before the baseline
  * records the names below; its schema is already the baseline's (the upgrade test,
- * test/platform/schemaUpgrade.test.ts, compares the two catalogs), so its record is
+ * test/platform/database/schemaUpgrade.test.ts, compares the two catalogs), so its record is
  * rewritten to the baseline's name before knex runs, and knex then finds nothing to do.
  * A database that records only some of them was migrated by an older release: it lacks
  * part of the schema and is refused with what to do.

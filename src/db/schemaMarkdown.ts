@@ -3,8 +3,8 @@
  * documents differ. Rendering is deterministic: the same description gives the same
  * bytes (the description's lists are already sorted in byte order), so the committed file
  * can be compared with a fresh rendering line by line. `npm run db:schema`
- * (scripts/schema.ts) writes and checks the file; test/platform/schemaDescription.test.ts
- * fails when it drifts; test/platform/schemaUpgrade.test.ts compares two databases' text.
+ * (scripts/schema.ts) writes and checks the file; test/platform/database/schemaDescription.test.ts
+ * fails when it drifts; test/platform/database/schemaUpgrade.test.ts compares two databases' text.
  */
 import { KNEX_TABLES, type NamedDefinition, type SchemaDescription, type TriggerDescription } from './schemaDescription.js';
 

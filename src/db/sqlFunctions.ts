@@ -9,7 +9,7 @@
  * below the capabilities'. A lower file calls no function of a higher one, and a
  * capability none of another's: a capability that posts wraps the kernel's
  * Idempotency-Key bracket and the ledger's posting and held balances around its own
- * entry points (test/platform/sqlDefinitions.test.ts checks every call goes down).
+ * entry points (test/platform/database/sqlDefinitions.test.ts checks every call goes down).
  *
  * Every PL/pgSQL function is declared `SET enable_seqscan = off` (the one place this
  * is explained; the files carry the setting alone): PL/pgSQL caches each statement's
@@ -18,7 +18,7 @@
  * again. With the setting, point lookups (an account, an idempotency key, a payout, a
  * customer by its identifier) keep their index whatever the table's size was at
  * planning (openapi/DESIGN.md, "Plans that outlive a small table", has the
- * measurements; test/platform/sqlDefinitions.test.ts checks every function has it).
+ * measurements; test/platform/database/sqlDefinitions.test.ts checks every function has it).
  *
  * `applySqlDefinitions` runs after the migrations (`connectAndMigrate`), because a
  * definition may use any table or type they create. It applies the files whose

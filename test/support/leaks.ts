@@ -3,7 +3,7 @@
  * line may hold (LEAKS), and every card's PAN, CVV and PIN, opened with the run's keys,
  * searched in the run's log file and in every response the tests received except a
  * successful E6 (cardDataLeaks). Used by the root hooks (./service.ts) after the whole
- * run, and by test/platform/logs.test.ts and test/cards/cardLeaks.test.ts.
+ * run, and by test/platform/running/logs.test.ts and test/cards/cardLeaks.test.ts.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { Knex } from 'knex';
@@ -12,7 +12,7 @@ import { openCardValue, type SealedField } from '../../src/cards/data.js';
 import { acrossBusinesses } from '../../src/db/acrossBusinesses.js';
 import { cardKeys } from '../../src/cards/keys.js';
 
-/** What must never appear in a log line: searched by test/platform/logs.test.ts and after the whole suite. */
+/** What must never appear in a log line: searched by test/platform/running/logs.test.ts and after the whole suite. */
 export const LEAKS: [string, RegExp][] = [
   ['a JWT', /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}/],
   ['a sandbox client secret', /demo-business-secret|sandbox-platform-secret/],

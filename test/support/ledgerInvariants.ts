@@ -54,7 +54,7 @@ export async function ledgerInvariants(db: Knex, businessIds: string[]): Promise
     for (const q of queries) offenders.push(...(await rows(db, q, businessIds)));
     return { name, offenders };
   };
-  // A database still on the schema of an older release (test/platform/schemaUpgrade.test.ts) has no last entry times yet.
+  // A database still on the schema of an older release (test/platform/database/schemaUpgrade.test.ts) has no last entry times yet.
   const lastEntryTimes = (await db.raw("SELECT 1 FROM information_schema.columns WHERE table_name = 'accounts' AND column_name = 'last_entry_at'")).rows.length > 0;
   // …nor entry numbers: its entries are in the order of their ids.
   const numbered = (await db.raw("SELECT 1 FROM information_schema.columns WHERE table_name = 'ledger_entries' AND column_name = 'entry_number'")).rows.length > 0;

@@ -1,6 +1,6 @@
 -- The schema pg-boss 10.4.2 creates (schema version 24, in schema pgboss): the output of
 -- its plans.create('pgboss', 24), the statements its start() runs on an empty database.
--- Kept as it was so that test/platform/pgboss10Upgrade.test.ts can build the database an
+-- Kept as it was so that test/platform/database/pgboss10Upgrade.test.ts can build the database an
 -- instance of the previous release left, without pg-boss 10 installed.
 
     BEGIN;

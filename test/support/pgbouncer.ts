@@ -1,7 +1,7 @@
 /**
  * A pgbouncer process of the test's own (Debian's `pgbouncer` package, 1.18 in
  * bookworm), in transaction pooling mode, in front of a PostgreSQL: for
- * test/platform/pooler.test.ts. It listens on a free loopback port, logs to its stderr (kept
+ * test/platform/database/pooler.test.ts. It listens on a free loopback port, logs to its stderr (kept
  * for failure messages) and is stopped with SIGTERM. pgbouncer refuses to run as root:
  * as root it is started with `-u nobody` (it reads its configuration, then drops to
  * that user).

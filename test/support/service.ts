@@ -11,7 +11,7 @@
  * imports would load as CommonJS and the service's dynamic imports (src/server.ts) as ES
  * modules: two instances of every module that keeps state, so that the service's
  * handlers would use a background lane and business turns that src/server.ts never
- * configured (test/platform/metrics.test.ts fails then).
+ * configured (test/platform/running/metrics.test.ts fails then).
  */
 import { createHook } from 'node:async_hooks';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,7 +27,7 @@ import { coverageKey, documentedResponses, loadContracts, observed, operationKey
  * Operations answered from memory and files alone (no database, no provider): no
  * fault a test can cause reaches them, so their documented 500 (every operation
  * documents one) is exempt from the coverage gate. The 500 of every other operation
- * is received in test/platform/faults.test.ts.
+ * is received in test/platform/running/faults.test.ts.
  */
 const NO_FAULT_REACHES = new Set([
   'getGatewayDescriptor',
@@ -78,7 +78,7 @@ export function running(): RunningService {
 
 const RUN_DIR = mkdtempSync(path.join(tmpdir(), 'wallet-logs-'));
 
-/** Every log line of the run's services (test/platform/logs.test.ts searches it for secrets). */
+/** Every log line of the run's services (test/platform/running/logs.test.ts searches it for secrets). */
 export const LOG_FILE = path.join(RUN_DIR, 'service.log');
 
 /** Every response the tests received through test/support/client.ts, one JSON line each (searched for card data). */
@@ -234,7 +234,7 @@ export const mochaHooks = {
       process.exit(1);
     }, 120_000);
     watchdog.unref();
-    // Nothing the whole suite sent may have reached the logs (see test/platform/logs.test.ts).
+    // Nothing the whole suite sent may have reached the logs (see test/platform/running/logs.test.ts).
     const logs = readFileSync(LOG_FILE, 'utf8');
     for (const [what, pattern] of LEAKS) if (pattern.test(logs)) throw new Error(`The logs of the run hold ${what}: ${LOG_FILE}`);
     // The run's service log and responses (tens of MB) are for finding out why a test

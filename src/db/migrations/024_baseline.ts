@@ -9,7 +9,7 @@
  * migrations: "migration 022" in the history means 022_outbox_pending, and the next
  * migration is 025. A database migrated by 001–023 is not migrated by this file: its
  * recorded names are replaced by this one at start (src/db/legacyMigrations.ts), since
- * its schema already is this one (test/platform/schemaUpgrade.test.ts checks both ways
+ * its schema already is this one (test/platform/database/schemaUpgrade.test.ts checks both ways
  * give the same catalog). The live schema, generated: docs/schema.md.
  *
  * Names of constraints and indexes are the ones the old migrations gave (mostly knex's
@@ -20,7 +20,7 @@
  * Conventions: money is `numeric(20,2)` (exactly the API's two-decimal strings, never a
  * float); timestamps are `timestamptz(3)`, the API's millisecond precision, so cursors
  * built from them round-trip exactly. Every table of a business's data carries
- * `business_id` (test/platform/sqlDefinitions.test.ts lists the exceptions), so that the
+ * `business_id` (test/platform/database/sqlDefinitions.test.ts lists the exceptions), so that the
  * schema can be distributed by it.
  *
  * No default, check or index calls a function of the `.sql` files (they do not exist yet

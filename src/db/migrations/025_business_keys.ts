@@ -1,7 +1,7 @@
 /**
  * Keys that carry the business, so that the schema can be distributed by `business_id`
  * (Citus: `npm run db:distribute`, src/db/distribution.ts, docs/scale-out.md; the rules, checked on the
- * catalog: test/platform/distribution.test.ts).
+ * catalog: test/platform/database/distribution.test.ts).
  *
  *   - Every primary key and unique constraint of a tenant table includes `business_id`.
  *     It comes last: `(id, business_id)`, so every lookup by id alone that the service

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { SignJWT } from 'jose';
-import { get, post, type ApiResponse } from '../support/client.js';
-import { assertMatchesContract } from '../support/contract.js';
-import { newBusiness, platformToken, uniq } from '../support/fixtures.js';
-import { startExtraService } from '../support/service.js';
-import { expectProblem } from '../support/assertions.js';
+import { get, post, type ApiResponse } from '../../support/client.js';
+import { assertMatchesContract } from '../../support/contract.js';
+import { newBusiness, platformToken, uniq } from '../../support/fixtures.js';
+import { startExtraService } from '../../support/service.js';
+import { expectProblem } from '../../support/assertions.js';
 
 const TEST_SECRET = 'test-secret-test-secret-test-secret';
 const ISSUER = 'wallet-service';

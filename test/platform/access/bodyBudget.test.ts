@@ -8,11 +8,11 @@
  */
 import http from 'node:http';
 import { expect } from 'chai';
-import { BODY_BYTES_IN_PROGRESS } from '../../src/http/bodyBudget.js';
-import { eventually, expectProblem } from '../support/assertions.js';
-import { get, post, type ApiResponse } from '../support/client.js';
-import { assertMatchesContract } from '../support/contract.js';
-import { baseUrl } from '../support/service.js';
+import { BODY_BYTES_IN_PROGRESS } from '../../../src/http/bodyBudget.js';
+import { eventually, expectProblem } from '../../support/assertions.js';
+import { get, post, type ApiResponse } from '../../support/client.js';
+import { assertMatchesContract } from '../../support/contract.js';
+import { baseUrl } from '../../support/service.js';
 
 const MIB = 1024 * 1024;
 

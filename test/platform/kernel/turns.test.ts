@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import knex from 'knex';
-import { inBusinessTurn } from '../../src/kernel/scheduling/turns.js';
+import { inBusinessTurn } from '../../../src/kernel/scheduling/turns.js';
 
 describe('turns of one business on one lane', () => {
   const db = knex({ client: 'pg' }); // a pool key only: no query is made

@@ -11,9 +11,9 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import knex from 'knex';
 import pg from 'pg';
-import { JobQueue } from '../../src/jobs/queue.js';
-import { createLogger } from '../../src/log.js';
-import { running } from '../support/service.js';
+import { JobQueue } from '../../../src/jobs/queue.js';
+import { createLogger } from '../../../src/log.js';
+import { running } from '../../support/service.js';
 
 const QUEUE = 'upgrade-probe';
 
@@ -57,7 +57,7 @@ describe('job queue: upgrade from a pg-boss 10 schema', function () {
   }
 
   it('carries the jobs still to run over to pg-boss 12, runs them once, drops the old schema', async () => {
-    await client.query(readFileSync(new URL('../support/pgboss10.sql', import.meta.url), 'utf8'));
+    await client.query(readFileSync(new URL('../../support/pgboss10.sql', import.meta.url), 'utf8'));
     await client.query(`SELECT pgboss.create_queue($1, $2)`, [QUEUE, JSON.stringify({ policy: 'standard', retryLimit: 2, retryDelay: 1, expireInSeconds: 60 })]);
     const insert = (n: number, state: string, startAfter: string) =>
       client.query(
@@ -84,7 +84,7 @@ describe('job queue: upgrade from a pg-boss 10 schema', function () {
     const schemas = (await client.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'pgboss%' ORDER BY 1`)).rows.map((r) => r.nspname);
     expect(schemas).to.deep.equal(['pgboss']);
     const { version } = (await client.query('SELECT max(version) AS version FROM pgboss.version')).rows[0];
-    const pgBossPackage = JSON.parse(readFileSync(new URL('../../node_modules/pg-boss/package.json', import.meta.url), 'utf8'));
+    const pgBossPackage = JSON.parse(readFileSync(new URL('../../../node_modules/pg-boss/package.json', import.meta.url), 'utf8'));
     expect(version).to.equal(pgBossPackage.pgboss.schema);
     expect(pgBossPackage.version).to.match(/^12\./);
 

@@ -12,11 +12,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import pg from 'pg';
 import type { Knex } from 'knex';
-import { connectAndMigrate } from '../../src/db/knex.js';
-import { applySqlDefinitions, dependencyOrder, parseDefinition, sqlDefinitions, type SqlDefinition } from '../../src/db/sqlFunctions.js';
-import { ERROR_STATUS } from '../../src/kernel/errors.js';
-import { fundedWallet, newBusiness, newWallet, topup } from '../support/fixtures.js';
-import { running } from '../support/service.js';
+import { connectAndMigrate } from '../../../src/db/knex.js';
+import { applySqlDefinitions, dependencyOrder, parseDefinition, sqlDefinitions, type SqlDefinition } from '../../../src/db/sqlFunctions.js';
+import { ERROR_STATUS } from '../../../src/kernel/errors.js';
+import { fundedWallet, newBusiness, newWallet, topup } from '../../support/fixtures.js';
+import { running } from '../../support/service.js';
 
 const definitions = sqlDefinitions();
 
@@ -112,7 +112,7 @@ describe('SQL definitions: one current definition per function', () => {
   });
 
   it('migrations hold DDL only: no function, procedure, trigger or DO block', () => {
-    const dir = new URL('../../src/db/migrations/', import.meta.url);
+    const dir = new URL('../../../src/db/migrations/', import.meta.url);
     const files = readdirSync(dir);
     expect(files).to.include('024_baseline.ts');
     for (const file of files) {

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
-import { freePort } from '../../src/db/embedded.js';
+import { freePort } from '../../../src/db/embedded.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 interface Child {
   process: ChildProcess;

@@ -7,11 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { get, post } from '../support/client.js';
-import { newBusiness } from '../support/fixtures.js';
-import { LEAKS } from '../support/leaks.js';
-import { LOG_FILE } from '../support/service.js';
-import { testSecret } from '../support/webhooks.js';
+import { get, post } from '../../support/client.js';
+import { newBusiness } from '../../support/fixtures.js';
+import { LEAKS } from '../../support/leaks.js';
+import { LOG_FILE } from '../../support/service.js';
+import { testSecret } from '../../support/webhooks.js';
 
 /** The parsed log lines written so far. */
 function lines(): Record<string, unknown>[] {

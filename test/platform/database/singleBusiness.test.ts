@@ -2,7 +2,7 @@
  * Every committed transaction writes one business's rows only: distributed by business
  * (docs/scale-out.md), each money movement, payout, card purchase and webhook delivery
  * then stays on one node. The test installs, for its own run, a row trigger on every
- * tenant table (test/platform/distribution.test.ts names the others) that keeps the
+ * tenant table (test/platform/database/distribution.test.ts names the others) that keeps the
  * first business a transaction wrote (a transaction-local setting) and records any row
  * of another business in the same transaction; the record is written in that
  * transaction, so only committed transactions are counted. Then it runs a mixed load
@@ -24,20 +24,20 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import pg from 'pg';
-import { get, post } from '../support/client.js';
-import { activeCustomer } from '../support/customers.js';
-import { credit, newBusiness, topup } from '../support/fixtures.js';
-import { issuedCard } from '../support/cards.js';
-import { bulkPayoutSettled, createPayout, payoutBusiness, payoutReaching, sendBulkPayout } from '../support/payouts.js';
-import { runProperty } from '../support/property/run.js';
-import { Instances } from '../support/property/transport.js';
-import { running } from '../support/service.js';
-import { startReceiver, testSecret, type Receiver } from '../support/webhooks.js';
-import { COORDINATOR_TABLES, DIRECTORY_TABLES, REFERENCE_TABLES } from '../support/distribution.js';
-import { eventually as pollUntil } from '../support/assertions.js';
-import type { JobQueue } from '../../src/jobs/queue.js';
-import { AttemptRecorder } from '../../src/webhooks/attemptRecorder.js';
-import { DeliveryReader, type DeliveryRow } from '../../src/webhooks/deliveryReader.js';
+import { get, post } from '../../support/client.js';
+import { activeCustomer } from '../../support/customers.js';
+import { credit, newBusiness, topup } from '../../support/fixtures.js';
+import { issuedCard } from '../../support/cards.js';
+import { bulkPayoutSettled, createPayout, payoutBusiness, payoutReaching, sendBulkPayout } from '../../support/payouts.js';
+import { runProperty } from '../../support/property/run.js';
+import { Instances } from '../../support/property/transport.js';
+import { running } from '../../support/service.js';
+import { startReceiver, testSecret, type Receiver } from '../../support/webhooks.js';
+import { COORDINATOR_TABLES, DIRECTORY_TABLES, REFERENCE_TABLES } from '../../support/distribution.js';
+import { eventually as pollUntil } from '../../support/assertions.js';
+import type { JobQueue } from '../../../src/jobs/queue.js';
+import { AttemptRecorder } from '../../../src/webhooks/attemptRecorder.js';
+import { DeliveryReader, type DeliveryRow } from '../../../src/webhooks/deliveryReader.js';
 
 const db = () => running().db;
 

@@ -7,11 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type { RunningService } from '../../src/server.js';
-import { expectProblem } from '../support/assertions.js';
-import { request, post } from '../support/client.js';
-import { accessOf, documentedOperations, signatureHeaders } from '../support/operations.js';
-import { running, startExtraService } from '../support/service.js';
+import type { RunningService } from '../../../src/server.js';
+import { expectProblem } from '../../support/assertions.js';
+import { request, post } from '../../support/client.js';
+import { accessOf, documentedOperations, signatureHeaders } from '../../support/operations.js';
+import { running, startExtraService } from '../../support/service.js';
 
 const TABLES = [
   'api_clients',

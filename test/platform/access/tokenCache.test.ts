@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { AppError } from '../../src/kernel/errors.js';
-import { issueToken, TokenVerifier } from '../../src/http/auth.js';
-import type { Principal } from '../../src/kernel/services.js';
-import { get } from '../support/client.js';
-import { expectProblem } from '../support/assertions.js';
+import { AppError } from '../../../src/kernel/errors.js';
+import { issueToken, TokenVerifier } from '../../../src/http/auth.js';
+import type { Principal } from '../../../src/kernel/services.js';
+import { get } from '../../support/client.js';
+import { expectProblem } from '../../support/assertions.js';
 
 const key = new TextEncoder().encode('token-cache-test-secret-0123456789');
 const business: Principal = { kind: 'BUSINESS', clientId: 'c1', businessId: '7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11' };

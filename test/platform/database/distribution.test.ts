@@ -18,8 +18,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { COORDINATOR_TABLES, DIRECTORY_TABLES, REFERENCE_TABLES } from '../support/distribution.js';
-import { running } from '../support/service.js';
+import { COORDINATOR_TABLES, DIRECTORY_TABLES, REFERENCE_TABLES } from '../../support/distribution.js';
+import { running } from '../../support/service.js';
 
 /**
  * Functions of the ledger's and payouts' files that do not take the business first: each
@@ -33,7 +33,7 @@ const LEDGER_HELPERS: Record<string, string> = {
   payout_event_data: "the event's data of a payout row, inside payout_event",
 };
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 const GLOBAL = { ...REFERENCE_TABLES, ...COORDINATOR_TABLES, ...DIRECTORY_TABLES };
 

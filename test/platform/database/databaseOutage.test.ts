@@ -10,12 +10,12 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
-import { startService, type RunningService } from '../../src/server.js';
-import { expectProblem } from '../support/assertions.js';
-import { get, post, request } from '../support/client.js';
-import { accessOf, databaseOperations, exampleRequest, signatureHeaders } from '../support/operations.js';
-import { testConfig } from '../support/service.js';
+import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../../src/db/embedded.js';
+import { startService, type RunningService } from '../../../src/server.js';
+import { expectProblem } from '../../support/assertions.js';
+import { get, post, request } from '../../support/client.js';
+import { accessOf, databaseOperations, exampleRequest, signatureHeaders } from '../../support/operations.js';
+import { testConfig } from '../../support/service.js';
 
 describe('database outage', function () {
   this.timeout(120_000);

@@ -7,9 +7,9 @@
  * ids answered about 15 times faster).
  */
 import { expect } from 'chai';
-import type { RunningService } from '../../src/server.js';
-import { post } from '../support/client.js';
-import { extraServiceHooks } from '../support/service.js';
+import type { RunningService } from '../../../src/server.js';
+import { post } from '../../support/client.js';
+import { extraServiceHooks } from '../../support/service.js';
 
 const tokenRequest = (client_id: string, client_secret: string) => ({ grant_type: 'client_credentials', client_id, client_secret });
 

@@ -11,12 +11,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type { RunningService } from '../../src/server.js';
-import { get, post, type ApiResponse } from '../support/client.js';
-import { activeCustomer } from '../support/customers.js';
-import { pgbouncerBinary, startPgbouncer, type Pgbouncer } from '../support/pgbouncer.js';
-import { precompiledApiDir, running, testConfig } from '../support/service.js';
-import { startService } from '../../src/server.js';
+import type { RunningService } from '../../../src/server.js';
+import { get, post, type ApiResponse } from '../../support/client.js';
+import { activeCustomer } from '../../support/customers.js';
+import { pgbouncerBinary, startPgbouncer, type Pgbouncer } from '../../support/pgbouncer.js';
+import { precompiledApiDir, running, testConfig } from '../../support/service.js';
+import { startService } from '../../../src/server.js';
 
 const WORKERS = 16;
 const OPERATIONS = 600;

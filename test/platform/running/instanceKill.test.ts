@@ -8,11 +8,11 @@
  */
 import { expect } from 'chai';
 import knex, { type Knex } from 'knex';
-import { Progress } from '../support/property/load.js';
-import { killServiceProcess, startDatabase, startServiceProcess, type Database, type ServiceProcess } from '../support/property/processes.js';
-import { seedFrom } from '../support/property/random.js';
-import { allViolations, checkProperty, formatReport, runProperty } from '../support/property/run.js';
-import { Instances } from '../support/property/transport.js';
+import { Progress } from '../../support/property/load.js';
+import { killServiceProcess, startDatabase, startServiceProcess, type Database, type ServiceProcess } from '../../support/property/processes.js';
+import { seedFrom } from '../../support/property/random.js';
+import { allViolations, checkProperty, formatReport, runProperty } from '../../support/property/run.js';
+import { Instances } from '../../support/property/transport.js';
 
 const OPERATIONS = Number(process.env.PROPERTY_KILL_OPERATIONS ?? 2_000);
 const CONCURRENCY = 24;

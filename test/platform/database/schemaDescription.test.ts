@@ -8,11 +8,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { describeSchema } from '../../src/db/schemaDescription.js';
-import { schemaDrift, schemaMarkdown, SCHEMA_DOCUMENT } from '../../src/db/schemaMarkdown.js';
-import { running } from '../support/service.js';
+import { describeSchema } from '../../../src/db/schemaDescription.js';
+import { schemaDrift, schemaMarkdown, SCHEMA_DOCUMENT } from '../../../src/db/schemaMarkdown.js';
+import { running } from '../../support/service.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 describe('schema description: docs/schema.md', () => {
   it('matches the catalog of the migrated database', async () => {

@@ -23,20 +23,20 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
-import { connectAndMigrate, knexConfig, migrationSource } from '../../src/db/knex.js';
-import { BASELINE_MIGRATION, LEGACY_MIGRATIONS, LegacySchemaError } from '../../src/db/legacyMigrations.js';
-import { describeSchema, KNEX_TABLES } from '../../src/db/schemaDescription.js';
-import { schemaDrift, schemaMarkdown } from '../../src/db/schemaMarkdown.js';
-import { sqlDefinitions } from '../../src/db/sqlFunctions.js';
-import { assertLedgerConsistent } from '../support/ledgerInvariants.js';
-import { running } from '../support/service.js';
+import { connectAndMigrate, knexConfig, migrationSource } from '../../../src/db/knex.js';
+import { BASELINE_MIGRATION, LEGACY_MIGRATIONS, LegacySchemaError } from '../../../src/db/legacyMigrations.js';
+import { describeSchema, KNEX_TABLES } from '../../../src/db/schemaDescription.js';
+import { schemaDrift, schemaMarkdown } from '../../../src/db/schemaMarkdown.js';
+import { sqlDefinitions } from '../../../src/db/sqlFunctions.js';
+import { assertLedgerConsistent } from '../../support/ledgerInvariants.js';
+import { running } from '../../support/service.js';
 
 /** The migrations after the baseline, which an upgraded database runs too. */
 const LATER_MIGRATIONS = (await migrationSource.getMigrations([])).filter((name) => name !== BASELINE_MIGRATION);
 
 /** The last commit whose src/db/migrations/ held 001_initial … 023_bulk_payout_counts. */
 const LAST_LEGACY_COMMIT = 'a539eed';
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 /** True when `commit` is in this clone's history. */
 function hasCommit(commit: string): boolean {

@@ -13,12 +13,12 @@
 import os from 'node:os';
 import { expect } from 'chai';
 import knex from 'knex';
-import { beginApiRequest, watchApiRequests } from '../../src/kernel/scheduling/apiActivity.js';
-import { backgroundReads, backgroundTransaction, configureBackground, DELIVERY_REST_FACTOR, inBackground, PAYOUT_WORK_IN_A_ROW } from '../../src/kernel/scheduling/background.js';
-import { autogroupNice, BACKGROUND_NICE, groupsBySession } from '../../src/db/priority.js';
-import { BACKGROUND_APPLICATION_NAME } from '../../src/server.js';
-import { get } from '../support/client.js';
-import { running } from '../support/service.js';
+import { beginApiRequest, watchApiRequests } from '../../../src/kernel/scheduling/apiActivity.js';
+import { backgroundReads, backgroundTransaction, configureBackground, DELIVERY_REST_FACTOR, inBackground, PAYOUT_WORK_IN_A_ROW } from '../../../src/kernel/scheduling/background.js';
+import { autogroupNice, BACKGROUND_NICE, groupsBySession } from '../../../src/db/priority.js';
+import { BACKGROUND_APPLICATION_NAME } from '../../../src/server.js';
+import { get } from '../../support/client.js';
+import { running } from '../../support/service.js';
 
 describe('the background lane of a pool', () => {
   const pools = [knex({ client: 'pg' }), knex({ client: 'pg' })]; // pool keys only: no query is made

@@ -6,10 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type { RunningService } from '../../src/server.js';
-import { expectProblem } from '../support/assertions.js';
-import { get, post, type ApiResponse } from '../support/client.js';
-import { running, startExtraService } from '../support/service.js';
+import type { RunningService } from '../../../src/server.js';
+import { expectProblem } from '../../support/assertions.js';
+import { get, post, type ApiResponse } from '../../support/client.js';
+import { running, startExtraService } from '../../support/service.js';
 
 const PER_CLIENT = 4;
 const PER_ADDRESS = 3;

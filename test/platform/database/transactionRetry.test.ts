@@ -13,11 +13,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type { ApiResponse } from '../support/client.js';
-import { get, post } from '../support/client.js';
-import { fundedWallet, newBusiness, newWallet } from '../support/fixtures.js';
-import { payoutBusiness, payoutReaching, sendPayout } from '../support/payouts.js';
-import { running } from '../support/service.js';
+import type { ApiResponse } from '../../support/client.js';
+import { get, post } from '../../support/client.js';
+import { fundedWallet, newBusiness, newWallet } from '../../support/fixtures.js';
+import { payoutBusiness, payoutReaching, sendPayout } from '../../support/payouts.js';
+import { running } from '../../support/service.js';
 
 /** The value of `db_transaction_retries_total{sqlstate="40P01"}` (0 when never counted). */
 async function deadlockRetries(): Promise<number> {

@@ -4,11 +4,11 @@
  * age of its oldest event, the background lane's transactions.
  */
 import { expect } from 'chai';
-import { inBackground } from '../../src/kernel/scheduling/background.js';
-import { eventually } from '../support/assertions.js';
-import { get, post } from '../support/client.js';
-import { newBusiness, newWallet, topup } from '../support/fixtures.js';
-import { running } from '../support/service.js';
+import { inBackground } from '../../../src/kernel/scheduling/background.js';
+import { eventually } from '../../support/assertions.js';
+import { get, post } from '../../support/client.js';
+import { newBusiness, newWallet, topup } from '../../support/fixtures.js';
+import { running } from '../../support/service.js';
 
 /** The value of the sample `name{labels}` in an exposition, or undefined. */
 function sample(text: string, name: string, labels = ''): number | undefined {

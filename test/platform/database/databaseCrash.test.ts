@@ -19,10 +19,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import knex, { type Knex } from 'knex';
-import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.js';
-import { expectProblem } from '../support/assertions.js';
-import { get, post, request } from '../support/client.js';
-import { killServiceProcess, startServiceProcesses, type ServiceProcess } from '../support/property/processes.js';
+import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../../src/db/embedded.js';
+import { expectProblem } from '../../support/assertions.js';
+import { get, post, request } from '../../support/client.js';
+import { killServiceProcess, startServiceProcesses, type ServiceProcess } from '../../support/property/processes.js';
 
 /** Workers sending funds, spread over both instances. */
 const WORKERS = 8;

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type { RunningService } from '../../src/server.js';
-import { get, post } from '../support/client.js';
-import { newBusiness } from '../support/fixtures.js';
-import { extraServiceHooks } from '../support/service.js';
-import { expectProblem } from '../support/assertions.js';
+import type { RunningService } from '../../../src/server.js';
+import { get, post } from '../../support/client.js';
+import { newBusiness } from '../../support/fixtures.js';
+import { extraServiceHooks } from '../../support/service.js';
+import { expectProblem } from '../../support/assertions.js';
 
 describe('test helpers outside the sandbox', () => {
   let production: RunningService;

@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { expect } from 'chai';
-import { EMBEDDED_POSTGRES_SETTINGS, freePort } from '../../src/db/embedded.js';
-import { running } from '../support/service.js';
+import { EMBEDDED_POSTGRES_SETTINGS, freePort } from '../../../src/db/embedded.js';
+import { running } from '../../support/service.js';
 
 describe('embedded PostgreSQL settings', () => {
   it('runs with every setting of EMBEDDED_POSTGRES_SETTINGS, from its command line', async function () {

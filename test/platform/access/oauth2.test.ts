@@ -3,8 +3,8 @@
  * form body, HTTP Basic client authentication, one authentication method only.
  */
 import { expect } from 'chai';
-import { expectProblem } from '../support/assertions.js';
-import { get, request } from '../support/client.js';
+import { expectProblem } from '../../support/assertions.js';
+import { get, request } from '../../support/client.js';
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 const form = (fields: Record<string, string>) => ({

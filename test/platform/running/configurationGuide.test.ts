@@ -9,9 +9,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../../src/config.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 interface Row {
   variable: string;

@@ -5,10 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { assertOtpFormat, issueOtp, otpFailure, resendOtp, verifyOtp, type OtpPolicy } from '../../src/kernel/otp/otp.js';
-import { AppError } from '../../src/kernel/errors.js';
-import { newBusiness } from '../support/fixtures.js';
-import { running } from '../support/service.js';
+import { assertOtpFormat, issueOtp, otpFailure, resendOtp, verifyOtp, type OtpPolicy } from '../../../src/kernel/otp/otp.js';
+import { AppError } from '../../../src/kernel/errors.js';
+import { newBusiness } from '../../support/fixtures.js';
+import { running } from '../../support/service.js';
 
 const KEY = Buffer.from('engine-test-key');
 const CARD_POLICY: OtpPolicy = { digits: 4, ttlSeconds: 300, maxAttempts: 3, resendCooldownSeconds: 30, maxResends: 1 };
