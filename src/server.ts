@@ -114,10 +114,10 @@ export async function startService(
   const apiDir = opts.apiDir ?? (RUNNING_COMPILED ? PRECOMPILED_API_DIR : undefined);
   const outages = new OutageLog(db, log);
   outages.watch(backgroundPool); // the outbox relay, whose queries end an outage, runs on it
-  // Webhook secrets stored in clear (before sealing) or under an older key are sealed under the current key.
+  // Webhook secrets sealed under an older key are sealed again under the current key.
   const secretKeys = await webhookSecretKeys(db, config);
   const resealed = await resealEndpointSecrets(db, secretKeys);
-  if (resealed.sealed) log.info({ sealed: resealed.sealed }, 'webhook endpoint secrets sealed under the current data key');
+  if (resealed.resealed) log.info({ resealed: resealed.resealed }, 'webhook endpoint secrets sealed again under the current data key');
   if (resealed.unreadable) log.warn({ unreadable: resealed.unreadable }, 'webhook endpoint secrets under a data key version not configured: their deliveries fail');
   const jobs = await JobQueue.start({
     databaseUrl,

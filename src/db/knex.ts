@@ -14,6 +14,7 @@ import * as accountLastEntryTime from './migrations/029_account_last_entry_time.
 import * as ledgerOrderByAccount from './migrations/030_ledger_order_by_account.js';
 import * as payoutSettings from './migrations/031_payout_settings.js';
 import * as jobOutbox from './migrations/032_job_outbox.js';
+import * as webhookSecretsSealedOnly from './migrations/033_webhook_secrets_sealed_only.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '030_ledger_order_by_account': ledgerOrderByAccount,
   '031_payout_settings': payoutSettings,
   '032_job_outbox': jobOutbox,
+  '033_webhook_secrets_sealed_only': webhookSecretsSealedOnly,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

@@ -76,43 +76,44 @@ const MAX_SIGNERS = 1_000;
 const signers = new Map<string, Signer>();
 
 /**
- * The signing keys of `row`'s endpoint, made once per sealed secret (so a rotated secret
- * is a new entry) and kept, at most MAX_SIGNERS, oldest dropped: opening the sealed
- * secret and importing its keys for every delivery cost as much as the rest of signing.
- * Throws what endpointSecret throws (a secret that does not open), and keeps nothing then.
+ * The signing keys of one sealed secret, `cacheKey` naming it (endpoint, which secret, key
+ * version, sealed value: a rotated secret is a new entry), made once by `open` and kept,
+ * at most MAX_SIGNERS, oldest dropped: opening the sealed secret and importing its keys
+ * for every delivery cost as much as the rest of signing. Throws what `open` throws (a
+ * secret that does not open), and keeps nothing then.
  */
-function signerOf(deps: DeliveryDeps, row: DeliveryRow): Signer {
-  const cacheKey = `${row.endpoint_id}:${row.secret_key_version}:${row.secret_sealed ?? row.secret}`;
-  let signer = signers.get(cacheKey);
-  if (!signer) {
-    signer = signerFor(endpointSecret(deps.secretKeys, { ...row, id: row.endpoint_id }));
+function signer(cacheKey: string, open: () => string): Signer {
+  let made = signers.get(cacheKey);
+  if (!made) {
+    made = signerFor(open());
     if (signers.size >= MAX_SIGNERS) signers.delete(signers.keys().next().value!);
-    signers.set(cacheKey, signer);
+    signers.set(cacheKey, made);
   }
-  return signer;
+  return made;
 }
 
-/** The signing keys of the previous secret of `row`'s endpoint while a rotation's overlap lasts at `now`, else null (cached like signerOf's). */
-function previousSignerOf(deps: DeliveryDeps, row: DeliveryRow, now: Date): Signer | null {
-  if (row.previous_secret_expires_at === null || row.previous_secret_expires_at.getTime() <= now.getTime()) return null;
-  const cacheKey = `${row.endpoint_id}:previous:${row.previous_secret_key_version}:${row.previous_secret_sealed}`;
-  let signer = signers.get(cacheKey);
-  if (!signer) {
-    try {
-      signer = signerFor(previousEndpointSecret(deps.secretKeys, { ...row, id: row.endpoint_id }, now)!);
-    } catch {
-      return null; // a previous secret that does not open: the current one still signs
-    }
-    if (signers.size >= MAX_SIGNERS) signers.delete(signers.keys().next().value!);
-    signers.set(cacheKey, signer);
+/**
+ * The signers of `row`'s endpoint at `now`: its secret's, and its previous secret's while a
+ * rotation's overlap lasts (else null; also when it does not open: the current one still
+ * signs). Throws when the current secret does not open.
+ */
+function signersOf(deps: DeliveryDeps, row: DeliveryRow, now: Date): { current: Signer; previous: Signer | null } {
+  const endpoint = { ...row, id: row.endpoint_id };
+  const current = signer(`${row.endpoint_id}:current:${row.secret_key_version}:${row.secret_sealed}`, () => endpointSecret(deps.secretKeys, endpoint));
+  if (row.previous_secret_expires_at === null || row.previous_secret_expires_at.getTime() <= now.getTime()) return { current, previous: null };
+  try {
+    const previous = signer(`${row.endpoint_id}:previous:${row.previous_secret_key_version}:${row.previous_secret_sealed}`, () => previousEndpointSecret(deps.secretKeys, endpoint, now)!);
+    return { current, previous };
+  } catch {
+    return { current, previous: null };
   }
-  return signer;
 }
 
 /** The headers of an attempt at `startedAt`, or null when the endpoint's secret cannot be used for signing. */
 function signedHeaders(deps: DeliveryDeps, row: DeliveryRow, message: DeliveryMessage, body: string, startedAt: Date): Record<string, string> | null {
   try {
-    return deliveryHeaders(message, body, signerOf(deps, row), startedAt, previousSignerOf(deps, row, startedAt));
+    const { current, previous } = signersOf(deps, row, startedAt);
+    return deliveryHeaders(message, body, current, startedAt, previous);
   } catch {
     return null;
   }

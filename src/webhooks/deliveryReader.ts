@@ -20,9 +20,8 @@ export interface DeliveryRow {
   event_created_at: Date;
   endpoint_id: string;
   url: string;
-  secret: string | null;
-  secret_sealed: string | null;
-  secret_key_version: number | null;
+  secret_sealed: string;
+  secret_key_version: number;
   previous_secret_sealed: string | null;
   previous_secret_key_version: number | null;
   previous_secret_expires_at: Date | null;
@@ -90,7 +89,7 @@ async function deliveryRows(db: Knex, ids: string[], businessId: string | undefi
   const rows = (await query
     .select(
       'd.id', 'd.business_id', 'd.status', 'd.attempt_count', 'e.id as event_id', 'e.code', 'e.data', 'e.created_at as event_created_at',
-      'w.id as endpoint_id', 'w.url', 'w.secret', 'w.secret_sealed', 'w.secret_key_version', 'w.status as endpoint_status',
+      'w.id as endpoint_id', 'w.url', 'w.secret_sealed', 'w.secret_key_version', 'w.status as endpoint_status',
       'w.previous_secret_sealed', 'w.previous_secret_key_version', 'w.previous_secret_expires_at',
     )) as DeliveryRow[];
   return new Map(rows.map((r) => [r.id, r]));

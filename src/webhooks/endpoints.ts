@@ -182,7 +182,7 @@ export async function rotateWebhookEndpointSecret(
 ): Promise<Schemas['WebhookSecretRotation']> {
   return db.transaction(async (trx) => {
     await endpointRow(trx, businessId, endpointId, true);
-    const stored = (await trx('webhook_endpoints').where({ id: endpointId, business_id: businessId }).first('id', 'secret', 'secret_sealed', 'secret_key_version')) as StoredSecret;
+    const stored = (await trx('webhook_endpoints').where({ id: endpointId, business_id: businessId }).first('id', 'secret_sealed', 'secret_key_version')) as StoredSecret;
     const replaced = openedOrNull(keys, stored);
     const secret = newEndpointSecret();
     // A replaced secret that no longer opens (its data key is gone) cannot sign: it is dropped.
@@ -190,7 +190,6 @@ export async function rotateWebhookEndpointSecret(
     await trx('webhook_endpoints')
       .where({ id: endpointId, business_id: businessId })
       .update({
-        secret: null,
         ...sealEndpointSecret(keys, endpointId, secret),
         ...(expiresAt
           ? sealPreviousSecret(keys, endpointId, replaced!, expiresAt)

@@ -9,9 +9,9 @@
  * Rotation: a secret opens with the key of its stored version as long as that version
  * is configured (current or in CARD_DATA_PREVIOUS_KEYS), so deliveries keep being
  * signed after the current key changes. At every start-up `resealEndpointSecrets`
- * seals what an earlier version stored in clear (`secret`) and re-seals secrets of an
- * older key version under the current one, so an old key can be retired once every
- * instance has started with the new one.
+ * re-seals secrets of an older key version under the current one, so an old key can be
+ * retired once every instance has started with the new one. No secret is stored in
+ * clear (migration 033 dropped the column that held them before sealing).
  *
  * Rotation of an endpoint's own secret (`rotateWebhookEndpointSecret`) is another
  * matter: the service draws the new secret, and the replaced one is kept sealed beside it
@@ -28,12 +28,11 @@ export function webhookSecretKeys(db: Knex, settings: DataKeySettings): Promise<
   return sealingKeysFor(db, settings, 'webhook-secret-seal');
 }
 
-/** The columns of `webhook_endpoints` that hold its secret (clear only in rows from before sealing). */
+/** The columns of `webhook_endpoints` that hold its sealed secret. */
 export interface StoredSecret {
   id: string;
-  secret: string | null;
-  secret_sealed: string | null;
-  secret_key_version: number | null;
+  secret_sealed: string;
+  secret_key_version: number;
 }
 
 const context = (endpointId: string): string => `webhook-endpoint:${endpointId}:secret`;
@@ -49,10 +48,6 @@ export function sealEndpointSecret(keys: SealingKeys, endpointId: string, secret
  * version that is not configured, or does not open (altered, or another endpoint's).
  */
 export function endpointSecret(keys: SealingKeys, row: StoredSecret): string {
-  if (row.secret_sealed === null || row.secret_key_version === null) {
-    if (row.secret === null) throw new Error(`webhook endpoint ${row.id} has no secret`);
-    return row.secret;
-  }
   return openValue(keys, context(row.id), { sealed: row.secret_sealed, keyVersion: row.secret_key_version });
 }
 
@@ -60,14 +55,14 @@ export function endpointSecret(keys: SealingKeys, row: StoredSecret): string {
 const BATCH = 500;
 
 /**
- * Seals every secret still stored in clear and re-seals every secret of a key
- * version older than the current one (see the module comment). Safe with several
+ * Re-seals every secret of a key version older than the current one under the current
+ * one (see the module comment). Safe with several
  * instances starting at once: each row is updated only if it still holds what was
  * read. A secret whose key version is not configured is left as it is and counted
  * in `unreadable` (its deliveries fail until the key is configured again).
  */
-export async function resealEndpointSecrets(db: Knex, keys: SealingKeys): Promise<{ sealed: number; unreadable: number }> {
-  let sealed = 0;
+export async function resealEndpointSecrets(db: Knex, keys: SealingKeys): Promise<{ resealed: number; unreadable: number }> {
+  let resealed = 0;
   let unreadable = 0;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
@@ -75,10 +70,10 @@ export async function resealEndpointSecrets(db: Knex, keys: SealingKeys): Promis
     const rows: (StoredSecret & { business_id: string })[] = await acrossBusinesses(db, (trx) =>
       trx('webhook_endpoints')
         .where('id', '>', after)
-        .andWhere((q) => q.whereNotNull('secret').orWhere('secret_key_version', '<', keys.current))
+        .andWhere('secret_key_version', '<', keys.current)
         .orderBy('id')
         .limit(BATCH)
-        .select('id', 'business_id', 'secret', 'secret_sealed', 'secret_key_version'),
+        .select('id', 'business_id', 'secret_sealed', 'secret_key_version'),
     );
     for (const row of rows) {
       let clear: string;
@@ -90,11 +85,11 @@ export async function resealEndpointSecrets(db: Knex, keys: SealingKeys): Promis
       }
       const updated = await db('webhook_endpoints')
         .where({ id: row.id, business_id: row.business_id })
-        .whereRaw('secret IS NOT DISTINCT FROM ? AND secret_sealed IS NOT DISTINCT FROM ?', [row.secret, row.secret_sealed])
-        .update({ secret: null, ...sealEndpointSecret(keys, row.id, clear) });
-      sealed += updated;
+        .where({ secret_sealed: row.secret_sealed })
+        .update(sealEndpointSecret(keys, row.id, clear));
+      resealed += updated;
     }
-    if (rows.length < BATCH) return { sealed, unreadable };
+    if (rows.length < BATCH) return { resealed, unreadable };
     after = rows[rows.length - 1].id;
   }
 }

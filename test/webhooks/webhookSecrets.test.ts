@@ -3,12 +3,15 @@
  * never in clear in the database, still signing deliveries that an integrator verifies
  * with the secret (Standard Webhooks), across a rotation of the data key (a secret sealed
  * under the old version signs on an instance whose current key is new; the next start
- * re-seals it under the new version), and a row stored in clear before sealing is sealed
- * at start-up. On a database of its own, so that a rotated key never reaches the main
+ * re-seals it under the new version). A database still holding a secret in clear (stored
+ * before sealing) is refused by the migration that drops the clear column, changing
+ * nothing. On databases of their own, so that a rotated key never reaches the main
  * service's endpoints.
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import knex from 'knex';
+import { connectAndMigrate } from '../../src/db/knex.js';
 import type { RunningService } from '../../src/server.js';
 import { get, post } from '../support/client.js';
 import { running, startExtraService, testConfig } from '../support/service.js';
@@ -41,7 +44,7 @@ describe('webhook endpoint secrets sealed at rest', function () {
   const tokenOf = async (s: RunningService) =>
     (await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: 'demo-business', client_secret: 'demo-business-secret' }, { baseUrl: s.url })).body
       .access_token as string;
-  const rowOf = (s: RunningService, url: string) => s.db('webhook_endpoints').where({ url }).first('id', 'secret', 'secret_sealed', 'secret_key_version');
+  const rowOf = (s: RunningService, url: string) => s.db('webhook_endpoints').where({ url }).first('id', 'secret_sealed', 'secret_key_version');
 
   /** Tops up the demo business through `s` and returns the topup.complete deliveries `receiver` got for it, verified with `secret`. */
   async function deliveredTopup(s: RunningService, token: string, receiver: Receiver, secret: string): Promise<any> {
@@ -66,7 +69,6 @@ describe('webhook endpoint secrets sealed at rest', function () {
 
     // At rest: sealed under version 1, nothing of the secret in clear.
     const sealed = await rowOf(first, hooks.url);
-    expect(sealed.secret).to.equal(null);
     expect(sealed.secret_key_version).to.equal(1);
     const key = secret.slice('whsec_'.length);
     for (const part of [secret, key, Buffer.from(key, 'base64').toString('hex'), Buffer.from(key, 'base64').toString('base64url')]) {
@@ -81,31 +83,13 @@ describe('webhook endpoint secrets sealed at rest', function () {
     await deliveredTopup(rotated, token, hooks, secret);
     expect((await rowOf(rotated, hooks.url)).secret_key_version).to.equal(1);
 
-    // A row stored in clear (as before sealing) is sealed at the next start, with the rotated one re-sealed.
-    const legacy = await startReceiver();
-    receivers.push(legacy);
-    const legacySecret = testSecret();
-    const business = await rotated.db('businesses').where({ name: 'Demo Business' }).first('id');
-    await rotated.db('webhook_endpoints').insert({
-      id: randomUUID(),
-      business_id: business.id,
-      url: legacy.url,
-      secret: legacySecret,
-      events: JSON.stringify(['topup.complete']),
-      status: 'ENABLED',
-    });
+    // The next start re-seals the rotated one under version 2, and it still signs.
     await stop(rotated);
     const next = await start(ROTATED);
-    for (const url of [hooks.url, legacy.url]) {
-      const row = await rowOf(next, url);
-      expect(row.secret, url).to.equal(null);
-      expect(row.secret_key_version, url).to.equal(2);
-      expect(row.secret_sealed).not.to.include(legacySecret.slice('whsec_'.length));
-    }
-    const before = legacy.received.length;
+    const row = await rowOf(next, hooks.url);
+    expect(row.secret_key_version).to.equal(2);
+    expect(row.secret_sealed).not.to.equal(sealed.secret_sealed);
     await deliveredTopup(next, token, hooks, secret);
-    await legacy.waitFor(before + 1);
-    verifyDelivery(legacySecret, legacy.received[before]);
 
     // Without the old key configured, a secret still sealed under it cannot sign: the attempt
     // fails and is recorded, nothing unsigned is sent.
@@ -126,5 +110,28 @@ describe('webhook endpoint secrets sealed at rest', function () {
     }
     expect(attempt?.error).to.equal('the endpoint secret cannot be used for signing');
     expect(hooks.received.length).to.equal(received);
+  });
+
+  it('a database holding a secret in clear is refused by the migration that drops the clear column, changing nothing', async () => {
+    const name = `wallet_clear_${randomUUID().slice(0, 8)}`;
+    await running().db.raw(`CREATE DATABASE ${name}`);
+    const url = running().databaseUrl.replace(/\/[^/]*$/, `/${name}`);
+    const db = knex({ client: 'pg', connection: url, pool: { min: 0, max: 2 } });
+    try {
+      // The schema as the release before this one left it, with a secret stored in clear.
+      const migrated = await connectAndMigrate(url, { poolSize: 2 });
+      await migrated.migrate.down();
+      await migrated.destroy();
+      const business = { id: randomUUID() };
+      await db('businesses').insert({ id: business.id, name: 'Clear', currency: 'SAR' });
+      await db('webhook_endpoints').insert({ id: randomUUID(), business_id: business.id, url: 'https://example.com/hooks', secret: testSecret(), events: JSON.stringify(['topup.complete']), status: 'ENABLED' });
+      const refusal = await connectAndMigrate(url, { poolSize: 2 }).then((m) => m.destroy().then(() => null), (err: unknown) => err);
+      expect(String(refusal)).to.match(/1 webhook endpoint secret\(s\) are still stored in clear: start the previous release once/);
+      expect(await db('webhook_endpoints').whereNotNull('secret').count<{ n: string }[]>({ n: '*' })).to.deep.equal([{ n: '1' }]);
+      expect(await db('knex_migrations').where({ name: '033_webhook_secrets_sealed_only' }).first()).to.equal(undefined);
+    } finally {
+      await db.destroy();
+      await running().db.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    }
   });
 });
