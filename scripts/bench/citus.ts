@@ -23,8 +23,8 @@
  * commit, and statements on several shards no more than the background's reads across
  * businesses (the outbox relay's two rounds a second, the job outbox's sweep). The rates
  * are printed, not targeted: docs/scale-out.md and openapi/DESIGN.md ("Running on Citus")
- * say what they decide. Environment: SECONDS, WARMUP, CONNECTIONS, WALLETS as for the
- * bench, CITUS_PORT. Returns the exit status.
+ * say what they decide. Settings: SECONDS, WARMUP, CONNECTIONS, WALLETS, DB_POOL_SIZE as for
+ * the bench (./knobs.ts), and CITUS_PORT. Returns the exit status.
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,16 +32,14 @@ import path from 'node:path';
 import pg from 'pg';
 import { freePort } from '../../src/db/embedded.js';
 import { clusterUp, distribute, migrateByStart, nodesDestroy, singleUp, sql, type Nodes } from '../citus/cluster.js';
+import { KNOBS } from './knobs.js';
 import { comparePair, type LoadResult, type Target } from './load.js';
 import { cpuMs, postgresCpuMs, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './processes.js';
 import { serviceRequests } from './requests.js';
 import { checkLedger, seedBench, settle } from './seed.js';
 
-const SECONDS = Number(process.env.SECONDS ?? 10);
-const WARMUP = Number(process.env.WARMUP ?? 3);
-const CONNECTIONS = Number(process.env.CONNECTIONS ?? 50);
-const WALLETS = Number(process.env.WALLETS ?? 2000);
-const POOL_SIZE = process.env.DB_POOL_SIZE ?? '20';
+const { seconds: SECONDS, warmup: WARMUP, connections: CONNECTIONS, wallets: WALLETS } = KNOBS;
+const POOL_SIZE = String(KNOBS.poolSize);
 /** Statements on several shards a second that the background may send (relay rounds, the sweep, with room). */
 const BACKGROUND_MULTI_SHARD_PER_SECOND = 3;
 

@@ -213,7 +213,9 @@ describe('the guides run as written (README.md and docs/*.md against a fresh npm
       await new Promise((r) => setTimeout(r, 500)); // the last request lines
       const answered = requests(s.lines.slice(from));
       const failures = answered.filter((r) => r.status >= 500).map((r) => `${r.status} ${r.method} ${r.path}`);
-      const tail = run.output.split('\n').slice(-60).join('\n');
+      // The service's errors during the guide (level 50 and up), to tell a failure's cause.
+      const errors = s.lines.slice(from).filter((l) => /"level":(50|60)/.test(l)).slice(-5).map((l) => l.slice(0, 2000));
+      const tail = `${run.output.split('\n').slice(-60).join('\n')}${errors.length ? `\nthe service's errors:\n${errors.join('\n')}` : ''}`;
       expect(run.code, `${guide.file} exited ${run.code ?? run.signal}; its output ends:\n${tail}`).to.equal(0);
       expect(failures, `${guide.file}: the service answered 5xx; the guide's output ends:\n${tail}`).to.deep.equal([]);
       expect(answered.length, `${guide.file} sent the service no request (does it use $BASE?)`).to.be.above(0);

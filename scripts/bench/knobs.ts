@@ -1,0 +1,37 @@
+/**
+ * The bench's settings, read once from the environment (docs/benchmark.md lists them):
+ *
+ *   SECONDS (10), WARMUP (3), CONNECTIONS (50)  each single-request scenario: seconds measured
+ *                                               per server, seconds of warm-up, connections
+ *   WALLETS (2000)                              wallets of the seeded business
+ *   STARTS (3)                                  starts timed for the start-up target
+ *   GROWTH_TRANSFERS (1000000), GROWTH_SECONDS (8), GROWTH_CONNECTIONS (10)
+ *                                               the growth scenario's history and load
+ *   ONLY                                        comma-separated scenario names (or their
+ *                                               beginnings: `getWallet`, `bulk`, `isolation`,
+ *                                               `growth`): run only those; `citus`: the
+ *                                               service on a Citus cluster instead
+ *   SERVICE_NODE_OPTIONS                        NODE_OPTIONS of the service's `npm start`
+ *                                               only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
+ *   DB_POOL_SIZE                                the service's pool, given to the reference too
+ */
+import { loadConfig } from '../../src/config.js';
+
+const number = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+export const KNOBS = {
+  seconds: number('SECONDS', 10),
+  warmup: number('WARMUP', 3),
+  connections: number('CONNECTIONS', 50),
+  wallets: number('WALLETS', 2000),
+  starts: number('STARTS', 3),
+  growthTransfers: number('GROWTH_TRANSFERS', 1_000_000),
+  growthSeconds: number('GROWTH_SECONDS', 8),
+  growthConnections: number('GROWTH_CONNECTIONS', 10),
+  only: process.env.ONLY?.split(','),
+  serviceNodeOptions: process.env.SERVICE_NODE_OPTIONS,
+  poolSize: loadConfig().dbPoolSize,
+};
+
+/** Whether scenario `name` runs (ONLY). */
+export const selected = (name: string): boolean => !KNOBS.only || KNOBS.only.some((o) => name.startsWith(o));
