@@ -16,7 +16,7 @@
  * data, and their speed is then the code's, not the disk's.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const ROOT = path.join(import.meta.dirname, '../..');
@@ -115,7 +115,15 @@ function startNode(dir: string, node: Node, citus: boolean): void {
     writeFileSync(path.join(dataDir, 'postgresql.auto.conf'), settings.join('\n'));
     if (asRoot) execFileSync('chown', ['-R', 'postgres:postgres', dataDir]);
   }
-  if (!running(dataDir)) pg('pg_ctl', ['start', '-w', '-t', '60', '-D', dataDir, '-l', path.join(dataDir, 'server.log')]);
+  if (!running(dataDir)) {
+    try {
+      pg('pg_ctl', ['start', '-w', '-t', '60', '-D', dataDir, '-l', path.join(dataDir, 'server.log')]);
+    } catch (err) {
+      // The node's own words (a port in use, a bad setting), which its log holds and pg_ctl does not say.
+      const log = existsSync(path.join(dataDir, 'server.log')) ? readFileSync(path.join(dataDir, 'server.log'), 'utf8').trim().split('\n').slice(-5).join('\n') : '';
+      throw new Error(`${(err as Error).message}\n${log}`);
+    }
+  }
   if (!sql(node.port, `SELECT 1 FROM pg_database WHERE datname = '${DATABASE}'`, 'postgres')) sql(node.port, `CREATE DATABASE ${DATABASE}`, 'postgres');
   if (citus) sql(node.port, 'CREATE EXTENSION IF NOT EXISTS citus');
 }
