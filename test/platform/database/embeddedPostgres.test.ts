@@ -4,12 +4,16 @@
  * set on its command line at start, not left at PostgreSQL's defaults. Skipped when the
  * suite runs on DATABASE_URL: that PostgreSQL is its operator's. The ports `freePort`
  * gives (the embedded cluster's, the bench's servers') are free to bind and, on Linux,
- * below the range outgoing connections take their ports from.
+ * below the range outgoing connections take their ports from. As root, a data folder inside a
+ * private folder (`mktemp -d`, mode 700) works: its path is made traversable, not readable,
+ * for the `postgres` user that runs the cluster.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createServer } from 'node:net';
 import { expect } from 'chai';
-import { EMBEDDED_POSTGRES_SETTINGS, freePort } from '../../../src/db/embedded.js';
+import { EMBEDDED_POSTGRES_SETTINGS, freePort, startEmbeddedPostgres } from '../../../src/db/embedded.js';
 import { running } from '../../support/service.js';
 
 describe('embedded PostgreSQL settings', () => {
@@ -41,6 +45,24 @@ describe('embedded PostgreSQL settings', () => {
         const srv = createServer().once('error', reject);
         srv.listen(port, '127.0.0.1', () => srv.close(() => resolve()));
       });
+    }
+  });
+
+  it('as root, starts in a data folder inside a private mktemp -d folder, made traversable and no more', async function () {
+    if (process.getuid?.() !== 0) this.skip();
+    this.timeout(120_000);
+    const parent = mkdtempSync(path.join(tmpdir(), 'wallet-private-'));
+    try {
+      expect(statSync(parent).mode & 0o777).to.equal(0o700);
+      const db = await startEmbeddedPostgres(path.join(parent, 'data'), { persistent: false });
+      try {
+        expect(db.prepared).to.include(parent);
+        expect(statSync(parent).mode & 0o777, 'others may enter, not list').to.equal(0o701);
+      } finally {
+        await db.stop();
+      }
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
     }
   });
 });

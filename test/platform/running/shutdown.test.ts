@@ -109,6 +109,9 @@ describe('graceful shutdown (src/main.ts as a process)', function () {
     // whatever Node the machine has, since the test runs under npm's PATH (or npx's).
     const listening = JSON.parse(lines.find((line) => JSON.parse(line).msg === 'wallet service listening')!);
     expect(listening.node).to.equal(process.version).and.match(/^v24\./);
+    // It names the business portal and, in the sandbox, who signs in to it (the secret stays out of the log).
+    expect(listening.portal).to.equal(`${listening.url}/portal`);
+    expect(listening.portal_sign_in).to.match(/^client demo-business, its secret in README\.md/);
   });
 
   it('SIGTERM with PostgreSQL already killed still exits within 10 s', async () => {
