@@ -1114,7 +1114,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List payouts
+         * @description The business's payouts to customers as they are now, newest first, optionally by `status`, creation time and `external_reference`. Each page is one index range of the business's payouts: its cost does not grow with the business's history.
+         */
+        get: operations["listCustomerPayouts"];
         put?: never;
         /**
          * Create payout
@@ -2791,6 +2795,9 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
+        PayoutList: components["schemas"]["Page"] & {
+            data: components["schemas"]["Payout"][];
+        };
         CustomerList: components["schemas"]["Page"] & {
             data: components["schemas"]["Customer"][];
         };
@@ -3840,15 +3847,20 @@ export interface components {
             code: "CARD_NOT_FOUND" | "OTP_OPERATION_NOT_FOUND";
         };
         /**
-         * @description Positive decimal amount in major units with at most two decimals, written as a string (`"125.5"`, `"10"`). Zero is refused with 400 `VALIDATION_ERROR`.
-         * @example 125.50
-         */
-        AmountInput: string;
-        /**
          * @description State of a payout to a customer: PENDING → PROCESSING → COMPLETED or FAILED. The list may grow.
          * @enum {string}
          */
         PayoutStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+        /**
+         * @description Non-negative decimal amount in major units with exactly two decimals, never a JSON number.
+         * @example 125.50
+         */
+        Amount: string;
+        /**
+         * @description Positive decimal amount in major units with at most two decimals, written as a string (`"125.5"`, `"10"`). Zero is refused with 400 `VALIDATION_ERROR`.
+         * @example 125.50
+         */
+        AmountInput: string;
         /** @description Problem details with the codes this response can carry. */
         PayoutConflictProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
@@ -3859,11 +3871,6 @@ export interface components {
             /** @enum {string} */
             code: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_FUNDS" | "PAYOUT_RECEIVER_NOT_WHITELISTED";
         };
-        /**
-         * @description Non-negative decimal amount in major units with exactly two decimals, never a JSON number.
-         * @example 125.50
-         */
-        Amount: string;
         /** @description Problem details with the codes this response can carry. */
         IdempotencyKeyReusedProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
@@ -5219,6 +5226,16 @@ export interface components {
          */
         CustomerStatusFilter: components["schemas"]["CustomerStatus"];
         /**
+         * @description Only payouts in this status.
+         * @example FAILED
+         */
+        PayoutStatusFilter: components["schemas"]["PayoutStatus"];
+        /**
+         * @description Only payouts created with this `external_reference` (exact match).
+         * @example payout-2026-0042
+         */
+        PayoutExternalReferenceFilter: string;
+        /**
          * @description Only customers with this mobile number (digits with country code, no plus sign).
          * @example 966501234567
          */
@@ -5269,16 +5286,6 @@ export interface components {
          */
         CursorParameter: components["schemas"]["Cursor"];
         /**
-         * @description Only transactions of this type.
-         * @example PAYOUT
-         */
-        TransactionTypeFilter: components["schemas"]["TransactionType"];
-        /**
-         * @description Only transactions in this status.
-         * @example SUCCESS
-         */
-        TransactionStatusFilter: components["schemas"]["TransactionStatus"];
-        /**
          * @description Only items created at or after this instant.
          * @example 2026-11-01T00:00:00.000Z
          */
@@ -5288,6 +5295,16 @@ export interface components {
          * @example 2026-12-01T00:00:00.000Z
          */
         CreatedToParameter: components["schemas"]["Timestamp"];
+        /**
+         * @description Only transactions of this type.
+         * @example PAYOUT
+         */
+        TransactionTypeFilter: components["schemas"]["TransactionType"];
+        /**
+         * @description Only transactions in this status.
+         * @example SUCCESS
+         */
+        TransactionStatusFilter: components["schemas"]["TransactionStatus"];
         /**
          * @description Only wallets in this status.
          * @example ACTIVE
@@ -7524,6 +7541,75 @@ export interface operations {
             404: components["responses"]["CardStepNotFound"];
             409: components["responses"]["CardStatusNotAllowed"];
             412: components["responses"]["OtpOperationWrongStatus"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCustomerPayouts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only payouts in this status.
+                 * @example FAILED
+                 */
+                status?: components["parameters"]["PayoutStatusFilter"];
+                /**
+                 * @description Only items created at or after this instant.
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                created_from?: components["parameters"]["CreatedFromParameter"];
+                /**
+                 * @description Only items created before this instant.
+                 * @example 2026-12-01T00:00:00.000Z
+                 */
+                created_to?: components["parameters"]["CreatedToParameter"];
+                /**
+                 * @description Only payouts created with this `external_reference` (exact match).
+                 * @example payout-2026-0042
+                 */
+                external_reference?: components["parameters"]["PayoutExternalReferenceFilter"];
+                /**
+                 * @description Page size, 1 to 100; 20 when absent.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["LimitParameter"];
+                /**
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+                 */
+                cursor?: components["parameters"]["CursorParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of payouts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutList"];
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -16,6 +16,7 @@ import type { JobQueue } from '../jobs/queue.js';
 import { preparedQuery, preparedStatement } from '../db/knex.js';
 import { freshPosting, move, outcomeOf, type Posting, type RawOutcome } from '../ledger/ledger.js';
 import { formatMoney } from '../kernel/money.js';
+import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
 import { payoutMove } from './moves.js';
 import { PAYOUT_QUEUE, type PayoutJob } from './processing.js';
 
@@ -72,15 +73,61 @@ export async function createCustomerPayout(
   };
 }
 
-/** The business's payout `id` as it is now; 404 PAYOUT_NOT_FOUND. */
-export async function getCustomerPayout(db: Knex, businessId: string, id: string): Promise<Schemas['Payout']> {
-  const row = await db('payouts as p')
+/** The business's payouts with what their view shows (wallet account number, ledger references), under alias `p`. */
+function payoutRows(db: Knex, businessId: string): Knex.QueryBuilder {
+  return db('payouts as p')
     .join('accounts as w', (on) => on.on('w.business_id', 'p.business_id').andOn('w.id', 'p.wallet_id'))
     .join('transactions as c', (on) => on.on('c.business_id', 'p.business_id').andOn('c.id', 'p.creation_transaction_id'))
     .leftJoin('transactions as o', (on) => on.on('o.business_id', 'p.business_id').andOn('o.id', 'p.outcome_transaction_id'))
-    .where({ 'p.id': id, 'p.business_id': businessId })
-    .first('p.*', 'w.account_number as wallet_account_number', 'c.reference as transaction_id', 'o.reference as outcome_transaction_id');
+    .where('p.business_id', businessId)
+    .select('p.*', 'w.account_number as wallet_account_number', 'c.reference as transaction_id', 'o.reference as outcome_transaction_id');
+}
+
+/** The business's payout `id` as it is now; 404 PAYOUT_NOT_FOUND. */
+export async function getCustomerPayout(db: Knex, businessId: string, id: string): Promise<Schemas['Payout']> {
+  const row = await payoutRows(db, businessId).where('p.id', id).first();
   if (!row) throw new AppError('PAYOUT_NOT_FOUND', `No payout ${id} for this business.`);
+  return payoutView(row);
+}
+
+/**
+ * listCustomerPayouts: a page of the business's payouts as they are now, newest first,
+ * optionally by status, creation time [created_from, created_to) and external reference.
+ * One range of the index on (business_id, created_at, id) per page. Throws 400
+ * INVALID_CURSOR.
+ */
+export async function listCustomerPayouts(
+  db: Knex,
+  businessId: string,
+  filter: PageQuery & { status?: string; created_from?: string; created_to?: string; external_reference?: string },
+): Promise<Page<Schemas['Payout']>> {
+  const query = payoutRows(db, businessId);
+  if (filter.status) query.where('p.status', filter.status);
+  if (filter.created_from) query.where('p.created_at', '>=', new Date(filter.created_from));
+  if (filter.created_to) query.where('p.created_at', '<', new Date(filter.created_to));
+  if (filter.external_reference) query.where('p.external_reference', filter.external_reference);
+  return paginate(query, filter, (rows: PayoutRow[]) => rows.map(payoutView), 'p');
+}
+
+/** A row of `payoutRows`. */
+type PayoutRow = {
+  id: string;
+  status: Schemas['Payout']['status'];
+  amount: string;
+  currency: Schemas['Payout']['currency'];
+  purpose: string | null;
+  external_reference: string | null;
+  customer_id: string;
+  wallet_account_number: string;
+  transaction_id: string;
+  outcome_transaction_id: string | null;
+  failure_code: Schemas['Payout']['failure_code'];
+  created_at: Date;
+  updated_at: Date;
+};
+
+/** The Payout view of a row of `payoutRows`. */
+function payoutView(row: PayoutRow): Schemas['Payout'] {
   return {
     payout_id: row.id,
     status: row.status,

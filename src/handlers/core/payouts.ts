@@ -3,17 +3,21 @@
  * callback; sandbox helpers for the payout account and outcomes.
  */
 import type { operations } from '../../../generated/types/core.js';
-import { createCustomerPayout, decidePayout, getCustomerPayout, topupPayoutAccount } from '../../payouts/customerPayouts.js';
+import { createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from '../../payouts/customerPayouts.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import { receivePayoutRailResult } from '../../payouts/railCallbacks.js';
 import { requireSandbox } from './flowEnv.js';
 
 type PayoutOperations = Pick<
   operations,
-  'createPayout' | 'getPayoutStatus' | 'receivePayoutRailResult' | 'createSandboxPayoutAccountTopup' | 'setSandboxPayoutOutcome'
+  'listCustomerPayouts' | 'createPayout' | 'getPayoutStatus' | 'receivePayoutRailResult' | 'createSandboxPayoutAccountTopup' | 'setSandboxPayoutOutcome'
 >;
 
 export const payoutOperations = {
+  listCustomerPayouts: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await listCustomerPayouts(ctx.db, businessIdOf(ctx), ctx.query) }),
+  },
   createPayout: {
     access: 'business',
     idempotent: true,
