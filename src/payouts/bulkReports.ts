@@ -1,6 +1,6 @@
 /**
- * A bulk payout as it is now (core.yaml `getBulkPayoutStatus`, `getBatchReport`,
- * `getBatchReportCsv`): counts per state, kept on the batch's row
+ * A bulk payout as it is now (core.yaml `listBulkPayouts`, `getBulkPayoutStatus`,
+ * `getBatchReport`, `getBatchReportCsv`): counts per state, kept on the batch's row
  * (`bulk_payouts`, src/db/migrations/024_baseline.ts), and one report row per item,
  * read from the batch's items (`bulk_payout_items`) and their payouts.
  */
@@ -8,7 +8,8 @@ import { stringify } from 'csv-stringify/sync';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { AppError } from '../kernel/errors.js';
-import { bulkPayoutView, type BulkPayoutView } from './bulk.js';
+import { bulkPayoutView, type BulkPayoutRow, type BulkPayoutView } from './bulk.js';
+import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
 import { formatMoney } from '../kernel/money.js';
 
 type Schemas = components['schemas'];
@@ -24,6 +25,22 @@ async function batch(db: Knex, businessId: string, id: string) {
 /** The batch with its item count and counts per state (bulkPayoutView: read from its row alone). */
 export async function getBulkPayout(db: Knex, businessId: string, id: string): Promise<BulkPayoutView> {
   return bulkPayoutView(await batch(db, businessId, id));
+}
+
+/**
+ * listBulkPayouts: a page of the business's batches with their counts, newest first,
+ * optionally created in [created_from, created_to). One range of the index on
+ * (business_id, created_at, id) per page (migration 034). Throws 400 INVALID_CURSOR.
+ */
+export async function listBulkPayouts(
+  db: Knex,
+  businessId: string,
+  filter: PageQuery & { created_from?: string; created_to?: string },
+): Promise<Page<BulkPayoutView>> {
+  const query = db('bulk_payouts as b').where('b.business_id', businessId).select('b.*');
+  if (filter.created_from) query.where('b.created_at', '>=', new Date(filter.created_from));
+  if (filter.created_to) query.where('b.created_at', '<', new Date(filter.created_to));
+  return paginate(query, filter, (rows: (BulkPayoutRow & { id: string })[]) => rows.map(bulkPayoutView), 'b');
 }
 
 /** One row per item of batch `id`, in the request's order; 404 BULK_PAYOUT_NOT_FOUND. */

@@ -1,12 +1,16 @@
-/** Bulk payouts: create a batch under an idempotency key, its status, its report as JSON and CSV. */
+/** Bulk payouts: list the batches, create one under an idempotency key, its status, its report as JSON and CSV. */
 import type { operations } from '../../../generated/types/core.js';
-import { batchReportToCsv, getBatchReport, getBulkPayout } from '../../payouts/bulkReports.js';
+import { batchReportToCsv, getBatchReport, getBulkPayout, listBulkPayouts } from '../../payouts/bulkReports.js';
 import { createBulkPayout } from '../../payouts/bulk.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 
-type BulkPayoutOperations = Pick<operations, 'createBulkPayout' | 'getBulkPayoutStatus' | 'getBatchReport' | 'getBatchReportCsv'>;
+type BulkPayoutOperations = Pick<operations, 'listBulkPayouts' | 'createBulkPayout' | 'getBulkPayoutStatus' | 'getBatchReport' | 'getBatchReportCsv'>;
 
 export const bulkPayoutOperations = {
+  listBulkPayouts: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await listBulkPayouts(ctx.db, businessIdOf(ctx), ctx.query) }),
+  },
   createBulkPayout: {
     access: 'business',
     async handle(ctx) {
