@@ -4,7 +4,7 @@
  * the SQL definitions' applier also calls for the functions it re-creates
  * (src/db/sqlFunctions.ts), so that a start on a distributed database keeps the distribution.
  *
- * Table classes (every table not named below is a tenant table):
+ * Table classes (./tableClasses.ts; every table not named there is a tenant table):
  *   - tenant: distributed by `business_id`, all in one colocation group (`labels`'s), so
  *     that a business's rows of every table live on one node;
  *   - reference: a copy on every node (`create_reference_table`);
@@ -20,41 +20,9 @@
  * Nothing here runs on a database without Citus: `citusDistributed` is false there.
  */
 import type pg from 'pg';
+import { COLOCATION_ANCHOR, COORDINATOR_TABLES, DIRECTORY_KEYS, DIRECTORY_TABLES, REFERENCE_TABLES, tenantTables } from './tableClasses.js';
 
-/** Reference tables (a copy on every node), each with why it is global. */
-export const REFERENCE_TABLES: Record<string, string> = {
-  businesses: 'the tenants themselves, keyed by their own id; every tenant table’s business_id points here',
-  api_clients: 'the client-id directory: the token endpoint starts from a client id alone; platform clients belong to no business',
-  settings: "the service's own secrets and keys, shared by every instance",
-  sql_definitions: "the applier's record of the SQL definitions applied",
-};
-
-/** Tables of the coordinator alone (local tables), never written with a business's rows. */
-export const COORDINATOR_TABLES: Record<string, string> = {
-  rate_limits: 'request counters per client or address across businesses, unlogged, worth nothing after a restart',
-  knex_migrations: "the migrator's record of the schema's version",
-  knex_migrations_lock: "the migrator's lock",
-};
-
-/**
- * Directories: a value unique across businesses → its business and row, written by the
- * service in the transaction that writes the row, each distributed by that value.
- */
-export const DIRECTORY_TABLES: Record<string, string> = {
-  account_numbers: 'an account number names one account across businesses',
-  card_tokens: 'a card token names one card across businesses',
-  card_pans: 'a PAN (fingerprint, generation) is drawn once across businesses',
-};
-
-/** The column each directory is distributed by. */
-const DIRECTORY_KEYS: Record<keyof typeof DIRECTORY_TABLES, string> = {
-  account_numbers: 'account_number',
-  card_tokens: 'token',
-  card_pans: 'pan_fingerprint',
-};
-
-/** The tenant table whose colocation group every tenant table and delegated function joins. */
-export const COLOCATION_ANCHOR = 'labels';
+export { COLOCATION_ANCHOR, COORDINATOR_TABLES, DIRECTORY_TABLES, REFERENCE_TABLES, tenantTables } from './tableClasses.js';
 
 /** Shards per distributed table at the first distribution, unless the caller gives another count. */
 export const DEFAULT_SHARD_COUNT = 32;
@@ -92,11 +60,6 @@ async function placements(connection: Connection): Promise<Map<string, { method:
        FROM pg_dist_partition p`,
   );
   return new Map(found.map((r) => [r.name, r]));
-}
-
-/** The tenant tables: every table of the schema not named global. */
-export function tenantTables(all: string[]): string[] {
-  return all.filter((t) => !(t in REFERENCE_TABLES) && !(t in COORDINATOR_TABLES) && !(t in DIRECTORY_TABLES));
 }
 
 interface ForeignKey {
