@@ -296,7 +296,7 @@ export interface paths {
         };
         /**
          * List wallets
-         * @description Lists the wallets of the caller's business, newest first, optionally filtered by status and label.
+         * @description Lists the wallets of the caller's business, newest first, optionally filtered by status, label, name and external reference (each matched exactly; `lookupWallet` answers the one wallet a criterion names).
          */
         get: operations["listWallets"];
         put?: never;
@@ -2258,6 +2258,16 @@ export interface components {
          */
         WalletStatusFilter: components["schemas"]["WalletStatus"];
         /**
+         * @description Only wallets with this name, matched exactly.
+         * @example Ahmed's wallet
+         */
+        WalletNameFilter: string;
+        /**
+         * @description Only wallets with this external reference, matched exactly.
+         * @example cust-1001
+         */
+        WalletExternalReferenceFilter: string;
+        /**
          * @description Only wallets with this label.
          * @example 5c2d9a7e-1b3f-4e6a-8d2c-7f9e0a1b2c3d
          */
@@ -3321,6 +3331,16 @@ export interface operations {
                  * @example 5c2d9a7e-1b3f-4e6a-8d2c-7f9e0a1b2c3d
                  */
                 label_id?: components["parameters"]["LabelIdFilter"];
+                /**
+                 * @description Only wallets with this name, matched exactly.
+                 * @example Ahmed's wallet
+                 */
+                name?: components["parameters"]["WalletNameFilter"];
+                /**
+                 * @description Only wallets with this external reference, matched exactly.
+                 * @example cust-1001
+                 */
+                external_reference?: components["parameters"]["WalletExternalReferenceFilter"];
             };
             header?: {
                 /**

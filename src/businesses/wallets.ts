@@ -104,15 +104,18 @@ export async function getWalletBalance(db: Knex, businessId: string, id: string)
   };
 }
 
-/** A page of the business's wallets, newest first, optionally by status and label. */
+/** A page of the business's wallets, newest first, optionally by status, label, name and external reference. */
 export async function listWallets(
   db: Knex,
   businessId: string,
-  filter: PageQuery & { status?: string; label_id?: string },
+  filter: PageQuery & { status?: string; label_id?: string; name?: string; external_reference?: string },
 ): Promise<Page<WalletView>> {
   const query = wallets(db, businessId);
   if (filter.status) query.where({ status: filter.status });
   if (filter.label_id) query.where({ label_id: filter.label_id });
+  // Each on an index under the business: (business_id, name), (business_id, external_reference).
+  if (filter.name) query.where({ name: filter.name });
+  if (filter.external_reference) query.where({ external_reference: filter.external_reference });
   return paginate<AccountRow, WalletView>(query, filter, (rows) => rows.map(toView));
 }
 

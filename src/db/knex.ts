@@ -16,6 +16,7 @@ import * as payoutSettings from './migrations/031_payout_settings.js';
 import * as jobOutbox from './migrations/032_job_outbox.js';
 import * as webhookSecretsSealedOnly from './migrations/033_webhook_secrets_sealed_only.js';
 import * as bulkPayoutsByTime from './migrations/034_bulk_payouts_by_time.js';
+import * as walletsByExternalReference from './migrations/035_wallets_by_external_reference.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '032_job_outbox': jobOutbox,
   '033_webhook_secrets_sealed_only': webhookSecretsSealedOnly,
   '034_bulk_payouts_by_time': bulkPayoutsByTime,
+  '035_wallets_by_external_reference': walletsByExternalReference,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

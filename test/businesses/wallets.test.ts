@@ -256,6 +256,19 @@ describe('wallets', () => {
       for (const w of res.body.data) expect(w.label_id).to.equal(label.id);
     });
 
+    it('filters by name and by external reference, each matched exactly', async () => {
+      const reference = `ref-${uniq()}`;
+      const named = await newWallet(biz.token, { name: `Named ${reference}`, external_reference: reference });
+      const byName = await get(`/cl/v1/wallets?name=${encodeURIComponent(named.name)}`, { token: biz.token });
+      expect(byName.status).to.equal(200);
+      expect(byName.body.data.map((w: any) => w.id)).to.deep.equal([named.id]);
+      const byReference = await get(`/cl/v1/wallets?external_reference=${reference}`, { token: biz.token });
+      expect(byReference.body.data.map((w: any) => w.id)).to.deep.equal([named.id]);
+      expect((await get(`/cl/v1/wallets?external_reference=${reference.slice(0, -1)}`, { token: biz.token })).body.data).to.deep.equal([]);
+      const other = await newBusiness();
+      expect((await get(`/cl/v1/wallets?external_reference=${reference}`, { token: other.token })).body.data).to.deep.equal([]);
+    });
+
     it('400 for an unknown status filter', async () => {
       const res = await get('/cl/v1/wallets?status=FROZEN', { token: biz.token });
       expectProblem(res, 400, 'VALIDATION_ERROR');
