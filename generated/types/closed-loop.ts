@@ -250,7 +250,7 @@ export interface paths {
         };
         /**
          * List transactions
-         * @description Lists the ledger transactions of the caller's business, newest first, optionally filtered by type, status and creation time.
+         * @description Lists the ledger transactions of the caller's business, newest first, optionally filtered by type, status, amount and creation time.
          */
         get: operations["listTransactions"];
         put?: never;
@@ -463,7 +463,7 @@ export interface paths {
         };
         /**
          * List wallet transactions
-         * @description Lists the ledger transactions that debit or credit the wallet, newest first, optionally filtered by type and creation time. An unknown wallet or another business's wallet is answered with 404 `WALLET_NOT_FOUND`.
+         * @description Lists the ledger transactions that debit or credit the wallet, newest first, optionally filtered by type, amount and creation time. An unknown wallet or another business's wallet is answered with 404 `WALLET_NOT_FOUND`.
          */
         get: operations["listWalletTransactions"];
         put?: never;
@@ -2248,6 +2248,16 @@ export interface components {
          */
         TransactionTypeFilter: components["schemas"]["TransactionType"];
         /**
+         * @description Only transactions of at least this amount (inclusive, in major units, the same form as `amount`). Combined with `amount_max` it selects a range; a minimum above the maximum is answered with 400 `VALIDATION_ERROR`.
+         * @example 100.00
+         */
+        TransactionAmountMinFilter: components["schemas"]["Amount"];
+        /**
+         * @description Only transactions of at most this amount (inclusive, in major units).
+         * @example 500.00
+         */
+        TransactionAmountMaxFilter: components["schemas"]["Amount"];
+        /**
          * @description Only transactions in this status.
          * @example SUCCESS
          */
@@ -3172,6 +3182,16 @@ export interface operations {
                  */
                 type?: components["parameters"]["TransactionTypeFilter"];
                 /**
+                 * @description Only transactions of at least this amount (inclusive, in major units, the same form as `amount`). Combined with `amount_max` it selects a range; a minimum above the maximum is answered with 400 `VALIDATION_ERROR`.
+                 * @example 100.00
+                 */
+                amount_min?: components["parameters"]["TransactionAmountMinFilter"];
+                /**
+                 * @description Only transactions of at most this amount (inclusive, in major units).
+                 * @example 500.00
+                 */
+                amount_max?: components["parameters"]["TransactionAmountMaxFilter"];
+                /**
                  * @description Only transactions in this status.
                  * @example SUCCESS
                  */
@@ -3852,6 +3872,16 @@ export interface operations {
                  * @example PAYOUT
                  */
                 type?: components["parameters"]["TransactionTypeFilter"];
+                /**
+                 * @description Only transactions of at least this amount (inclusive, in major units, the same form as `amount`). Combined with `amount_max` it selects a range; a minimum above the maximum is answered with 400 `VALIDATION_ERROR`.
+                 * @example 100.00
+                 */
+                amount_min?: components["parameters"]["TransactionAmountMinFilter"];
+                /**
+                 * @description Only transactions of at most this amount (inclusive, in major units).
+                 * @example 500.00
+                 */
+                amount_max?: components["parameters"]["TransactionAmountMaxFilter"];
                 /**
                  * @description Only items created at or after this instant.
                  * @example 2026-11-01T00:00:00.000Z

@@ -1426,7 +1426,7 @@ export interface paths {
         };
         /**
          * List business transactions
-         * @description Lists the ledger transactions of the caller's business, newest first (the same ledger as the closed-loop API's `listTransactions`), optionally filtered by type (for example the payout steps `CUSTOMER_PAYOUT`, `CUSTOMER_PAYOUT_COMPLETION`, `CUSTOMER_PAYOUT_RETURN`), status and creation time.
+         * @description Lists the ledger transactions of the caller's business, newest first (the same ledger as the closed-loop API's `listTransactions`), optionally filtered by type (for example the payout steps `CUSTOMER_PAYOUT`, `CUSTOMER_PAYOUT_COMPLETION`, `CUSTOMER_PAYOUT_RETURN`), status, amount and creation time.
          */
         get: operations["listBusinessTransactions"];
         put?: never;
@@ -1550,7 +1550,7 @@ export interface paths {
         };
         /**
          * List wallet transactions
-         * @description Lists the ledger transactions that debit or credit the wallet, newest first, optionally filtered by type and creation time. An unknown wallet or another business's wallet is 404 `WALLET_NOT_FOUND`.
+         * @description Lists the ledger transactions that debit or credit the wallet, newest first, optionally filtered by type, amount and creation time. An unknown wallet or another business's wallet is 404 `WALLET_NOT_FOUND`.
          */
         get: operations["listWalletTransactions"];
         put?: never;
@@ -5308,6 +5308,16 @@ export interface components {
          */
         TransactionTypeFilter: components["schemas"]["TransactionType"];
         /**
+         * @description Only transactions of at least this amount (inclusive, in major units, the same form as `amount`). Combined with `amount_max` it selects a range; a minimum above the maximum is answered with 400 `VALIDATION_ERROR`.
+         * @example 100.00
+         */
+        TransactionAmountMinFilter: components["schemas"]["Amount"];
+        /**
+         * @description Only transactions of at most this amount (inclusive, in major units).
+         * @example 500.00
+         */
+        TransactionAmountMaxFilter: components["schemas"]["Amount"];
+        /**
          * @description Only transactions in this status.
          * @example SUCCESS
          */
@@ -8297,6 +8307,16 @@ export interface operations {
                  */
                 type?: components["parameters"]["TransactionTypeFilter"];
                 /**
+                 * @description Only transactions of at least this amount (inclusive, in major units, the same form as `amount`). Combined with `amount_max` it selects a range; a minimum above the maximum is answered with 400 `VALIDATION_ERROR`.
+                 * @example 100.00
+                 */
+                amount_min?: components["parameters"]["TransactionAmountMinFilter"];
+                /**
+                 * @description Only transactions of at most this amount (inclusive, in major units).
+                 * @example 500.00
+                 */
+                amount_max?: components["parameters"]["TransactionAmountMaxFilter"];
+                /**
                  * @description Only transactions in this status.
                  * @example SUCCESS
                  */
@@ -8683,6 +8703,16 @@ export interface operations {
                  * @example PAYOUT
                  */
                 type?: components["parameters"]["TransactionTypeFilter"];
+                /**
+                 * @description Only transactions of at least this amount (inclusive, in major units, the same form as `amount`). Combined with `amount_max` it selects a range; a minimum above the maximum is answered with 400 `VALIDATION_ERROR`.
+                 * @example 100.00
+                 */
+                amount_min?: components["parameters"]["TransactionAmountMinFilter"];
+                /**
+                 * @description Only transactions of at most this amount (inclusive, in major units).
+                 * @example 500.00
+                 */
+                amount_max?: components["parameters"]["TransactionAmountMaxFilter"];
                 /**
                  * @description Only items created at or after this instant.
                  * @example 2026-11-01T00:00:00.000Z

@@ -4,6 +4,7 @@
  * document's `Transaction` and `TransactionList`.
  */
 import type { Knex } from 'knex';
+import { Decimal } from 'decimal.js';
 import type { components } from '../../generated/types/closed-loop.js';
 import { AppError } from '../kernel/errors.js';
 import type { Posting, TransactionRow } from './ledger.js';
@@ -124,12 +125,27 @@ export interface TransactionFilter extends PageQuery {
   status?: string;
   created_from?: string;
   created_to?: string;
+  /** Inclusive bounds on `amount`, decimal strings in major units (the documents' Amount). */
+  amount_min?: string;
+  amount_max?: string;
   /** Only transactions that debit or credit this account. */
   accountId?: string;
 }
 
-/** Applies the filters other than the account to `query` (columns of `transactions` under `prefix`). */
+/**
+ * Applies the filters other than the account to `query` (columns of `transactions` under
+ * `prefix`). The amount bounds are compared as `numeric` in PostgreSQL (the strings are
+ * passed as they came, never through a JS number). Throws VALIDATION_ERROR when
+ * `amount_min` is above `amount_max`: an inverted range is a mistake, not an empty search.
+ */
 function filtered(query: Knex.QueryBuilder, filter: TransactionFilter, prefix: string): Knex.QueryBuilder {
+  if (filter.amount_min && filter.amount_max && new Decimal(filter.amount_min).gt(filter.amount_max)) {
+    throw new AppError('VALIDATION_ERROR', `amount_min (${filter.amount_min}) is above amount_max (${filter.amount_max}).`, {
+      errors: [{ pointer: '/query/amount_min', detail: 'must not be above amount_max' }],
+    });
+  }
+  if (filter.amount_min) query.whereRaw(`${prefix}amount >= ?::numeric`, [filter.amount_min]);
+  if (filter.amount_max) query.whereRaw(`${prefix}amount <= ?::numeric`, [filter.amount_max]);
   if (filter.type) query.where(`${prefix}type`, filter.type);
   if (filter.status) query.where(`${prefix}status`, filter.status);
   if (filter.created_from) query.where(`${prefix}created_at`, '>=', new Date(filter.created_from));

@@ -217,6 +217,37 @@ describe('transactions', () => {
       expect(window.body.data.map((t: any) => t.id)).to.deep.equal([payoutTx.id, fundTx.id]);
     });
 
+    it('filters by amount_min and amount_max (both inclusive), compared as decimals', async () => {
+      const ids = async (query: string) => {
+        const res = await get(`/cl/v1/transactions?limit=100&${query}`, { token: biz.token });
+        expect(res.status, query).to.equal(200);
+        return res.body.data.map((t: any) => t.id);
+      };
+      // Amounts: top-up 1000, fund 300, payout 200, transfer 50, withdrawal 20.
+      expect(await ids('amount_min=200.00')).to.deep.equal([payoutTx.id, fundTx.id, topupTx.id]);
+      expect(await ids('amount_max=50.00')).to.deep.equal([withdrawalTx.id, transferTx.id]);
+      expect(await ids('amount_min=50.00&amount_max=300.00')).to.deep.equal([transferTx.id, payoutTx.id, fundTx.id]);
+      // 1000 sorts before 300 as text: the comparison is numeric.
+      expect(await ids('amount_min=999.99&amount_max=1000.00')).to.deep.equal([topupTx.id]);
+      expect(await ids('amount_min=300.01&amount_max=999.99')).to.deep.equal([]);
+      const inWallet = await get(`/cl/v1/wallets/${w2.id}/transactions?amount_max=50.00`, { token: biz.token });
+      expect(inWallet.body.data.map((t: any) => t.id)).to.deep.equal([withdrawalTx.id, transferTx.id]);
+      const core = await get('/transactions?amount_min=1000.00', { token: biz.token });
+      expect(core.status).to.equal(200);
+      expect(core.body.data.map((t: any) => t.id)).to.deep.equal([topupTx.id]);
+    });
+
+    it('400 VALIDATION_ERROR for an inverted amount range or an amount not in the documents\' form', async () => {
+      const inverted = await get('/cl/v1/transactions?amount_min=300.00&amount_max=200.00', { token: biz.token });
+      expectProblem(inverted, 400, 'VALIDATION_ERROR');
+      expect(inverted.body.errors).to.deep.equal([{ pointer: '/query/amount_min', detail: 'must not be above amount_max' }]);
+      for (const query of ['amount_min=-1.00', 'amount_max=1e3', 'amount_min=12.5', 'amount_max=NaN']) {
+        const res = await get(`/cl/v1/transactions?${query}`, { token: biz.token });
+        expectProblem(res, 400, 'VALIDATION_ERROR');
+        expect(res.body.errors[0].pointer, query).to.match(/^\/query\/amount_(min|max)$/);
+      }
+    });
+
     it('pages with limit and cursor without duplicates or gaps', async () => {
       for (const limit of [1, 2, 3]) {
         const { ids, sizes } = await collect(biz.token, '/cl/v1/transactions', limit);
