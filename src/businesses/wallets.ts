@@ -113,7 +113,7 @@ export async function listWallets(
   const query = wallets(db, businessId);
   if (filter.status) query.where({ status: filter.status });
   if (filter.label_id) query.where({ label_id: filter.label_id });
-  // Each on an index under the business: (business_id, name), (business_id, external_reference).
+  // Each an index range in the page's order: (business_id, name | external_reference, created_at, id).
   if (filter.name) query.where({ name: filter.name });
   if (filter.external_reference) query.where({ external_reference: filter.external_reference });
   return paginate<AccountRow, WalletView>(query, filter, (rows) => rows.map(toView));

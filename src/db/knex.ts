@@ -17,6 +17,7 @@ import * as jobOutbox from './migrations/032_job_outbox.js';
 import * as webhookSecretsSealedOnly from './migrations/033_webhook_secrets_sealed_only.js';
 import * as bulkPayoutsByTime from './migrations/034_bulk_payouts_by_time.js';
 import * as walletsByExternalReference from './migrations/035_wallets_by_external_reference.js';
+import * as listFiltersInPageOrder from './migrations/036_list_filters_in_page_order.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '033_webhook_secrets_sealed_only': webhookSecretsSealedOnly,
   '034_bulk_payouts_by_time': bulkPayoutsByTime,
   '035_wallets_by_external_reference': walletsByExternalReference,
+  '036_list_filters_in_page_order': listFiltersInPageOrder,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

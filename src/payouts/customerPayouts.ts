@@ -93,8 +93,9 @@ export async function getCustomerPayout(db: Knex, businessId: string, id: string
 /**
  * listCustomerPayouts: a page of the business's payouts as they are now, newest first,
  * optionally by status, creation time [created_from, created_to) and external reference.
- * One range of the index on (business_id, created_at, id) per page. Throws 400
- * INVALID_CURSOR.
+ * One range of an index per page: (business_id, created_at, id), or with a status or an
+ * external reference (business_id, status | external_reference, created_at, id) (migration
+ * 036). Throws 400 INVALID_CURSOR.
  */
 export async function listCustomerPayouts(
   db: Knex,
