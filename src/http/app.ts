@@ -25,10 +25,11 @@ import { DEFAULT_API_VERSION, isApiVersion, SUPPORTED_API_VERSIONS, type ApiVers
 
 
 /**
- * The API version a request asks for: `v1` without the header; the header's value
- * when it is one of SUPPORTED_API_VERSIONS. Any other value, an empty one and a
- * repeated header included, throws 400 UNSUPPORTED_API_VERSION: the one rule of the
- * shared `X-API-Version` parameter, applied to every request before anything else.
+ * The API version a request asks for: DEFAULT_API_VERSION without the header; the
+ * header's value when it is one of SUPPORTED_API_VERSIONS. Any other value, an empty one
+ * and a repeated header included, throws 400 UNSUPPORTED_API_VERSION: the one rule of the
+ * shared `X-API-Version` parameter, applied to every request before anything else. That
+ * response carries no `X-API-Version`: no version served it.
  */
 export function negotiatedVersion(header: string | string[] | undefined): ApiVersion {
   if (header === undefined) return DEFAULT_API_VERSION;
@@ -80,6 +81,12 @@ export async function createApp(services: Services, handlers: ApiHandlers, opts:
   const { log } = services;
   const requestLog = requestLogger(log);
   const outages = opts.outages ?? new OutageLog(services.db, log);
+  // Every response depends on the version (header, or the business's pinned one), a CORS
+  // preflight's included; `vary` appends, so CORS's `Vary: Origin` is kept beside it.
+  app.use((ctx, next) => {
+    ctx.vary('X-API-Version');
+    return next();
+  });
   app.use(corsMiddleware(services.config.corsOrigins));
 
   // Request id, version negotiation, problem-details errors and the request log line
@@ -91,7 +98,6 @@ export async function createApp(services: Services, handlers: ApiHandlers, opts:
     const requestId = /^[A-Za-z0-9._-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
-    ctx.set('X-API-Version', DEFAULT_API_VERSION);
     try {
       ctx.state.apiVersion = negotiatedVersion(ctx.headers['x-api-version']);
       ctx.set('X-API-Version', ctx.state.apiVersion);

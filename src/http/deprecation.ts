@@ -22,8 +22,8 @@ export interface DeprecatedParameter {
   deprecation: Deprecation;
 }
 
-/** Where the deprecation headers link: the changelog says what replaces what. */
-export const DEPRECATION_LINK = '/openapi/CHANGELOG.md';
+/** Where the deprecation headers link: the changelog, written for integrators, says what replaces what. */
+export const DEPRECATION_LINK = '/changelog';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -54,11 +54,11 @@ export function deprecationOf(node: Deprecatable | undefined, where: string): De
 
 /** The response headers of `deprecation`: Deprecation, and with a sunset, Sunset; Link to the changelog. */
 export function deprecationHeaders(deprecation: Deprecation): Record<string, string> {
-  const link = [`<${DEPRECATION_LINK}>; rel="deprecation"; type="text/markdown"`];
+  const link = [`<${DEPRECATION_LINK}>; rel="deprecation"`];
   const headers: Record<string, string> = { Deprecation: `@${Date.parse(`${deprecation.at}T00:00:00Z`) / 1000}` };
   if (deprecation.sunset) {
     headers.Sunset = new Date(`${deprecation.sunset}T00:00:00Z`).toUTCString();
-    link.push(`<${DEPRECATION_LINK}>; rel="sunset"; type="text/markdown"`);
+    link.push(`<${DEPRECATION_LINK}>; rel="sunset"`);
   }
   headers.Link = link.join(', ');
   return headers;

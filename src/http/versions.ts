@@ -8,6 +8,7 @@
  * with the API version as semver build metadata, e.g. `1.0.0+v2`.
  */
 
+import { stringify } from 'yaml';
 import type { Deprecation } from './deprecation.js';
 
 /** Values of `X-API-Version`; the first is the default. */
@@ -47,9 +48,37 @@ export function servedDocument<T extends { info: { version: string } }>(
   deprecations: Partial<Record<ApiVersion, Deprecation>> = API_VERSION_DEPRECATIONS,
 ): T {
   if (typeof bundle.info?.version !== 'string') throw new Error('the document has no info.version');
-  const served = { ...bundle, info: { ...bundle.info, version: servedInfoVersion(bundle.info.version, version) } };
+  const served = pinnedTo({ ...bundle, info: { ...bundle.info, version: servedInfoVersion(bundle.info.version, version) } }, version);
   const deprecation = deprecations[version];
   return deprecation ? deprecateAll(served, deprecation) : served;
+}
+
+/** The name of the version request header (the shared `ApiVersionParameter`). */
+const VERSION_HEADER = 'x-api-version';
+
+interface ParameterNode {
+  name?: string;
+  in?: string;
+  schema?: object;
+  example?: unknown;
+}
+
+/**
+ * `doc` with its `X-API-Version` header parameters (components and operations) defaulting
+ * to `version`, so that an SDK generated from the document sends the version it was
+ * generated from. Served documents only: the source documents' request schemas have no
+ * `default` (openapi-typescript would make the parameter required in the handlers' types).
+ */
+function pinnedTo<T>(doc: T, version: ApiVersion): T {
+  const copy = structuredClone(doc) as { components?: { parameters?: Record<string, ParameterNode> }; paths?: Record<string, Record<string, unknown>> };
+  const operations = Object.values(copy.paths ?? {}).flatMap((item) => [item, ...METHODS.map((m) => item[m])]) as ({ parameters?: ParameterNode[] } | undefined)[];
+  const parameters = [...Object.values(copy.components?.parameters ?? {}), ...operations.flatMap((op) => op?.parameters ?? [])];
+  for (const p of parameters) {
+    if (p.in !== 'header' || p.name?.toLowerCase() !== VERSION_HEADER) continue;
+    p.schema = { ...p.schema, default: version };
+    p.example = version;
+  }
+  return copy as T;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -83,14 +112,9 @@ function deprecateAll<T>(doc: T, deprecation: Deprecation): T {
 }
 
 /**
- * The bundled YAML document `text` (generated/openapi/*.yaml) as `version` serves it:
- * the same text with `info.version` replaced (the bundler writes `info:` at the top level
- * and its `version:` two spaces in). Throws when it cannot find it.
+ * The YAML form of a served document (`servedDocument`'s result, or a released one): the
+ * same content, so that the JSON and YAML downloads of a version never differ.
  */
-export function servedDocumentYaml(text: string, version: ApiVersion): string {
-  const info = /^info:\n((?: {2,}.*\n|\n)*)/m.exec(text);
-  const line = info && /^ {2}version: *'?([^'\n]+)'?$/m.exec(info[1]);
-  if (!info || !line) throw new Error('the YAML document has no info.version');
-  const start = info.index + 'info:\n'.length + line.index;
-  return `${text.slice(0, start)}  version: ${servedInfoVersion(line[1].trim(), version)}${text.slice(start + line[0].length)}`;
+export function documentYaml(doc: unknown): string {
+  return stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false });
 }

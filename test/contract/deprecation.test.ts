@@ -79,7 +79,7 @@ describe('deprecation headers', () => {
     expect(await headersOf('/old')).to.deep.equal({
       deprecation: `@${Date.UTC(2026, 11, 1) / 1000}`,
       sunset: 'Wed, 30 Jun 2027 00:00:00 GMT',
-      link: '</openapi/CHANGELOG.md>; rel="deprecation"; type="text/markdown", </openapi/CHANGELOG.md>; rel="sunset"; type="text/markdown"',
+      link: '</changelog>; rel="deprecation", </changelog>; rel="sunset"',
     });
   });
 
@@ -87,7 +87,7 @@ describe('deprecation headers', () => {
     expect(await headersOf('/things?legacy_filter=x')).to.deep.equal({
       deprecation: `@${Date.UTC(2026, 11, 15) / 1000}`,
       sunset: null,
-      link: '</openapi/CHANGELOG.md>; rel="deprecation"; type="text/markdown"',
+      link: '</changelog>; rel="deprecation"',
     });
     expect(await headersOf('/things?status=x')).to.deep.equal({ deprecation: null, sunset: null, link: null });
   });

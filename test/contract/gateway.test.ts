@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { parse } from 'yaml';
 import { get, request } from '../support/client.js';
 import { expectProblem } from '../support/assertions.js';
 
@@ -51,11 +52,31 @@ describe('gateway (core API)', () => {
     expect(unknown.body.errors[0].pointer).to.equal('/path/version');
   });
 
-  it('echoes X-API-Version, defaults to v1 and refuses unsupported versions', async () => {
+  it('echoes X-API-Version, defaults to v1 and refuses unsupported versions, naming the supported ones and claiming none', async () => {
     expect((await get('/ping')).headers.get('x-api-version')).to.equal('v1');
     expect((await get('/ping', { headers: { 'X-API-Version': 'v3' } })).headers.get('x-api-version')).to.equal('v3');
     const bad = await get('/ping', { headers: { 'X-API-Version': 'v9' } });
     expectProblem(bad, 400, 'UNSUPPORTED_API_VERSION');
+    expect(bad.headers.get('x-api-version'), 'no version served it').to.equal(null);
+    expect(bad.body.detail).to.include('v1, v2, v3');
+    expect(bad.body.errors).to.deep.equal([{ pointer: '/header/X-API-Version', detail: 'must be one of v1, v2, v3' }]);
+  });
+
+  it('names X-API-Version in Vary on every response, beside CORS\'s Origin', async () => {
+    const vary = (res: { headers: Headers }) => (res.headers.get('vary') ?? '').split(/\s*,\s*/).map((h) => h.toLowerCase());
+    expect(vary(await get('/ping'))).to.include('x-api-version');
+    expect(vary(await get('/ping', { headers: { 'X-API-Version': 'v0' } }))).to.include('x-api-version');
+    expect(vary(await get('/nowhere'))).to.include('x-api-version');
+    expect(vary(await get('/cl/v1/wallets', { headers: { origin: 'https://docs.example.com' } }))).to.include.members(['origin', 'x-api-version']);
+  });
+
+  it('each version\'s documents default X-API-Version to that version, JSON and YAML alike', async () => {
+    for (const version of ['v1', 'v2', 'v3']) {
+      const json = await get(`/openapi/${version}/core.json`);
+      expect(json.body.components.parameters.ApiVersionParameter.schema).to.deep.equal({ $ref: '#/components/schemas/ApiVersion', default: version });
+      const yaml = await get(`/openapi/${version}/closed-loop.yaml`);
+      expect(parse(yaml.body as string).components.parameters.ApiVersionParameter.schema.default).to.equal(version);
+    }
   });
 
   it('gives every response an X-Request-Id, echoing a well-formed incoming one', async () => {

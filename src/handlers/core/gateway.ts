@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { operations } from '../../../generated/types/core.js';
 import { AppError } from '../../kernel/errors.js';
-import { DEFAULT_API_VERSION, servedDocument, servedDocumentYaml, SUPPORTED_API_VERSIONS, type ApiVersion } from '../../http/versions.js';
+import { DEFAULT_API_VERSION, documentYaml, servedDocument, SUPPORTED_API_VERSIONS, type ApiVersion } from '../../http/versions.js';
 import { API_CHANGELOG, GENERATED_OPENAPI } from '../../paths.js';
 import type { OperationMap } from '../../http/operation.js';
 
@@ -65,7 +65,7 @@ export const gatewayOperations = {
     access: 'public',
     handle: async ({ path: params, koa }) => ({
       status: 200,
-      body: servedDocumentYaml(await readFile(path.join(GENERATED_OPENAPI, `${params.document}.yaml`), 'utf8'), requestVersion(koa.state)),
+      body: documentYaml(servedDocument(JSON.parse(await readFile(path.join(GENERATED_OPENAPI, `${params.document}.json`), 'utf8')), requestVersion(koa.state))),
       contentType: 'application/yaml',
     }),
   },
@@ -80,7 +80,7 @@ export const gatewayOperations = {
     access: 'public',
     handle: async ({ path: params }) => ({
       status: 200,
-      body: servedDocumentYaml(await readFile(path.join(GENERATED_OPENAPI, `${params.document}.yaml`), 'utf8'), params.version),
+      body: documentYaml(servedDocument(JSON.parse(await readFile(path.join(GENERATED_OPENAPI, `${params.document}.json`), 'utf8')), params.version)),
       contentType: 'application/yaml',
     }),
   },
