@@ -17,7 +17,7 @@ import type { RateLimiter } from './rateLimit.js';
 import { RoutingTable } from './routing.js';
 import { SIGNATURE_SCHEMES, signatureVerifier } from './signatures.js';
 import { rejectIllFormedStrings, validateRequest } from './validation.js';
-import { deprecationHeaders, requestDeprecation, type Deprecation } from './deprecation.js';
+import { deprecationHeaders, goneError, requestDeprecation, sunsetPassed, type Deprecation } from './deprecation.js';
 import { API_VERSION_DEPRECATIONS, type ApiVersion } from './versions.js';
 
 export interface MountedApi {
@@ -130,7 +130,8 @@ function securityOf(op: ApiOperation, spec: { access: Access }, services: Servic
  * (404, 405 with `Allow`), bearer token or signature (401, or 429 past the
  * address's limit), access (403), rate limit (429), media type and validation (400), then idempotency and the
  * handler. A deprecated operation, a request sending a deprecated parameter or one of a
- * deprecated API version is answered with the deprecation headers (./deprecation.ts).
+ * deprecated API version is answered with the deprecation headers (./deprecation.ts); past
+ * its sunset, the operation or version answers 410 GONE before the token is looked at.
  */
 export function mountApi(args: {
   api: CompiledApi;
@@ -141,9 +142,12 @@ export function mountApi(args: {
   tokens: TokenVerifier;
   /** The deprecated API versions (API_VERSION_DEPRECATIONS unless a test gives others). */
   versionDeprecations?: Partial<Record<ApiVersion, Deprecation>>;
+  /** The clock sunsets are compared with, in ms since the epoch (Date.now unless a test gives another). */
+  now?: () => number;
 }): MountedApi {
   const { api, services, rateLimiter, tokens } = args;
   const versionDeprecations = args.versionDeprecations ?? API_VERSION_DEPRECATIONS;
+  const now = args.now ?? Date.now;
   const operations = args.operations as unknown as Record<string, OperationSpec<{ responses: object }>>;
   const security = new Map<string, Security>();
   for (const op of api.operations) {
@@ -158,8 +162,14 @@ export function mountApi(args: {
     const spec = operations[operationId];
     koa.state.operationId = operationId;
     // Set first, so that an error response carries them too.
-    const deprecation = requestDeprecation(operation, { query: koa.query, headers: koa.headers }, versionDeprecations[koa.state.apiVersion as ApiVersion]);
+    const version = koa.state.apiVersion as ApiVersion;
+    const deprecation = requestDeprecation(operation, { query: koa.query, headers: koa.headers }, versionDeprecations[version]);
     if (deprecation) koa.set(deprecationHeaders(deprecation));
+    // Past its sunset, before the token: what is gone is gone for everyone.
+    if (sunsetPassed(operation.deprecation, now())) {
+      throw goneError(`${operation.method.toUpperCase()} ${args.apiRoot.replace(/\/$/, '')}${operation.path}`, operation.deprecation!);
+    }
+    if (sunsetPassed(versionDeprecations[version], now())) throw goneError(`API version ${version}`, versionDeprecations[version]!);
     koa.state.ledgerType = spec.ledgerType;
     const secured = security.get(operationId)!;
     let principal: Principal | null = null;

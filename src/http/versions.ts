@@ -9,7 +9,7 @@
  */
 
 import { stringify } from 'yaml';
-import type { Deprecation } from './deprecation.js';
+import { goneResponse, type Deprecation } from './deprecation.js';
 
 /** Values of `X-API-Version`; the first is the default. */
 export const SUPPORTED_API_VERSIONS = ['v1', 'v2', 'v3'] as const;
@@ -18,10 +18,12 @@ export const SUPPORTED_API_VERSIONS = ['v1', 'v2', 'v3'] as const;
 export type ApiVersion = (typeof SUPPORTED_API_VERSIONS)[number];
 
 /**
- * The deprecated API versions, the one place that says which and until when: e.g.
- * `v1: { at: '2027-01-15', sunset: '2027-07-15' }`. Every response to a request of a
- * deprecated version carries the deprecation headers (./deprecation.ts), and its
- * documents mark every operation deprecated with those dates. None is deprecated today.
+ * The deprecated API versions, the one place that says which, until when and what to move
+ * to: e.g. `v1: { at: '2027-01-15', sunset: '2027-07-15', successor: 'v2' }`. Every response
+ * to a request of a deprecated version carries the deprecation headers (./deprecation.ts),
+ * and its documents mark every operation deprecated with those dates; from the sunset its
+ * requests are answered 410 GONE, which its documents give every operation. None is
+ * deprecated today.
  */
 export const API_VERSION_DEPRECATIONS: Partial<Record<ApiVersion, Deprecation>> = {};
 
@@ -95,17 +97,27 @@ function deprecationHeaderObjects(deprecation: Deprecation): Record<string, obje
   return headers;
 }
 
-/** `doc` with every operation deprecated at `deprecation`'s dates, its success responses documenting the headers. */
+/**
+ * `doc` with every operation deprecated at `deprecation`'s dates, its success responses
+ * documenting the headers, and with a sunset its 410 GONE (goneResponse) after it.
+ */
 function deprecateAll<T>(doc: T, deprecation: Deprecation): T {
   const copy = structuredClone(doc) as { paths?: Record<string, Record<string, { responses?: Record<string, { headers?: object; $ref?: string }> }>> };
   for (const item of Object.values(copy.paths ?? {})) {
     for (const method of METHODS) {
       const op = item[method] as Record<string, unknown> | undefined;
       if (!op) continue;
-      Object.assign(op, { deprecated: true, 'x-deprecated-at': deprecation.at, ...(deprecation.sunset ? { 'x-sunset': deprecation.sunset } : {}) });
-      for (const [status, response] of Object.entries((op.responses ?? {}) as Record<string, { headers?: object; $ref?: string }>)) {
+      Object.assign(op, {
+        deprecated: true,
+        'x-deprecated-at': deprecation.at,
+        ...(deprecation.sunset ? { 'x-sunset': deprecation.sunset } : {}),
+        ...(deprecation.successor ? { 'x-successor': deprecation.successor } : {}),
+      });
+      const responses = (op.responses ??= {}) as Record<string, { headers?: object; $ref?: string }>;
+      for (const [status, response] of Object.entries(responses)) {
         if (status.startsWith('2') && !response.$ref) response.headers = { ...response.headers, ...deprecationHeaderObjects(deprecation) };
       }
+      if (deprecation.sunset) responses['410'] ??= goneResponse();
     }
   }
   return copy as T;

@@ -45,6 +45,8 @@ export const ERROR_STATUS = {
   EVENT_NOT_FOUND: 404,
   WEBHOOK_ENDPOINT_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  // An operation or API version past its sunset (src/http/deprecation.ts).
+  GONE: 410,
   IDEMPOTENCY_KEY_IN_USE: 409,
   TRANSACTION_ALREADY_REVERSED: 409,
   LABEL_NAME_TAKEN: 409,

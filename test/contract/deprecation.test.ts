@@ -2,13 +2,18 @@
  * Deprecation headers driven by the documents (src/http/deprecation.ts): a deprecated
  * fixture operation, a deprecated fixture parameter and a deprecated fixture API version,
  * mounted as the service mounts its documents (mountApi), answer with Deprecation
- * (RFC 9745), Sunset (RFC 8594) and a Link to the changelog; nothing else does.
+ * (RFC 9745), Sunset (RFC 8594) and a Link to the changelog; nothing else does. Past its
+ * sunset (fixtures with past dates, and a fixture clock) an operation or version answers 410.
  */
 import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import Koa from 'koa';
-import { operationDeprecations } from '../../src/http/deprecation.js';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { goneResponse, operationDeprecations } from '../../src/http/deprecation.js';
+import { createAjv } from '../../src/http/apiBuild.js';
+import { AppError, toProblem } from '../../src/kernel/errors.js';
 import { mountApi } from '../../src/http/openapi.js';
 import type { ApiOperation } from '../../src/http/apiTypes.js';
 import { servedDocument } from '../../src/http/versions.js';
@@ -22,12 +27,20 @@ const HEADERS = {
 
 /** Fixture operations as the documents would declare them (dereferenced, as the service reads them). */
 const FIXTURE = {
+  gone: {
+    operationId: 'getGoneThing',
+    deprecated: true,
+    'x-deprecated-at': '2025-01-15',
+    'x-sunset': '2025-07-15',
+    'x-successor': 'GET /things',
+    responses: { '200': { description: 'The thing.', headers: HEADERS }, '410': { $ref: '#/components/responses/Gone' } },
+  },
   old: {
     operationId: 'getOldThing',
     deprecated: true,
     'x-deprecated-at': '2026-12-01',
     'x-sunset': '2027-06-30',
-    responses: { '200': { description: 'The thing.', headers: HEADERS } },
+    responses: { '200': { description: 'The thing.', headers: HEADERS }, '410': { $ref: '#/components/responses/Gone' } },
   },
   current: {
     operationId: 'getThing',
@@ -39,29 +52,47 @@ const FIXTURE = {
   },
 };
 
+/** Validates `problem` against a gone response's schema, its `Problem` reference resolved from the bundled core document. */
+function validateProblem(schema: object, problem: unknown): string | null {
+  const ajv = createAjv();
+  const core = JSON.parse(readFileSync(new URL('../../generated/openapi/core.json', import.meta.url), 'utf8'));
+  const validate = ajv.compile({ ...schema, components: core.components });
+  return validate(problem) ? null : ajv.errorsText(validate.errors);
+}
+
 function apiOperation(path: string, op: Parameters<typeof operationDeprecations>[0]): ApiOperation {
   return { operationId: op.operationId!, method: 'get', path, security: '[]', mediaTypes: [], ...operationDeprecations(op) };
 }
 
 describe('deprecation headers', () => {
+  // The fixture service's clock: before the test v3 sunset (2027-07-15), after the others.
+  let clock = Date.UTC(2026, 10, 28);
   let server: Server;
   let url: string;
 
   before(async () => {
     const handler = { access: 'public', handle: async () => ({ status: 200, body: { ok: true } }) };
     const mounted = mountApi({
-      api: { operations: [apiOperation('/old', FIXTURE.old), apiOperation('/things', FIXTURE.current)], validators: () => [] },
+      api: { operations: [apiOperation('/old', FIXTURE.old), apiOperation('/things', FIXTURE.current), apiOperation('/gone', FIXTURE.gone)], validators: () => [] },
       apiRoot: '/',
-      operations: { getOldThing: handler, getThing: handler } as never,
+      operations: { getOldThing: handler, getThing: handler, getGoneThing: handler } as never,
       services: {} as never,
       rateLimiter: {} as never,
       tokens: {} as never,
-      versionDeprecations: { v3: { at: '2027-01-15', sunset: '2027-07-15' } },
+      versionDeprecations: { v3: { at: '2027-01-15', sunset: '2027-07-15' }, v1: { at: '2025-01-15', sunset: '2025-07-15', successor: 'v3' } },
+      now: () => clock,
     });
     const app = new Koa();
     app.use(async (ctx) => {
-      ctx.state.apiVersion = ctx.get('x-api-version') || 'v1';
-      await mounted.handle(ctx);
+      ctx.state.apiVersion = ctx.get('x-api-version') || 'v2';
+      try {
+        await mounted.handle(ctx);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        ctx.status = err.status;
+        ctx.body = toProblem(err, ctx.path, 'r1');
+        for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value);
+      }
     });
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
@@ -71,7 +102,7 @@ describe('deprecation headers', () => {
 
   const headersOf = async (path: string, headers: Record<string, string> = {}) => {
     const res = await fetch(`${url}${path}`, { headers });
-    expect(res.status).to.equal(200);
+    expect(res.status, path).to.equal(200);
     return { deprecation: res.headers.get('deprecation'), sunset: res.headers.get('sunset'), link: res.headers.get('link') };
   };
 
@@ -99,10 +130,47 @@ describe('deprecation headers', () => {
     expect(await headersOf('/things', { 'X-API-Version': 'v2' })).to.deep.equal({ deprecation: null, sunset: null, link: null });
   });
 
+  it('after its sunset an operation answers 410 GONE naming its successor, with the deprecation headers', async () => {
+    const res = await fetch(`${url}/gone`);
+    expect(res.status).to.equal(410);
+    const problem = await res.json();
+    expect(problem).to.deep.include({ code: 'GONE', status: 410, sunset: '2025-07-15', successor: 'GET /things' });
+    expect(problem.detail).to.equal('GET /gone passed its sunset on 2025-07-15 and no longer answers; use GET /things instead.');
+    expect(res.headers.get('sunset')).to.equal('Tue, 15 Jul 2025 00:00:00 GMT');
+    expect(res.headers.get('deprecation')).to.equal(`@${Date.UTC(2025, 0, 15) / 1000}`);
+    const schema = structuredClone(goneResponse()['content'] as Record<string, { schema: object }>)['application/problem+json'].schema;
+    expect(validateProblem(schema, problem)).to.equal(null);
+  });
+
+  it('after its sunset a whole version answers 410 GONE naming the version to move to; before it, the headers only', async () => {
+    const res = await fetch(`${url}/things`, { headers: { 'X-API-Version': 'v1' } });
+    expect(res.status).to.equal(410);
+    expect(await res.json()).to.deep.include({ code: 'GONE', sunset: '2025-07-15', successor: 'v3', detail: 'API version v1 passed its sunset on 2025-07-15 and no longer answers; use v3 instead.' });
+    expect((await headersOf('/things', { 'X-API-Version': 'v3' })).sunset).to.equal('Thu, 15 Jul 2027 00:00:00 GMT');
+    clock = Date.UTC(2027, 6, 15); // the sunset's first instant
+    try {
+      expect((await fetch(`${url}/things`, { headers: { 'X-API-Version': 'v3' } })).status).to.equal(410);
+    } finally {
+      clock = Date.UTC(2026, 10, 28);
+    }
+  });
+
+  it('a sunset version\'s documents give every operation the 410; a sunset operation must document it (shared.yaml\'s Gone, the same object)', () => {
+    const doc = servedDocument({ info: { version: '1.0.0' }, paths: { '/things': { get: { operationId: 'getThing', responses: { '200': { description: 'x' } } } } } }, 'v2', {
+      v2: { at: '2025-01-15', sunset: '2025-07-15', successor: 'v3' },
+    });
+    const op = doc.paths['/things'].get as Parameters<typeof operationDeprecations>[0] & { responses: Record<string, unknown> };
+    expect(op.responses['410']).to.deep.equal(goneResponse());
+    expect(operationDeprecations(op).deprecation).to.deep.equal({ at: '2025-01-15', sunset: '2025-07-15', successor: 'v3' });
+    expect(() => operationDeprecations({ ...FIXTURE.gone, responses: { '200': FIXTURE.gone.responses['200'] } })).to.throw(/410/);
+    const shared = parse(readFileSync(new URL('../../openapi/shared.yaml', import.meta.url), 'utf8'));
+    expect(shared.components.responses.Gone).to.deep.equal(goneResponse());
+  });
+
   it('refuses a deprecation without its date or without the documented headers', () => {
     expect(() => operationDeprecations({ ...FIXTURE.old, 'x-deprecated-at': undefined })).to.throw(/x-deprecated-at/);
     expect(() => operationDeprecations({ ...FIXTURE.old, 'x-sunset': '2026-01-01' })).to.throw(/x-sunset/);
-    expect(() => operationDeprecations({ ...FIXTURE.old, responses: { '200': { description: 'x', headers: { Deprecation: {}, Link: {} } } } as never })).to.throw(/Sunset/);
+    expect(() => operationDeprecations({ ...FIXTURE.old, responses: { '200': { description: 'x', headers: { Deprecation: {}, Link: {} } }, '410': {} } as never })).to.throw(/Sunset/);
   });
 
   it('a deprecated version\'s documents mark every operation deprecated, with the headers documented', () => {
