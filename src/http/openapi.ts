@@ -18,7 +18,8 @@ import { RoutingTable } from './routing.js';
 import { SIGNATURE_SCHEMES, signatureVerifier } from './signatures.js';
 import { rejectIllFormedStrings, validateRequest } from './validation.js';
 import { deprecationHeaders, goneError, requestDeprecation, sunsetPassed, type Deprecation } from './deprecation.js';
-import { API_VERSION_DEPRECATIONS, type ApiVersion } from './versions.js';
+import { API_VERSION_DEPRECATIONS, API_VERSIONING, type ApiVersion } from './versions.js';
+import type { ApiVersioning } from '../kernel/versioning/versionChange.js';
 
 export interface MountedApi {
   /** Serves a Koa request whose path belongs to this document. */
@@ -131,7 +132,10 @@ function securityOf(op: ApiOperation, spec: { access: Access }, services: Servic
  * address's limit), access (403), rate limit (429), media type and validation (400), then idempotency and the
  * handler. A deprecated operation, a request sending a deprecated parameter or one of a
  * deprecated API version is answered with the deprecation headers (./deprecation.ts); past
- * its sunset, the operation or version answers 410 GONE before the token is looked at.
+ * its sunset, the operation or version answers 410 GONE before the token is looked at. The
+ * request's version (`koa.state.apiVersion`) is applied at this edge: the body is brought up
+ * to the newest shape before validation, a success body down to the version after the
+ * handler (src/kernel/versioning/).
  */
 export function mountApi(args: {
   api: CompiledApi;
@@ -144,8 +148,11 @@ export function mountApi(args: {
   versionDeprecations?: Partial<Record<ApiVersion, Deprecation>>;
   /** The clock sunsets are compared with, in ms since the epoch (Date.now unless a test gives another). */
   now?: () => number;
+  /** The versions and version changes (API_VERSIONING unless a test build gives others). */
+  versioning?: ApiVersioning;
 }): MountedApi {
   const { api, services, rateLimiter, tokens } = args;
+  const versioning = args.versioning ?? API_VERSIONING;
   const versionDeprecations = args.versionDeprecations ?? API_VERSION_DEPRECATIONS;
   const now = args.now ?? Date.now;
   const operations = args.operations as unknown as Record<string, OperationSpec<{ responses: object }>>;
@@ -181,7 +188,10 @@ export function mountApi(args: {
     koa.state.clientId = principal?.clientId;
     await admit(operationId, spec, principal, koa, rateLimiter);
     rejectUndeclaredMediaType(operation, koa);
-    const body = (koa.request as unknown as { body?: unknown }).body;
+    // Handlers see the newest shape only: an older version's body is brought up first, and
+    // validated as the newest version's.
+    const sent = (koa.request as unknown as { body?: unknown }).body;
+    const body = sent === undefined ? sent : versioning.requestUp(operationId, sent, version);
     const query = validateRequest(api.validators(operationId), {
       path: params,
       query: koa.query,
@@ -206,9 +216,13 @@ export function mountApi(args: {
       return (await spec.handle(ctx as never)) as StoredResponse;
     };
 
+    // A success body is brought down to the request's version; a replay stored in the
+    // newest shape is brought down the same way.
+    const answer = (res: StoredResponse): StoredResponse =>
+      res.status < 300 && res.body !== null && typeof res.body === 'object' ? { ...res, body: versioning.responseDown(operationId, res.body, version) } : res;
     const key = koa.get('idempotency-key');
     if (!spec.idempotent || !key) {
-      send(koa, await run(null));
+      send(koa, answer(await run(null)));
       return;
     }
     const { response, replayed } = await withIdempotency(
@@ -221,7 +235,7 @@ export function mountApi(args: {
       },
       run,
     );
-    send(koa, response);
+    send(koa, answer(response));
     if (replayed) koa.set('Idempotent-Replayed', 'true');
   };
 

@@ -1,8 +1,8 @@
 /**
  * The API versions this service serves and the documents as each version serves them.
  *
- * `X-API-Version` (seed, "Versioning") takes one of SUPPORTED_API_VERSIONS; the first is
- * the default. Every version serves the same operations today; what tells a client which
+ * `X-API-Version` (seed, "Versioning") takes one of SUPPORTED_API_VERSIONS (the list and
+ * the version changes between them are in src/kernel/versioning/). What tells a client which
  * documents it was built against is `info.version`: `<release>+<version>`, the release of
  * the documents (semver, the same for both documents, bumped by `npm run api:release`)
  * with the API version as semver build metadata, e.g. `1.0.0+v2`.
@@ -10,12 +10,10 @@
 
 import { stringify } from 'yaml';
 import { goneResponse, type Deprecation } from './deprecation.js';
+import { API_VERSIONING, type ApiVersion } from '../kernel/versioning/apiVersions.js';
+import type { ApiVersioning } from '../kernel/versioning/versionChange.js';
 
-/** Values of `X-API-Version`; the first is the default. */
-export const SUPPORTED_API_VERSIONS = ['v1', 'v2', 'v3'] as const;
-
-/** One of SUPPORTED_API_VERSIONS. */
-export type ApiVersion = (typeof SUPPORTED_API_VERSIONS)[number];
+export { API_VERSIONING, DEFAULT_API_VERSION, isApiVersion, SUPPORTED_API_VERSIONS, type ApiVersion } from '../kernel/versioning/apiVersions.js';
 
 /**
  * The deprecated API versions, the one place that says which, until when and what to move
@@ -27,30 +25,28 @@ export type ApiVersion = (typeof SUPPORTED_API_VERSIONS)[number];
  */
 export const API_VERSION_DEPRECATIONS: Partial<Record<ApiVersion, Deprecation>> = {};
 
-/** The default version: the one a request without `X-API-Version` uses. */
-export const DEFAULT_API_VERSION: ApiVersion = SUPPORTED_API_VERSIONS[0];
-
-/** Whether `value` names a supported version. */
-export function isApiVersion(value: string): value is ApiVersion {
-  return (SUPPORTED_API_VERSIONS as readonly string[]).includes(value);
-}
-
 /** `info.version` of a document served as `version`: the release with the version as build metadata. */
-export function servedInfoVersion(release: string, version: ApiVersion): string {
+export function servedInfoVersion(release: string, version: string): string {
   return `${release.replace(/\+.*$/, '')}+${version}`;
 }
 
 /**
- * The bundled document `bundle` (generated/openapi/*.json, parsed) as `version` serves it:
- * a copy whose `info.version` is servedInfoVersion. Throws when it has no `info.version`.
+ * The bundled document `bundle` (generated/openapi/*.json, parsed: the newest version) as
+ * `version` serves it: rewritten by the version changes made after `version`
+ * (`opts.versioning`, the shipped API_VERSIONING unless a test build gives another), its
+ * `info.version` servedInfoVersion, its `X-API-Version` parameter defaulting to `version`,
+ * and marked deprecated when the version is (`opts.deprecations`). Throws when it has no
+ * `info.version`.
  */
 export function servedDocument<T extends { info: { version: string } }>(
   bundle: T,
-  version: ApiVersion,
-  deprecations: Partial<Record<ApiVersion, Deprecation>> = API_VERSION_DEPRECATIONS,
+  version: string,
+  opts: { deprecations?: Partial<Record<string, Deprecation>>; versioning?: ApiVersioning } = {},
 ): T {
   if (typeof bundle.info?.version !== 'string') throw new Error('the document has no info.version');
-  const served = pinnedTo({ ...bundle, info: { ...bundle.info, version: servedInfoVersion(bundle.info.version, version) } }, version);
+  const { deprecations = API_VERSION_DEPRECATIONS as Partial<Record<string, Deprecation>>, versioning = API_VERSIONING } = opts;
+  const shaped = versioning.document(bundle, version);
+  const served = pinnedTo({ ...shaped, info: { ...shaped.info, version: servedInfoVersion(bundle.info.version, version) } }, version);
   const deprecation = deprecations[version];
   return deprecation ? deprecateAll(served, deprecation) : served;
 }
@@ -71,7 +67,7 @@ interface ParameterNode {
  * generated from. Served documents only: the source documents' request schemas have no
  * `default` (openapi-typescript would make the parameter required in the handlers' types).
  */
-function pinnedTo<T>(doc: T, version: ApiVersion): T {
+function pinnedTo<T>(doc: T, version: string): T {
   const copy = structuredClone(doc) as { components?: { parameters?: Record<string, ParameterNode> }; paths?: Record<string, Record<string, unknown>> };
   const operations = Object.values(copy.paths ?? {}).flatMap((item) => [item, ...METHODS.map((m) => item[m])]) as ({ parameters?: ParameterNode[] } | undefined)[];
   const parameters = [...Object.values(copy.components?.parameters ?? {}), ...operations.flatMap((op) => op?.parameters ?? [])];

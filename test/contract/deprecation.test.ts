@@ -157,7 +157,7 @@ describe('deprecation headers', () => {
 
   it('a sunset version\'s documents give every operation the 410; a sunset operation must document it (shared.yaml\'s Gone, the same object)', () => {
     const doc = servedDocument({ info: { version: '1.0.0' }, paths: { '/things': { get: { operationId: 'getThing', responses: { '200': { description: 'x' } } } } } }, 'v2', {
-      v2: { at: '2025-01-15', sunset: '2025-07-15', successor: 'v3' },
+      deprecations: { v2: { at: '2025-01-15', sunset: '2025-07-15', successor: 'v3' } },
     });
     const op = doc.paths['/things'].get as Parameters<typeof operationDeprecations>[0] & { responses: Record<string, unknown> };
     expect(op.responses['410']).to.deep.equal(goneResponse());
@@ -175,7 +175,7 @@ describe('deprecation headers', () => {
 
   it('a deprecated version\'s documents mark every operation deprecated, with the headers documented', () => {
     const doc = servedDocument({ info: { version: '1.0.0' }, paths: { '/things': { get: { operationId: 'getThing', responses: { '200': { description: 'x' } } } } } }, 'v2', {
-      v2: { at: '2027-01-15', sunset: '2027-07-15' },
+      deprecations: { v2: { at: '2027-01-15', sunset: '2027-07-15' } },
     });
     const op = doc.paths['/things'].get as Parameters<typeof operationDeprecations>[0];
     expect(operationDeprecations(op).deprecation).to.deep.equal({ at: '2027-01-15', sunset: '2027-07-15' });

@@ -1,0 +1,179 @@
+/**
+ * Version changes as code (src/kernel/versioning/): a test build adds a version `v4` with
+ * one breaking change, kept here and not shipped. The closed-loop `Wallet` response's `name`
+ * becomes `display_name`, and creating a wallet requires a new `purpose`. The change undoes
+ * both for v1 to v3. Checked:
+ * - the documents: v1 to v3, as served, are byte for byte what they are without the change;
+ *   v4 has it; the gate (scripts/apiContract.ts compareDocuments, as `npm run api:diff`
+ *   runs it) sees nothing new in v3, and refuses the same edit made without a version change;
+ * - the wire, at the edge (mountApi, as the service mounts its documents): a v1 to v3
+ *   request without `purpose` reaches the handler in the newest shape, validated as the
+ *   newest version's, and is answered with `name`; a v4 request is answered with `display_name`.
+ */
+import { expect } from 'chai';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Koa from 'koa';
+import { bodyParser } from '@koa/bodyparser';
+import { compareDocuments, releasedFile, writeJson, type Change } from '../../scripts/apiContract.js';
+import { createAjv } from '../../src/http/apiBuild.js';
+import { mountApi } from '../../src/http/openapi.js';
+import { servedDocument, SUPPORTED_API_VERSIONS } from '../../src/http/versions.js';
+import { ApiVersioning, type OpenApiDocument, type VersionChange } from '../../src/kernel/versioning/versionChange.js';
+import { AppError, toProblem } from '../../src/kernel/errors.js';
+
+type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** The edit to the newest document the test build makes (what a developer would write in openapi/). */
+function edit(doc: Doc): Doc {
+  const copy = structuredClone(doc);
+  const wallet = copy.components.schemas.Wallet;
+  wallet.properties = renameKey(wallet.properties, 'name', 'display_name');
+  wallet.required = wallet.required.map((k: string) => (k === 'name' ? 'display_name' : k));
+  const create = copy.components.schemas.WalletCreateRequest;
+  create.properties.purpose = { type: 'string', minLength: 1, maxLength: 100, description: 'What the wallet is for.' };
+  create.required = [...create.required, 'purpose'];
+  return copy;
+}
+
+/** `object` with key `from` renamed `to`, in place in the key order. */
+function renameKey<T extends Record<string, unknown>>(object: T, from: string, to: string): T {
+  return Object.fromEntries(Object.entries(object).map(([k, v]) => [k === from ? to : k, v])) as T;
+}
+
+/** The test build's version change: what undoes the edit for the versions before v4. */
+const WALLET_DISPLAY_NAME: VersionChange = {
+  version: 'v4',
+  name: 'wallet-display-name',
+  description: 'A wallet\'s `name` is `display_name`; creating a wallet requires `purpose`.',
+  operations: ['createWallet', 'getWallet'],
+  document(doc: OpenApiDocument) {
+    const d = doc as Doc;
+    const wallet = d.components.schemas.Wallet;
+    wallet.properties = renameKey(wallet.properties, 'display_name', 'name');
+    wallet.required = wallet.required.map((k: string) => (k === 'display_name' ? 'name' : k));
+    const create = d.components.schemas.WalletCreateRequest;
+    delete create.properties.purpose;
+    create.required = create.required.filter((k: string) => k !== 'purpose');
+    return d;
+  },
+  request: (body) => ({ purpose: 'general', ...(body as object) }),
+  response: (body) => renameKey(body as Record<string, unknown>, 'display_name', 'name'),
+};
+
+const TEST_BUILD = new ApiVersioning([...SUPPORTED_API_VERSIONS, 'v4'], [WALLET_DISPLAY_NAME]);
+const bundled = (): Doc => JSON.parse(readFileSync(path.join(import.meta.dirname, '..', '..', 'generated', 'openapi', 'closed-loop.json'), 'utf8'));
+
+describe('version changes as code (a test build with v4)', () => {
+  const newest = edit(bundled());
+
+  it('v1 to v3 serve the documents they serve without the change, byte for byte; v4 has it', () => {
+    for (const version of SUPPORTED_API_VERSIONS) {
+      const withChange = JSON.stringify(servedDocument(newest as never, version, { versioning: TEST_BUILD }), null, 2);
+      expect(withChange, version).to.equal(JSON.stringify(servedDocument(bundled() as never, version), null, 2));
+    }
+    const v4 = servedDocument(newest as never, 'v4', { versioning: TEST_BUILD }) as Doc;
+    expect(v4.info.version).to.match(/\+v4$/);
+    expect(v4.components.schemas.Wallet.properties).to.have.property('display_name').and.not.have.property('name');
+    expect(v4.components.schemas.WalletCreateRequest.required).to.include('purpose');
+    expect(v4.components.parameters.ApiVersionParameter.schema.default).to.equal('v4');
+  });
+
+  it('the gate sees nothing new in v3 with the change, and refuses the same edit made without one', async function () {
+    this.timeout(60_000);
+    const work = mkdtempSync(path.join(tmpdir(), 'version-change-'));
+    try {
+      const diff = async (name: string, doc: unknown): Promise<Change[]> => {
+        const file = path.join(work, name, 'closed-loop.json');
+        writeJson(file, doc);
+        return compareDocuments(releasedFile('v3', 'closed-loop'), file, work);
+      };
+      const key = (c: Change) => `${c.kind} ${c.where} ${c.what}`;
+      const before = (await diff('before', servedDocument(bundled() as never, 'v3'))).map(key);
+      const withChange = (await diff('with', servedDocument(newest as never, 'v3', { versioning: TEST_BUILD }))).map(key);
+      expect(withChange).to.deep.equal(before);
+      const without = await diff('without', servedDocument(newest as never, 'v3'));
+      const breaking = without.filter((c) => c.kind === 'breaking').map((c) => c.where);
+      expect(breaking.some((w) => w.includes('purpose') || w.includes('WalletCreateRequest') || w.includes('POST /wallets')), breaking.join('\n')).to.equal(true);
+      expect(breaking.some((w) => w.includes('name')), breaking.join('\n')).to.equal(true);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  describe('at the edge', () => {
+    let server: Server;
+    let url: string;
+    const seen: unknown[] = [];
+
+    before(async () => {
+      // The newest request schema (v4), as the service validates every version's request.
+      const ajv = createAjv();
+      const validate = ajv.compile({ type: 'object', properties: { requestBody: { $ref: '#/components/schemas/WalletCreateRequest' } }, components: newest.components });
+      const mounted = mountApi({
+        api: { operations: [{ operationId: 'createWallet', method: 'post', path: '/wallets', security: '[]', mediaTypes: ['application/json'], deprecatedParameters: [] }], validators: () => [validate] },
+        apiRoot: '/',
+        operations: {
+          createWallet: {
+            access: 'public',
+            handle: async ({ body }: { body: { name: string; purpose: string } }) => {
+              seen.push(body);
+              return { status: 201, body: { id: 'w1', display_name: body.name, purpose: body.purpose } };
+            },
+          },
+        } as never,
+        services: {} as never,
+        rateLimiter: {} as never,
+        tokens: {} as never,
+        versioning: TEST_BUILD,
+      });
+      const app = new Koa();
+      app.use(async (ctx, next) => {
+        try {
+          await next();
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          ctx.status = err.status;
+          ctx.body = toProblem(err, ctx.path, 'r1');
+        }
+      });
+      app.use(bodyParser());
+      app.use(async (ctx) => {
+        ctx.state.apiVersion = ctx.get('x-api-version');
+        await mounted.handle(ctx);
+      });
+      server = app.listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    after(() => new Promise((resolve) => server.close(resolve)));
+
+    const create = async (version: string, body: object) => {
+      const res = await fetch(`${url}/wallets`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-version': version }, body: JSON.stringify(body) });
+      return { status: res.status, body: await res.json() };
+    };
+
+    it('v1 to v3 keep their wire shape: no purpose sent, name answered; the handler sees the newest shape', async () => {
+      for (const version of SUPPORTED_API_VERSIONS) {
+        seen.length = 0;
+        expect(await create(version, { name: 'Ahmed' })).to.deep.equal({ status: 201, body: { id: 'w1', name: 'Ahmed', purpose: 'general' } });
+        expect(seen).to.deep.equal([{ purpose: 'general', name: 'Ahmed' }]);
+      }
+    });
+
+    it('v4 requires purpose and answers display_name', async () => {
+      const refused = await create('v4', { name: 'Ahmed' });
+      expect(refused.status).to.equal(400);
+      expect(refused.body.code).to.equal('VALIDATION_ERROR');
+      expect(await create('v4', { name: 'Ahmed', purpose: 'payroll' })).to.deep.equal({ status: 201, body: { id: 'w1', display_name: 'Ahmed', purpose: 'payroll' } });
+    });
+  });
+
+  it('a change must name a version after the first', () => {
+    expect(() => new ApiVersioning(['v1', 'v2'], [{ ...WALLET_DISPLAY_NAME, version: 'v1' }])).to.throw(/not a version after the first/);
+    expect(() => new ApiVersioning(['v1', 'v2'], [WALLET_DISPLAY_NAME])).to.throw(/v4/);
+  });
+});
