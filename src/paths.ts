@@ -19,6 +19,9 @@ export const PROJECT_ROOT = projectRoot(import.meta.dirname);
 /** The bundled API documents (generated/openapi: closed-loop and core, .json and .yaml). */
 export const GENERATED_OPENAPI = path.join(PROJECT_ROOT, 'generated', 'openapi');
 
+/** The released API documents, `<version>/<document>.json` (written by `npm run api:release`), served as they are. */
+export const RELEASED_OPENAPI = path.join(PROJECT_ROOT, 'openapi', 'released');
+
 /** The API changelog, served beside the documents (`GET /openapi/CHANGELOG.md`). */
 export const API_CHANGELOG = path.join(PROJECT_ROOT, 'openapi', 'CHANGELOG.md');
 

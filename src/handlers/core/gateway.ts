@@ -1,19 +1,51 @@
 /**
  * Gateway: descriptor (seed E10), health, readiness, ping and the API documents (the
- * reference page is in docs.ts). A document is served as the request's version serves
- * it (`info.version` `<release>+<version>`, src/http/versions.ts).
+ * reference page is in docs.ts). A version's document is served exactly as released;
+ * `next` serves the sources' newest version, unreleased changes included.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { operations } from '../../../generated/types/core.js';
 import { AppError } from '../../kernel/errors.js';
-import { DEFAULT_API_VERSION, documentYaml, servedDocument, SUPPORTED_API_VERSIONS, type ApiVersion } from '../../http/versions.js';
-import { API_CHANGELOG, GENERATED_OPENAPI } from '../../paths.js';
+import { API_VERSIONING, DEFAULT_API_VERSION, documentYaml, servedDocument, SUPPORTED_API_VERSIONS, type ApiVersion } from '../../http/versions.js';
+import { API_CHANGELOG, GENERATED_OPENAPI, RELEASED_OPENAPI } from '../../paths.js';
 import type { OperationMap } from '../../http/operation.js';
 
 /** The version the request negotiated (`X-API-Version`, set on the Koa state by src/http/app.ts). */
 function requestVersion(state: { apiVersion?: ApiVersion }): ApiVersion {
   return state.apiVersion ?? DEFAULT_API_VERSION;
+}
+
+/**
+ * The JSON text of `document` as `version` serves it: a released version's document exactly
+ * as released (openapi/released/<version>/, byte for byte); `next`, the newest version as
+ * the sources describe it, unreleased changes included (`info.version` `<release>+<version>.next`).
+ * A supported version not released yet is served from the sources too.
+ */
+async function documentText(document: string, version: ApiVersion | 'next'): Promise<string> {
+  if (version !== 'next') {
+    try {
+      return await readFile(path.join(RELEASED_OPENAPI, version, `${document}.json`), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+  const bundle = JSON.parse(await readFile(path.join(GENERATED_OPENAPI, `${document}.json`), 'utf8'));
+  const served = servedDocument(bundle, version === 'next' ? API_VERSIONING.latest : version);
+  if (version === 'next') served.info.version = `${served.info.version}.next`;
+  return `${JSON.stringify(served, null, 2)}\n`;
+}
+
+/**
+ * `documentText` as a response: the JSON text as it is (typed as the document it holds: a
+ * string body is sent unchanged, not serialized again, so the bytes are the released ones),
+ * or its YAML form.
+ */
+async function documentResponse<Body>(document: string, version: ApiVersion | 'next', yaml: boolean): Promise<{ status: 200; body: Body; contentType: string }> {
+  const text = await documentText(document, version);
+  return yaml
+    ? { status: 200, body: documentYaml(JSON.parse(text)) as Body, contentType: 'application/yaml' }
+    : { status: 200, body: text as Body, contentType: 'application/json' };
 }
 
 export const gatewayOperations = {
@@ -56,33 +88,27 @@ export const gatewayOperations = {
   },
   getApiDocument: {
     access: 'public',
-    handle: async ({ path: params, koa }) => ({
-      status: 200,
-      body: servedDocument(JSON.parse(await readFile(path.join(GENERATED_OPENAPI, `${params.document}.json`), 'utf8')), requestVersion(koa.state)),
-    }),
+    handle: ({ path: params, koa }) => documentResponse(params.document, requestVersion(koa.state), false),
   },
   getApiDocumentYaml: {
     access: 'public',
-    handle: async ({ path: params, koa }) => ({
-      status: 200,
-      body: documentYaml(servedDocument(JSON.parse(await readFile(path.join(GENERATED_OPENAPI, `${params.document}.json`), 'utf8')), requestVersion(koa.state))),
-      contentType: 'application/yaml',
-    }),
+    handle: ({ path: params, koa }) => documentResponse(params.document, requestVersion(koa.state), true),
   },
   getVersionedApiDocument: {
     access: 'public',
-    handle: async ({ path: params }) => ({
-      status: 200,
-      body: servedDocument(JSON.parse(await readFile(path.join(GENERATED_OPENAPI, `${params.document}.json`), 'utf8')), params.version),
-    }),
+    handle: ({ path: params }) => documentResponse(params.document, params.version, false),
   },
   getVersionedApiDocumentYaml: {
     access: 'public',
-    handle: async ({ path: params }) => ({
-      status: 200,
-      body: documentYaml(servedDocument(JSON.parse(await readFile(path.join(GENERATED_OPENAPI, `${params.document}.json`), 'utf8')), params.version)),
-      contentType: 'application/yaml',
-    }),
+    handle: ({ path: params }) => documentResponse(params.document, params.version, true),
+  },
+  getNextApiDocument: {
+    access: 'public',
+    handle: ({ path: params }) => documentResponse(params.document, 'next', false),
+  },
+  getNextApiDocumentYaml: {
+    access: 'public',
+    handle: ({ path: params }) => documentResponse(params.document, 'next', true),
   },
   getApiChangelog: {
     access: 'public',
@@ -99,6 +125,8 @@ export const gatewayOperations = {
     | 'getApiDocumentYaml'
     | 'getVersionedApiDocument'
     | 'getVersionedApiDocumentYaml'
+    | 'getNextApiDocument'
+    | 'getNextApiDocumentYaml'
     | 'getApiChangelog'
   >
 >;
