@@ -84,6 +84,7 @@ export async function startService(
     { coreOperations },
     { createMetrics },
     { resealEndpointSecrets, webhookSecretKeys },
+    { businessApiVersion },
   ] = await Promise.all([
     import('./db/knex.js'),
     import('./businesses/sandboxSeed.js'),
@@ -93,6 +94,7 @@ export async function startService(
     import('./handlers/core/index.js'),
     import('./kernel/metrics/metrics.js'),
     import('./webhooks/secrets.js'),
+    import('./businesses/businesses.js'),
   ]).catch(async (err) => {
     await starting?.then((e) => e.stop(), () => undefined);
     throw err;
@@ -143,7 +145,7 @@ export async function startService(
   });
   await startPayoutProcessing({ db, jobs, rail: payoutRailOf(config, log) });
   const services = { db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db, backgroundPool), jobs };
-  const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { apiDir, outages });
+  const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { apiDir, outages, pinnedVersion: (businessId) => businessApiVersion(db, businessId) });
   const host = opts.host ?? config.host;
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, host, () => resolve(s));

@@ -68,7 +68,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update business
+         * @description Changes the business's default API version (`api_version`): what its requests without `X-API-Version` use (each instance of the service within 5 seconds). Webhook endpoints keep their own `api_version`. Both token kinds may call it: a platform token for any business; a business token only for its own business, and any other id is answered with 404 `BUSINESS_NOT_FOUND`.
+         */
+        patch: operations["updateBusiness"];
         trace?: never;
     };
     "/funds": {
@@ -887,6 +891,13 @@ export interface components {
             name: string;
             external_reference?: string;
             currency?: components["schemas"]["Currency"];
+            /** @description The business's default API version (`v1` when left out): what its requests without `X-API-Version` use, and its new webhook endpoints' version. */
+            api_version?: components["schemas"]["ApiVersion"];
+        };
+        /** @description The fields to change. */
+        BusinessUpdateRequest: {
+            /** @description The business's new default API version: its requests without `X-API-Version` use it from now on (each instance within 5 seconds); its webhook endpoints keep their own `api_version`. */
+            api_version: components["schemas"]["ApiVersion"];
         };
         /** @description The business's operational account in the ledger. */
         OperationalAccount: {
@@ -907,6 +918,8 @@ export interface components {
             status: "ACTIVE";
             currency: components["schemas"]["Currency"];
             operational_account: components["schemas"]["OperationalAccount"];
+            /** @description The business's default API version: what its requests without `X-API-Version` use (set at creation, changed by `updateBusiness`). */
+            api_version: components["schemas"]["ApiVersion"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -1209,6 +1222,8 @@ export interface components {
             secret: string;
             events: components["schemas"]["WebhookEventCode"][];
             description?: components["schemas"]["WebhookEndpointDescription"];
+            /** @description The API version the endpoint's events are rendered at; the business's `api_version` when left out. */
+            api_version?: components["schemas"]["ApiVersion"];
         };
         /** @description Your own note on the endpoint (what receives it), up to 200 characters; null for none. */
         WebhookEndpointDescription: string | null;
@@ -1222,6 +1237,8 @@ export interface components {
             events?: components["schemas"]["WebhookEventCode"][];
             description?: components["schemas"]["WebhookEndpointDescription"];
             status?: components["schemas"]["WebhookEndpointStatus"];
+            /** @description The API version the endpoint's events are rendered at from now on. */
+            api_version?: components["schemas"]["ApiVersion"];
         };
         WebhookEndpoint: {
             /** Format: uuid */
@@ -1230,6 +1247,8 @@ export interface components {
             url: string;
             description: components["schemas"]["WebhookEndpointDescription"];
             events: components["schemas"]["WebhookEventCode"][];
+            /** @description The API version its events are rendered at (their `api_version` says so): the business's `api_version` when the endpoint was registered, unless given. */
+            api_version: components["schemas"]["ApiVersion"];
             status: components["schemas"]["WebhookEndpointStatus"];
             /**
              * @description Why a `DISABLED` endpoint is: `GONE` (it answered 410), `FAILING` (every attempt failed for 5 days), `MANUAL` (an update disabled it), `DELETED` (only in the answer of `deleteWebhookEndpoint`). Null while `ENABLED`. The list may grow.
@@ -1633,6 +1652,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description Id of the registered webhook endpoint receiving the event. */
             webhook_id: components["schemas"]["Uuid"];
+            /** @description The API version `data` is rendered at: the receiving endpoint's `api_version`. */
+            api_version?: components["schemas"]["ApiVersion"];
             data: components["schemas"]["OnboardingCompleteData"];
         };
         /** @description `data` of `topup.complete`: money arrived on the business's operational account. */
@@ -1651,6 +1672,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description Id of the registered webhook endpoint receiving the event. */
             webhook_id: components["schemas"]["Uuid"];
+            /** @description The API version `data` is rendered at: the receiving endpoint's `api_version`. */
+            api_version?: components["schemas"]["ApiVersion"];
             data: components["schemas"]["TopupCompleteData"];
         };
         /**
@@ -1693,6 +1716,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description Id of the registered webhook endpoint receiving the event. */
             webhook_id: components["schemas"]["Uuid"];
+            /** @description The API version `data` is rendered at: the receiving endpoint's `api_version`. */
+            api_version?: components["schemas"]["ApiVersion"];
             data: components["schemas"]["PayoutEventData"];
         };
         /** @description The `payout.processing` event as delivered (the envelope with its `data`). */
@@ -1703,6 +1728,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description Id of the registered webhook endpoint receiving the event. */
             webhook_id: components["schemas"]["Uuid"];
+            /** @description The API version `data` is rendered at: the receiving endpoint's `api_version`. */
+            api_version?: components["schemas"]["ApiVersion"];
             data: components["schemas"]["PayoutEventData"];
         };
         /** @description The `payout.failed` event as delivered (the envelope with its `data`). */
@@ -1713,6 +1740,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description Id of the registered webhook endpoint receiving the event. */
             webhook_id: components["schemas"]["Uuid"];
+            /** @description The API version `data` is rendered at: the receiving endpoint's `api_version`. */
+            api_version?: components["schemas"]["ApiVersion"];
             data: components["schemas"]["PayoutEventData"];
         };
         /** @description The `payout.completed` event as delivered (the envelope with its `data`). */
@@ -1723,6 +1752,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description Id of the registered webhook endpoint receiving the event. */
             webhook_id: components["schemas"]["Uuid"];
+            /** @description The API version `data` is rendered at: the receiving endpoint's `api_version`. */
+            api_version?: components["schemas"]["ApiVersion"];
             data: components["schemas"]["PayoutEventData"];
         };
         /** @description `data` of `webhook.test`: empty. */
@@ -1735,6 +1766,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description Id of the webhook endpoint receiving the event. */
             webhook_id: components["schemas"]["Uuid"];
+            /** @description The API version `data` is rendered at: the receiving endpoint's `api_version`. */
+            api_version?: components["schemas"]["ApiVersion"];
             data: components["schemas"]["WebhookTestData"];
         };
     };
@@ -2300,7 +2333,7 @@ export interface components {
         /** @description Opaque cursor from `next_cursor` of the previous page of the same statement: the next page continues after its last entry, in the same period. */
         StatementCursor: components["schemas"]["Cursor"];
         /**
-         * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+         * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
          * @example v1
          */
         ApiVersionParameter: components["schemas"]["ApiVersion"];
@@ -2407,7 +2440,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -2483,7 +2516,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -2519,6 +2552,7 @@ export interface operations {
                      *             "currency": "SAR",
                      *             "balance": "9250.00"
                      *           },
+                     *           "api_version": "v1",
                      *           "created_at": "2026-11-20T08:00:00.000Z",
                      *           "updated_at": "2026-11-20T08:00:00.000Z"
                      *         }
@@ -2543,7 +2577,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -2588,6 +2622,7 @@ export interface operations {
                      *         "currency": "SAR",
                      *         "balance": "0.00"
                      *       },
+                     *       "api_version": "v1",
                      *       "created_at": "2026-11-20T08:00:00.000Z",
                      *       "updated_at": "2026-11-20T08:00:00.000Z",
                      *       "credentials": {
@@ -2612,7 +2647,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -2651,12 +2686,65 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    updateBusiness: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Business id.
+                 * @example 3b7e1f0a-8c1d-4f7e-9d0a-2f5c6b7a8e91
+                 */
+                business_id: components["parameters"]["BusinessId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "api_version": "v2"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BusinessUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The business as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Business"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["BusinessNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     createFund: {
         parameters: {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -2716,7 +2804,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -2776,7 +2864,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -2821,7 +2909,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -2879,7 +2967,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -2940,7 +3028,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -3000,7 +3088,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -3070,7 +3158,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -3124,7 +3212,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -3214,7 +3302,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -3293,7 +3381,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -3369,7 +3457,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -3429,7 +3517,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -3504,7 +3592,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -3544,7 +3632,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -3589,7 +3677,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -3660,7 +3748,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -3715,7 +3803,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -3769,7 +3857,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -3814,7 +3902,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -3900,7 +3988,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -4004,7 +4092,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -4104,7 +4192,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -4168,7 +4256,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -4205,6 +4293,7 @@ export interface operations {
                      *           "disabled_reason": null,
                      *           "disabled_at": null,
                      *           "previous_secret_expires_at": null,
+                     *           "api_version": "v1",
                      *           "created_at": "2026-11-21T09:30:00.000Z"
                      *         }
                      *       ],
@@ -4228,7 +4317,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -4281,7 +4370,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -4322,6 +4411,7 @@ export interface operations {
                      *       "disabled_reason": null,
                      *       "disabled_at": null,
                      *       "previous_secret_expires_at": null,
+                     *       "api_version": "v1",
                      *       "created_at": "2026-11-21T09:30:00.000Z"
                      *     }
                      */
@@ -4342,7 +4432,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -4383,6 +4473,7 @@ export interface operations {
                      *       "disabled_reason": "DELETED",
                      *       "disabled_at": "2026-11-22T08:00:00.000Z",
                      *       "previous_secret_expires_at": null,
+                     *       "api_version": "v1",
                      *       "created_at": "2026-11-21T09:30:00.000Z"
                      *     }
                      */
@@ -4403,7 +4494,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -4453,6 +4544,7 @@ export interface operations {
                      *       "disabled_reason": "MANUAL",
                      *       "disabled_at": "2026-11-22T08:00:00.000Z",
                      *       "previous_secret_expires_at": null,
+                     *       "api_version": "v1",
                      *       "created_at": "2026-11-21T09:30:00.000Z"
                      *     }
                      */
@@ -4504,7 +4596,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -4585,7 +4677,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -4645,7 +4737,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -4705,7 +4797,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -4766,7 +4858,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];

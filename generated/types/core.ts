@@ -3611,6 +3611,8 @@ export interface components {
             name: string;
             external_reference?: string;
             currency?: components["schemas"]["Currency"];
+            /** @description The business's default API version (`v1` when left out): what its requests without `X-API-Version` use, and its new webhook endpoints' version. */
+            api_version?: components["schemas"]["ApiVersion"];
         };
         /**
          * @description Signed decimal balance in major units with exactly two decimals. Negative only for accounts that may go below zero (wallets with `can_overdraft`, and the settlement account that money enters the closed loop from). Balances stay within ±999999999999999.99: a movement that would pass it is refused with 422 `BALANCE_LIMIT_EXCEEDED`.
@@ -3642,6 +3644,8 @@ export interface components {
             status: "ACTIVE";
             currency: components["schemas"]["Currency"];
             operational_account: components["schemas"]["OperationalAccount"];
+            /** @description The business's default API version: what its requests without `X-API-Version` use (set at creation, changed by `updateBusiness`). */
+            api_version: components["schemas"]["ApiVersion"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -4151,6 +4155,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description Id of the registered webhook endpoint receiving the event. */
             webhook_id: components["schemas"]["Uuid"];
+            /** @description The API version `data` is rendered at: the receiving endpoint's `api_version`. */
+            api_version?: components["schemas"]["ApiVersion"];
             data: components["schemas"]["OnboardingCompleteData"];
         };
         /** @description An empty JSON object. */
@@ -4163,6 +4169,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description Id of the registered webhook endpoint receiving the event. */
             webhook_id: components["schemas"]["Uuid"];
+            /** @description The API version `data` is rendered at: the receiving endpoint's `api_version`. */
+            api_version?: components["schemas"]["ApiVersion"];
             data: components["schemas"]["TopupCompleteData"];
         };
         /** @description The `payout.pending` event as delivered (the envelope with its `data`). */
@@ -4173,6 +4181,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description Id of the registered webhook endpoint receiving the event. */
             webhook_id: components["schemas"]["Uuid"];
+            /** @description The API version `data` is rendered at: the receiving endpoint's `api_version`. */
+            api_version?: components["schemas"]["ApiVersion"];
             data: components["schemas"]["PayoutEventData"];
         };
         /** @description The `payout.processing` event as delivered (the envelope with its `data`). */
@@ -4183,6 +4193,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description Id of the registered webhook endpoint receiving the event. */
             webhook_id: components["schemas"]["Uuid"];
+            /** @description The API version `data` is rendered at: the receiving endpoint's `api_version`. */
+            api_version?: components["schemas"]["ApiVersion"];
             data: components["schemas"]["PayoutEventData"];
         };
         /** @description The `payout.failed` event as delivered (the envelope with its `data`). */
@@ -4193,6 +4205,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description Id of the registered webhook endpoint receiving the event. */
             webhook_id: components["schemas"]["Uuid"];
+            /** @description The API version `data` is rendered at: the receiving endpoint's `api_version`. */
+            api_version?: components["schemas"]["ApiVersion"];
             data: components["schemas"]["PayoutEventData"];
         };
         /** @description The `payout.completed` event as delivered (the envelope with its `data`). */
@@ -4203,6 +4217,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description Id of the registered webhook endpoint receiving the event. */
             webhook_id: components["schemas"]["Uuid"];
+            /** @description The API version `data` is rendered at: the receiving endpoint's `api_version`. */
+            api_version?: components["schemas"]["ApiVersion"];
             data: components["schemas"]["PayoutEventData"];
         };
         /** @description `data` of `webhook.test`: empty. */
@@ -4215,6 +4231,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             /** @description Id of the webhook endpoint receiving the event. */
             webhook_id: components["schemas"]["Uuid"];
+            /** @description The API version `data` is rendered at: the receiving endpoint's `api_version`. */
+            api_version?: components["schemas"]["ApiVersion"];
             data: components["schemas"]["WebhookTestData"];
         };
     };
@@ -5318,7 +5336,7 @@ export interface components {
          */
         CardIdempotencyKey: components["schemas"]["IdempotencyKey"];
         /**
-         * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+         * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
          * @example v1
          */
         ApiVersionParameter: components["schemas"]["ApiVersion"];
@@ -5460,7 +5478,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5525,7 +5543,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5570,6 +5588,7 @@ export interface operations {
                      *         "currency": "SAR",
                      *         "balance": "0.00"
                      *       },
+                     *       "api_version": "v1",
                      *       "created_at": "2026-11-20T08:00:00.000Z",
                      *       "updated_at": "2026-11-20T08:00:00.000Z",
                      *       "credentials": {
@@ -5594,7 +5613,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5644,7 +5663,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5689,7 +5708,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5745,7 +5764,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5801,7 +5820,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5856,7 +5875,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5912,7 +5931,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -5994,7 +6013,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6032,7 +6051,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6077,7 +6096,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6135,7 +6154,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6180,7 +6199,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6236,7 +6255,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6294,7 +6313,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6339,7 +6358,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6395,7 +6414,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6452,7 +6471,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6509,7 +6528,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6568,7 +6587,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6626,7 +6645,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6669,7 +6688,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6741,7 +6760,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6786,7 +6805,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6842,7 +6861,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6898,7 +6917,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6943,7 +6962,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -6998,7 +7017,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7060,7 +7079,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7119,7 +7138,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7182,7 +7201,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7243,7 +7262,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7305,7 +7324,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7366,7 +7385,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7428,7 +7447,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7489,7 +7508,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7552,7 +7571,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7644,7 +7663,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7682,7 +7701,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7733,7 +7752,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7799,7 +7818,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7837,7 +7856,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7908,7 +7927,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7953,7 +7972,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -7998,7 +8017,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8060,7 +8079,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8098,7 +8117,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8153,7 +8172,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8198,7 +8217,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8236,7 +8255,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8283,7 +8302,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8379,7 +8398,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8458,7 +8477,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8559,7 +8578,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8619,7 +8638,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8680,7 +8699,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8771,7 +8790,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8883,7 +8902,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -8941,7 +8960,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9006,7 +9025,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9057,7 +9076,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9106,7 +9125,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9157,7 +9176,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9202,7 +9221,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9257,7 +9276,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9312,7 +9331,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9361,7 +9380,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9427,7 +9446,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9502,7 +9521,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9556,7 +9575,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9610,7 +9629,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9665,7 +9684,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9718,7 +9737,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9755,7 +9774,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9796,7 +9815,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9833,7 +9852,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9880,7 +9899,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9922,7 +9941,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -9974,7 +9993,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -10022,7 +10041,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -10069,7 +10088,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -10112,7 +10131,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -10166,7 +10185,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -10203,7 +10222,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -10241,7 +10260,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -10278,7 +10297,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -10324,7 +10343,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
@@ -10368,7 +10387,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];

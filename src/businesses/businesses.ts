@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/types/closed-loop.js';
 import type { components as CoreComponents } from '../../generated/types/core.js';
 import { AppError } from '../kernel/errors.js';
+import { DEFAULT_API_VERSION, isApiVersion, type ApiVersion } from '../kernel/versioning/apiVersions.js';
 import { insertAccount } from '../ledger/accounts.js';
 import { createClient } from './clients.js';
 import { formatMoney } from '../kernel/money.js';
@@ -24,6 +25,7 @@ interface BusinessRow {
   external_reference: string | null;
   status: string;
   currency: string;
+  api_version: string;
   created_at: Date;
   updated_at: Date;
   account_number: string;
@@ -47,6 +49,7 @@ function toView(row: BusinessRow): BusinessView {
     status: 'ACTIVE',
     currency,
     operational_account: { account_number: row.account_number, currency, balance: formatMoney(row.balance) },
+    api_version: row.api_version as ApiVersion,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
@@ -64,7 +67,7 @@ export async function createBusiness(
   return db.transaction(async (trx) => {
     const id = randomUUID();
     const currency = req.currency ?? 'SAR';
-    await trx('businesses').insert({ id, name: req.name, external_reference: req.external_reference ?? null, currency });
+    await trx('businesses').insert({ id, name: req.name, external_reference: req.external_reference ?? null, currency, api_version: req.api_version ?? DEFAULT_API_VERSION });
     for (const kind of ['OPERATIONAL', 'SETTLEMENT', 'PAYOUT', 'IN_TRANSIT'] as const) {
       await insertAccount(trx, { business_id: id, kind, currency });
     }
@@ -79,6 +82,34 @@ export async function getBusiness(db: Knex, id: string): Promise<BusinessView> {
   const row = await withOperationalAccount(db).where('b.id', id).first();
   if (!row) throw new AppError('BUSINESS_NOT_FOUND', `No business ${id}.`);
   return toView(row);
+}
+
+/** Sets the business's default API version (`updateBusiness`) and returns it; throws BUSINESS_NOT_FOUND. */
+export async function updateBusiness(db: Knex, id: string, req: Schemas['BusinessUpdateRequest']): Promise<BusinessView> {
+  const updated = await db('businesses').where({ id }).update({ api_version: req.api_version, updated_at: db.fn.now(3) });
+  if (updated === 0) throw new AppError('BUSINESS_NOT_FOUND', `No business ${id}.`);
+  pinned.delete(id);
+  return getBusiness(db, id);
+}
+
+/** How long an instance keeps a business's default version: a change reaches every instance within this (ms). */
+const PINNED_VERSION_TTL_MS = 5_000;
+const pinned = new Map<string, { version: ApiVersion; until: number }>();
+
+/**
+ * The business's default API version (`businesses.api_version`), read at most once per
+ * PINNED_VERSION_TTL_MS per instance: every request without `X-API-Version` needs it.
+ * DEFAULT_API_VERSION for a business that does not exist (its request fails later, as any).
+ */
+export async function businessApiVersion(db: Knex, id: string): Promise<ApiVersion> {
+  const now = Date.now();
+  const cached = pinned.get(id);
+  if (cached && cached.until > now) return cached.version;
+  const row = (await db('businesses').where({ id }).first('api_version')) as { api_version: string } | undefined;
+  const version = row && isApiVersion(row.api_version) ? row.api_version : DEFAULT_API_VERSION;
+  if (pinned.size >= 10_000) pinned.clear();
+  pinned.set(id, { version, until: now + PINNED_VERSION_TTL_MS });
+  return version;
 }
 
 /**

@@ -72,7 +72,11 @@ const JSON_LIMIT_BYTES = 1024 * 1024;
  * without it they are built in process (compiledApi.ts). Throws when a document's
  * operation has no handler.
  */
-export async function createApp(services: Services, handlers: ApiHandlers, opts: { apiDir?: string; outages?: OutageLog } = {}): Promise<Koa> {
+export async function createApp(
+  services: Services,
+  handlers: ApiHandlers,
+  opts: { apiDir?: string; outages?: OutageLog; pinnedVersion?: (businessId: string) => Promise<ApiVersion> } = {},
+): Promise<Koa> {
   const app = new Koa({ proxy: false });
   const rateLimiter = new RateLimiter(services.db, {
     perClient: services.config.rateLimitPerMinute,
@@ -100,6 +104,8 @@ export async function createApp(services: Services, handlers: ApiHandlers, opts:
     ctx.set('X-Request-Id', requestId);
     try {
       ctx.state.apiVersion = negotiatedVersion(ctx.headers['x-api-version']);
+      // Without the header, an authenticated business's own default replaces it (./openapi.ts).
+      ctx.state.apiVersionRequested = ctx.headers['x-api-version'] !== undefined;
       ctx.set('X-API-Version', ctx.state.apiVersion);
       await next();
     } catch (err) {
@@ -165,6 +171,7 @@ export async function createApp(services: Services, handlers: ApiHandlers, opts:
     services,
     rateLimiter,
     tokens,
+    pinnedVersion: opts.pinnedVersion,
   });
   const core = mountApi({
     api: await loadApi('core', opts.apiDir),
@@ -173,6 +180,7 @@ export async function createApp(services: Services, handlers: ApiHandlers, opts:
     services,
     rateLimiter,
     tokens,
+    pinnedVersion: opts.pinnedVersion,
   });
 
   const router = new Router();

@@ -133,7 +133,8 @@ function securityOf(op: ApiOperation, spec: { access: Access }, services: Servic
  * handler. A deprecated operation, a request sending a deprecated parameter or one of a
  * deprecated API version is answered with the deprecation headers (./deprecation.ts); past
  * its sunset, the operation or version answers 410 GONE before the token is looked at. The
- * request's version (`koa.state.apiVersion`) is applied at this edge: the body is brought up
+ * request's version (`koa.state.apiVersion`: the header's; without one, an authenticated
+ * business's default version, `pinnedVersion`, once the token is checked) is applied at this edge: the body is brought up
  * to the newest shape before validation, a success body down to the version after the
  * handler (src/kernel/versioning/).
  */
@@ -150,6 +151,8 @@ export function mountApi(args: {
   now?: () => number;
   /** The versions and version changes (API_VERSIONING unless a test build gives others). */
   versioning?: ApiVersioning;
+  /** A business's default API version, for its requests without `X-API-Version` (none: the default version). */
+  pinnedVersion?: (businessId: string) => Promise<ApiVersion>;
 }): MountedApi {
   const { api, services, rateLimiter, tokens } = args;
   const versioning = args.versioning ?? API_VERSIONING;
@@ -168,15 +171,22 @@ export function mountApi(args: {
     const { operationId } = operation;
     const spec = operations[operationId];
     koa.state.operationId = operationId;
-    // Set first, so that an error response carries them too.
-    const version = koa.state.apiVersion as ApiVersion;
-    const deprecation = requestDeprecation(operation, { query: koa.query, headers: koa.headers }, versionDeprecations[version]);
-    if (deprecation) koa.set(deprecationHeaders(deprecation));
+    // The deprecation headers of the request at `at`, and its version's sunset.
+    const applyVersion = (at: ApiVersion): void => {
+      koa.state.apiVersion = at;
+      koa.set('X-API-Version', at);
+      const deprecation = requestDeprecation(operation, { query: koa.query, headers: koa.headers }, versionDeprecations[at]);
+      for (const name of ['Deprecation', 'Sunset', 'Link']) koa.remove(name);
+      if (deprecation) koa.set(deprecationHeaders(deprecation));
+      if (sunsetPassed(versionDeprecations[at], now())) throw goneError(`API version ${at}`, versionDeprecations[at]!);
+    };
     // Past its sunset, before the token: what is gone is gone for everyone.
     if (sunsetPassed(operation.deprecation, now())) {
+      koa.set(deprecationHeaders(operation.deprecation!));
       throw goneError(`${operation.method.toUpperCase()} ${args.apiRoot.replace(/\/$/, '')}${operation.path}`, operation.deprecation!);
     }
-    if (sunsetPassed(versionDeprecations[version], now())) throw goneError(`API version ${version}`, versionDeprecations[version]!);
+    // Set first, so that an error response carries them too.
+    applyVersion(koa.state.apiVersion as ApiVersion);
     koa.state.ledgerType = spec.ledgerType;
     const secured = security.get(operationId)!;
     let principal: Principal | null = null;
@@ -186,6 +196,12 @@ export function mountApi(args: {
       await authenticateCounted(koa, rateLimiter, true, () => secured.verify(koa));
     }
     koa.state.clientId = principal?.clientId;
+    // Without `X-API-Version`, a business's request uses the business's default version.
+    if (!koa.state.apiVersionRequested && principal?.businessId && args.pinnedVersion) {
+      const pinned = await args.pinnedVersion(principal.businessId);
+      if (pinned !== koa.state.apiVersion) applyVersion(pinned);
+    }
+    const version = koa.state.apiVersion as ApiVersion;
     await admit(operationId, spec, principal, koa, rateLimiter);
     rejectUndeclaredMediaType(operation, koa);
     // Handlers see the newest shape only: an older version's body is brought up first, and

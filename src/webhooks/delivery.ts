@@ -39,6 +39,7 @@ import { signalOf, type EndpointConcurrency } from './endpointConcurrency.js';
 import { endpointSecret, previousEndpointSecret } from './secrets.js';
 import { sendAttempt, type AttemptResult } from './sender.js';
 import { deliveryHeaders, envelopeBody, signerFor, type DeliveryMessage, type Signer } from './signing.js';
+import type { ApiVersioning } from '../kernel/versioning/versionChange.js';
 import type { UrlPolicy } from './urlPolicy.js';
 import { outcomeOf, type Attempt, type AttemptRecorder } from './attemptRecorder.js';
 import { stepsOf, type DeliveryJob, type DeliveryStep } from './deliveryJobs.js';
@@ -69,6 +70,8 @@ export interface DeliveryDeps {
   recorder: AttemptRecorder;
   /** This instance's reader of deliveries (one per instance, shared by its jobs). */
   reader: DeliveryReader;
+  /** The versions and version changes events are rendered with (API_VERSIONING but in a test build). */
+  versioning: ApiVersioning;
 }
 
 /** Endpoints' signing keys, by endpoint and sealed secret (a cache: one dropped is made again). */
@@ -125,8 +128,16 @@ function signedHeaders(deps: DeliveryDeps, row: DeliveryRow, message: DeliveryMe
  * back). Never throws.
  */
 async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, shutdown: AbortSignal): Promise<Attempt | null> {
+  // The event is stored in the newest shape; each endpoint receives it at its own version.
   const message: DeliveryMessage = {
-    eventId: row.event_id, code: row.code, createdAt: row.event_created_at, endpointId: row.endpoint_id, businessId: row.business_id, url: row.url, data: row.data,
+    eventId: row.event_id,
+    code: row.code,
+    createdAt: row.event_created_at,
+    endpointId: row.endpoint_id,
+    businessId: row.business_id,
+    url: row.url,
+    data: deps.versioning.webhookDown(row.code, row.data, row.api_version),
+    apiVersion: row.api_version,
   };
   const body = envelopeBody(message);
   const slot = await deps.endpoints.acquire(row.endpoint_id, ENDPOINT_WAIT_MS, shutdown);

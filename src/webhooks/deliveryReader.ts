@@ -26,6 +26,8 @@ export interface DeliveryRow {
   previous_secret_key_version: number | null;
   previous_secret_expires_at: Date | null;
   endpoint_status: string;
+  /** The endpoint's API version: the event's data is rendered at it. */
+  api_version: string;
 }
 
 /**
@@ -89,7 +91,7 @@ async function deliveryRows(db: Knex, ids: string[], businessId: string | undefi
   const rows = (await query
     .select(
       'd.id', 'd.business_id', 'd.status', 'd.attempt_count', 'e.id as event_id', 'e.code', 'e.data', 'e.created_at as event_created_at',
-      'w.id as endpoint_id', 'w.url', 'w.secret_sealed', 'w.secret_key_version', 'w.status as endpoint_status',
+      'w.id as endpoint_id', 'w.url', 'w.secret_sealed', 'w.secret_key_version', 'w.status as endpoint_status', 'w.api_version',
       'w.previous_secret_sealed', 'w.previous_secret_key_version', 'w.previous_secret_expires_at',
     )) as DeliveryRow[];
   return new Map(rows.map((r) => [r.id, r]));

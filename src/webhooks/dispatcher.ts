@@ -15,6 +15,8 @@
  * in their transaction is enough. The outbox itself is insert-only (why: `outbox_pending`
  * in src/db/migrations/024_baseline.ts).
  */
+import { API_VERSIONING } from '../kernel/versioning/apiVersions.js';
+import type { ApiVersioning } from '../kernel/versioning/versionChange.js';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { acrossBusinesses } from '../db/acrossBusinesses.js';
@@ -99,8 +101,10 @@ export async function relayBusiness(db: Knex, jobs: JobQueue, businessId: string
   }, 'deliveries');
 }
 
-export interface DispatcherOptions extends Omit<DeliveryDeps, 'endpoints' | 'recorder' | 'reader'> {
+export interface DispatcherOptions extends Omit<DeliveryDeps, 'endpoints' | 'recorder' | 'reader' | 'versioning'> {
   log: Logger;
+  /** The versions events are rendered with (API_VERSIONING unless a test build gives others). */
+  versioning?: ApiVersioning;
   /** Where a database outage met by the relay is logged (once per outage, with the requests'). */
   outages?: OutageLog;
   /** Pause between relay rounds when the outbox is empty. */
@@ -127,7 +131,7 @@ export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatch
   const { db, jobs, log } = opts;
   const endpoints = new EndpointConcurrency();
   const recorder = new AttemptRecorder(opts);
-  const deps: DeliveryDeps = { ...opts, endpoints, recorder, reader: new DeliveryReader(db) };
+  const deps: DeliveryDeps = { ...opts, versioning: opts.versioning ?? API_VERSIONING, endpoints, recorder, reader: new DeliveryReader(db) };
   // Each job on its own (a stream, src/jobs/stream.ts): a job whose endpoint answers slowly
   // or not at all holds its own place only, while the jobs fetched with it end and free theirs.
   await jobs.defineStream<DeliveryJob>({

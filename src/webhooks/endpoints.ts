@@ -1,6 +1,7 @@
 /**
  * Webhook endpoints (seed E3, preview): a registration is stored ENABLED and receives
- * the deliveries of its event codes (src/webhooks/); its URL must pass the URL policy
+ * the deliveries of its event codes (src/webhooks/), rendered at its `api_version` (the
+ * business's default version when the registration names none); its URL must pass the URL policy
  * (src/webhooks/urlPolicy.ts); its secret is the Standard Webhooks signing secret,
  * stored sealed (src/webhooks/secrets.ts) and never returned.
  *
@@ -40,6 +41,7 @@ interface EndpointRow {
   url: string;
   description: string | null;
   events: Schemas['WebhookEventCode'][];
+  api_version: Schemas['ApiVersion'];
   status: 'ENABLED' | 'DISABLED';
   disabled_reason: WebhookEndpointView['disabled_reason'];
   disabled_at: Date | null;
@@ -47,7 +49,7 @@ interface EndpointRow {
   created_at: Date;
 }
 
-const VIEW_COLUMNS = ['id', 'url', 'description', 'events', 'status', 'disabled_reason', 'disabled_at', 'previous_secret_expires_at', 'created_at'] as const;
+const VIEW_COLUMNS = ['id', 'url', 'description', 'events', 'api_version', 'status', 'disabled_reason', 'disabled_at', 'previous_secret_expires_at', 'created_at'] as const;
 
 /** The endpoint as the API shows it; a previous secret whose overlap ended is not mentioned. */
 function viewOf(r: EndpointRow, now = new Date()): WebhookEndpointView {
@@ -57,6 +59,7 @@ function viewOf(r: EndpointRow, now = new Date()): WebhookEndpointView {
     url: r.url,
     description: r.description,
     events: r.events,
+    api_version: r.api_version,
     status: r.status,
     disabled_reason: r.disabled_reason,
     disabled_at: r.disabled_at?.toISOString() ?? null,
@@ -99,6 +102,8 @@ export async function createWebhookEndpoint(
     description: req.description ?? null,
     ...sealEndpointSecret(keys, id, req.secret),
     events: JSON.stringify(req.events),
+    // The business's default version unless the registration names one (Stripe's rule).
+    api_version: req.api_version ?? db.raw('(SELECT api_version FROM businesses WHERE id = ?)', [businessId]),
     status: 'ENABLED',
   });
 }
@@ -135,6 +140,7 @@ export async function updateWebhookEndpoint(
     if (req.url !== undefined) changes.url = req.url;
     if (req.events !== undefined) changes.events = JSON.stringify(req.events);
     if (req.description !== undefined) changes.description = req.description;
+    if (req.api_version !== undefined) changes.api_version = req.api_version;
     if (req.status === 'DISABLED' && row.status === 'ENABLED') {
       Object.assign(changes, { status: 'DISABLED', disabled_reason: 'MANUAL', disabled_at: trx.fn.now(3) });
     }

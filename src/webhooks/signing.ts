@@ -27,12 +27,16 @@ export interface DeliveryMessage {
   endpointId: string;
   businessId: string;
   url: string;
+  /** The event's data as the endpoint's API version renders it. */
   data: unknown;
+  /** The endpoint's API version, which `data` is rendered at (absent: not said). */
+  apiVersion?: string;
 }
 
 /** The envelope as sent (JSON text; the signature covers these exact bytes). */
 export function envelopeBody(m: DeliveryMessage): string {
-  return JSON.stringify({ id: m.eventId, code: m.code, created_at: m.createdAt.toISOString(), webhook_id: m.endpointId, data: m.data });
+  const version = m.apiVersion === undefined ? {} : { api_version: m.apiVersion };
+  return JSON.stringify({ id: m.eventId, code: m.code, created_at: m.createdAt.toISOString(), webhook_id: m.endpointId, ...version, data: m.data });
 }
 
 /** The HMAC key of an endpoint secret (`whsec_` + base64), as `standardwebhooks` reads it. */

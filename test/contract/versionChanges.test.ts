@@ -8,7 +8,8 @@
  *   runs it) sees nothing new in v3, and refuses the same edit made without a version change;
  * - the wire, at the edge (mountApi, as the service mounts its documents): a v1 to v3
  *   request without `purpose` reaches the handler in the newest shape, validated as the
- *   newest version's, and is answered with `name`; a v4 request is answered with `display_name`.
+ *   newest version's, and is answered with `name`; a v4 request is answered with `display_name`;
+ * - webhook payloads: rendered down for an endpoint at an older version.
  */
 import { expect } from 'chai';
 import type { Server } from 'node:http';
@@ -60,8 +61,10 @@ const WALLET_DISPLAY_NAME: VersionChange = {
     create.required = create.required.filter((k: string) => k !== 'purpose');
     return d;
   },
+  events: ['topup.complete'],
   request: (body) => ({ purpose: 'general', ...(body as object) }),
   response: (body) => renameKey(body as Record<string, unknown>, 'display_name', 'name'),
+  webhook: (payload) => renameKey(payload as Record<string, unknown>, 'wallet_display_name', 'wallet_name'),
 };
 
 const TEST_BUILD = new ApiVersioning([...SUPPORTED_API_VERSIONS, 'v4'], [WALLET_DISPLAY_NAME]);
@@ -170,6 +173,15 @@ describe('version changes as code (a test build with v4)', () => {
       expect(refused.body.code).to.equal('VALIDATION_ERROR');
       expect(await create('v4', { name: 'Ahmed', purpose: 'payroll' })).to.deep.equal({ status: 201, body: { id: 'w1', display_name: 'Ahmed', purpose: 'payroll' } });
     });
+  });
+
+  it('a webhook payload is rendered down for an endpoint at an older version, and only for the events the change names', () => {
+    const payload = { transaction_id: 't1', wallet_display_name: 'Ahmed' };
+    for (const version of SUPPORTED_API_VERSIONS) {
+      expect(TEST_BUILD.webhookDown('topup.complete', payload, version), version).to.deep.equal({ transaction_id: 't1', wallet_name: 'Ahmed' });
+    }
+    expect(TEST_BUILD.webhookDown('topup.complete', payload, 'v4')).to.deep.equal(payload);
+    expect(TEST_BUILD.webhookDown('payout.pending', payload, 'v1')).to.deep.equal(payload);
   });
 
   it('a change must name a version after the first', () => {

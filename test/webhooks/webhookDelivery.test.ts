@@ -48,9 +48,9 @@ describe('webhook delivery', function () {
 
     const [delivery] = await hooks.waitFor(1);
     const envelope = verifyDelivery(endpoint.secret, delivery!);
-    expect(Object.keys(envelope).sort()).to.deep.equal(['code', 'created_at', 'data', 'id', 'webhook_id']);
+    expect(Object.keys(envelope).sort()).to.deep.equal(['api_version', 'code', 'created_at', 'data', 'id', 'webhook_id']);
     const [event] = (await get('/testhelpers/outbox-events?code=topup.complete', { token: b.token })).body.data;
-    expect(envelope).to.deep.equal({ id: event.id, code: 'topup.complete', created_at: event.created_at, webhook_id: endpoint.id, data: event.data });
+    expect(envelope).to.deep.equal({ id: event.id, code: 'topup.complete', created_at: event.created_at, webhook_id: endpoint.id, api_version: 'v1', data: event.data });
     expect(envelope.data).to.include({ transaction_id: transaction.id, business_id: b.id, amount: '125.50', currency: 'SAR' });
     expect(delivery!.headers['webhook-id']).to.equal(event.id);
     expect(delivery!.headers['content-type']).to.equal('application/json');

@@ -1,5 +1,5 @@
-/** Businesses: platform clients create and list; a business client reads only its own. */
-import { createBusiness, getBusiness, listBusinesses } from '../../businesses/businesses.js';
+/** Businesses: platform clients create and list; a business client reads and updates only its own. */
+import { createBusiness, getBusiness, listBusinesses, updateBusiness } from '../../businesses/businesses.js';
 import { AppError } from '../../kernel/errors.js';
 import type { ClosedLoopMap } from './types.js';
 
@@ -19,6 +19,15 @@ export const businessOperations = {
         throw new AppError('BUSINESS_NOT_FOUND', `No business ${path.business_id}.`);
       }
       return { status: 200, body: await getBusiness(db, path.business_id) };
+    },
+  },
+  updateBusiness: {
+    access: 'any',
+    async handle({ db, path, principal, body }) {
+      if (principal?.kind === 'BUSINESS' && principal.businessId !== path.business_id) {
+        throw new AppError('BUSINESS_NOT_FOUND', `No business ${path.business_id}.`);
+      }
+      return { status: 200, body: await updateBusiness(db, path.business_id, body) };
     },
   },
 } satisfies Partial<ClosedLoopMap>;
