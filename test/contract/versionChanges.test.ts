@@ -9,12 +9,16 @@
  * - the wire, at the edge (mountApi, as the service mounts its documents): a v1 to v3
  *   request without `purpose` reaches the handler in the newest shape, validated as the
  *   newest version's, and is answered with `name`; a v4 request is answered with `display_name`;
- * - webhook payloads: rendered down for an endpoint at an older version.
+ * - webhook payloads: rendered down for an endpoint at an older version;
+ * - a generated SDK (as test/contract/sdk.test.ts generates them): v3's is the same, and the
+ *   quickstart programs compile with it under `strict`.
  */
 import { expect } from 'chai';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Koa from 'koa';
@@ -66,6 +70,14 @@ const WALLET_DISPLAY_NAME: VersionChange = {
   response: (body) => renameKey(body as Record<string, unknown>, 'display_name', 'name'),
   webhook: (payload) => renameKey(payload as Record<string, unknown>, 'wallet_display_name', 'wallet_name'),
 };
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const bin = (name: string) => path.join(ROOT, 'node_modules/.bin', name);
+/** The strict compiler options of test/contract/sdk.test.ts (an integrator's project). */
+const SDK_TSCONFIG = {
+  compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', skipLibCheck: true, noEmit: true, types: ['node'] },
+};
+const run = (command: string, args: string[], cwd: string) => promisify(execFile)(command, args, { cwd, env: { ...process.env, NO_COLOR: '1' }, maxBuffer: 16 << 20 });
 
 const TEST_BUILD = new ApiVersioning([...SUPPORTED_API_VERSIONS, 'v4'], [WALLET_DISPLAY_NAME]);
 const bundled = (): Doc => JSON.parse(readFileSync(path.join(import.meta.dirname, '..', '..', 'generated', 'openapi', 'closed-loop.json'), 'utf8'));
@@ -173,6 +185,31 @@ describe('version changes as code (a test build with v4)', () => {
       expect(refused.body.code).to.equal('VALIDATION_ERROR');
       expect(await create('v4', { name: 'Ahmed', purpose: 'payroll' })).to.deep.equal({ status: 201, body: { id: 'w1', display_name: 'Ahmed', purpose: 'payroll' } });
     });
+  });
+
+  it('an SDK generated from v3 of the test build is the one generated without the change, and the quickstarts compile with it', async function () {
+    this.timeout(240_000);
+    mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
+    const dir = mkdtempSync(path.join(ROOT, '.tmp', 'version-change-sdk-'));
+    try {
+      cpSync(path.join(ROOT, 'test/contract/sdk'), dir, { recursive: true });
+      writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(SDK_TSCONFIG, null, 2));
+      writeJson(path.join(dir, 'v3.json'), servedDocument(newest as never, 'v3', { versioning: TEST_BUILD }));
+      writeJson(path.join(dir, 'v3-unchanged.json'), servedDocument(bundled() as never, 'v3'));
+      writeJson(path.join(dir, 'v4.json'), servedDocument(newest as never, 'v4', { versioning: TEST_BUILD }));
+      await Promise.all([
+        run(bin('openapi-typescript'), ['v3.json', '-o', 'openapi-fetch/schema.ts'], dir),
+        run(bin('openapi-typescript'), ['v3-unchanged.json', '-o', 'unchanged.ts'], dir),
+        run(bin('openapi-typescript'), ['v4.json', '-o', 'v4.ts'], dir),
+        run(bin('openapi-ts'), ['-i', 'v3.json', '-o', 'hey-api'], dir),
+      ]);
+      const text = (file: string) => readFileSync(path.join(dir, file), 'utf8');
+      expect(text('openapi-fetch/schema.ts') === text('unchanged.ts'), 'v3 types equal').to.equal(true);
+      expect(text('v4.ts')).to.include('display_name').and.match(/purpose: string;/);
+      await run(bin('tsc'), ['-p', '.'], dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a webhook payload is rendered down for an endpoint at an older version, and only for the events the change names', () => {
