@@ -38,6 +38,8 @@ const NO_FAULT_REACHES = new Set([
   'getApiChangelog',
   'getVersionedApiDocument',
   'getVersionedApiDocumentYaml',
+  'getNextApiDocument',
+  'getNextApiDocumentYaml',
   'getApiReference',
   'getMetrics', // serves NaN for the database's gauges rather than failing
   'getApiReferenceAsset',
