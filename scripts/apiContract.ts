@@ -351,7 +351,8 @@ export function readUnreleased(text: string): string {
 /** `text` with the "Unreleased" section's body replaced by `body`. */
 export function writeUnreleased(text: string, body: string): string {
   if (!UNRELEASED.test(text)) throw new Error('the changelog has no "## Unreleased" section');
-  return text.replace(UNRELEASED, `## Unreleased\n\n${body}\n\n`);
+  // A replacer function: the body may hold `$'` (a pattern's end), which a replacement string would expand.
+  return text.replace(UNRELEASED, () => `## Unreleased\n\n${body}\n\n`);
 }
 
 /** Prints `changes` for `npm run api:diff`: each with its kind, document, versions and location. */
