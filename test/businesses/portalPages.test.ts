@@ -84,21 +84,21 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
     const { portal } = suite;
     const { page } = portal;
     await showPage(page, 'events', 'Events');
-    await waitForRow(page, 'Events, newest first', 'onboarding.complete');
+    await waitForRow(page, 'Events, newest first', 'Onboarding complete');
     await checkA11y(page, 'the Events page');
     await page.select('#event-code', 'onboarding.complete');
     await clickButton(page, 'Show events');
     await page.waitForFunction(() => {
       const table = [...document.querySelectorAll('table')].find((t) => t.caption?.textContent === 'Events, newest first');
-      return table && [...table.tBodies[0].rows].every((r) => r.cells[0].textContent === 'onboarding.complete');
+      return table && [...table.tBodies[0].rows].every((r) => r.cells[0].textContent === 'Onboarding complete');
     });
     const filtered = portal.requests.filter((r) => r.operation === 'core#listEvents').map((r) => r.url);
     expect(filtered.at(-1)).to.equal('/events?code=onboarding.complete&limit=20');
-    const [row] = await tableRows(page, 'Events, newest first');
-    const eventId = row.split(' | ')[2];
+    const eventId = await page.$eval('table tbody tr td:nth-child(3) code', (el) => el.textContent ?? '');
     await clickButton(page, `Show data of event ${eventId}`);
-    await page.waitForSelector('#event-data-title');
-    const data = JSON.parse(await page.$eval('pre', (el) => el.textContent ?? ''));
+    // The data opens in the row right below the one clicked.
+    await page.waitForSelector('table tbody tr:nth-child(2).detail pre');
+    const data = JSON.parse(await page.$eval('tr.detail pre', (el) => el.textContent ?? ''));
     expect(data).to.include({ customer_id: customer.id, mobile_number: customer.mobile_number });
     await checkA11y(page, 'the Events page with an event open');
   });
@@ -126,7 +126,7 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
     await page.type('#outcome-payout', created.payout_id);
     await clickButton(page, 'Set outcome');
     await page.waitForSelector('#outcome-title ~ dl dd[data-field="status"]');
-    expect(await page.$eval('dd[data-field="status"]', (el) => el.textContent)).to.equal('COMPLETED');
+    expect(await page.$eval('dd[data-field="status"]', (el) => el.textContent)).to.equal('Completed');
     expect((await payoutOf(biz.b, created.payout_id)).status).to.equal('COMPLETED');
     expect(await mainText(page)).to.include('20.99 SAR');
 

@@ -2,7 +2,8 @@
  * The portal's Payouts page in headless Chromium (harness: test/support/portal.ts): a bulk
  * payout file chosen, previewed (the row the service will reject for its value is marked
  * before anything is sent), sent, reported and its report saved as CSV; a payout's status
- * looked up by id. Every request is a documented operation answered as documented, none
+ * looked up by id; the payouts listed, filtered and one's timeline opened; a bulk payout made
+ * through the API found in the list with its counts. Every request is a documented operation answered as documented, none
  * leaves the service's origin, no console error, and axe finds no serious violation.
  */
 import { expect } from 'chai';
@@ -10,7 +11,7 @@ import { activeCustomer } from '../support/customers.js';
 import { get } from '../support/client.js';
 import { checkA11y, mainText, showPage } from '../support/portal.js';
 import { chooseFile, clickButton, portalSuiteHooks, tableRows, waitForRow } from '../support/portalPages.js';
-import { createPayout, topupPayoutAccount } from '../support/payouts.js';
+import { createPayout, payoutReaching, sendBulkPayout, topupPayoutAccount } from '../support/payouts.js';
 
 describe('Portal Payouts page in headless Chromium', function () {
   this.timeout(240_000);
@@ -53,7 +54,7 @@ describe('Portal Payouts page in headless Chromium', function () {
     await clickButton(page, 'Show report');
     await waitForRow(page, 'Batch report', 'portal-unknown');
     const report = await tableRows(page, 'Batch report');
-    expect(report[1]).to.include('REJECTED').and.include('VALIDATION_ERROR: payout_amount: must be a decimal string with at most two decimals');
+    expect(report[1]).to.include('Rejected').and.include('VALIDATION_ERROR: payout_amount: must be a decimal string with at most two decimals');
     expect(report[2]).to.include('CUSTOMER_NOT_FOUND');
 
     await clickButton(page, 'Download report (CSV)');
@@ -74,10 +75,49 @@ describe('Portal Payouts page in headless Chromium', function () {
     await page.waitForSelector('dd[data-field="status"]');
     const text = await mainText(page);
     expect(text).to.include(created.payout_id).and.include('12.99 SAR').and.include('Refund');
-    expect(await page.$eval('dd[data-field="status"]', (el) => el.textContent)).to.be.oneOf(['PENDING', 'PROCESSING']);
+    expect(await page.$eval('dd[data-field="status"]', (el) => el.textContent)).to.be.oneOf(['Pending', 'Processing']);
     await page.waitForNetworkIdle({ idleTime: 200 });
     expect(portal.requests.filter((r) => r.operation === 'core#getPayoutStatus').map((r) => r.status)).to.deep.equal([200]);
     await checkA11y(page, 'the Payouts page with a payout');
+    await portal.assertClean();
+  });
+
+  it('lists payouts by status and external reference, opens a timeline and finds a bulk payout in the list', async () => {
+    const { portal, biz } = suite;
+    const { page } = portal;
+    const reference = `portal-list-${Date.now()}`;
+    // `.97` completes in the sandbox: its timeline has more than its creation.
+    const done = await createPayout(biz.b, { payout_amount: '7.97', customer_id: customer.id, external_reference: reference });
+    await payoutReaching(biz.b, done.payout_id, 'COMPLETED');
+    const bulk = await sendBulkPayout(biz.b, [{ payout_amount: '2.98', customer_id: customer.id, external_reference: `${reference}-bulk` }]);
+    expect(bulk.status).to.equal(200);
+    // Leaving the page and coming back loads its lists again.
+    await showPage(page, 'overview', 'Overview');
+    await showPage(page, 'payouts', 'Payouts');
+    await waitForRow(page, 'Bulk payouts, newest first', '1 item');
+    const bulkRows = await tableRows(page, 'Bulk payouts, newest first');
+    expect(bulkRows[0]).to.match(/1 (pending|processing|completed)/);
+    await clickButton(page, `Open bulk payout ${bulk.body.bulk_payout_id}`);
+    await page.waitForSelector(`[id="list-${bulk.body.bulk_payout_id}-batch-title"]`);
+
+    await page.select('#payouts-status', 'COMPLETED');
+    await page.type('#payouts-reference', reference);
+    await clickButton(page, 'Show payouts');
+    await page.waitForFunction(() => {
+      const t = [...document.querySelectorAll('table')].find((x) => x.caption?.textContent === 'Payouts, newest first');
+      return t && t.tBodies[0].rows.length === 1;
+    });
+    const [row] = await tableRows(page, 'Payouts, newest first');
+    expect(row).to.include('Completed').and.include('7.97 SAR').and.include(reference);
+    const listed = portal.requests.filter((r) => r.operation === 'core#listCustomerPayouts').map((r) => r.url);
+    expect(listed.at(-1)).to.equal(`/payouts/?status=COMPLETED&external_reference=${reference}&limit=20`);
+    await clickButton(page, `Open payout ${done.payout_id}`);
+    await page.waitForSelector('ol.timeline li[data-code="payout.completed"]');
+    const steps = await page.$$eval('ol.timeline li', (lis) => lis.map((li) => (li as HTMLElement).innerText));
+    expect(steps[0]).to.match(/^Created/);
+    expect(steps.at(-1)).to.match(/^Payout completed/);
+    await checkA11y(page, 'the Payouts page with a timeline');
+    await page.waitForNetworkIdle({ idleTime: 200 });
     await portal.assertClean();
   });
 });

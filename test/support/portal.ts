@@ -209,8 +209,16 @@ export async function signInWithKeyboard(page: Page, clientId: string, clientSec
   await page.waitForSelector('nav[aria-label="Portal"]');
 }
 
-/** Opens the portal page `id` (its navigation link) and waits until its heading shows `title`. */
+/**
+ * Opens the portal page `id` (its navigation link) and waits until its heading shows `title`.
+ * On a narrow screen the navigation is folded behind the Menu button: it is opened first.
+ */
 export async function showPage(page: Page, id: string, title: string): Promise<void> {
+  const folded = await page.$eval('.menu-button', (b) => getComputedStyle(b).display !== 'none' && b.getAttribute('aria-expanded') !== 'true');
+  if (folded) {
+    await page.click('.menu-button');
+    await page.waitForSelector(`nav a[href="#${id}"]`, { visible: true });
+  }
   await page.click(`nav a[href="#${id}"]`);
   await page.waitForFunction((t) => document.querySelector('main h1')?.textContent === t, {}, title);
 }

@@ -56,10 +56,15 @@ function skipToMain(e) {
 function Portal({ api, session, onSignOut }) {
   const visible = pages.filter((p) => !p.sandboxOnly || session.sandbox);
   const [pageId, setPageId] = useState(() => pageIdOfAddress(visible) ?? visible[0]?.id);
+  // On a narrow screen the navigation folds behind the Menu button (style.css); a choice folds it again.
+  const [menuOpen, setMenuOpen] = useState(false);
   const heading = useRef(null);
   useEffect(() => {
     // A fragment that names no page (an in-page link) keeps the page shown.
-    const onHash = () => setPageId((shown) => pageIdOfAddress(visible) ?? shown);
+    const onHash = () => {
+      setPageId((shown) => pageIdOfAddress(visible) ?? shown);
+      setMenuOpen(false);
+    };
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
@@ -72,11 +77,13 @@ function Portal({ api, session, onSignOut }) {
   return html`<div class="portal">
     <a class="skip" href="#main" onClick=${skipToMain}>Skip to content</a>
     <header class="top">
+      <button type="button" class="secondary menu-button" aria-expanded=${menuOpen} aria-controls="portal-nav"
+        onClick=${() => setMenuOpen(!menuOpen)}>Menu</button>
       <span class="brand">Business portal</span>
       <span class="who">${session.business.name}${session.sandbox ? html` <span class="badge">Sandbox</span>` : null}</span>
       <button type="button" class="secondary" onClick=${onSignOut}>Sign out</button>
     </header>
-    <nav aria-label="Portal">
+    <nav aria-label="Portal" id="portal-nav" class=${menuOpen ? 'open' : 'closed'}>
       <ul>${visible.map((p) => html`<li><a href=${`#${p.id}`} aria-current=${p.id === page.id ? 'page' : undefined}>${p.title}</a></li>`)}</ul>
     </nav>
     <main id="main" tabindex="-1">

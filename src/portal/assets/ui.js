@@ -1,6 +1,7 @@
 /**
  * Components and formatting shared by the portal's pages: a problem (an ApiError shown
- * to the user), a table, money and time formatting, and a loader hook. Money amounts are
+ * to the user, with a Retry button for a failed load), a table, money and time formatting,
+ * enum values and counts as words, a copy button, and a loader hook. Money amounts are
  * decimal strings from the API and are formatted as strings: never converted to a JS
  * number, so no amount is rounded.
  */
@@ -20,6 +21,59 @@ export function formatMoney(amount, currency) {
   return currency ? `${value} ${currency}` : value;
 }
 
+/** An amount right-aligned in tabular figures with its currency (`Money amount="12.50" currency="SAR"`). */
+export const Money = ({ amount, currency }) => html`<span class="money">${formatMoney(amount, currency)}</span>`;
+
+/**
+ * An enum value of the documents as words: `CUSTOMER_PAYOUT_COMPLETION` reads
+ * "Customer payout completion", `payout.completed` reads "Payout completed". Null reads `—`.
+ */
+export function words(value) {
+  if (value === null || value === undefined || value === '') return '—';
+  const text = String(value).replace(/[_.]+/g, ' ').trim().toLowerCase();
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * `count` with its noun in the right number: `plural(1, 'row')` is "1 row", `plural(3, 'payout')`
+ * "3 payouts", `plural(2, 'delivery', 'deliveries')` "2 deliveries"; counts get thousands separators.
+ */
+export function plural(count, one, many = `${one}s`) {
+  return `${formatMoney(String(count))} ${count === 1 ? one : many}`;
+}
+
+/**
+ * A button that copies `text` to the clipboard (an id, a secret); `label` names what it copies
+ * for screen readers ("Copy payout id"). Says "Copied" for a moment, or "Copy failed" when
+ * the browser refuses the clipboard (the text stays selectable beside it).
+ */
+export function CopyButton({ text, label = 'Copy' }) {
+  const [state, setState] = useState('');
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setState('Copied');
+    } catch {
+      setState('Copy failed');
+    }
+    setTimeout(() => setState(''), 2000);
+  };
+  return html`<button type="button" class="copy" aria-label=${label} title=${label} onClick=${copy}>${state || 'Copy'}</button>`;
+}
+
+/** An identifier in code type with its copy button; `label` names it ("payout id"). Null reads `—`. */
+export function Id({ value, label = 'id' }) {
+  if (!value) return '—';
+  return html`<span class="id"><code>${value}</code> <${CopyButton} text=${value} label=${`Copy ${label} ${value}`} /></span>`;
+}
+
+/** A `datetime-local` or `date` input's value (the user's local time) as the documents' Timestamp; undefined when empty. */
+export function instant(local) {
+  if (!local) return undefined;
+  const at = new Date(local.length === 10 ? `${local}T00:00` : local);
+  return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
+}
+
 /** An ISO timestamp as local date and time (`—` for null). */
 export function formatTime(iso) {
   if (!iso) return '—';
@@ -27,8 +81,12 @@ export function formatTime(iso) {
   return Number.isNaN(d.getTime()) ? String(iso) : d.toLocaleString();
 }
 
-/** The problem of a failed call, for the user: title, detail and the invalid fields. Nothing when `error` is null. */
-export function Problem({ error }) {
+/**
+ * The problem of a failed call, for the user: title, detail and the invalid fields, and a
+ * Retry button when `onRetry` is given (a failed load: the network, a 5xx, an expired page).
+ * Nothing when `error` is null.
+ */
+export function Problem({ error, onRetry }) {
   if (!error) return null;
   const title = error.title ?? 'Something went wrong';
   const detail = error.detail ?? (error.title ? '' : String(error.message ?? error));
@@ -38,19 +96,26 @@ export function Problem({ error }) {
     ${error.errors?.length
       ? html`<ul>${error.errors.map((e) => html`<li>${e.pointer ? html`<code>${e.pointer}</code>: ` : null}${e.detail}</li>`)}</ul>`
       : null}
+    ${onRetry ? html`<p><button type="button" class="secondary" onClick=${onRetry}>Retry</button></p>` : null}
   </div>`;
 }
 
 /**
- * A table: `columns` is `[{ key, title, render?(row) }]`, `rows` an array, `caption` its
- * accessible name, `empty` the text when there are no rows, `rowKey(row)` (default `row.id`).
+ * A table: `columns` is `[{ key, title, render?(row), num? }]` (`num`: a
+ * number or amount, right-aligned), `rows` an array, `caption` its
+ * accessible name, `empty` the text when there are no rows, `rowKey(row)` (default `row.id`),
+ * `detail(row)` what to show in a full-width row right below it (null for none), `className` the table's class.
  */
-export function Table({ columns, rows, caption, empty = 'Nothing yet.', rowKey = (r) => r.id }) {
+export function Table({ columns, rows, caption, empty = 'Nothing yet.', rowKey = (r) => r.id, detail, className }) {
   if (!rows?.length) return html`<p class="empty">${empty}</p>`;
-  return html`<div class="table-wrap"><table>
+  return html`<div class="table-wrap"><table class=${className}>
     ${caption ? html`<caption>${caption}</caption>` : null}
-    <thead><tr>${columns.map((c) => html`<th scope="col">${c.title}</th>`)}</tr></thead>
-    <tbody>${rows.map((row) => html`<tr key=${rowKey(row)}>${columns.map((c) => html`<td>${c.render ? c.render(row) : row[c.key]}</td>`)}</tr>`)}</tbody>
+    <thead><tr>${columns.map((c) => html`<th scope="col" class=${c.num ? 'num' : undefined}>${c.title}</th>`)}</tr></thead>
+    <tbody>${rows.map((row) => {
+      const more = detail?.(row);
+      return html`<tr key=${rowKey(row)}>${columns.map((c) => html`<td class=${c.num ? 'num' : undefined}>${c.render ? c.render(row) : row[c.key]}</td>`)}</tr>
+        ${more ? html`<tr class="detail" key=${`${rowKey(row)}-detail`}><td colspan=${columns.length}>${more}</td></tr>` : null}`;
+    })}</tbody>
   </table></div>`;
 }
 

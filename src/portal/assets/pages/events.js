@@ -4,20 +4,16 @@
  * `limit`), and each event's `data` as its webhook deliveries carry it.
  */
 import { html, useState, useEffect } from '../preact-htm.js';
-import { Problem, Table } from '../ui.js';
+import { Id, Problem, Table, instant, words } from '../ui.js';
 import { Pager, When, useRequest } from './wallets-view.js';
 
 /** The codes of shared.yaml WebhookEventCode (the filter's schema). */
 const CODES = ['onboarding.complete', 'topup.complete', 'payout.pending', 'payout.processing', 'payout.failed', 'payout.completed'];
 
-/** A `datetime-local` value (the user's local time) as the documents' Timestamp, or undefined when empty. */
-function instant(local) {
-  if (!local) return undefined;
-  const at = new Date(local);
-  return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
-}
-
 /** The listEvents query of the filter form: only the filters the user set. */
+/** The page sizes listEvents takes (LimitParameter: 1 to 100). */
+export const PER_PAGE = ['10', '20', '50', '100'];
+
 function queryOf(filters, cursor) {
   const query = {};
   if (filters.code) query.code = filters.code;
@@ -59,27 +55,30 @@ function EventsPage({ api }) {
       <label for="event-code">Code</label>
       <select id="event-code" value=${form.code} onChange=${field('code')}>
         <option value="">Any code</option>
-        ${CODES.map((c) => html`<option value=${c}>${c}</option>`)}
+        ${CODES.map((c) => html`<option value=${c}>${words(c)}</option>`)}
       </select>
       <label for="event-from">Created from</label>
       <input id="event-from" type="datetime-local" step="1" value=${form.from} onInput=${field('from')} />
       <label for="event-to">Created before</label>
       <input id="event-to" type="datetime-local" step="1" value=${form.to} onInput=${field('to')} />
       <label for="event-limit">Per page</label>
-      <input id="event-limit" type="number" min="1" max="100" value=${form.limit} onInput=${field('limit')} />
+      <select id="event-limit" value=${form.limit} onChange=${field('limit')}>
+        ${PER_PAGE.map((n) => html`<option value=${n}>${n}</option>`)}
+      </select>
       <button type="submit" disabled=${list.busy}>Show events</button>
     </form>
-    <${Problem} error=${list.error} />
+    <${Problem} error=${list.error} onRetry=${() => load(applied)} />
     ${page
       ? html`<${Table}
           caption="Events, newest first"
           rows=${page.data}
           rowKey=${(e) => e.id}
+          detail=${(e) => (open?.id === e.id ? html`<pre tabindex="0" aria-label=${`Data of event ${e.id}`}>${JSON.stringify(e.data, null, 2)}</pre>` : null)}
           empty="No events match the filters."
           columns=${[
-            { title: 'Code', render: (e) => e.code },
+            { title: 'Code', render: (e) => words(e.code) },
             { title: 'Created', render: (e) => html`<${When} at=${e.created_at} />` },
-            { title: 'Event id', render: (e) => html`<code>${e.id}</code>` },
+            { title: 'Event id', render: (e) => html`<${Id} value=${e.id} label="event id" />` },
             {
               title: 'Data',
               render: (e) =>
@@ -89,12 +88,6 @@ function EventsPage({ api }) {
           ]}
         />
         <${Pager} page=${page} label="Events" busy=${list.busy} onFirst=${() => load(applied)} onNext=${(c) => load(applied, c)} />`
-      : null}
-    ${open
-      ? html`<section aria-labelledby="event-data-title">
-          <h2 id="event-data-title">${open.code} <code>${open.id}</code></h2>
-          <pre tabindex="0" aria-label="Event data">${JSON.stringify(open.data, null, 2)}</pre>
-        </section>`
       : null}
   </div>`;
 }

@@ -13,36 +13,44 @@
 import { html, useState } from '../preact-htm.js';
 import { bulkPreview, ITEM_FIELDS } from './payouts-csv.js';
 import { downloadText } from './wallets-download.js';
-import { Problem, Table, formatMoney } from '../ui.js';
+import { Id, Money, Problem, Table, plural, words } from '../ui.js';
 import { When, useRequest } from './wallets-view.js';
 
-const STATES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REJECTED'];
+/** core.yaml BulkPayoutCounts: the states an item of a batch is counted in. */
+export const STATES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REJECTED'];
+
+/** Preview rows shown at a time: a 1,000-line file is read whole but shown a page at a time. */
+const PREVIEW_PAGE = 50;
 
 /** The receiver a row names, as the file gives it. */
 const receiverOf = (item) => item.customer_id ?? item.walletAccountNumber ?? item.mobileNumber ?? '—';
 
-/** The preview of a read file: its problems, or each row with what the service will do. */
+/** The preview of a read file: its problems, or its rows with what the service will do, PREVIEW_PAGE at a time. */
 function Preview({ preview }) {
+  const [start, setStart] = useState(0);
   const rejected = preview.rows.filter((r) => r.rejection).length;
+  const shown = preview.rows.slice(start, start + PREVIEW_PAGE);
+  const last = Math.min(start + PREVIEW_PAGE, preview.rows.length);
   return html`<section aria-labelledby="bulk-preview-title">
     <h3 id="bulk-preview-title">Preview of ${preview.fileName}</h3>
     ${preview.fileProblems.length > 0
       ? html`<div role="alert" class="problem">
           <strong>The service would refuse this file as a whole; fix it and choose it again.</strong>
-          <ul>${preview.fileProblems.map((p) => html`<li>${p}</li>`)}</ul>
+          <ul>${preview.fileProblems.slice(0, 20).map((p) => html`<li>${p}</li>`)}</ul>
+          ${preview.fileProblems.length > 20 ? html`<p>And ${plural(preview.fileProblems.length - 20, 'more problem')}.</p>` : null}
         </div>`
       : html`<p role="status">
-          ${preview.rows.length} rows: ${rejected} will be rejected for their values (shown below), the others are checked by the service
-          (customer, whitelist, funds) when the file is sent.
+          ${plural(preview.rows.length, 'row')}: ${rejected} will be rejected for their values (marked below), the others are checked by the
+          service (customer, whitelist, funds) when the file is sent.
         </p>`}
     <${Table}
       caption="Rows of the file"
-      rows=${preview.rows}
+      rows=${shown}
       rowKey=${(r) => String(r.index)}
       columns=${[
-        { title: 'Item', render: (r) => r.index },
-        { title: 'Line', render: (r) => r.line },
-        { title: 'Amount', render: (r) => r.item.payout_amount ?? '—' },
+        { title: 'Item', num: true, render: (r) => r.index },
+        { title: 'Line', num: true, render: (r) => r.line },
+        { title: 'Amount', num: true, render: (r) => html`<span class="money">${r.item.payout_amount ?? '—'}</span>` },
         { title: 'Receiver', render: (r) => receiverOf(r.item) },
         { title: 'External reference', render: (r) => r.item.external_reference ?? '—' },
         {
@@ -51,11 +59,18 @@ function Preview({ preview }) {
         },
       ]}
     />
+    ${preview.rows.length > PREVIEW_PAGE
+      ? html`<nav class="pager" aria-label="Preview pages">
+          <span role="status">Rows ${start + 1} to ${last} of ${preview.rows.length}</span>
+          <button type="button" class="secondary" disabled=${start === 0} onClick=${() => setStart(Math.max(0, start - PREVIEW_PAGE))}>Previous rows</button>
+          <button type="button" class="secondary" disabled=${last >= preview.rows.length} onClick=${() => setStart(start + PREVIEW_PAGE)}>Next rows</button>
+        </nav>`
+      : null}
   </section>`;
 }
 
-/** A sent batch: its counts, its report and the report's download. */
-function Batch({ api, batch, onBatch }) {
+/** A sent batch: its counts, its report and the report's download. `idPrefix` keeps its element ids unique on the page. */
+export function Batch({ api, batch, onBatch, idPrefix = 'bulk' }) {
   const status = useRequest();
   const report = useRequest();
   const csv = useRequest();
@@ -76,14 +91,14 @@ function Batch({ api, batch, onBatch }) {
     setSaved(name);
   }
 
-  return html`<section aria-labelledby="bulk-batch-title">
-    <h3 id="bulk-batch-title">Bulk payout <code>${id}</code></h3>
-    <p>${batch.item_count} items, created <${When} at=${batch.created_at} />.</p>
-    <table>
+  return html`<section aria-labelledby=${`${idPrefix}-batch-title`}>
+    <h3 id=${`${idPrefix}-batch-title`}>Bulk payout <${Id} value=${id} label="bulk payout id" /></h3>
+    <p>${plural(batch.item_count, 'item')}, created <${When} at=${batch.created_at} />.</p>
+    <div class="table-wrap"><table>
       <caption>Items per state</caption>
-      <thead><tr>${STATES.map((s) => html`<th scope="col">${s}</th>`)}</tr></thead>
-      <tbody><tr>${STATES.map((s) => html`<td data-state=${s}>${batch.counts[s]}</td>`)}</tr></tbody>
-    </table>
+      <thead><tr>${STATES.map((s) => html`<th scope="col" class="num">${words(s)}</th>`)}</tr></thead>
+      <tbody><tr>${STATES.map((s) => html`<td class="num" data-state=${s}>${batch.counts[s]}</td>`)}</tr></tbody>
+    </table></div>
     <p>
       <button type="button" onClick=${refresh} disabled=${status.busy}>Refresh status</button>
       ${' '}<button type="button" onClick=${showReport} disabled=${report.busy}>Show report</button>
@@ -99,10 +114,10 @@ function Batch({ api, batch, onBatch }) {
           rows=${rows}
           rowKey=${(r) => String(r.item_index)}
           columns=${[
-            { title: 'Item', render: (r) => r.item_index },
-            { title: 'Status', render: (r) => r.status },
-            { title: 'Payout', render: (r) => (r.payout_id ? html`<code>${r.payout_id}</code>` : '—') },
-            { title: 'Amount', render: (r) => (r.payout_amount ? formatMoney(r.payout_amount, r.currency) : '—') },
+            { title: 'Item', num: true, render: (r) => r.item_index },
+            { title: 'Status', render: (r) => words(r.status) },
+            { title: 'Payout', render: (r) => html`<${Id} value=${r.payout_id} label="payout id" />` },
+            { title: 'Amount', num: true, render: (r) => (r.payout_amount ? html`<${Money} amount=${r.payout_amount} currency=${r.currency} />` : '—') },
             { title: 'Failure', render: (r) => (r.failure_code ? `${r.failure_code}: ${r.failure_detail ?? ''}` : '—') },
             { title: 'External reference', render: (r) => r.external_reference ?? '—' },
           ]}
@@ -145,7 +160,7 @@ export function BulkPayout({ api }) {
       <label for="bulk-file">Payout file (CSV)</label>
       <input id="bulk-file" type="file" accept=".csv,text/csv" onChange=${choose} />
       <button type="submit" disabled=${!sendable || send.busy || batch !== null}>
-        ${preview ? `Send ${preview.rows.length} payouts` : 'Send payouts'}
+        ${preview ? `Send ${plural(preview.rows.length, 'payout')}` : 'Send payouts'}
       </button>
     </form>
     <${Problem} error=${send.error} />

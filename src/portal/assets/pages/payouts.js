@@ -1,30 +1,15 @@
 /**
- * Payouts page: a payout to a customer looked up by its id (core `getPayoutStatus`: its
- * state, amount, receiver, ledger references and failure code), and a bulk payout from a
- * CSV file (payouts-bulk.js).
+ * Payouts page: the business's payouts with filters and each payout's timeline
+ * (./payouts-list.js, core `listCustomerPayouts`), its bulk payouts with their counts and
+ * reports (./payouts-bulk-list.js, `listBulkPayouts`), a payout looked up by its id
+ * (`getPayoutStatus`), and a bulk payout from a CSV file (./payouts-bulk.js).
  */
 import { html, useState } from '../preact-htm.js';
 import { BulkPayout } from './payouts-bulk.js';
-import { Field, Problem, formatMoney } from '../ui.js';
-import { When, useRequest } from './wallets-view.js';
-
-/** A payout as getPayoutStatus answers it. */
-export function PayoutDetail({ payout }) {
-  return html`<dl aria-label=${`Payout ${payout.payout_id}`}>
-    <dt>Payout</dt><dd><code>${payout.payout_id}</code></dd>
-    <dt>Status</dt><dd data-field="status">${payout.status}</dd>
-    <dt>Amount</dt><dd>${formatMoney(payout.payout_amount, payout.currency)}</dd>
-    <dt>Customer</dt><dd><code>${payout.customer_id}</code></dd>
-    <dt>Wallet account number</dt><dd>${payout.wallet_account_number ?? '—'}</dd>
-    <dt>Purpose</dt><dd>${payout.payout_purpose ?? '—'}</dd>
-    <dt>External reference</dt><dd>${payout.external_reference ?? '—'}</dd>
-    <dt>Ledger transaction</dt><dd>${payout.transaction_id ?? '—'}</dd>
-    <dt>Outcome transaction</dt><dd>${payout.outcome_transaction_id ?? '—'}</dd>
-    <dt>Failure code</dt><dd>${payout.failure_code ?? '—'}</dd>
-    <dt>Created</dt><dd><${When} at=${payout.created_at} /></dd>
-    <dt>Updated</dt><dd><${When} at=${payout.updated_at} /></dd>
-  </dl>`;
-}
+import { BulkPayoutList } from './payouts-bulk-list.js';
+import { OpenPayout, PayoutList } from './payouts-list.js';
+import { Field, Problem } from '../ui.js';
+import { useRequest } from './wallets-view.js';
 
 function PayoutLookup({ api }) {
   const lookup = useRequest();
@@ -39,18 +24,20 @@ function PayoutLookup({ api }) {
   }
 
   return html`<section aria-labelledby="payout-lookup-title">
-    <h2 id="payout-lookup-title">Payout status</h2>
+    <h2 id="payout-lookup-title">Payout by id</h2>
     <form onSubmit=${find}>
       <${Field} id="payout-id" label="Payout id" required value=${id} onInput=${setId} />
       <button type="submit" disabled=${lookup.busy}>Look up payout</button>
     </form>
     <${Problem} error=${lookup.error} />
-    ${payout ? html`<${PayoutDetail} payout=${payout} />` : null}
+    ${payout ? html`<${OpenPayout} api=${api} payout=${payout} onClose=${() => setPayout(null)} />` : null}
   </section>`;
 }
 
 function PayoutsPage({ api }) {
   return html`<div>
+    <${PayoutList} api=${api} />
+    <${BulkPayoutList} api=${api} />
     <${PayoutLookup} api=${api} />
     <${BulkPayout} api=${api} />
   </div>`;

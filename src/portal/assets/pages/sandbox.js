@@ -6,7 +6,7 @@
  * (`simulateCardAuthorization`).
  */
 import { html, useState, useEffect } from '../preact-htm.js';
-import { PayoutDetail } from './payouts.js';
+import { PayoutDetail } from './payouts-list.js';
 import { Field, Problem, Table, formatMoney } from '../ui.js';
 import { Pager, When, useRequest } from './wallets-view.js';
 

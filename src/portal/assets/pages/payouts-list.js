@@ -1,0 +1,127 @@
+/**
+ * The list of the business's payouts on the Payouts page (core `listCustomerPayouts`, newest
+ * first, cursor pages) with the operation's filters (`status`, `created_from`, `created_to`,
+ * `external_reference`), and a payout opened in place: its details and its timeline
+ * (./payouts-timeline.js).
+ */
+import { html, useEffect, useState } from '../preact-htm.js';
+import { Id, Money, Problem, Table, instant, words } from '../ui.js';
+import { PER_PAGE } from './events.js';
+import { PayoutTimeline } from './payouts-timeline.js';
+import { Pager, When, useRequest } from './wallets-view.js';
+
+/** shared.yaml PayoutStatus, the `status` filter's values. */
+export const PAYOUT_STATES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED'];
+
+/** The listCustomerPayouts query of the filter form: only the filters the user set. */
+function queryOf(filters, cursor) {
+  return {
+    status: filters.status || undefined,
+    created_from: instant(filters.from),
+    created_to: instant(filters.to),
+    external_reference: filters.reference.trim() || undefined,
+    limit: filters.limit,
+    cursor,
+  };
+}
+
+/** The filter form; `onApply(filters)`. */
+function PayoutFilters({ form, setForm, busy, onApply }) {
+  const field = (name) => (e) => setForm({ ...form, [name]: e.currentTarget.value });
+  const submit = (e) => {
+    e.preventDefault();
+    onApply(form);
+  };
+  return html`<form class="filters" onSubmit=${submit} aria-label="Payout filters">
+    <div class="field"><label for="payouts-status">Status</label>
+      <select id="payouts-status" value=${form.status} onChange=${field('status')}>
+        <option value="">Any status</option>
+        ${PAYOUT_STATES.map((s) => html`<option value=${s}>${words(s)}</option>`)}
+      </select></div>
+    <div class="field"><label for="payouts-from">Created from</label>
+      <input id="payouts-from" type="date" value=${form.from} onInput=${field('from')} /></div>
+    <div class="field"><label for="payouts-to">Created before</label>
+      <input id="payouts-to" type="date" value=${form.to} onInput=${field('to')} /></div>
+    <div class="field"><label for="payouts-reference">External reference</label>
+      <input id="payouts-reference" value=${form.reference} maxlength="128" onInput=${field('reference')} /></div>
+    <div class="field"><label for="payouts-limit">Per page</label>
+      <select id="payouts-limit" value=${form.limit} onChange=${field('limit')}>
+        ${PER_PAGE.map((n) => html`<option value=${n}>${n}</option>`)}
+      </select></div>
+    <button type="submit" disabled=${busy}>Show payouts</button>
+  </form>`;
+}
+
+/** A payout as getPayoutStatus and listCustomerPayouts answer it. */
+export function PayoutDetail({ payout }) {
+  return html`<dl class="facts" aria-label=${`Payout ${payout.payout_id}`}>
+    <dt>Payout</dt><dd><${Id} value=${payout.payout_id} label="payout id" /></dd>
+    <dt>Status</dt><dd data-field="status">${words(payout.status)}</dd>
+    <dt>Amount</dt><dd><${Money} amount=${payout.payout_amount} currency=${payout.currency} /></dd>
+    <dt>Customer</dt><dd><${Id} value=${payout.customer_id} label="customer id" /></dd>
+    <dt>Wallet account number</dt><dd>${payout.wallet_account_number ?? '—'}</dd>
+    <dt>Purpose</dt><dd>${payout.payout_purpose ?? '—'}</dd>
+    <dt>External reference</dt><dd>${payout.external_reference ?? '—'}</dd>
+    <dt>Ledger transaction</dt><dd>${payout.transaction_id ?? '—'}</dd>
+    <dt>Outcome transaction</dt><dd>${payout.outcome_transaction_id ?? '—'}</dd>
+    <dt>Failure</dt><dd>${payout.failure_code ? words(payout.failure_code) : '—'}</dd>
+    <dt>Created</dt><dd><${When} at=${payout.created_at} /></dd>
+    <dt>Updated</dt><dd><${When} at=${payout.updated_at} /></dd>
+  </dl>`;
+}
+
+/** A payout opened from the list: its details, its timeline, and "Close". */
+export function OpenPayout({ api, payout, onClose }) {
+  return html`<section class="card" aria-label=${`Payout ${payout.payout_id}`}>
+    <${PayoutDetail} payout=${payout} />
+    <${PayoutTimeline} api=${api} payout=${payout} />
+    <button type="button" class="secondary" onClick=${onClose}>Close</button>
+  </section>`;
+}
+
+/** The payouts list with its filters, a payout opened below its row. */
+export function PayoutList({ api }) {
+  const list = useRequest();
+  const [form, setForm] = useState({ status: '', from: '', to: '', reference: '', limit: '20' });
+  const [applied, setApplied] = useState(form);
+  const [page, setPage] = useState(null);
+  const [open, setOpen] = useState(null);
+  const load = (filters, cursor) => list.run(async () => setPage(await api.get('/payouts/', { query: queryOf(filters, cursor) })));
+  useEffect(() => {
+    load(applied);
+  }, []);
+  const apply = (filters) => {
+    setApplied(filters);
+    setOpen(null);
+    load(filters);
+  };
+  return html`<section aria-labelledby="payout-list-title">
+    <h2 id="payout-list-title">Payouts</h2>
+    <${PayoutFilters} form=${form} setForm=${setForm} busy=${list.busy} onApply=${apply} />
+    <${Problem} error=${list.error} onRetry=${() => load(applied)} />
+    ${page
+      ? html`<${Table}
+          caption="Payouts, newest first"
+          rows=${page.data}
+          rowKey=${(p) => p.payout_id}
+          empty="No payouts match the filters."
+          detail=${(p) => (open === p.payout_id ? html`<${OpenPayout} api=${api} payout=${p} onClose=${() => setOpen(null)} />` : null)}
+          columns=${[
+            { title: 'Created', render: (p) => html`<${When} at=${p.created_at} />` },
+            { title: 'Status', render: (p) => words(p.status) },
+            { title: 'Amount', num: true, render: (p) => html`<${Money} amount=${p.payout_amount} currency=${p.currency} />` },
+            { title: 'Wallet', render: (p) => p.wallet_account_number },
+            { title: 'External reference', render: (p) => p.external_reference ?? '—' },
+            {
+              title: 'Timeline',
+              render: (p) => html`<button type="button" class="secondary" aria-expanded=${open === p.payout_id}
+                aria-label=${`Open payout ${p.payout_id}`} onClick=${() => setOpen(open === p.payout_id ? null : p.payout_id)}>Open</button>`,
+            },
+          ]}
+        />
+        <${Pager} page=${page} label="Payouts" busy=${list.busy} onFirst=${() => load(applied)} onNext=${(c) => load(applied, c)} />`
+      : list.busy
+        ? html`<p role="status">Loading payouts…</p>`
+        : null}
+  </section>`;
+}
