@@ -105,27 +105,37 @@ describe('Business portal: Webhooks page in headless Chromium', function () {
 
     // A test event: its attempt shows with 200.
     await press(page, 'Send test event', 'is on its way');
-    const ok = await waitForRow(page, (r) => r.event_code === 'webhook.test' && r.outcome === 'SUCCEEDED' && r.status === '200', 'with a 200 test event');
+    const ok = await waitForRow(page, (r) => r.event_code === 'webhook.test' && r.outcome === 'Succeeded' && r.status === '200', 'with a 200 test event');
     expect(verifyDelivery(firstSecret, received(ok.event_id)[0]!).code).to.equal('webhook.test');
     await checkA11y(page, 'Webhooks (an endpoint and its delivery log)');
 
     // The receiver fails: a failed attempt with its status, response and next retry.
     answer = 500;
     await press(page, 'Send test event', 'is on its way');
-    const failed = await waitForRow(page, (r) => r.event_id !== ok.event_id && r.outcome === 'FAILED' && r.status === '500' && r.next !== '—', 'with a failed attempt and its next retry');
+    const failed = await waitForRow(page, (r) => r.event_id !== ok.event_id && r.outcome === 'Failed' && r.status === '500' && r.next !== '—', 'with a failed attempt and its next retry');
     expect(failed.response).to.include('database unavailable');
     expect(failed.error).to.not.equal('—');
+    // The endpoint now reads as failing, with its success rate over 24 hours and since when.
+    await page.waitForSelector('td [data-health="failing"]');
+    const health = await page.$eval('dl.facts', (el) => (el as HTMLElement).innerText);
+    expect(health).to.match(/Success \(24 h\)\s+50% of 2 attempts/).and.match(/Failing since\s+\d/);
+    // The failed event's attempts grouped, with the body sent and the body answered.
+    await page.click(`button[aria-label="Show bodies of event ${failed.event_id}"]`);
+    await page.waitForSelector(`pre[aria-label="Request body of event ${failed.event_id}"]`);
+    expect(JSON.parse(await page.$eval(`pre[aria-label="Request body of event ${failed.event_id}"]`, (el) => el.textContent ?? ''))).to.include({ code: 'webhook.test' });
+    expect(await page.$eval(`pre[aria-label="Response body of attempt 1 of event ${failed.event_id}"]`, (el) => el.textContent)).to.include('database unavailable');
+    await checkA11y(page, 'Webhooks (a failing endpoint with an event open)');
 
     // Back to 200: recover the failures since an hour ago; the failed event arrives with 200.
     answer = 200;
     await press(page, 'Recover failures', 'queued again');
-    await waitForRow(page, (r) => r.event_id === failed.event_id && r.outcome === 'SUCCEEDED', 'with the recovered event succeeding');
+    await waitForRow(page, (r) => r.event_id === failed.event_id && r.outcome === 'Succeeded', 'with the recovered event succeeding');
     expect(received(failed.event_id).length).to.be.greaterThan(1);
     if (process.env.PORTAL_SCREENSHOT_DIR) await page.screenshot({ path: path.join(process.env.PORTAL_SCREENSHOT_DIR, 'portal-webhooks.png'), fullPage: true });
 
     // A real event (a sandbox top-up through the API), then "Resend" from the log: the same webhook-id again.
     await topup(await tokenFor(client_id, client_secret), '25.00');
-    const topupRow = await waitForRow(page, (r) => r.event_code === 'topup.complete' && r.outcome === 'SUCCEEDED', 'with the top-up event');
+    const topupRow = await waitForRow(page, (r) => r.event_code === 'topup.complete' && r.outcome === 'Succeeded', 'with the top-up event');
     await page.click(`button[aria-label="Resend topup.complete ${topupRow.event_id}"]`);
     await page.waitForSelector('::-p-text(is queued again)');
     await waitForRow(page, (r) => r.event_id === topupRow.event_id && r.attempt === '1' && received(topupRow.event_id).length === 2, 'with the resent event');
@@ -135,7 +145,7 @@ describe('Business portal: Webhooks page in headless Chromium', function () {
     const secondSecret = await shownSecret(page);
     expect(secondSecret).to.match(/^whsec_/).and.not.equal(firstSecret);
     await press(page, 'Send test event', 'is on its way');
-    const signed = await waitForRow(page, (r) => r.event_code === 'webhook.test' && ![ok.event_id, failed.event_id].includes(r.event_id) && r.outcome === 'SUCCEEDED', 'with the test event after rotation');
+    const signed = await waitForRow(page, (r) => r.event_code === 'webhook.test' && ![ok.event_id, failed.event_id].includes(r.event_id) && r.outcome === 'Succeeded', 'with the test event after rotation');
     const delivery = received(signed.event_id)[0]!;
     expect(String(delivery.headers['webhook-signature']).split(' ')).to.have.length(2);
     expect(verifyDelivery(secondSecret, delivery).code).to.equal('webhook.test');
@@ -149,7 +159,7 @@ describe('Business portal: Webhooks page in headless Chromium', function () {
     await page.waitForFunction(() => document.querySelector('table')?.innerText.includes('topup.complete, payout.completed'));
     expect(await mainText(page)).to.include('Order service, production');
     await press(page, 'Disable', 'The endpoint is disabled.');
-    await page.waitForSelector('::-p-text(DISABLED (MANUAL))');
+    await page.waitForSelector('[data-health="disabled"]::-p-text(Disabled: manual)');
     await press(page, 'Enable', 'The endpoint is enabled.');
     await press(page, 'Delete');
     await press(page, 'Confirm delete');

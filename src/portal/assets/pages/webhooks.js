@@ -1,11 +1,14 @@
 /**
- * Webhooks: the business's endpoints (`listWebhookEndpoints`), registering one
+ * Webhooks: the business's endpoints (`listWebhookEndpoints`) with their health over the
+ * last 24 hours (./webhook-health.js: success rate, last success, failing since, a red badge
+ * for a failing or disabled endpoint), registering one
  * (`createWebhookEndpoint`, with a signing secret drawn in the browser and shown once),
  * and the selected endpoint's management and delivery log (./webhook-endpoint.js).
  */
 import { html, useRef, useState } from '../preact-htm.js';
 import { Field, Problem, Table, formatTime, useLoad, useSubmit } from '../ui.js';
-import { EndpointDetail, EventChoices, OneTimeSecret, describeStatus } from './webhook-endpoint.js';
+import { EndpointDetail, EventChoices, OneTimeSecret } from './webhook-endpoint.js';
+import { HealthBadge, endpointHealth, rateText } from './webhook-health.js';
 
 const ENDPOINTS = '/cl/v1/webhooks/endpoints';
 
@@ -16,7 +19,7 @@ function newSecret() {
 }
 
 /** Every endpoint of the business, following `next_cursor` (a business has few). */
-async function allEndpoints(api) {
+export async function allEndpoints(api) {
   const endpoints = [];
   let cursor;
   do {
@@ -54,6 +57,13 @@ function RegisterEndpoint({ api, onCreated }) {
 
 function Webhooks({ api }) {
   const endpoints = useLoad(() => allEndpoints(api), [api]);
+  // Each endpoint's health, by id; loaded after the list, again whenever the list is.
+  const health = useLoad(async () => {
+    const list = endpoints.data ?? [];
+    const figures = await Promise.all(list.map((e) => endpointHealth(api, e)));
+    return Object.fromEntries(list.map((e, i) => [e.id, figures[i]]));
+  }, [api, endpoints.data]);
+  const healthOf = (e) => health.data?.[e.id];
   const [selectedId, setSelectedId] = useState(null);
   const [created, setCreated] = useState(null);
   const detailHeading = useRef(null);
@@ -68,15 +78,18 @@ function Webhooks({ api }) {
     <p>Events are sent to the endpoints registered here, signed per Standard Webhooks and retried for about three days.</p>
     <section aria-labelledby="endpoints-heading">
       <h2 id="endpoints-heading">Endpoints</h2>
-      <${Problem} error=${endpoints.error} />
+      <${Problem} error=${endpoints.error} onRetry=${endpoints.reload} />
+      <${Problem} error=${health.error} onRetry=${health.reload} />
       ${endpoints.loading && !endpoints.data ? html`<p role="status">Loading endpoints…</p>` : null}
       ${endpoints.data
         ? html`<${Table} caption="Webhook endpoints" rows=${endpoints.data} empty="No endpoint is registered yet." columns=${[
             { key: 'url', title: 'URL', render: (e) => html`<code>${e.url}</code>` },
             { key: 'description', title: 'Description', render: (e) => e.description ?? '—' },
             { key: 'events', title: 'Events', render: (e) => e.events.join(', ') },
-            { key: 'status', title: 'Status', render: (e) => describeStatus(e) },
-            { key: 'created_at', title: 'Registered', render: (e) => formatTime(e.created_at) },
+            { key: 'status', title: 'Status', render: (e) => html`<${HealthBadge} endpoint=${e} health=${healthOf(e)} />` },
+            { key: 'rate', title: 'Success (24 h)', num: true, render: (e) => rateText(healthOf(e)) },
+            { key: 'last', title: 'Last success', render: (e) => (healthOf(e) ? formatTime(healthOf(e).lastSuccess) : '…') },
+            { key: 'since', title: 'Failing since', render: (e) => (healthOf(e) ? formatTime(healthOf(e).failingSince) : '…') },
             { key: 'manage', title: 'Actions', render: (e) => html`<button type="button" class="secondary" aria-label=${`Manage ${e.url}`}
                 aria-pressed=${e.id === selectedId} onClick=${() => select(e.id)}>Manage</button>` },
           ]} />`
@@ -86,7 +99,7 @@ function Webhooks({ api }) {
         note=${`Configure ${created.url} to verify deliveries with this secret. It is shown only now.`} />` : null}
     ${selected
       ? html`<${EndpointDetail} key=${selected.id} api=${api} endpoint=${selected} headingRef=${detailHeading}
-          onChanged=${endpoints.reload} onDeleted=${() => { setSelectedId(null); endpoints.reload(); }} />`
+          health=${healthOf(selected)} onChanged=${endpoints.reload} onDeleted=${() => { setSelectedId(null); endpoints.reload(); }} />`
       : null}
     <${RegisterEndpoint} api=${api} onCreated=${(c) => { setCreated(c); endpoints.reload(); }} />`;
 }
