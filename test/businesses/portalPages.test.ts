@@ -60,9 +60,9 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
     await page.click('#wallet-account-number', { clickCount: 3 });
     await page.type('#wallet-account-number', wallet.account_number);
     await clickButton(page, 'Find');
-    await waitForRow(page, 'Transactions', 'FUND');
+    await waitForRow(page, 'Transactions', 'Fund');
     const [fund] = await tableRows(page, 'Transactions');
-    expect(fund).to.include('FUND').and.include('CREDIT').and.include('250.00 SAR');
+    expect(fund).to.include('Fund').and.include('Credit').and.include('250.00 SAR');
     expect(portal.requests.filter((r) => r.operation === 'closed-loop#lookupWallet').map((r) => r.url)).to.deep.equal([
       '/cl/v1/wallets/lookup?account_number=999999999999',
       `/cl/v1/wallets/lookup?account_number=${wallet.account_number}`,

@@ -225,3 +225,46 @@ export async function showPage(page: Page, id: string, title: string): Promise<v
 
 /** The visible text of the page's main region. */
 export const mainText = (page: Page): Promise<string> => page.evaluate(() => (document.querySelector('main') as HTMLElement | null)?.innerText ?? '');
+
+/** A screen the portal is tested on: its width in CSS pixels and its colour scheme. */
+export interface Look {
+  width: number;
+  dark: boolean;
+}
+
+/** The looks every page is checked in: a laptop and a phone, each light and dark. */
+export const LOOKS: Look[] = [
+  { width: 1280, dark: false },
+  { width: 1280, dark: true },
+  { width: 390, dark: false },
+  { width: 390, dark: true },
+];
+
+/** The look's name in test titles and file names: `390-dark`. */
+export const lookName = (look: Look): string => `${look.width}-${look.dark ? 'dark' : 'light'}`;
+
+/**
+ * Shows `page` as `look`: the viewport's width (900 px high, 844 on a phone) and the
+ * `prefers-color-scheme` the portal's dark mode follows.
+ */
+export async function setLook(page: Page, look: Look): Promise<void> {
+  await page.setViewport({ width: look.width, height: look.width < 600 ? 844 : 900 });
+  await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: look.dark ? 'dark' : 'light' }]);
+}
+
+/** Asserts the page scrolls no wider than the viewport (wide tables scroll inside their box). */
+export async function assertNoPageOverflow(page: Page, label: string): Promise<void> {
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+  expect(scrollWidth, `the page's width on ${label} (viewport ${innerWidth} px)`).to.be.at.most(innerWidth);
+}
+
+/**
+ * Saves a screenshot `name`.png into the folder PORTAL_SCREENSHOT_DIR names (docs/images for
+ * the guides: `PORTAL_SCREENSHOT_DIR=docs/images npm run portal:screenshots`); nothing without
+ * it. `fullPage` takes the whole page rather than the viewport.
+ */
+export async function screenshotFor(page: Page, name: string, fullPage = false): Promise<void> {
+  const dir = process.env.PORTAL_SCREENSHOT_DIR;
+  if (!dir) return;
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage });
+}

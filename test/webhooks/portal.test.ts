@@ -9,12 +9,11 @@
  * its origin and calls documented operations only, each response matching the documents
  * (test/support/portal.ts). PORTAL_SCREENSHOT_DIR keeps a screenshot of the page.
  */
-import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'puppeteer-core';
 import { post } from '../support/client.js';
 import { platformToken, tokenFor, topup, uniq } from '../support/fixtures.js';
-import { checkA11y, launchBrowser, mainText, openPortal, signInWithKeyboard, tabTo, type PortalPage } from '../support/portal.js';
+import { checkA11y, launchBrowser, mainText, openPortal, screenshotFor, signInWithKeyboard, tabTo, type PortalPage } from '../support/portal.js';
 import { receiversOfSuite, verifyDelivery, type Received } from '../support/webhooks.js';
 
 /** The delivery log's rows as text cells: event code, event id, attempt, outcome, status, next retry. */
@@ -131,7 +130,7 @@ describe('Business portal: Webhooks page in headless Chromium', function () {
     await press(page, 'Recover failures', 'queued again');
     await waitForRow(page, (r) => r.event_id === failed.event_id && r.outcome === 'Succeeded', 'with the recovered event succeeding');
     expect(received(failed.event_id).length).to.be.greaterThan(1);
-    if (process.env.PORTAL_SCREENSHOT_DIR) await page.screenshot({ path: path.join(process.env.PORTAL_SCREENSHOT_DIR, 'portal-webhooks.png'), fullPage: true });
+    await screenshotFor(page, 'portal-webhooks', true);
 
     // A real event (a sandbox top-up through the API), then "Resend" from the log: the same webhook-id again.
     await topup(await tokenFor(client_id, client_secret), '25.00');

@@ -108,7 +108,8 @@ export function Problem({ error, onRetry }) {
  */
 export function Table({ columns, rows, caption, empty = 'Nothing yet.', rowKey = (r) => r.id, detail, className }) {
   if (!rows?.length) return html`<p class="empty">${empty}</p>`;
-  return html`<div class="table-wrap"><table class=${className}>
+  // The box scrolls sideways on a narrow screen: it takes the focus so that a keyboard can scroll it.
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label=${caption ?? 'Table'}><table class=${className}>
     ${caption ? html`<caption>${caption}</caption>` : null}
     <thead><tr>${columns.map((c) => html`<th scope="col" class=${c.num ? 'num' : undefined}>${c.title}</th>`)}</tr></thead>
     <tbody>${rows.map((row) => {

@@ -8,10 +8,12 @@
  * serves only such names (`/portal/assets/pages/{page_name}`, openapi/core.yaml).
  */
 import { page as overview } from './overview.js';
+import { page as moveMoney } from './move-money.js';
+import { page as customers } from './customers.js';
 import { page as wallets } from './wallets.js';
 import { page as webhooks } from './webhooks.js';
 import { page as events } from './events.js';
 import { page as payouts } from './payouts.js';
 import { page as sandbox } from './sandbox.js';
 
-export const pages = [overview, wallets, webhooks, events, payouts, sandbox];
+export const pages = [overview, moveMoney, payouts, wallets, customers, webhooks, events, sandbox];

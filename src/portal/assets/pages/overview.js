@@ -1,44 +1,108 @@
 /**
- * Overview: the signed-in business (`getBusiness`, held by the session) and the balances
- * of its own accounts (`getBusinessAccountBalance`): operational (prefix 1) and payout
- * (prefix 2).
+ * Overview: the signed-in business (`getBusiness`, held by the session), the balances of its
+ * own accounts (`getBusinessAccountBalance`: operational, prefix 1, and payout, prefix 2)
+ * each with its last 30 days drawn from the ledger (./overview-history.js), the recent
+ * activity (the newest transactions, `listBusinessTransactions`), and an alert naming the
+ * webhook endpoints that fail or are disabled (./webhook-health.js). Each part loads on its
+ * own and offers Retry when it fails.
  */
 import { html } from '../preact-htm.js';
-import { Problem, Table, formatMoney, formatTime, useLoad } from '../ui.js';
+import { Id, Money, Problem, Table, formatTime, plural, useLoad, words } from '../ui.js';
+import { BalanceChart, DAYS, balancePoints, recentTransactions } from './overview-history.js';
+import { endpointHealth } from './webhook-health.js';
+import { allEndpoints } from './webhooks.js';
+import { When } from './wallets-view.js';
 
-function Overview({ api, session }) {
-  const { business } = session;
+/** Endpoints that are disabled or whose newest attempt failed. */
+async function troubledEndpoints(api) {
+  const endpoints = await allEndpoints(api);
+  const health = await Promise.all(endpoints.map((e) => (e.status === 'ENABLED' ? endpointHealth(api, e) : null)));
+  return endpoints.filter((e, i) => e.status !== 'ENABLED' || health[i]?.failing);
+}
+
+function EndpointAlert({ api }) {
+  const troubled = useLoad(() => troubledEndpoints(api), [api]);
+  if (troubled.error) return html`<${Problem} error=${troubled.error} onRetry=${troubled.reload} />`;
+  if (!troubled.data?.length) return null;
+  return html`<div class="problem" role="alert">
+    <strong>${plural(troubled.data.length, 'webhook endpoint is', 'webhook endpoints are')} failing or disabled</strong>
+    <ul>${troubled.data.map((e) => html`<li key=${e.id}><code>${e.url}</code>: ${e.status === 'ENABLED' ? 'failing' : 'disabled'}</li>`)}</ul>
+    <p><a href="#webhooks">See the Webhooks page</a></p>
+  </div>`;
+}
+
+function Accounts({ api }) {
   const balances = useLoad(() => api.get('/business-account/balance'), [api]);
+  const history = useLoad(() => recentTransactions(api), [api]);
   const accounts = balances.data
     ? [
         { id: 'operational', name: 'Operational account', ...balances.data.operational_account },
         { id: 'payout', name: 'Payout account', ...balances.data.payout_account },
       ]
     : [];
+  return html`<section aria-labelledby="accounts-heading">
+    <h2 id="accounts-heading">Accounts</h2>
+    <${Problem} error=${balances.error} onRetry=${balances.reload} />
+    ${balances.loading && !balances.data ? html`<p role="status">Loading balances…</p>` : null}
+    ${balances.data
+      ? html`<${Table} caption="Account balances" rows=${accounts} columns=${[
+          { key: 'name', title: 'Account' },
+          { key: 'account_number', title: 'Account number', render: (a) => html`<code>${a.account_number}</code>` },
+          { key: 'balance', title: 'Balance', num: true, render: (a) => html`<${Money} amount=${a.balance} currency=${a.currency} />` },
+        ]} />
+        <p class="muted">As of ${formatTime(balances.data.as_of)}. <button type="button" class="link" onClick=${() => { balances.reload(); history.reload(); }}>Refresh</button></p>
+        <${Problem} error=${history.error} onRetry=${history.reload} />
+        ${history.data
+          ? html`<div class="tiles">${accounts.map((a) => {
+              const points = balancePoints(history.data.transactions, a.account_number, a.balance);
+              return html`<figure class="card" key=${a.id}>
+                <figcaption>${a.name}: the last ${DAYS} days</figcaption>
+                <${BalanceChart} points=${points} from=${history.data.from}
+                  label=${`${a.name}: ${plural(points.length - 1, 'movement')} in ${DAYS} days; now ${a.balance} ${a.currency}`} />
+              </figure>`;
+            })}</div>
+            ${history.data.partial ? html`<p class="muted">A busy month: the drawing shows its newest 500 transactions.</p>` : null}`
+          : null}`
+      : null}
+  </section>`;
+}
+
+function RecentActivity({ api }) {
+  const recent = useLoad(() => api.get('/transactions', { query: { limit: 10 } }), [api]);
+  return html`<section aria-labelledby="activity-heading">
+    <h2 id="activity-heading">Recent activity</h2>
+    <${Problem} error=${recent.error} onRetry=${recent.reload} />
+    ${recent.data
+      ? html`<${Table} caption="The 10 newest transactions" rows=${recent.data.data} empty="No money has moved yet." columns=${[
+          { title: 'Created', render: (t) => html`<${When} at=${t.created_at} />` },
+          { title: 'Type', render: (t) => words(t.type) },
+          { title: 'Status', render: (t) => words(t.status) },
+          { title: 'Amount', num: true, render: (t) => html`<${Money} amount=${t.amount} currency=${t.currency} />` },
+          { title: 'Reference', render: (t) => t.reference },
+        ]} />
+        <p><a href="#wallets">Wallets and their transactions</a> · <a href="#payouts">Payouts</a></p>`
+      : recent.loading
+        ? html`<p role="status">Loading recent activity…</p>`
+        : null}
+  </section>`;
+}
+
+function Overview({ api, session }) {
+  const { business } = session;
   return html`
+    <${EndpointAlert} api=${api} />
     <section aria-labelledby="business-heading">
       <h2 id="business-heading">${business.name}</h2>
       <dl class="facts">
-        <dt>Business ID</dt><dd><code>${business.id}</code></dd>
-        <dt>Status</dt><dd>${business.status}</dd>
+        <dt>Business ID</dt><dd><${Id} value=${business.id} label="business id" /></dd>
+        <dt>Status</dt><dd>${words(business.status)}</dd>
         <dt>Currency</dt><dd>${business.currency}</dd>
         <dt>External reference</dt><dd>${business.external_reference ?? '—'}</dd>
         <dt>Created</dt><dd>${formatTime(business.created_at)}</dd>
       </dl>
     </section>
-    <section aria-labelledby="accounts-heading">
-      <h2 id="accounts-heading">Accounts</h2>
-      <${Problem} error=${balances.error} />
-      ${balances.loading && !balances.data ? html`<p role="status">Loading balances…</p>` : null}
-      ${balances.data
-        ? html`<${Table} caption="Account balances" rows=${accounts} columns=${[
-            { key: 'name', title: 'Account' },
-            { key: 'account_number', title: 'Account number', render: (a) => html`<code>${a.account_number}</code>` },
-            { key: 'balance', title: 'Balance', render: (a) => html`<span class="money">${formatMoney(a.balance, a.currency)}</span>` },
-          ]} />
-          <p class="muted">As of ${formatTime(balances.data.as_of)}. <button type="button" class="link" onClick=${balances.reload}>Refresh</button></p>`
-        : null}
-    </section>`;
+    <${Accounts} api=${api} />
+    <${RecentActivity} api=${api} />`;
 }
 
 export const page = { id: 'overview', title: 'Overview', sandboxOnly: false, component: Overview };

@@ -94,7 +94,7 @@ export function Batch({ api, batch, onBatch, idPrefix = 'bulk' }) {
   return html`<section aria-labelledby=${`${idPrefix}-batch-title`}>
     <h3 id=${`${idPrefix}-batch-title`}>Bulk payout <${Id} value=${id} label="bulk payout id" /></h3>
     <p>${plural(batch.item_count, 'item')}, created <${When} at=${batch.created_at} />.</p>
-    <div class="table-wrap"><table>
+    <div class="table-wrap" tabindex="0" role="region" aria-label="Items per state"><table>
       <caption>Items per state</caption>
       <thead><tr>${STATES.map((s) => html`<th scope="col" class="num">${words(s)}</th>`)}</tr></thead>
       <tbody><tr>${STATES.map((s) => html`<td class="num" data-state=${s}>${batch.counts[s]}</td>`)}</tr></tbody>

@@ -96,7 +96,7 @@ export function PayoutList({ api }) {
     load(filters);
   };
   return html`<section aria-labelledby="payout-list-title">
-    <h2 id="payout-list-title">Payouts</h2>
+    <h2 id="payout-list-title">All payouts</h2>
     <${PayoutFilters} form=${form} setForm=${setForm} busy=${list.busy} onApply=${apply} />
     <${Problem} error=${list.error} onRetry=${() => load(applied)} />
     ${page

@@ -1,74 +1,15 @@
 /**
- * Wallets page: the business's wallets (closed-loop `listWallets`, cursor pages), a wallet
- * found by its account number (`lookupWallet`), its ledger transactions
- * (`listWalletTransactions`) and its statement as a CSV file (`getWalletStatementCsv`,
- * `Accept: text/csv`). Money is shown as the service's decimal strings, never as numbers.
+ * Wallets page: the business's wallets (closed-loop `listWallets`, cursor pages, by status,
+ * exact name and exact external reference), a wallet found by its account number
+ * (`lookupWallet`), and one wallet opened (./wallets-detail.js: its transactions and its
+ * statement). Money is shown as the service's decimal strings, never as numbers.
  */
 import { html, useState, useEffect } from '../preact-htm.js';
-import { Problem, Table, formatMoney } from '../ui.js';
+import { Field, Money, Problem, Table, words } from '../ui.js';
 import { Pager, When, useRequest } from './wallets-view.js';
-import { downloadText } from './wallets-download.js';
+import { WalletDetail } from './wallets-detail.js';
 
 const CL = '/cl/v1';
-
-/** One wallet's details, its transactions and its statement download. */
-function WalletDetail({ api, wallet, onClose }) {
-  const list = useRequest();
-  const statement = useRequest();
-  const [page, setPage] = useState(null);
-  const [saved, setSaved] = useState(null);
-
-  const load = (cursor) =>
-    list.run(async () => setPage(await api.get(`${CL}/wallets/${wallet.id}/transactions`, { query: cursor ? { cursor } : {} })));
-  useEffect(() => {
-    setPage(null);
-    setSaved(null);
-    load();
-  }, [wallet.id]);
-
-  async function download() {
-    const csv = await statement.run(() => api.text(`${CL}/wallets/${wallet.id}/statement.csv`, { accept: 'text/csv' }));
-    if (csv === undefined) return;
-    const name = `statement-${wallet.account_number}.csv`;
-    downloadText(name, csv);
-    setSaved(name);
-  }
-
-  return html`<section aria-labelledby="wallet-detail-title">
-    <h2 id="wallet-detail-title">Wallet ${wallet.account_number}</h2>
-    <dl>
-      <dt>Name</dt><dd>${wallet.name ?? '—'}</dd>
-      <dt>Status</dt><dd>${wallet.status}</dd>
-      <dt>Balance</dt><dd>${formatMoney(wallet.balance, wallet.currency)}</dd>
-      <dt>External reference</dt><dd>${wallet.external_reference ?? '—'}</dd>
-      <dt>Created</dt><dd><${When} at=${wallet.created_at} /></dd>
-    </dl>
-    <p>
-      <button type="button" onClick=${download} disabled=${statement.busy}>Download statement (CSV)</button>
-      ${' '}<button type="button" onClick=${onClose}>Close wallet</button>
-    </p>
-    ${saved ? html`<p role="status">Saved ${saved}.</p>` : null}
-    <${Problem} error=${statement.error} />
-    <${Problem} error=${list.error} />
-    ${page
-      ? html`<${Table}
-          caption="Transactions"
-          empty="No transactions yet."
-          rows=${page.data}
-          rowKey=${(t) => t.id}
-          columns=${[
-            { title: 'Reference', render: (t) => t.reference },
-            { title: 'Type', render: (t) => t.type },
-            { title: 'Status', render: (t) => t.status },
-            { title: 'Direction', render: (t) => t.entries?.find((e) => e.account_number === wallet.account_number)?.direction ?? '—' },
-            { title: 'Amount', render: (t) => formatMoney(t.amount, t.currency) },
-            { title: 'Created', render: (t) => html`<${When} at=${t.created_at} />` },
-          ]}
-        />
-        <${Pager} page=${page} label="Transactions" busy=${list.busy} onFirst=${() => load()} onNext=${load} />`
-      : null}
-  </section>`;
-}
 
 /** The page: lookup form, wallet list, and the selected wallet. */
 function WalletsPage({ api }) {
@@ -77,11 +18,19 @@ function WalletsPage({ api }) {
   const [page, setPage] = useState(null);
   const [accountNumber, setAccountNumber] = useState('');
   const [selected, setSelected] = useState(null);
+  const [form, setForm] = useState({ status: '', name: '', reference: '' });
+  const [applied, setApplied] = useState(form);
 
-  const load = (cursor) => list.run(async () => setPage(await api.get(`${CL}/wallets`, { query: cursor ? { cursor } : {} })));
+  const query = (f, cursor) => ({ status: f.status || undefined, name: f.name.trim() || undefined, external_reference: f.reference.trim() || undefined, cursor });
+  const load = (cursor, f = applied) => list.run(async () => setPage(await api.get(`${CL}/wallets`, { query: query(f, cursor) })));
   useEffect(() => {
     load();
   }, []);
+  const apply = (e) => {
+    e.preventDefault();
+    setApplied(form);
+    load(undefined, form);
+  };
 
   async function find(event) {
     event.preventDefault();
@@ -109,18 +58,28 @@ function WalletsPage({ api }) {
     ${selected ? html`<${WalletDetail} api=${api} wallet=${selected} onClose=${() => setSelected(null)} />` : null}
     <section aria-labelledby="wallet-list-title">
       <h2 id="wallet-list-title">All wallets</h2>
-      <${Problem} error=${list.error} />
+      <form class="filters" onSubmit=${apply} aria-label="Wallet filters">
+        <div class="field"><label for="wallets-status">Status</label>
+          <select id="wallets-status" value=${form.status} onChange=${(e) => setForm({ ...form, status: e.currentTarget.value })}>
+            <option value="">Any status</option>
+            ${['ACTIVE', 'SUSPENDED', 'CLOSED'].map((s) => html`<option value=${s}>${words(s)}</option>`)}
+          </select></div>
+        <${Field} id="wallets-name" label="Name (exact)" value=${form.name} onInput=${(v) => setForm({ ...form, name: v })} />
+        <${Field} id="wallets-reference" label="External reference (exact)" value=${form.reference} onInput=${(v) => setForm({ ...form, reference: v })} />
+        <button type="submit" disabled=${list.busy}>Show wallets</button>
+      </form>
+      <${Problem} error=${list.error} onRetry=${() => load()} />
       ${page
         ? html`<${Table}
             caption="Wallets, newest first"
-            empty="No wallets yet."
+            empty="No wallets match."
             rows=${page.data}
             rowKey=${(w) => w.id}
             columns=${[
               { title: 'Account number', render: (w) => w.account_number },
               { title: 'Name', render: (w) => w.name ?? '—' },
-              { title: 'Status', render: (w) => w.status },
-              { title: 'Balance', render: (w) => formatMoney(w.balance, w.currency) },
+              { title: 'Status', render: (w) => words(w.status) },
+              { title: 'Balance', num: true, render: (w) => html`<${Money} amount=${w.balance} currency=${w.currency} />` },
               { title: 'Created', render: (w) => html`<${When} at=${w.created_at} />` },
               {
                 title: 'Open',

@@ -1,0 +1,130 @@
+/**
+ * Customers: the business's customers (core `listCustomers`, newest first, cursor pages,
+ * by status and mobile number) and one opened in place: its details (`getCustomer`), its
+ * wallet (`getWallet`) and a card looked up by its id (`getCard`). Read-only: what changes
+ * a customer or a card needs the customer's one-time code, which only the customer has.
+ */
+import { html, useEffect, useState } from '../preact-htm.js';
+import { Field, Id, Money, Problem, Table, formatTime, useLoad, words } from '../ui.js';
+import { Pager, When, useRequest } from './wallets-view.js';
+
+/** core.yaml CustomerStatus. */
+const STATES = ['PENDING', 'ACTIVE', 'INACTIVE'];
+
+/** A card found by its id; read-only. */
+function CardLookup({ api, customer }) {
+  const find = useRequest();
+  const [id, setId] = useState('');
+  const [card, setCard] = useState(null);
+  const submit = async (e) => {
+    e.preventDefault();
+    setCard(null);
+    const found = await find.run(() => api.get(`/cards/${encodeURIComponent(id.trim())}`));
+    if (found) setCard(found);
+  };
+  const prefix = `card-${customer.id}`;
+  return html`<form onSubmit=${submit} aria-label="Find a card">
+    <${Field} id=${`${prefix}-id`} label="Card id" value=${id} onInput=${setId} required
+      hint="The id the card’s issuance answered; the service has no list of a customer’s cards." />
+    <button type="submit" disabled=${find.busy}>Find card</button>
+    <${Problem} error=${find.error} />
+    ${card
+      ? html`<dl class="facts" aria-label=${`Card ${card.id}`}>
+          <dt>Card</dt><dd><${Id} value=${card.id} label="card id" /></dd>
+          <dt>Number</dt><dd>•••• ${card.last_4_digits}</dd>
+          <dt>Status</dt><dd>${words(card.status)}</dd>
+          <dt>Type</dt><dd>${words(card.type)}</dd>
+          <dt>Expires</dt><dd>${card.expiry_date}</dd>
+          <dt>Wallet</dt><dd>${card.account_id === customer.wallet_id ? 'This customer’s wallet' : html`<${Id} value=${card.account_id} label="wallet id" />`}</dd>
+        </dl>`
+      : null}
+  </form>`;
+}
+
+/** A customer opened from the list: details, wallet, card lookup, and "Close". */
+function CustomerDetail({ api, customer, onClose }) {
+  const wallet = useLoad(() => (customer.wallet_id ? api.get(`/cl/v1/wallets/${customer.wallet_id}`) : Promise.resolve(null)), [api, customer.wallet_id]);
+  return html`<section class="card" aria-label=${`Customer ${customer.full_name ?? customer.mobile_number}`}>
+    <dl class="facts">
+      <dt>Customer</dt><dd><${Id} value=${customer.id} label="customer id" /></dd>
+      <dt>Name</dt><dd>${customer.full_name ?? '—'}</dd>
+      <dt>Mobile number</dt><dd>${customer.mobile_number}</dd>
+      <dt>Status</dt><dd data-field="customer-status">${words(customer.status)}</dd>
+      <dt>Risk rating</dt><dd>${words(customer.risk_rating)}</dd>
+      <dt>External reference</dt><dd>${customer.external_reference ?? '—'}</dd>
+      <dt>Activated</dt><dd>${formatTime(customer.activated_at)}</dd>
+    </dl>
+    <h3>Wallet</h3>
+    <${Problem} error=${wallet.error} onRetry=${wallet.reload} />
+    ${wallet.data
+      ? html`<dl class="facts" aria-label="Customer wallet">
+          <dt>Account number</dt><dd>${wallet.data.account_number}</dd>
+          <dt>Status</dt><dd>${words(wallet.data.status)}</dd>
+          <dt>Balance</dt><dd><${Money} amount=${wallet.data.balance} currency=${wallet.data.currency} /></dd>
+        </dl>`
+      : wallet.loading
+        ? html`<p role="status">Loading the wallet…</p>`
+        : html`<p class="muted">No wallet yet: the customer has not finished onboarding.</p>`}
+    <h3>Cards</h3>
+    <${CardLookup} api=${api} customer=${customer} />
+    <p class="muted">Changing the customer or a card (PIN, activation, replacement) needs the customer’s one-time code: it is done in the customer’s app.</p>
+    <button type="button" class="secondary" onClick=${onClose}>Close</button>
+  </section>`;
+}
+
+function CustomersPage({ api }) {
+  const list = useRequest();
+  const [form, setForm] = useState({ status: '', mobile: '' });
+  const [applied, setApplied] = useState(form);
+  const [page, setPage] = useState(null);
+  const [open, setOpen] = useState(null);
+  const query = (f, cursor) => ({ status: f.status || undefined, mobile_number: f.mobile.trim() || undefined, limit: 20, cursor });
+  const load = (f, cursor) => list.run(async () => setPage(await api.get('/customers', { query: query(f, cursor) })));
+  useEffect(() => {
+    load(applied);
+  }, []);
+  const apply = (e) => {
+    e.preventDefault();
+    setApplied(form);
+    setOpen(null);
+    load(form);
+  };
+  return html`<div>
+    <form class="filters" onSubmit=${apply} aria-label="Customer filters">
+      <div class="field"><label for="customers-status">Status</label>
+        <select id="customers-status" value=${form.status} onChange=${(e) => setForm({ ...form, status: e.currentTarget.value })}>
+          <option value="">Any status</option>
+          ${STATES.map((s) => html`<option value=${s}>${words(s)}</option>`)}
+        </select></div>
+      <${Field} id="customers-mobile" label="Mobile number" value=${form.mobile} onInput=${(v) => setForm({ ...form, mobile: v })} />
+      <button type="submit" disabled=${list.busy}>Show customers</button>
+    </form>
+    <${Problem} error=${list.error} onRetry=${() => load(applied)} />
+    ${page
+      ? html`<${Table}
+          caption="Customers, newest first"
+          rows=${page.data}
+          empty="No customers match the filters."
+          detail=${(c) => (open === c.id ? html`<${CustomerDetail} api=${api} customer=${c} onClose=${() => setOpen(null)} />` : null)}
+          columns=${[
+            { title: 'Name', render: (c) => c.full_name ?? '—' },
+            { title: 'Mobile number', render: (c) => c.mobile_number },
+            { title: 'Status', render: (c) => words(c.status) },
+            { title: 'Wallet', render: (c) => c.wallet_account_number ?? '—' },
+            { title: 'Created', render: (c) => html`<${When} at=${c.created_at} />` },
+            {
+              title: 'Details',
+              render: (c) => html`<button type="button" class="secondary" aria-expanded=${open === c.id}
+                aria-label=${`Open customer ${c.mobile_number}`} onClick=${() => setOpen(open === c.id ? null : c.id)}>Open</button>`,
+            },
+          ]}
+        />
+        <${Pager} page=${page} label="Customers" busy=${list.busy} onFirst=${() => load(applied)} onNext=${(c) => load(applied, c)} />`
+      : list.busy
+        ? html`<p role="status">Loading customers…</p>`
+        : null}
+  </div>`;
+}
+
+/** The Customers page of the portal. */
+export const page = { id: 'customers', title: 'Customers', sandboxOnly: false, component: CustomersPage };

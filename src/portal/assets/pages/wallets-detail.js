@@ -1,0 +1,102 @@
+/**
+ * One wallet on the Wallets page: its details, its ledger transactions (closed-loop
+ * `listWalletTransactions`, newest first, cursor pages, by type and creation date) and its
+ * statement as a CSV file (`getWalletStatementCsv`, `Accept: text/csv`).
+ */
+import { html, useEffect, useState } from '../preact-htm.js';
+import { Id, Money, Problem, Table, instant, words } from '../ui.js';
+import { Pager, When, useRequest } from './wallets-view.js';
+import { downloadText } from './wallets-download.js';
+
+const CL = '/cl/v1';
+
+/** closed-loop.yaml TransactionType (the `type` filter's values). */
+export const TRANSACTION_TYPES = ['TOPUP', 'FUND', 'PAYOUT', 'TRANSFER', 'WITHDRAWAL', 'REFUND', 'REVERSAL', 'CUSTOMER_PAYOUT',
+  'CUSTOMER_PAYOUT_COMPLETION', 'CUSTOMER_PAYOUT_RETURN', 'CARD_PURCHASE'];
+
+/** The transaction filters: type and creation dates. */
+function TransactionFilters({ form, setForm, busy, onApply }) {
+  const field = (name) => (e) => setForm({ ...form, [name]: e.currentTarget.value });
+  const submit = (e) => {
+    e.preventDefault();
+    onApply(form);
+  };
+  return html`<form class="filters" onSubmit=${submit} aria-label="Transaction filters">
+    <div class="field"><label for="tx-type">Type</label>
+      <select id="tx-type" value=${form.type} onChange=${field('type')}>
+        <option value="">Any type</option>
+        ${TRANSACTION_TYPES.map((t) => html`<option value=${t}>${words(t)}</option>`)}
+      </select></div>
+    <div class="field"><label for="tx-from">Created from</label><input id="tx-from" type="date" value=${form.from} onInput=${field('from')} /></div>
+    <div class="field"><label for="tx-to">Created before</label><input id="tx-to" type="date" value=${form.to} onInput=${field('to')} /></div>
+    <button type="submit" disabled=${busy}>Show transactions</button>
+  </form>`;
+}
+
+/** One wallet's details, its transactions and its statement download; `onClose` closes the panel. */
+export function WalletDetail({ api, wallet, onClose }) {
+  const list = useRequest();
+  const statement = useRequest();
+  const [page, setPage] = useState(null);
+  const [saved, setSaved] = useState(null);
+  const [form, setForm] = useState({ type: '', from: '', to: '' });
+  const [applied, setApplied] = useState(form);
+
+  const query = (f, cursor) => ({ type: f.type || undefined, created_from: instant(f.from), created_to: instant(f.to), cursor });
+  const load = (f, cursor) => list.run(async () => setPage(await api.get(`${CL}/wallets/${wallet.id}/transactions`, { query: query(f, cursor) })));
+  useEffect(() => {
+    setPage(null);
+    setSaved(null);
+    load(applied);
+  }, [wallet.id]);
+  const apply = (f) => {
+    setApplied(f);
+    load(f);
+  };
+
+  async function download() {
+    const csv = await statement.run(() => api.text(`${CL}/wallets/${wallet.id}/statement.csv`, { accept: 'text/csv' }));
+    if (csv === undefined) return;
+    const name = `statement-${wallet.account_number}.csv`;
+    downloadText(name, csv);
+    setSaved(name);
+  }
+
+  return html`<section class="card" aria-labelledby="wallet-detail-title">
+    <h2 id="wallet-detail-title">Wallet ${wallet.account_number}</h2>
+    <dl class="facts">
+      <dt>Wallet</dt><dd><${Id} value=${wallet.id} label="wallet id" /></dd>
+      <dt>Name</dt><dd>${wallet.name ?? '—'}</dd>
+      <dt>Status</dt><dd>${words(wallet.status)}</dd>
+      <dt>Balance</dt><dd><${Money} amount=${wallet.balance} currency=${wallet.currency} /></dd>
+      <dt>External reference</dt><dd>${wallet.external_reference ?? '—'}</dd>
+      <dt>Created</dt><dd><${When} at=${wallet.created_at} /></dd>
+    </dl>
+    <p class="actions">
+      <button type="button" onClick=${download} disabled=${statement.busy}>Download statement (CSV)</button>
+      <button type="button" class="secondary" onClick=${onClose}>Close</button>
+    </p>
+    ${saved ? html`<p role="status">Saved ${saved}.</p>` : null}
+    <${Problem} error=${statement.error} />
+    <h3>Transactions</h3>
+    <${TransactionFilters} form=${form} setForm=${setForm} busy=${list.busy} onApply=${apply} />
+    <${Problem} error=${list.error} onRetry=${() => load(applied)} />
+    ${page
+      ? html`<${Table}
+          caption="Transactions"
+          empty="No transactions match."
+          rows=${page.data}
+          rowKey=${(t) => t.id}
+          columns=${[
+            { title: 'Reference', render: (t) => t.reference },
+            { title: 'Type', render: (t) => words(t.type) },
+            { title: 'Status', render: (t) => words(t.status) },
+            { title: 'Direction', render: (t) => words(t.entries?.find((e) => e.account_number === wallet.account_number)?.direction) },
+            { title: 'Amount', num: true, render: (t) => html`<${Money} amount=${t.amount} currency=${t.currency} />` },
+            { title: 'Created', render: (t) => html`<${When} at=${t.created_at} />` },
+          ]}
+        />
+        <${Pager} page=${page} label="Transactions" busy=${list.busy} onFirst=${() => load(applied)} onNext=${(c) => load(applied, c)} />`
+      : null}
+  </section>`;
+}

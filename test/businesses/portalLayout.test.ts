@@ -1,0 +1,95 @@
+/**
+ * Every page of the business portal as a person sees it, in headless Chromium (harness:
+ * test/support/portal.ts), on a laptop (1280 px) and a phone (390 px), light and dark:
+ * axe finds no serious or critical violation, the page never scrolls sideways (wide tables
+ * scroll inside their box), the phone's navigation folds behind a Menu button, dark mode
+ * follows `prefers-color-scheme`, amounts are right-aligned in tabular figures, and a load
+ * that fails offers Retry. Every request is a documented operation answered as documented.
+ * PORTAL_SCREENSHOT_DIR=docs/images writes the pictures of the portal guide (docs/portal.md).
+ */
+import { expect } from 'chai';
+import { activeCustomer } from '../support/customers.js';
+import { fundedWallet } from '../support/fixtures.js';
+import { LOOKS, assertNoPageOverflow, checkA11y, lookName, screenshotFor, setLook, showPage } from '../support/portal.js';
+import { clickButton, portalSuiteHooks } from '../support/portalPages.js';
+import { createPayout, topupPayoutAccount } from '../support/payouts.js';
+
+/** The portal's pages in the sandbox, as its navigation lists them: [id, title]. */
+const PAGES: [string, string][] = [
+  ['overview', 'Overview'],
+  ['move-money', 'Move money'],
+  ['payouts', 'Payouts'],
+  ['wallets', 'Wallets'],
+  ['customers', 'Customers'],
+  ['webhooks', 'Webhooks'],
+  ['events', 'Events'],
+  ['sandbox', 'Sandbox'],
+];
+
+describe('Portal layout: every page at 1280 and 390 px, light and dark, in headless Chromium', function () {
+  this.timeout(300_000);
+  const suite = portalSuiteHooks('the portal layout', async (biz) => {
+    const customer = await activeCustomer(biz.b);
+    await fundedWallet(biz.b.token, '1234567.89', { name: 'A wallet with a rather long name for a narrow screen' });
+    await topupPayoutAccount(biz.b, '500.00');
+    await createPayout(biz.b, { payout_amount: '12.97', customer_id: customer.id, external_reference: 'layout-check' });
+  });
+  afterEach(async () => suite.portal && (await suite.portal.assertClean()));
+
+  for (const look of LOOKS) {
+    it(`shows every page at ${lookName(look)} without a page-wide scroll or a serious accessibility violation`, async () => {
+      const { page } = suite.portal;
+      await setLook(page, look);
+      const phone = look.width < 600;
+      // The navigation folds behind the Menu button on a phone only.
+      const navShown = await page.$eval('#portal-nav', (n) => getComputedStyle(n).display !== 'none');
+      expect(navShown, 'the navigation shows without the Menu button').to.equal(!phone);
+      const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      expect(background).to.equal(look.dark ? 'rgb(13, 17, 23)' : 'rgb(255, 255, 255)');
+      for (const [id, title] of PAGES) {
+        await showPage(page, id, title);
+        await page.waitForNetworkIdle({ idleTime: 300 });
+        const label = `${title} at ${lookName(look)}`;
+        await assertNoPageOverflow(page, label);
+        await checkA11y(page, label);
+        if (phone) expect(await page.$eval('#portal-nav', (n) => getComputedStyle(n).display), `the menu folds after choosing ${title}`).to.equal('none');
+        if (look.dark || !phone) await screenshotFor(page, `portal-${id}-${lookName(look)}`);
+      }
+    });
+  }
+
+  it('right-aligns amounts in tabular figures with their currency, and draws the accounts’ 30 days', async () => {
+    const { page } = suite.portal;
+    await setLook(page, LOOKS[0]);
+    await showPage(page, 'wallets', 'Wallets');
+    await page.waitForSelector('td.num .money');
+    const cell = await page.$eval('td.num', (td) => ({ align: getComputedStyle(td).textAlign, figures: getComputedStyle(td).fontVariantNumeric, text: (td as HTMLElement).innerText }));
+    expect(cell.align).to.equal('right');
+    expect(cell.figures).to.equal('tabular-nums');
+    expect(cell.text).to.match(/^[\d,]+\.\d{2} SAR$/);
+    await showPage(page, 'overview', 'Overview');
+    await page.waitForSelector('svg.chart polyline');
+    const labels = await page.$$eval('svg.chart', (svgs) => svgs.map((s) => s.getAttribute('aria-label')));
+    expect(labels).to.have.length(2);
+    expect(labels[0]).to.match(/^Operational account: \d+ movements? in 30 days; now [\d.]+ SAR$/);
+  });
+
+  it('offers Retry when a load fails, and loads again with it', async () => {
+    const { portal } = suite;
+    const { page } = portal;
+    await setLook(page, LOOKS[3]);
+    await page.setOfflineMode(true);
+    await showPage(page, 'customers', 'Customers');
+    await page.waitForSelector('main [role="alert"] button');
+    expect(await page.$eval('main [role="alert"]', (el) => (el as HTMLElement).innerText)).to.include('The service could not be reached').and.include('Retry');
+    await checkA11y(page, 'a failed load at 390 px, dark');
+    await page.setOfflineMode(false);
+    await clickButton(page, 'Retry');
+    await page.waitForFunction(() => document.querySelector('table caption')?.textContent === 'Customers, newest first');
+    expect(await page.$('main [role="alert"]')).to.equal(null);
+    // The offline fetch is the test's own doing: Chromium logs it as a failed request.
+    expect(portal.consoleErrors.length).to.be.greaterThan(0);
+    expect(portal.consoleErrors.every((e) => /ERR_INTERNET_DISCONNECTED|Failed to fetch/.test(e)), portal.consoleErrors.join('\n')).to.equal(true);
+    portal.consoleErrors.length = 0;
+  });
+});
