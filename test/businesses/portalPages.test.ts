@@ -1,8 +1,10 @@
 /**
- * The portal's Wallets, Events and Sandbox pages in headless Chromium (harness:
- * test/support/portal.ts): a wallet found by its account number, its transactions and its
- * statement saved as CSV; the events listed, filtered and one opened; in the sandbox an SMS
- * read, the business's clock moved and a payout's outcome set. Every request is a
+ * The portal's Wallets, Events, Sandbox and Customers pages in headless Chromium (harness:
+ * test/support/portal.ts): wallets filtered by name, a wallet found by its account number,
+ * its transactions filtered by type and its statement saved as CSV; the events listed,
+ * filtered and one's data opened below its row; in the sandbox an SMS read, the business's
+ * clock moved and a payout's outcome set; the customers listed and one opened with its
+ * wallet and a card. Every request is a
  * documented operation answered as documented, none leaves the service's origin, no console
  * error, and axe finds no serious violation on each page.
  */
@@ -21,7 +23,7 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
   let wallet: any;
   const suite = portalSuiteHooks('the portal Wallets, Events and Sandbox pages', async (biz) => {
     customer = await activeCustomer(biz.b);
-    wallet = await fundedWallet(biz.b.token, '250.00');
+    wallet = await fundedWallet(biz.b.token, '250.00', { name: 'Funded for the portal' });
     // A page of newer wallets, so that the funded one is on the list's second page.
     for (let i = 0; i < 20; i++) await newWallet(biz.b.token);
   });
@@ -43,6 +45,12 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
       '/cl/v1/wallets',
       '/cl/v1/wallets?cursor=',
     ]);
+    // Filtered by its exact name: the funded wallet alone.
+    await page.type('#wallets-name', 'Funded for the portal');
+    await clickButton(page, 'Show wallets');
+    await page.waitForFunction(() => [...document.querySelectorAll('table')].find((t) => t.caption?.textContent === 'Wallets, newest first')?.tBodies[0].rows.length === 1);
+    expect((await tableRows(page, 'Wallets, newest first'))[0]).to.include(wallet.account_number).and.include('250.00 SAR');
+    expect(portal.requests.filter((r) => r.operation === 'closed-loop#listWallets').at(-1)?.url).to.equal('/cl/v1/wallets?name=Funded+for+the+portal');
     // An account number the business has no wallet with: the problem as the service words it.
     const unknown = await get('/cl/v1/wallets/lookup?account_number=999999999999', { token: suite.biz.b.token });
     expect(unknown.status).to.equal(404);
@@ -68,6 +76,12 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
       `/cl/v1/wallets/lookup?account_number=${wallet.account_number}`,
     ]);
     await checkA11y(page, 'the Wallets page with a wallet');
+
+    // Only its top-ups: none, the problem-free empty list.
+    await page.select('#tx-type', 'TOPUP');
+    await clickButton(page, 'Show transactions');
+    await page.waitForSelector('::-p-text(No transactions match.)');
+    expect(portal.requests.filter((r) => r.operation === 'closed-loop#listWalletTransactions').at(-1)?.url).to.match(/\?type=TOPUP$/);
 
     await clickButton(page, 'Download statement (CSV)');
     const saved = await downloads.saved(`statement-${wallet.account_number}.csv`);
@@ -140,5 +154,30 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
     const answer = await page.$eval('#card-title ~ p[role="status"]', (el) => (el as HTMLElement).innerText);
     expect(answer).to.match(card.status === 'ACTIVE' ? /^APPROVED: 5\.00 SAR, transaction TXN\d{12}/ : /^DECLINED \(CARD_NOT_ACTIVE\)/);
     await checkA11y(page, 'the Sandbox page after its actions');
+  });
+
+  it('lists the customers, filters them by status and opens one with its wallet and a card found by its id', async () => {
+    const { portal, biz } = suite;
+    const { page } = portal;
+    const { card } = await issuedCard(biz.b, {}, customer);
+    await showPage(page, 'customers', 'Customers');
+    await waitForRow(page, 'Customers, newest first', customer.mobile_number);
+    await page.select('#customers-status', 'ACTIVE');
+    await clickButton(page, 'Show customers');
+    await page.waitForNetworkIdle({ idleTime: 200 });
+    expect(portal.requests.filter((r) => r.operation === 'core#listCustomers').map((r) => r.url).at(-1)).to.equal('/customers?status=ACTIVE&limit=20');
+    const rows = await tableRows(page, 'Customers, newest first');
+    expect(rows.every((r) => r.includes('Active')), rows.join('\n')).to.equal(true);
+    await clickButton(page, `Open customer ${customer.mobile_number}`);
+    await page.waitForSelector('dl[aria-label="Customer wallet"]');
+    expect(await page.$eval('dl[aria-label="Customer wallet"]', (el) => (el as HTMLElement).innerText)).to.include(customer.wallet_account_number);
+    await page.type(`[id="card-${customer.id}-id"]`, card.id);
+    await clickButton(page, 'Find card');
+    await page.waitForSelector(`dl[aria-label="Card ${card.id}"]`);
+    const shown = await page.$eval(`dl[aria-label="Card ${card.id}"]`, (el) => (el as HTMLElement).innerText);
+    expect(shown).to.include(`•••• ${card.last_4_digits}`).and.include('This customer’s wallet');
+    await checkA11y(page, 'the Customers page with a customer open');
+    await clickButton(page, 'Close');
+    await page.waitForFunction(() => !document.querySelector('dl[aria-label="Customer wallet"]'));
   });
 });

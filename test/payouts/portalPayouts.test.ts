@@ -120,4 +120,25 @@ describe('Portal Payouts page in headless Chromium', function () {
     await page.waitForNetworkIdle({ idleTime: 200 });
     await portal.assertClean();
   });
+
+  it('shows a long file’s preview a page at a time, and counts rows in the right number', async () => {
+    const { portal } = suite;
+    const { page } = portal;
+    const lines = Array.from({ length: 120 }, (_, i) => `1.98,row-${i + 1},${customer.id}`);
+    await chooseFile(page, '#bulk-file', 'long.csv', ['payout_amount,external_reference,customer_id', ...lines].join('\n'));
+    await waitForRow(page, 'Rows of the file', 'row-1');
+    expect(await tableRows(page, 'Rows of the file')).to.have.length(50);
+    expect(await mainText(page)).to.include('120 rows: 0 will be rejected').and.include('Rows 1 to 50 of 120');
+    await page.waitForSelector('button::-p-text(Send 120 payouts)');
+    await clickButton(page, 'Next rows');
+    await waitForRow(page, 'Rows of the file', 'row-51');
+    expect((await tableRows(page, 'Rows of the file')).at(-1)).to.include('row-100');
+    await checkA11y(page, 'a long preview');
+
+    await chooseFile(page, '#bulk-file', 'one.csv', `payout_amount,external_reference,customer_id\n1.98,only-row,${customer.id}`);
+    await waitForRow(page, 'Rows of the file', 'only-row');
+    expect(await mainText(page)).to.include('1 row: 0 will be rejected').and.not.include('Rows 1 to');
+    await page.waitForSelector('button::-p-text(Send 1 payout)');
+    expect(portal.requests.filter((r) => r.operation === 'core#createBulkPayout'), 'nothing sent').to.have.length(1);
+  });
 });

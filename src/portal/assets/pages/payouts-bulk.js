@@ -164,7 +164,7 @@ export function BulkPayout({ api }) {
       </button>
     </form>
     <${Problem} error=${send.error} />
-    ${preview ? html`<${Preview} preview=${preview} />` : null}
+    ${preview ? html`<${Preview} key=${preview.key} preview=${preview} />` : null}
     ${batch ? html`<${Batch} api=${api} batch=${batch} onBatch=${setBatch} />` : null}
   </section>`;
 }
