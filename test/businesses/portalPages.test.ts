@@ -152,7 +152,7 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
     await clickButton(page, 'Authorize purchase');
     await page.waitForSelector('#card-title ~ p[role="status"]');
     const answer = await page.$eval('#card-title ~ p[role="status"]', (el) => (el as HTMLElement).innerText);
-    expect(answer).to.match(card.status === 'ACTIVE' ? /^APPROVED: 5\.00 SAR, transaction TXN\d{12}/ : /^DECLINED \(CARD_NOT_ACTIVE\)/);
+    expect(answer).to.match(card.status === 'ACTIVE' ? /^Approved: 5\.00 SAR, transaction TXN\d{12}/ : /^Declined \(card not active\)/);
     await checkA11y(page, 'the Sandbox page after its actions');
   });
 

@@ -67,7 +67,6 @@ describe("Portal: an operator's day on a phone in dark mode", function () {
     await page.waitForSelector('::-p-text(1 webhook endpoint is failing or disabled)');
     expect(await page.$eval('main [role="alert"]', (el) => (el as HTMLElement).innerText)).to.include(endpointUrl).and.include('failing');
     await looksRight(page, 'the Overview');
-    await screenshotFor(page, 'portal-operator-overview');
   });
 
   it('finds the earlier bulk payout in the list, its counts and report, and opens a payout’s timeline', async () => {
@@ -85,7 +84,7 @@ describe("Portal: an operator's day on a phone in dark mode", function () {
     expect(report).to.have.length(2);
     expect(report[0]).to.include('Pending').and.include('10.98 SAR');
     await looksRight(page, 'the Payouts page with a bulk payout open');
-    await screenshotFor(page, 'portal-operator-bulk');
+    await screenshotFor(page, 'portal-operator-bulk', { show: '#bulk-list-title' });
 
     const payoutId = await page.$eval('table tbody tr td:nth-child(3) code', (el) => el.textContent ?? '');
     await clickButton(page, `Open payout ${payoutId}`);
@@ -94,7 +93,7 @@ describe("Portal: an operator's day on a phone in dark mode", function () {
     expect(steps[0]).to.match(/^Created/);
     expect(steps[1]).to.match(/^Payout pending/);
     await looksRight(page, 'a payout’s timeline');
-    await screenshotFor(page, 'portal-operator-timeline');
+    await screenshotFor(page, 'portal-operator-timeline', { show: 'section.card[aria-label^="Payout "]' });
     expect(portal.requests.some((r) => r.operation === 'core#listBulkPayouts' && r.status === 200)).to.equal(true);
     expect(portal.requests.some((r) => r.operation === 'core#listCustomerPayouts' && r.status === 200)).to.equal(true);
   });
@@ -108,7 +107,7 @@ describe("Portal: an operator's day on a phone in dark mode", function () {
     const badge = await page.$eval('[data-health="failing"]', (el) => getComputedStyle(el).backgroundColor);
     expect(badge, 'the badge is red').to.equal('rgb(255, 123, 114)');
     await looksRight(page, 'the Webhooks page with a failing endpoint');
-    await screenshotFor(page, 'portal-operator-webhooks');
+    await screenshotFor(page, 'portal-operator-webhooks', { show: '#endpoints-heading' });
   });
 
   it('funds a wallet and sends a payout, each confirmed first, under an Idempotency-Key of its own', async () => {
@@ -127,7 +126,7 @@ describe("Portal: an operator's day on a phone in dark mode", function () {
     await page.waitForSelector('::-p-text(Fund 40.00 to wallet)');
     expect(portal.requests.filter((r) => r.operation === 'closed-loop#createFund'), 'nothing is sent before Confirm').to.deep.equal([]);
     await looksRight(page, 'a fund to confirm');
-    await screenshotFor(page, 'portal-operator-confirm');
+    await screenshotFor(page, 'portal-operator-confirm', { show: '#fund-title' });
     await clickButton(page, 'Confirm', 'section[aria-labelledby="fund-title"]');
     await page.waitForSelector('section[aria-labelledby="fund-title"] .done');
     const funded = await page.$eval('section[aria-labelledby="fund-title"] .done', (el) => (el as HTMLElement).innerText);

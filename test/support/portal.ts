@@ -260,11 +260,13 @@ export async function assertNoPageOverflow(page: Page, label: string): Promise<v
 
 /**
  * Saves a screenshot `name`.png into the folder PORTAL_SCREENSHOT_DIR names (docs/images for
- * the guides: `PORTAL_SCREENSHOT_DIR=docs/images npm run portal:screenshots`); nothing without
- * it. `fullPage` takes the whole page rather than the viewport.
+ * the guides: `npm run portal:screenshots`); nothing without it. `fullPage` takes the whole
+ * page rather than the viewport; `show` (a selector) is scrolled to the top of the viewport first.
  */
-export async function screenshotFor(page: Page, name: string, fullPage = false): Promise<void> {
+export async function screenshotFor(page: Page, name: string, { fullPage = false, show }: { fullPage?: boolean; show?: string } = {}): Promise<void> {
   const dir = process.env.PORTAL_SCREENSHOT_DIR;
   if (!dir) return;
+  if (show) await page.$eval(show, (el) => el.scrollIntoView({ block: 'start' }));
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage });
+  if (show) await page.evaluate(() => window.scrollTo(0, 0));
 }

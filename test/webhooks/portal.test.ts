@@ -130,7 +130,7 @@ describe('Business portal: Webhooks page in headless Chromium', function () {
     await press(page, 'Recover failures', 'queued again');
     await waitForRow(page, (r) => r.event_id === failed.event_id && r.outcome === 'Succeeded', 'with the recovered event succeeding');
     expect(received(failed.event_id).length).to.be.greaterThan(1);
-    await screenshotFor(page, 'portal-webhooks', true);
+    await screenshotFor(page, 'portal-webhooks', { fullPage: true });
 
     // A real event (a sandbox top-up through the API), then "Resend" from the log: the same webhook-id again.
     await topup(await tokenFor(client_id, client_secret), '25.00');

@@ -100,7 +100,9 @@ function MoveMoney({ api, session }) {
     <p>Each movement is reviewed before it is sent; what it did is shown with a link to where it is listed.</p>
     <${Problem} error=${wallets.error} onRetry=${wallets.reload} />
     ${wallets.data
-      ? actions(session.sandbox).map((spec) => html`<${MoneyAction} key=${spec.id} api=${api} spec=${spec} wallets=${wallets.data.data} onDone=${wallets.reload} />`)
+      ? html`<div class="moves">${actions(session.sandbox).map(
+          (spec) => html`<${MoneyAction} key=${spec.id} api=${api} spec=${spec} wallets=${wallets.data.data} onDone=${wallets.reload} />`,
+        )}</div>`
       : wallets.loading
         ? html`<p role="status">Loading your wallets…</p>`
         : null}

@@ -7,7 +7,7 @@
  */
 import { html, useState, useEffect } from '../preact-htm.js';
 import { PayoutDetail } from './payouts-list.js';
-import { Field, Problem, Table, formatMoney } from '../ui.js';
+import { Field, Problem, Table, formatMoney, words } from '../ui.js';
 import { Pager, When, useRequest } from './wallets-view.js';
 
 /** The SMS messages sent for the business, newest first, optionally to one number. */
@@ -97,13 +97,13 @@ function PayoutOutcome({ api }) {
       <${Field} id="outcome-payout" label="Payout id" required value=${form.id} onInput=${field('id')} />
       <label for="outcome-status">Outcome</label>
       <select id="outcome-status" value=${form.status} onChange=${(e) => field('status')(e.currentTarget.value)}>
-        <option value="COMPLETED">COMPLETED (the bank pays the customer)</option>
-        <option value="FAILED">FAILED (the bank rejects the payout)</option>
+        <option value="COMPLETED">Completed (the bank pays the customer)</option>
+        <option value="FAILED">Failed (the bank rejects the payout)</option>
       </select>
       ${form.status === 'FAILED'
         ? html`<label for="outcome-failure">Failure code</label>
             <select id="outcome-failure" value=${form.failure_code} onChange=${(e) => field('failure_code')(e.currentTarget.value)}>
-              ${['REJECTED_BY_BANK', 'TIMEOUT', 'RECEIVER_NOT_ACTIVE'].map((c) => html`<option value=${c}>${c}</option>`)}
+              ${['REJECTED_BY_BANK', 'TIMEOUT', 'RECEIVER_NOT_ACTIVE'].map((c) => html`<option value=${c}>${words(c)}</option>`)}
             </select>`
         : null}
       <button type="submit" disabled=${decide.busy}>Set outcome</button>
@@ -140,7 +140,7 @@ function CardPurchase({ api }) {
     <${Problem} error=${authorize.error} />
     ${result
       ? html`<p role="status">
-          ${result.status}${result.decline_reason ? ` (${result.decline_reason})` : ''}: ${formatMoney(result.amount, result.currency)}
+          ${words(result.status)}${result.decline_reason ? ` (${words(result.decline_reason).toLowerCase()})` : ''}: ${formatMoney(result.amount, result.currency)}
           ${result.transaction_reference ? `, transaction ${result.transaction_reference}` : ''}
         </p>`
       : null}

@@ -84,12 +84,12 @@ function Webhooks({ api }) {
       ${endpoints.data
         ? html`<${Table} caption="Webhook endpoints" rows=${endpoints.data} empty="No endpoint is registered yet." columns=${[
             { key: 'url', title: 'URL', render: (e) => html`<code>${e.url}</code>` },
-            { key: 'description', title: 'Description', render: (e) => e.description ?? '—' },
-            { key: 'events', title: 'Events', render: (e) => e.events.join(', ') },
             { key: 'status', title: 'Status', render: (e) => html`<${HealthBadge} endpoint=${e} health=${healthOf(e)} />` },
             { key: 'rate', title: 'Success (24 h)', num: true, render: (e) => rateText(healthOf(e)) },
             { key: 'last', title: 'Last success', render: (e) => (healthOf(e) ? formatTime(healthOf(e).lastSuccess) : '…') },
             { key: 'since', title: 'Failing since', render: (e) => (healthOf(e) ? formatTime(healthOf(e).failingSince) : '…') },
+            { key: 'description', title: 'Description', render: (e) => e.description ?? '—' },
+            { key: 'events', title: 'Events', render: (e) => e.events.join(', ') },
             { key: 'manage', title: 'Actions', render: (e) => html`<button type="button" class="secondary" aria-label=${`Manage ${e.url}`}
                 aria-pressed=${e.id === selectedId} onClick=${() => select(e.id)}>Manage</button>` },
           ]} />`
