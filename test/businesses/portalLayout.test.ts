@@ -1,6 +1,7 @@
 /**
  * Every page of the business portal as a person sees it, in headless Chromium (harness:
- * test/support/portal.ts), on a laptop (1280 px) and a phone (390 px), light and dark:
+ * test/support/portal.ts), on a laptop (1280 px) and a phone (390 px), light and dark, and on
+ * the narrowest phone served (360 px):
  * axe finds no serious or critical violation, the page never scrolls sideways (wide tables
  * scroll inside their box), the phone's navigation folds behind a Menu button, dark mode
  * follows `prefers-color-scheme`, amounts are right-aligned in tabular figures, and a load
@@ -29,7 +30,7 @@ const PAGES: [string, string][] = [
 /** The pictures of the portal guide this test takes (docs/portal.md): `<page>-<look>`. */
 const GUIDE_PICTURES = new Set(['overview-1280-light', 'payouts-1280-light', 'move-money-1280-light', 'customers-1280-light', 'overview-390-dark']);
 
-describe('Portal layout: every page at 1280 and 390 px, light and dark, in headless Chromium', function () {
+describe('Portal layout: every page at 1280 and 390 px, light and dark, and at 360 px, in headless Chromium', function () {
   this.timeout(300_000);
   const suite = portalSuiteHooks('the portal layout', async (biz) => {
     const customer = await activeCustomer(biz.b);

@@ -232,12 +232,13 @@ export interface Look {
   dark: boolean;
 }
 
-/** The looks every page is checked in: a laptop and a phone, each light and dark. */
+/** The looks every page is checked in: a laptop and a phone, each light and dark, and the narrowest phone the portal serves. */
 export const LOOKS: Look[] = [
   { width: 1280, dark: false },
   { width: 1280, dark: true },
   { width: 390, dark: false },
   { width: 390, dark: true },
+  { width: 360, dark: false },
 ];
 
 /** The look's name in test titles and file names: `390-dark`. */

@@ -4,9 +4,9 @@
  * wallet (`getWallet`) and a card looked up by its id (`getCard`). Read-only: what changes
  * a customer or a card needs the customer's one-time code, which only the customer has.
  */
-import { html, useEffect, useState } from '../preact-htm.js';
+import { html, useState } from '../preact-htm.js';
 import { Field, Id, Money, Problem, Table, formatTime, useLoad, words } from '../ui.js';
-import { Pager, When, useRequest } from './wallets-view.js';
+import { ListPager, When, useFilteredList, useRequest } from './wallets-view.js';
 
 /** core.yaml CustomerStatus. */
 const STATES = ['PENDING', 'ACTIVE', 'INACTIVE'];
@@ -73,33 +73,25 @@ function CustomerDetail({ api, customer, onClose }) {
 }
 
 function CustomersPage({ api }) {
-  const list = useRequest();
-  const [form, setForm] = useState({ status: '', mobile: '' });
-  const [applied, setApplied] = useState(form);
-  const [page, setPage] = useState(null);
-  const [open, setOpen] = useState(null);
   const query = (f, cursor) => ({ status: f.status || undefined, mobile_number: f.mobile.trim() || undefined, limit: 20, cursor });
-  const load = (f, cursor) => list.run(async () => setPage(await api.get('/customers', { query: query(f, cursor) })));
-  useEffect(() => {
-    load(applied);
-  }, []);
+  const list = useFilteredList((f, cursor) => api.get('/customers', { query: query(f, cursor) }), { status: '', mobile: '' });
+  const [open, setOpen] = useState(null);
+  const { page, form, setForm } = list;
   const apply = (e) => {
-    e.preventDefault();
-    setApplied(form);
     setOpen(null);
-    load(form);
+    list.apply(e);
   };
   return html`<div>
     <form class="filters" onSubmit=${apply} aria-label="Customer filters">
       <div class="field"><label for="customers-status">Status</label>
-        <select id="customers-status" value=${form.status} onChange=${(e) => setForm({ ...form, status: e.currentTarget.value })}>
+        <select id="customers-status" value=${form.status} onChange=${list.field('status')}>
           <option value="">Any status</option>
           ${STATES.map((s) => html`<option value=${s}>${words(s)}</option>`)}
         </select></div>
       <${Field} id="customers-mobile" label="Mobile number" value=${form.mobile} onInput=${(v) => setForm({ ...form, mobile: v })} />
       <button type="submit" disabled=${list.busy}>Show customers</button>
     </form>
-    <${Problem} error=${list.error} onRetry=${() => load(applied)} />
+    <${Problem} error=${list.error} onRetry=${list.retry} />
     ${page
       ? html`<${Table}
           caption="Customers, newest first"
@@ -119,7 +111,7 @@ function CustomersPage({ api }) {
             },
           ]}
         />
-        <${Pager} page=${page} label="Customers" busy=${list.busy} onFirst=${() => load(applied)} onNext=${(c) => load(applied, c)} />`
+        <${ListPager} list=${list} label="Customers" />`
       : list.busy
         ? html`<p role="status">Loading customers…</p>`
         : null}

@@ -3,9 +3,9 @@
  * pages) with the operation's documented filters (`code`, `created_from`, `created_to`,
  * `limit`), and each event's `data` as its webhook deliveries carry it.
  */
-import { html, useState, useEffect } from '../preact-htm.js';
+import { html, useState } from '../preact-htm.js';
 import { Id, Problem, Table, instant, words } from '../ui.js';
-import { Pager, When, useRequest } from './wallets-view.js';
+import { ListPager, When, useFilteredList } from './wallets-view.js';
 
 /** The codes of shared.yaml WebhookEventCode (the filter's schema). */
 const CODES = ['onboarding.complete', 'topup.complete', 'payout.pending', 'payout.processing', 'payout.failed', 'payout.completed'];
@@ -27,27 +27,13 @@ function queryOf(filters, cursor) {
 }
 
 function EventsPage({ api }) {
-  const list = useRequest();
-  const [form, setForm] = useState({ code: '', from: '', to: '', limit: '20' });
-  const [applied, setApplied] = useState(form);
-  const [page, setPage] = useState(null);
+  const list = useFilteredList((filters, cursor) => api.get('/events', { query: queryOf(filters, cursor) }), { code: '', from: '', to: '', limit: '20' });
   const [open, setOpen] = useState(null);
-
-  const load = (filters, cursor) =>
-    list.run(async () => {
-      setPage(await api.get('/events', { query: queryOf(filters, cursor) }));
-    });
-  useEffect(() => {
-    load(applied);
-  }, []);
-
-  const field = (name) => (e) => setForm({ ...form, [name]: e.currentTarget.value });
-  function apply(event) {
-    event.preventDefault();
-    setApplied(form);
+  const { page, form, field } = list;
+  const apply = (event) => {
     setOpen(null);
-    load(form);
-  }
+    list.apply(event);
+  };
 
   return html`<div>
     <form onSubmit=${apply} aria-labelledby="event-filters-title">
@@ -67,7 +53,7 @@ function EventsPage({ api }) {
       </select>
       <button type="submit" disabled=${list.busy}>Show events</button>
     </form>
-    <${Problem} error=${list.error} onRetry=${() => load(applied)} />
+    <${Problem} error=${list.error} onRetry=${list.retry} />
     ${page
       ? html`<${Table}
           caption="Events, newest first"
@@ -87,7 +73,7 @@ function EventsPage({ api }) {
             },
           ]}
         />
-        <${Pager} page=${page} label="Events" busy=${list.busy} onFirst=${() => load(applied)} onNext=${(c) => load(applied, c)} />`
+        <${ListPager} list=${list} label="Events" />`
       : null}
   </div>`;
 }

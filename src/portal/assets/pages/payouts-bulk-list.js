@@ -3,10 +3,10 @@
  * cursor pages, by creation date), each with its items counted per state; one opened in
  * place shows its counts, its report and the report's CSV (./payouts-bulk.js Batch).
  */
-import { html, useEffect, useState } from '../preact-htm.js';
+import { html, useState } from '../preact-htm.js';
 import { Problem, Table, instant, plural, words } from '../ui.js';
 import { Batch, STATES } from './payouts-bulk.js';
-import { Pager, When, useRequest } from './wallets-view.js';
+import { ListPager, When, useFilteredList } from './wallets-view.js';
 
 /** A batch's counts in words, the empty states left out: "2 completed, 1 rejected". */
 export function countsText(counts) {
@@ -14,26 +14,18 @@ export function countsText(counts) {
   return parts.length ? parts.join(', ') : 'No items counted yet';
 }
 
+/** The bulk payouts, newest first, by creation date; one opened below its row. */
 export function BulkPayoutList({ api }) {
-  const list = useRequest();
-  const [form, setForm] = useState({ from: '', to: '' });
-  const [applied, setApplied] = useState(form);
-  const [page, setPage] = useState(null);
-  const [open, setOpen] = useState(null);
   const query = (filters, cursor) => ({ created_from: instant(filters.from), created_to: instant(filters.to), limit: 20, cursor });
-  const load = (filters, cursor) => list.run(async () => setPage(await api.get('/bulk-payouts', { query: query(filters, cursor) })));
-  useEffect(() => {
-    load(applied);
-  }, []);
-  const field = (name) => (e) => setForm({ ...form, [name]: e.currentTarget.value });
+  const list = useFilteredList((filters, cursor) => api.get('/bulk-payouts', { query: query(filters, cursor) }), { from: '', to: '' });
+  const [open, setOpen] = useState(null);
+  const { page, form, field } = list;
   const apply = (e) => {
-    e.preventDefault();
-    setApplied(form);
     setOpen(null);
-    load(form);
+    list.apply(e);
   };
   // A batch opened, then refreshed: the list row shows the new counts too.
-  const replace = (next) => setPage({ ...page, data: page.data.map((b) => (b.bulk_payout_id === next.bulk_payout_id ? next : b)) });
+  const replace = (next) => list.setPage({ ...page, data: page.data.map((b) => (b.bulk_payout_id === next.bulk_payout_id ? next : b)) });
   return html`<section aria-labelledby="bulk-list-title">
     <h2 id="bulk-list-title">Bulk payouts</h2>
     <form class="filters" onSubmit=${apply} aria-label="Bulk payout filters">
@@ -43,7 +35,7 @@ export function BulkPayoutList({ api }) {
         <input id="bulk-to" type="date" value=${form.to} onInput=${field('to')} /></div>
       <button type="submit" disabled=${list.busy}>Show bulk payouts</button>
     </form>
-    <${Problem} error=${list.error} onRetry=${() => load(applied)} />
+    <${Problem} error=${list.error} onRetry=${list.retry} />
     ${page
       ? html`<${Table}
           caption="Bulk payouts, newest first"
@@ -66,7 +58,7 @@ export function BulkPayoutList({ api }) {
             },
           ]}
         />
-        <${Pager} page=${page} label="Bulk payouts" busy=${list.busy} onFirst=${() => load(applied)} onNext=${(c) => load(applied, c)} />`
+        <${ListPager} list=${list} label="Bulk payouts" />`
       : list.busy
         ? html`<p role="status">Loading bulk payouts…</p>`
         : null}

@@ -4,11 +4,11 @@
  * `external_reference`), and a payout opened in place: its details and its timeline
  * (./payouts-timeline.js).
  */
-import { html, useEffect, useState } from '../preact-htm.js';
+import { html, useState } from '../preact-htm.js';
 import { Id, Money, Problem, Table, instant, words } from '../ui.js';
 import { PER_PAGE } from './events.js';
 import { PayoutTimeline } from './payouts-timeline.js';
-import { Pager, When, useRequest } from './wallets-view.js';
+import { ListPager, When, useFilteredList } from './wallets-view.js';
 
 /** shared.yaml PayoutStatus, the `status` filter's values. */
 export const PAYOUT_STATES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED'];
@@ -25,12 +25,12 @@ function queryOf(filters, cursor) {
   };
 }
 
-/** The filter form; `onApply(filters)`. */
-function PayoutFilters({ form, setForm, busy, onApply }) {
-  const field = (name) => (e) => setForm({ ...form, [name]: e.currentTarget.value });
+/** The filter form of `list` (useFilteredList); `onApply` runs before the filters apply. */
+function PayoutFilters({ list, onApply }) {
+  const { form, field } = list;
   const submit = (e) => {
-    e.preventDefault();
-    onApply(form);
+    onApply();
+    list.apply(e);
   };
   return html`<form class="filters" onSubmit=${submit} aria-label="Payout filters">
     <div class="field"><label for="payouts-status">Status</label>
@@ -48,7 +48,7 @@ function PayoutFilters({ form, setForm, busy, onApply }) {
       <select id="payouts-limit" value=${form.limit} onChange=${field('limit')}>
         ${PER_PAGE.map((n) => html`<option value=${n}>${n}</option>`)}
       </select></div>
-    <button type="submit" disabled=${busy}>Show payouts</button>
+    <button type="submit" disabled=${list.busy}>Show payouts</button>
   </form>`;
 }
 
@@ -81,24 +81,15 @@ export function OpenPayout({ api, payout, onClose }) {
 
 /** The payouts list with its filters, a payout opened below its row. */
 export function PayoutList({ api }) {
-  const list = useRequest();
-  const [form, setForm] = useState({ status: '', from: '', to: '', reference: '', limit: '20' });
-  const [applied, setApplied] = useState(form);
-  const [page, setPage] = useState(null);
+  const list = useFilteredList((filters, cursor) => api.get('/payouts/', { query: queryOf(filters, cursor) }), {
+    status: '', from: '', to: '', reference: '', limit: '20',
+  });
   const [open, setOpen] = useState(null);
-  const load = (filters, cursor) => list.run(async () => setPage(await api.get('/payouts/', { query: queryOf(filters, cursor) })));
-  useEffect(() => {
-    load(applied);
-  }, []);
-  const apply = (filters) => {
-    setApplied(filters);
-    setOpen(null);
-    load(filters);
-  };
+  const { page } = list;
   return html`<section aria-labelledby="payout-list-title">
     <h2 id="payout-list-title">All payouts</h2>
-    <${PayoutFilters} form=${form} setForm=${setForm} busy=${list.busy} onApply=${apply} />
-    <${Problem} error=${list.error} onRetry=${() => load(applied)} />
+    <${PayoutFilters} list=${list} onApply=${() => setOpen(null)} />
+    <${Problem} error=${list.error} onRetry=${list.retry} />
     ${page
       ? html`<${Table}
           caption="Payouts, newest first"
@@ -119,7 +110,7 @@ export function PayoutList({ api }) {
             },
           ]}
         />
-        <${Pager} page=${page} label="Payouts" busy=${list.busy} onFirst=${() => load(applied)} onNext=${(c) => load(applied, c)} />`
+        <${ListPager} list=${list} label="Payouts" />`
       : list.busy
         ? html`<p role="status">Loading payouts…</p>`
         : null}

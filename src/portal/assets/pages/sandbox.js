@@ -5,38 +5,24 @@
  * answer it (`setSandboxPayoutOutcome`) and a card purchase from the card network simulator
  * (`simulateCardAuthorization`).
  */
-import { html, useState, useEffect } from '../preact-htm.js';
+import { html, useState } from '../preact-htm.js';
 import { PayoutDetail } from './payouts-list.js';
 import { Field, Problem, Table, formatMoney, words } from '../ui.js';
-import { Pager, When, useRequest } from './wallets-view.js';
+import { ListPager, When, useFilteredList, useRequest } from './wallets-view.js';
 
 /** The SMS messages sent for the business, newest first, optionally to one number. */
 function SmsInbox({ api }) {
-  const list = useRequest();
-  const [number, setNumber] = useState('');
-  const [page, setPage] = useState(null);
-  const load = (cursor) =>
-    list.run(async () => {
-      const query = {};
-      if (number.trim()) query.mobile_number = number.trim();
-      if (cursor) query.cursor = cursor;
-      setPage(await api.get('/testhelpers/sms-messages', { query }));
-    });
-  useEffect(() => {
-    load();
-  }, []);
-  const submit = (event) => {
-    event.preventDefault();
-    load();
-  };
+  const query = (f, cursor) => ({ mobile_number: f.number.trim() || undefined, cursor });
+  const list = useFilteredList((f, cursor) => api.get('/testhelpers/sms-messages', { query: query(f, cursor) }), { number: '' });
+  const { page, form, setForm } = list;
 
   return html`<section aria-labelledby="sms-title">
     <h2 id="sms-title">SMS inbox</h2>
-    <form onSubmit=${submit}>
-      <${Field} id="sms-number" label="Mobile number (optional)" value=${number} onInput=${setNumber} hint="Digits with the country code" />
+    <form onSubmit=${list.apply}>
+      <${Field} id="sms-number" label="Mobile number (optional)" value=${form.number} onInput=${(v) => setForm({ number: v })} hint="Digits with the country code" />
       <button type="submit" disabled=${list.busy}>Show messages</button>
     </form>
-    <${Problem} error=${list.error} />
+    <${Problem} error=${list.error} onRetry=${list.retry} />
     ${page
       ? html`<${Table}
           caption="SMS messages, newest first"
@@ -49,7 +35,7 @@ function SmsInbox({ api }) {
             { title: 'Sent', render: (m) => html`<${When} at=${m.created_at} />` },
           ]}
         />
-        <${Pager} page=${page} label="SMS messages" busy=${list.busy} onFirst=${() => load()} onNext=${load} />`
+        <${ListPager} list=${list} label="SMS messages" />`
       : null}
   </section>`;
 }

@@ -3,9 +3,9 @@
  * `listWalletTransactions`, newest first, cursor pages, by type and creation date) and its
  * statement as a CSV file (`getWalletStatementCsv`, `Accept: text/csv`).
  */
-import { html, useEffect, useState } from '../preact-htm.js';
+import { html, useState } from '../preact-htm.js';
 import { Id, Money, Problem, Table, instant, words } from '../ui.js';
-import { Pager, When, useRequest } from './wallets-view.js';
+import { ListPager, When, useFilteredList, useRequest } from './wallets-view.js';
 import { downloadText } from './wallets-download.js';
 
 const CL = '/cl/v1';
@@ -14,13 +14,10 @@ const CL = '/cl/v1';
 export const TRANSACTION_TYPES = ['TOPUP', 'FUND', 'PAYOUT', 'TRANSFER', 'WITHDRAWAL', 'REFUND', 'REVERSAL', 'CUSTOMER_PAYOUT',
   'CUSTOMER_PAYOUT_COMPLETION', 'CUSTOMER_PAYOUT_RETURN', 'CARD_PURCHASE'];
 
-/** The transaction filters: type and creation dates. */
-function TransactionFilters({ form, setForm, busy, onApply }) {
-  const field = (name) => (e) => setForm({ ...form, [name]: e.currentTarget.value });
-  const submit = (e) => {
-    e.preventDefault();
-    onApply(form);
-  };
+/** The transaction filters of `list` (useFilteredList): type and creation dates. */
+function TransactionFilters({ list }) {
+  const { form, field } = list;
+  const submit = list.apply;
   return html`<form class="filters" onSubmit=${submit} aria-label="Transaction filters">
     <div class="field"><label for="tx-type">Type</label>
       <select id="tx-type" value=${form.type} onChange=${field('type')}>
@@ -29,30 +26,17 @@ function TransactionFilters({ form, setForm, busy, onApply }) {
       </select></div>
     <div class="field"><label for="tx-from">Created from</label><input id="tx-from" type="date" value=${form.from} onInput=${field('from')} /></div>
     <div class="field"><label for="tx-to">Created before</label><input id="tx-to" type="date" value=${form.to} onInput=${field('to')} /></div>
-    <button type="submit" disabled=${busy}>Show transactions</button>
+    <button type="submit" disabled=${list.busy}>Show transactions</button>
   </form>`;
 }
 
 /** One wallet's details, its transactions and its statement download; `onClose` closes the panel. */
 export function WalletDetail({ api, wallet, onClose }) {
-  const list = useRequest();
   const statement = useRequest();
-  const [page, setPage] = useState(null);
   const [saved, setSaved] = useState(null);
-  const [form, setForm] = useState({ type: '', from: '', to: '' });
-  const [applied, setApplied] = useState(form);
-
   const query = (f, cursor) => ({ type: f.type || undefined, created_from: instant(f.from), created_to: instant(f.to), cursor });
-  const load = (f, cursor) => list.run(async () => setPage(await api.get(`${CL}/wallets/${wallet.id}/transactions`, { query: query(f, cursor) })));
-  useEffect(() => {
-    setPage(null);
-    setSaved(null);
-    load(applied);
-  }, [wallet.id]);
-  const apply = (f) => {
-    setApplied(f);
-    load(f);
-  };
+  const list = useFilteredList((f, cursor) => api.get(`${CL}/wallets/${wallet.id}/transactions`, { query: query(f, cursor) }), { type: '', from: '', to: '' });
+  const { page } = list;
 
   async function download() {
     const csv = await statement.run(() => api.text(`${CL}/wallets/${wallet.id}/statement.csv`, { accept: 'text/csv' }));
@@ -79,8 +63,8 @@ export function WalletDetail({ api, wallet, onClose }) {
     ${saved ? html`<p role="status">Saved ${saved}.</p>` : null}
     <${Problem} error=${statement.error} />
     <h3>Transactions</h3>
-    <${TransactionFilters} form=${form} setForm=${setForm} busy=${list.busy} onApply=${apply} />
-    <${Problem} error=${list.error} onRetry=${() => load(applied)} />
+    <${TransactionFilters} list=${list} />
+    <${Problem} error=${list.error} onRetry=${list.retry} />
     ${page
       ? html`<${Table}
           caption="Transactions"
@@ -96,7 +80,7 @@ export function WalletDetail({ api, wallet, onClose }) {
             { title: 'Created', render: (t) => html`<${When} at=${t.created_at} />` },
           ]}
         />
-        <${Pager} page=${page} label="Transactions" busy=${list.busy} onFirst=${() => load(applied)} onNext=${(c) => load(applied, c)} />`
+        <${ListPager} list=${list} label="Transactions" />`
       : null}
   </section>`;
 }

@@ -1,9 +1,9 @@
 /**
- * View pieces the Wallets, Events, Payouts and Sandbox pages share besides ../ui.js: a
- * cursor pager, a hook that runs one request at a time and keeps its problem, and a
- * timestamp element.
+ * View pieces the portal's pages share besides ../ui.js: a cursor pager, a hook that runs
+ * one request at a time and keeps its problem, a hook for a cursor-paged list with a filter
+ * form, and a timestamp element.
  */
-import { html, useState } from '../preact-htm.js';
+import { html, useEffect, useState } from '../preact-htm.js';
 import { formatTime } from '../ui.js';
 
 /**
@@ -42,6 +42,49 @@ export function useRequest() {
   }
   return { busy, error, run, setError };
 }
+
+/**
+ * A cursor-paged list behind a filter form. `fetchPage(filters, cursor)` resolves to a page of
+ * the documents' Page shape (`{ data, has_more, next_cursor }`); the first page with
+ * `initial` loads at once. The form's values are `form` (`field(name)` is an input's handler);
+ * `apply(event)` submits them (the first page again), `first()` and `next(cursor)` page
+ * through the filters last applied, `retry()` loads the last page asked for again.
+ */
+export function useFilteredList(fetchPage, initial) {
+  const request = useRequest();
+  const [form, setForm] = useState(initial);
+  const [applied, setApplied] = useState(initial);
+  const [page, setPage] = useState(null);
+  const [last, setLast] = useState({ filters: initial, cursor: undefined });
+  const load = (filters, cursor) => {
+    setLast({ filters, cursor });
+    return request.run(async () => setPage(await fetchPage(filters, cursor)));
+  };
+  useEffect(() => {
+    load(initial);
+  }, []);
+  return {
+    form,
+    setForm,
+    field: (name) => (e) => setForm({ ...form, [name]: e.currentTarget.value }),
+    page,
+    setPage,
+    busy: request.busy,
+    error: request.error,
+    apply(event) {
+      event?.preventDefault();
+      setApplied(form);
+      load(form);
+    },
+    first: () => load(applied),
+    next: (cursor) => load(applied, cursor),
+    retry: () => load(last.filters, last.cursor),
+  };
+}
+
+/** The Pager of a useFilteredList `list`; `label` names the list. */
+export const ListPager = ({ list, label }) =>
+  html`<${Pager} page=${list.page} label=${label} busy=${list.busy} onFirst=${list.first} onNext=${list.next} />`;
 
 /** A timestamp in the user's locale (ui.js formatTime), with the ISO text as its machine value. */
 export const When = ({ at }) => (at ? html`<time datetime=${at}>${formatTime(at)}</time>` : '—');

@@ -4,33 +4,21 @@
  * (`lookupWallet`), and one wallet opened (./wallets-detail.js: its transactions and its
  * statement). Money is shown as the service's decimal strings, never as numbers.
  */
-import { html, useState, useEffect } from '../preact-htm.js';
+import { html, useState } from '../preact-htm.js';
 import { Field, Money, Problem, Table, words } from '../ui.js';
-import { Pager, When, useRequest } from './wallets-view.js';
+import { ListPager, When, useFilteredList, useRequest } from './wallets-view.js';
 import { WalletDetail } from './wallets-detail.js';
 
 const CL = '/cl/v1';
 
 /** The page: lookup form, wallet list, and the selected wallet. */
 function WalletsPage({ api }) {
-  const list = useRequest();
   const lookup = useRequest();
-  const [page, setPage] = useState(null);
   const [accountNumber, setAccountNumber] = useState('');
   const [selected, setSelected] = useState(null);
-  const [form, setForm] = useState({ status: '', name: '', reference: '' });
-  const [applied, setApplied] = useState(form);
-
   const query = (f, cursor) => ({ status: f.status || undefined, name: f.name.trim() || undefined, external_reference: f.reference.trim() || undefined, cursor });
-  const load = (cursor, f = applied) => list.run(async () => setPage(await api.get(`${CL}/wallets`, { query: query(f, cursor) })));
-  useEffect(() => {
-    load();
-  }, []);
-  const apply = (e) => {
-    e.preventDefault();
-    setApplied(form);
-    load(undefined, form);
-  };
+  const list = useFilteredList((f, cursor) => api.get(`${CL}/wallets`, { query: query(f, cursor) }), { status: '', name: '', reference: '' });
+  const { page, form, setForm } = list;
 
   async function find(event) {
     event.preventDefault();
@@ -55,12 +43,12 @@ function WalletsPage({ api }) {
       <button type="submit" disabled=${lookup.busy}>Find</button>
       <${Problem} error=${lookup.error} />
     </form>
-    ${selected ? html`<${WalletDetail} api=${api} wallet=${selected} onClose=${() => setSelected(null)} />` : null}
+    ${selected ? html`<${WalletDetail} key=${selected.id} api=${api} wallet=${selected} onClose=${() => setSelected(null)} />` : null}
     <section aria-labelledby="wallet-list-title">
       <h2 id="wallet-list-title">All wallets</h2>
-      <form class="filters" onSubmit=${apply} aria-label="Wallet filters">
+      <form class="filters" onSubmit=${list.apply} aria-label="Wallet filters">
         <div class="field"><label for="wallets-status">Status</label>
-          <select id="wallets-status" value=${form.status} onChange=${(e) => setForm({ ...form, status: e.currentTarget.value })}>
+          <select id="wallets-status" value=${form.status} onChange=${list.field('status')}>
             <option value="">Any status</option>
             ${['ACTIVE', 'SUSPENDED', 'CLOSED'].map((s) => html`<option value=${s}>${words(s)}</option>`)}
           </select></div>
@@ -68,7 +56,7 @@ function WalletsPage({ api }) {
         <${Field} id="wallets-reference" label="External reference (exact)" value=${form.reference} onInput=${(v) => setForm({ ...form, reference: v })} />
         <button type="submit" disabled=${list.busy}>Show wallets</button>
       </form>
-      <${Problem} error=${list.error} onRetry=${() => load()} />
+      <${Problem} error=${list.error} onRetry=${list.retry} />
       ${page
         ? html`<${Table}
             caption="Wallets, newest first"
@@ -87,7 +75,7 @@ function WalletsPage({ api }) {
               },
             ]}
           />
-          <${Pager} page=${page} label="Wallets" busy=${list.busy} onFirst=${() => load()} onNext=${load} />`
+          <${ListPager} list=${list} label="Wallets" />`
         : list.busy
           ? html`<p>Loading…</p>`
           : null}
