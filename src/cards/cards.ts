@@ -1,13 +1,14 @@
 /**
  * Cards of a business's customers: the row, its view (never the PAN, CVV or
  * PIN: those leave only through E6, ./sensitiveData.ts), creation at
- * issuance, reading, and status changes along the card state table
+ * issuance, reading one or a customer's list, and status changes along the card state table
  * (./states.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { AppError } from '../kernel/errors.js';
+import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
 import { expiryDateFor, newCvv, newPan, openCardValue, panFingerprint, sealCardValue, type CardKeyring } from './data.js';
 import { cardMachine, STATUS_CHANGE_EVENT, type CardState } from './states.js';
 
@@ -181,6 +182,17 @@ const pickCard = (c: CardRow): Omit<NewCard, 'status'> => ({
   type: c.type,
   design: c.design,
 });
+
+/**
+ * listCustomerCards: a page of the cards issued to customer `customerId` of the business,
+ * newest first, replaced and closed ones included; read through the index on (business_id,
+ * customer_id). Whether the customer exists is the caller's to check (a customer without
+ * cards and an unknown one both have none here). Throws 400 INVALID_CURSOR.
+ */
+export async function listCustomerCards(db: Knex, businessId: string, customerId: string, page: PageQuery): Promise<Page<CardView>> {
+  const query = db('cards as k').where({ 'k.business_id': businessId, 'k.customer_id': customerId }).select('k.*');
+  return paginate(query, page, (rows: CardRow[]) => rows.map(toCardView), 'k');
+}
 
 /** The card `id` of the business; 404 CARD_NOT_FOUND. */
 export async function getCard(db: Knex, businessId: string, id: string): Promise<CardView> {

@@ -108,7 +108,8 @@ describe('every operation (document-driven sweep)', () => {
     await post('/cl/v1/webhooks/endpoints', { url, secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`, events: ['topup.complete'] }, { token: business.token });
     const endpoint = (await get('/cl/v1/webhooks/endpoints', { token: business.token })).body.data.find((e: { url: string }) => e.url === url);
     for (const op of lists) {
-      const path = op.template.replace('{wallet_id}', wallet.id).replace('{endpoint_id}', endpoint.id);
+      // A customer's lists refuse a bad cursor before they look the customer up: any UUID does.
+      const path = op.template.replace('{wallet_id}', wallet.id).replace('{endpoint_id}', endpoint.id).replace('{customer_id}', randomUUID());
       expectProblem(await request(op.method, `${path}?cursor=AAAA`, { token: tokenFor(op.operationId) }), 400, 'INVALID_CURSOR');
     }
   });

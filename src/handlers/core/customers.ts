@@ -1,12 +1,14 @@
-/** Customers: read one, list them; and the provider callbacks that move their onboarding. */
+/** Customers: read one, list them, list one's cards; and the provider callbacks that move their onboarding. */
 import type { operations } from '../../../generated/types/core.js';
+import { listCustomerCards } from '../../cards/cards.js';
 import { getCustomer, listCustomers } from '../../customers/customers.js';
 import { settle, type ServiceEnv } from '../../customers/customerEnv.js';
 import { receiveIdentityVerificationResult, receiveScreeningResult, type CallbackAcknowledgement } from '../../customers/providerCallbacks.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
+import { decodeCursor } from '../../kernel/pagination.js';
 import { serviceEnv } from './flowEnv.js';
 
-type CustomerOperations = Pick<operations, 'listCustomers' | 'getCustomer' | 'receiveIdentityVerificationResult' | 'receiveScreeningResult'>;
+type CustomerOperations = Pick<operations, 'listCustomers' | 'getCustomer' | 'listCustomerCards' | 'receiveIdentityVerificationResult' | 'receiveScreeningResult'>;
 
 /** A provider callback operation: apply the result, then run what the sandbox delivers after the commit. */
 export function callback<Body>(receive: (env: ServiceEnv, body: Body) => Promise<CallbackAcknowledgement>) {
@@ -29,6 +31,17 @@ export const customerOperations = {
   getCustomer: {
     access: 'business',
     handle: async (ctx) => ({ status: 200, body: await getCustomer(ctx.db, businessIdOf(ctx), ctx.path.customer_id) }),
+  },
+  listCustomerCards: {
+    access: 'business',
+    async handle(ctx) {
+      const businessId = businessIdOf(ctx);
+      // A bad request is 400 whoever the customer; then 404 CUSTOMER_NOT_FOUND for an unknown
+      // or another business's customer, rather than an empty page.
+      if (ctx.query.cursor) decodeCursor(ctx.query.cursor);
+      await getCustomer(ctx.db, businessId, ctx.path.customer_id);
+      return { status: 200, body: await listCustomerCards(ctx.db, businessId, ctx.path.customer_id, ctx.query) };
+    },
   },
   receiveIdentityVerificationResult: callback(receiveIdentityVerificationResult),
   receiveScreeningResult: callback(receiveScreeningResult),
