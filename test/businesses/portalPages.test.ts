@@ -4,7 +4,7 @@
  * its transactions filtered by type and its statement saved as CSV; the events listed,
  * filtered and one's data opened below its row; in the sandbox an SMS read, the business's
  * clock moved and a payout's outcome set; the customers listed and one opened with its
- * wallet and a card. Every request is a
+ * wallet and its cards. Every request is a
  * documented operation answered as documented, none leaves the service's origin, no console
  * error, and axe finds no serious violation on each page.
  */
@@ -156,7 +156,7 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
     await checkA11y(page, 'the Sandbox page after its actions');
   });
 
-  it('lists the customers, filters them by status and opens one with its wallet and a card found by its id', async () => {
+  it('lists the customers, filters them by status and opens one with its wallet and its cards', async () => {
     const { portal, biz } = suite;
     const { page } = portal;
     const { card } = await issuedCard(biz.b, {}, customer);
@@ -171,11 +171,11 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
     await clickButton(page, `Open customer ${customer.mobile_number}`);
     await page.waitForSelector('dl[aria-label="Customer wallet"]');
     expect(await page.$eval('dl[aria-label="Customer wallet"]', (el) => (el as HTMLElement).innerText)).to.include(customer.wallet_account_number);
-    await page.type(`[id="card-${customer.id}-id"]`, card.id);
-    await clickButton(page, 'Find card');
-    await page.waitForSelector(`dl[aria-label="Card ${card.id}"]`);
-    const shown = await page.$eval(`dl[aria-label="Card ${card.id}"]`, (el) => (el as HTMLElement).innerText);
-    expect(shown).to.include(`•••• ${card.last_4_digits}`).and.include('This customer’s wallet');
+    const caption = `Cards of ${customer.full_name ?? customer.mobile_number}`;
+    await waitForRow(page, caption, card.id);
+    const cards = await tableRows(page, caption);
+    expect(cards[0]).to.include(`•••• ${card.last_4_digits}`).and.include('Virtual');
+    expect(portal.requests.filter((r) => r.operation === 'core#listCustomerCards').map((r) => r.status)).to.deep.equal([200]);
     await checkA11y(page, 'the Customers page with a customer open');
     await clickButton(page, 'Close');
     await page.waitForFunction(() => !document.querySelector('dl[aria-label="Customer wallet"]'));

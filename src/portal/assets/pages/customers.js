@@ -1,44 +1,37 @@
 /**
  * Customers: the business's customers (core `listCustomers`, newest first, cursor pages,
- * by status and mobile number) and one opened in place: its details (`getCustomer`), its
- * wallet (`getWallet`) and a card looked up by its id (`getCard`). Read-only: what changes
- * a customer or a card needs the customer's one-time code, which only the customer has.
+ * by status and mobile number) and one opened in place: its details, its wallet
+ * (closed-loop `getWallet`) and its cards (`listCustomerCards`). Read-only: what changes a
+ * customer or a card needs the customer's one-time code, which only the customer has.
  */
 import { html, useState } from '../preact-htm.js';
 import { Field, Id, Money, Problem, Table, formatTime, useLoad, words } from '../ui.js';
-import { ListPager, When, useFilteredList, useRequest } from './wallets-view.js';
+import { ListPager, When, useFilteredList } from './wallets-view.js';
 
 /** core.yaml CustomerStatus. */
 const STATES = ['PENDING', 'ACTIVE', 'INACTIVE'];
 
-/** A card found by its id; read-only. */
-function CardLookup({ api, customer }) {
-  const find = useRequest();
-  const [id, setId] = useState('');
-  const [card, setCard] = useState(null);
-  const submit = async (e) => {
-    e.preventDefault();
-    setCard(null);
-    const found = await find.run(() => api.get(`/cards/${encodeURIComponent(id.trim())}`));
-    if (found) setCard(found);
-  };
-  const prefix = `card-${customer.id}`;
-  return html`<form onSubmit=${submit} aria-label="Find a card">
-    <${Field} id=${`${prefix}-id`} label="Card id" value=${id} onInput=${setId} required
-      hint="The id the card’s issuance answered; the service has no list of a customer’s cards." />
-    <button type="submit" disabled=${find.busy}>Find card</button>
-    <${Problem} error=${find.error} />
-    ${card
-      ? html`<dl class="facts" aria-label=${`Card ${card.id}`}>
-          <dt>Card</dt><dd><${Id} value=${card.id} label="card id" /></dd>
-          <dt>Number</dt><dd>•••• ${card.last_4_digits}</dd>
-          <dt>Status</dt><dd>${words(card.status)}</dd>
-          <dt>Type</dt><dd>${words(card.type)}</dd>
-          <dt>Expires</dt><dd>${card.expiry_date}</dd>
-          <dt>Wallet</dt><dd>${card.account_id === customer.wallet_id ? 'This customer’s wallet' : html`<${Id} value=${card.account_id} label="wallet id" />`}</dd>
-        </dl>`
-      : null}
-  </form>`;
+/** The customer's cards (`listCustomerCards`, newest first); read-only. */
+function CustomerCards({ api, customer }) {
+  const query = (f, cursor) => ({ limit: 20, cursor });
+  const cards = useFilteredList((f, cursor) => api.get(`/customers/${customer.id}/cards`, { query: query(f, cursor) }), {});
+  return html`<${Problem} error=${cards.error} onRetry=${cards.retry} />
+    ${cards.page
+      ? html`<${Table}
+          caption=${`Cards of ${customer.full_name ?? customer.mobile_number}`}
+          rows=${cards.page.data}
+          empty="No card issued yet."
+          columns=${[
+            { title: 'Number', render: (c) => `•••• ${c.last_4_digits}` },
+            { title: 'Type', render: (c) => words(c.type) },
+            { title: 'Status', render: (c) => words(c.status) },
+            { title: 'Expires', render: (c) => c.expiry_date },
+            { title: 'Card id', render: (c) => html`<${Id} value=${c.id} label="card id" />` },
+            { title: 'Replaced by', render: (c) => (c.replaced_by_card_id ? html`<code>${c.replaced_by_card_id}</code>` : '—') },
+          ]}
+        />
+        <${ListPager} list=${cards} label="Cards" />`
+      : html`<p role="status">Loading cards…</p>`}`;
 }
 
 /** A customer opened from the list: details, wallet, card lookup, and "Close". */
@@ -66,7 +59,7 @@ function CustomerDetail({ api, customer, onClose }) {
         ? html`<p role="status">Loading the wallet…</p>`
         : html`<p class="muted">No wallet yet: the customer has not finished onboarding.</p>`}
     <h3>Cards</h3>
-    <${CardLookup} api=${api} customer=${customer} />
+    <${CustomerCards} api=${api} customer=${customer} />
     <p class="muted">Changing the customer or a card (PIN, activation, replacement) needs the customer’s one-time code: it is done in the customer’s app.</p>
     <button type="button" class="secondary" onClick=${onClose}>Close</button>
   </section>`;

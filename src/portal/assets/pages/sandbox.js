@@ -117,7 +117,7 @@ function CardPurchase({ api }) {
   return html`<section aria-labelledby="card-title">
     <h2 id="card-title">Card purchase</h2>
     <form onSubmit=${submit}>
-      <${Field} id="card-id" label="Card id" required value=${form.card_id} onInput=${field('card_id')} />
+      <${Field} id="card-id" label="Card id" required value=${form.card_id} onInput=${field('card_id')} hint="A customer’s cards and their ids are on the Customers page" />
       <${Field} id="card-amount" label="Amount" required value=${form.amount} onInput=${field('amount')} hint="A decimal string, e.g. 25.00" />
       <${Field} id="card-pin" label="PIN (optional)" type="password" value=${form.pin} onInput=${field('pin')} />
       <${Field} id="card-merchant" label="Merchant (optional)" value=${form.merchant_name} onInput=${field('merchant_name')} />
