@@ -1,7 +1,8 @@
 /**
  * The portal's Wallets, Events, Sandbox and Customers pages in headless Chromium (harness:
  * test/support/portal.ts): wallets filtered by name, a wallet found by its account number,
- * its transactions filtered by type and its statement saved as CSV; the events listed,
+ * its transactions filtered by type and its statement saved as CSV, the transactions of all
+ * wallets by type; the events listed,
  * filtered and one's data opened below its row; in the sandbox an SMS read, the business's
  * clock moved and a payout's outcome set; the customers listed and one opened with its
  * wallet and its cards. Every request is a
@@ -92,6 +93,15 @@ describe('Portal Wallets, Events and Sandbox pages in headless Chromium', functi
     expect(lines.at(-1)).to.include('CLOSING_BALANCE').and.match(/,250\.00$/);
     await page.waitForNetworkIdle({ idleTime: 200 });
     expect(portal.requests.filter((r) => r.operation === 'closed-loop#getWalletStatementCsv').map((r) => r.status)).to.deep.equal([200]);
+
+    // Across all wallets: the funds, the one into this wallet among them.
+    await page.select('#all-tx-type', 'FUND');
+    await clickButton(page, 'Show transactions', 'section[aria-labelledby="all-transactions-title"]');
+    await page.waitForNetworkIdle({ idleTime: 200 });
+    await waitForRow(page, 'Transactions of all wallets, newest first', wallet.account_number);
+    const funds = await tableRows(page, 'Transactions of all wallets, newest first');
+    expect(funds.every((r) => r.includes('Fund')), funds.join('\n')).to.equal(true);
+    expect(portal.requests.filter((r) => r.operation === 'closed-loop#listTransactions').at(-1)?.url).to.equal('/cl/v1/transactions?type=FUND');
   });
 
   it('lists the events, filters them by code and shows one with its data', async () => {

@@ -71,7 +71,9 @@ describe('Business portal: Webhooks page in headless Chromium', function () {
     expect(created.status).to.equal(201);
     const { client_id, client_secret } = created.body.credentials;
     let answer = 200;
-    const hooks = await receiver(() => ({ status: answer, body: answer === 200 ? '{"ok":true}' : '{"error":"database unavailable"}' }));
+    // The failure's body is long and has no space to break at: the log must wrap it anyway.
+    const failure = JSON.stringify({ error: 'database unavailable', trace: 'x'.repeat(700) });
+    const hooks = await receiver(() => ({ status: answer, body: answer === 200 ? '{"ok":true}' : failure }));
     const received = (id: string) => hooks.received.filter((r: Received) => r.headers['webhook-id'] === id);
 
     portal = await openPortal(browser);
@@ -124,6 +126,10 @@ describe('Business portal: Webhooks page in headless Chromium', function () {
     expect(JSON.parse(await page.$eval(`pre[aria-label="Request body of event ${failed.event_id}"]`, (el) => el.textContent ?? ''))).to.include({ code: 'webhook.test' });
     expect(await page.$eval(`pre[aria-label="Response body of attempt 1 of event ${failed.event_id}"]`, (el) => el.textContent)).to.include('database unavailable');
     await checkA11y(page, 'Webhooks (a failing endpoint with an event open)');
+    // At 1280 px the log, long errors included, fits its box: its cells wrap, nothing is cut.
+    const fit = await page.$eval('table.log', (t) => ({ table: t.scrollWidth, box: (t.parentElement as HTMLElement).clientWidth, page: document.documentElement.scrollWidth }));
+    expect(fit.table, 'the delivery log is no wider than its box').to.be.at.most(fit.box);
+    expect(fit.page, 'the page is no wider than the screen').to.be.at.most(1280);
 
     // Back to 200: recover the failures since an hour ago; the failed event arrives with 200.
     answer = 200;

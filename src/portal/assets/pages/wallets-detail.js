@@ -14,18 +14,25 @@ const CL = '/cl/v1';
 export const TRANSACTION_TYPES = ['TOPUP', 'FUND', 'PAYOUT', 'TRANSFER', 'WITHDRAWAL', 'REFUND', 'REVERSAL', 'CUSTOMER_PAYOUT',
   'CUSTOMER_PAYOUT_COMPLETION', 'CUSTOMER_PAYOUT_RETURN', 'CARD_PURCHASE'];
 
-/** The transaction filters of `list` (useFilteredList): type and creation dates. */
-function TransactionFilters({ list }) {
+/** The listWalletTransactions and listTransactions query of the transaction filters. */
+export const transactionQuery = (f, cursor) => ({ type: f.type || undefined, created_from: instant(f.from), created_to: instant(f.to), cursor });
+
+/** The filter values of a transaction list, empty. */
+export const NO_TRANSACTION_FILTER = { type: '', from: '', to: '' };
+
+/** The transaction filters of `list` (useFilteredList): type and creation dates; `idPrefix` keeps ids unique. */
+export function TransactionFilters({ list, idPrefix = 'tx' }) {
   const { form, field } = list;
-  const submit = list.apply;
-  return html`<form class="filters" onSubmit=${submit} aria-label="Transaction filters">
-    <div class="field"><label for="tx-type">Type</label>
-      <select id="tx-type" value=${form.type} onChange=${field('type')}>
+  return html`<form class="filters" onSubmit=${list.apply} aria-label="Transaction filters">
+    <div class="field"><label for=${`${idPrefix}-type`}>Type</label>
+      <select id=${`${idPrefix}-type`} value=${form.type} onChange=${field('type')}>
         <option value="">Any type</option>
         ${TRANSACTION_TYPES.map((t) => html`<option value=${t}>${words(t)}</option>`)}
       </select></div>
-    <div class="field"><label for="tx-from">Created from</label><input id="tx-from" type="date" value=${form.from} onInput=${field('from')} /></div>
-    <div class="field"><label for="tx-to">Created before</label><input id="tx-to" type="date" value=${form.to} onInput=${field('to')} /></div>
+    <div class="field"><label for=${`${idPrefix}-from`}>Created from</label>
+      <input id=${`${idPrefix}-from`} type="date" value=${form.from} onInput=${field('from')} /></div>
+    <div class="field"><label for=${`${idPrefix}-to`}>Created before</label>
+      <input id=${`${idPrefix}-to`} type="date" value=${form.to} onInput=${field('to')} /></div>
     <button type="submit" disabled=${list.busy}>Show transactions</button>
   </form>`;
 }
@@ -34,8 +41,7 @@ function TransactionFilters({ list }) {
 export function WalletDetail({ api, wallet, onClose }) {
   const statement = useRequest();
   const [saved, setSaved] = useState(null);
-  const query = (f, cursor) => ({ type: f.type || undefined, created_from: instant(f.from), created_to: instant(f.to), cursor });
-  const list = useFilteredList((f, cursor) => api.get(`${CL}/wallets/${wallet.id}/transactions`, { query: query(f, cursor) }), { type: '', from: '', to: '' });
+  const list = useFilteredList((f, cursor) => api.get(`${CL}/wallets/${wallet.id}/transactions`, { query: transactionQuery(f, cursor) }), NO_TRANSACTION_FILTER);
   const { page } = list;
 
   async function download() {

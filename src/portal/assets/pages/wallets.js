@@ -1,13 +1,14 @@
 /**
  * Wallets page: the business's wallets (closed-loop `listWallets`, cursor pages, by status,
  * exact name and exact external reference), a wallet found by its account number
- * (`lookupWallet`), and one wallet opened (./wallets-detail.js: its transactions and its
- * statement). Money is shown as the service's decimal strings, never as numbers.
+ * (`lookupWallet`), one wallet opened (./wallets-detail.js: its transactions and its
+ * statement), and the transactions of all wallets (./wallets-transactions.js). Money is shown as the service's decimal strings, never as numbers.
  */
 import { html, useState } from '../preact-htm.js';
 import { Field, Money, Problem, Table, words } from '../ui.js';
 import { ListPager, When, useFilteredList, useRequest } from './wallets-view.js';
 import { WalletDetail } from './wallets-detail.js';
+import { BusinessTransactions } from './wallets-transactions.js';
 
 const CL = '/cl/v1';
 
@@ -80,6 +81,7 @@ function WalletsPage({ api }) {
           ? html`<p>Loading…</p>`
           : null}
     </section>
+    <${BusinessTransactions} api=${api} />
   </div>`;
 }
 
