@@ -160,7 +160,7 @@ export function bulkPreview(text) {
   if (data.length > MAX_ITEMS) fileProblems.push(`The file has ${data.length} rows; one bulk payout takes at most ${MAX_ITEMS}.`);
   const rows = data.map((record, index) => {
     if (record.cells.length !== columns.length) {
-      fileProblems.push(`Line ${record.line}: ${record.cells.length} fields where the header has ${columns.length}.`);
+      fileProblems.push(`Line ${record.line}: ${record.cells.length} ${record.cells.length === 1 ? 'field' : 'fields'} where the header has ${columns.length}.`);
     }
     const item = {};
     columns.forEach((name, i) => {
