@@ -11,7 +11,7 @@
 import { expect } from 'chai';
 import { activeCustomer } from '../support/customers.js';
 import { fundedWallet } from '../support/fixtures.js';
-import { LOOKS, assertNoPageOverflow, checkA11y, lookName, screenshotFor, setLook, showPage } from '../support/portal.js';
+import { LOOKS, assertNoPageOverflow, checkA11y, lookName, openPortal, screenshotFor, setLook, showPage } from '../support/portal.js';
 import { clickButton, portalSuiteHooks } from '../support/portalPages.js';
 import { createPayout, topupPayoutAccount } from '../support/payouts.js';
 
@@ -61,6 +61,19 @@ describe('Portal layout: every page at 1280 and 390 px, light and dark, and at 3
       }
     });
   }
+
+  it('shows the sign-in form on a phone in dark mode without a sideways scroll or a serious violation', async () => {
+    const signIn = await openPortal(suite.portal.page.browser());
+    try {
+      await setLook(signIn.page, { width: 360, dark: true });
+      await signIn.page.waitForSelector('#client-id');
+      await assertNoPageOverflow(signIn.page, 'the sign-in form at 360 px, dark');
+      await checkA11y(signIn.page, 'the sign-in form at 360 px, dark');
+      await signIn.assertClean();
+    } finally {
+      await signIn.close();
+    }
+  });
 
   it('right-aligns amounts in tabular figures with their currency, and draws the accounts’ 30 days', async () => {
     const { page } = suite.portal;
