@@ -4,8 +4,8 @@
  * the narrowest phone served (360 px):
  * axe finds no serious or critical violation, the page never scrolls sideways (wide tables
  * scroll inside their box), the phone's navigation folds behind a Menu button, dark mode
- * follows `prefers-color-scheme`, amounts are right-aligned in tabular figures, and a load
- * that fails offers Retry. Every request is a documented operation answered as documented.
+ * follows `prefers-color-scheme`, amounts are right-aligned in tabular figures, a Copy button
+ * copies, and a load that fails offers Retry. Every request is a documented operation answered as documented.
  * PORTAL_SCREENSHOT_DIR=docs/images writes the pictures of the portal guide (docs/portal.md).
  */
 import { expect } from 'chai';
@@ -89,6 +89,16 @@ describe('Portal layout: every page at 1280 and 390 px, light and dark, and at 3
     const labels = await page.$$eval('svg.chart', (svgs) => svgs.map((s) => s.getAttribute('aria-label')));
     expect(labels).to.have.length(2);
     expect(labels[0]).to.match(/^Operational account: \d+ movements? in 30 days; now [\d.]+ SAR$/);
+  });
+
+  it('copies an id with its Copy button', async () => {
+    const { page, origin } = suite.portal;
+    await page.browserContext().overridePermissions(origin, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+    await setLook(page, LOOKS[0]);
+    await showPage(page, 'overview', 'Overview');
+    await clickButton(page, `Copy business id ${suite.biz.b.id}`);
+    await page.waitForSelector('button.copy::-p-text(Copied)');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).to.equal(suite.biz.b.id);
   });
 
   it('offers Retry when a load fails, and loads again with it', async () => {
