@@ -79,12 +79,16 @@ export function useFilteredList(fetchPage, initial) {
     first: () => load(applied),
     next: (cursor) => load(applied, cursor),
     retry: () => load(last.filters, last.cursor),
+    /** Whether the page shown is past the first. */
+    paged: last.cursor !== undefined,
   };
 }
 
-/** The Pager of a useFilteredList `list`; `label` names the list. */
+/** The Pager of a useFilteredList `list` (`label` names the list); none while everything fits one page. */
 export const ListPager = ({ list, label }) =>
-  html`<${Pager} page=${list.page} label=${label} busy=${list.busy} onFirst=${list.first} onNext=${list.next} />`;
+  list.page && (list.page.has_more || list.paged)
+    ? html`<${Pager} page=${list.page} label=${label} busy=${list.busy} onFirst=${list.first} onNext=${list.next} />`
+    : null;
 
 /** A timestamp in the user's locale (ui.js formatTime), with the ISO text as its machine value. */
 export const When = ({ at }) => (at ? html`<time datetime=${at}>${formatTime(at)}</time>` : '—');
