@@ -6,9 +6,11 @@
  * version's documents as that version served them at the last release
  * (src/http/versions.ts servedDocument). compareDocuments() diffs a released document
  * with a revision by `redocly diff` (rules: openapi/diff.redocly.yaml), excuses the
- * changes openapi/diff-exceptions.yaml lists, and adds what the tool does not see: a
- * changed operationId and a removed (or renamed) component schema, which change every
- * generated SDK even when the wire is the same.
+ * changes openapi/diff-exceptions.yaml lists, reports each change at every operation it
+ * reaches (one inside a shared component under each operation using it), and adds what
+ * the tool does not see or rates too low (scripts/api/rules.ts): SDK names, path
+ * parameter names, response headers made optional, sunsets, new values of closed enums
+ * the client receives.
  *
  * Kinds: `breaking` (a client built against the release can fail: the gate refuses it),
  * `additive` (something new) and `documentation` (descriptions, examples, summaries).
@@ -21,6 +23,21 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { servedDocument, SUPPORTED_API_VERSIONS, type ApiVersion } from '../src/http/versions.js';
+import { at, componentOf, METHODS, operationKey, operationsOf, pointerOf, resolveRef, segments, sideOf, usages, type Json, type Usage } from './api/document.js';
+import {
+  DEPRECATION_PROPERTIES,
+  deprecationNote,
+  isOpenEnum,
+  pastSunset,
+  pathParameterRenames,
+  responseHeaderChanges,
+  sdkChanges,
+  sunsetChanges,
+  type Change,
+  type ChangeKind,
+} from './api/rules.js';
+
+export type { Change, ChangeKind } from './api/rules.js';
 
 const run = promisify(execFile);
 
@@ -32,23 +49,6 @@ export const CHANGELOG = path.join(ROOT, 'openapi', 'CHANGELOG.md');
 const REDOCLY = path.join(ROOT, 'node_modules', '.bin', 'redocly');
 const DIFF_CONFIG = path.join(ROOT, 'openapi', 'diff.redocly.yaml');
 const EXCEPTIONS = path.join(ROOT, 'openapi', 'diff-exceptions.yaml');
-
-export type ChangeKind = 'breaking' | 'additive' | 'documentation';
-
-/** One change between a released document and its revision. */
-export interface Change {
-  kind: ChangeKind;
-  /** Where, for people: `POST /webhooks requestBody/…/secret · maxLength`, or a JSON pointer. */
-  where: string;
-  /** What happened, e.g. "`maxLength` changed from '200' to '90'." (the tool's message when it has one). */
-  what: string;
-  /** The rule that rated it (`redocly diff`'s, or `operation-id` / `component-schema` of this module). */
-  rule?: string;
-  /** JSON pointer in the document that has the change (the revision's; the release's for a removal). */
-  pointer: string;
-  /** Why a change the tool rated major is not breaking (diff-exceptions.yaml). */
-  excused?: string;
-}
 
 interface RedoclyLocation {
   file: string;
@@ -73,26 +73,7 @@ interface Exception {
   reason: string;
 }
 
-type Json = Record<string, unknown>;
-
 const KIND_OF_IMPACT: Record<RedoclyChange['impact'], ChangeKind> = { major: 'breaking', minor: 'additive', patch: 'documentation' };
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-
-/** The segments of a JSON pointer (`#/a/b~1c` → ['a', 'b/c']). */
-function segments(pointer: string): string[] {
-  return pointer
-    .replace(/^#?\/?/, '')
-    .split('/')
-    .filter((s) => s !== '')
-    .map((s) => decodeURIComponent(s).replaceAll('~1', '/').replaceAll('~0', '~'));
-}
-
-/** `#/components/parameters/X` of `doc` for a `$ref`, else `value` itself. */
-function resolveRef(doc: Json | undefined, value: unknown): Json | undefined {
-  const ref = (value as Json | undefined)?.$ref;
-  if (typeof ref !== 'string' || !doc) return value as Json | undefined;
-  return segments(ref).reduce<unknown>((node, key) => (node as Json | undefined)?.[key], doc) as Json | undefined;
-}
 
 /**
  * Where a pointer is, for people: `POST /webhooks requestBody/content/…` under an operation
@@ -104,18 +85,14 @@ function describePointer(pointer: string, property?: string, doc?: Json): string
   let where = pointer.replace(/^#/, '') || '/';
   if ((top === 'paths' || top === 'webhooks') && p !== undefined && method && METHODS.includes(method)) {
     if (rest[0] === 'parameters' && rest[1] !== undefined) {
-      const params = ((((doc?.[top] as Json | undefined)?.[p] as Json | undefined)?.[method] as Json | undefined)?.parameters ?? []) as unknown[];
+      const params = (at(doc, [top, p, method, 'parameters']) ?? []) as unknown[];
       const param = resolveRef(doc, params[Number(rest[1])]);
       if (param && typeof param.name === 'string') rest[1] = `${rest[1]} (${String(param.in)} \`${param.name}\`)`;
     }
-    const at = `${method.toUpperCase()} ${p}${rest.length ? ` ${rest.join('/')}` : ''}`;
-    where = top === 'paths' ? at : `webhook ${at}`;
+    where = `${operationKey(top, p, method)}${rest.length ? ` ${rest.join('/')}` : ''}`;
   } else if (top === 'paths' && p !== undefined) where = `${p}${method ? ` ${[method, ...rest].join('/')}` : ''}`;
   return property ? `${where} · ${property}` : where;
 }
-
-/** A path as a JSON pointer segment (`/a/{b}` → `~1a~1{b}`). */
-const pointerSegment = (p: string): string => p.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /**
  * `change` (the tool's `diffKind` of it) as the changelog names it: an added or removed
@@ -125,17 +102,16 @@ const pointerSegment = (p: string): string => p.replaceAll('~', '~0').replaceAll
  */
 function perOperation(change: Change, diffKind: RedoclyChange['kind'], base: Json, revision: Json): Change[] {
   const [top, p, method, ...rest] = segments(change.pointer);
-  if (top !== 'paths' || p === undefined || rest.length > 0 || diffKind === 'modified') return [change];
+  if ((top !== 'paths' && top !== 'webhooks') || p === undefined || rest.length > 0 || diffKind === 'modified') return [change];
   if (method !== undefined && !METHODS.includes(method)) return [change];
   const doc = diffKind === 'removed' ? base : revision;
-  const item = ((doc.paths ?? {}) as Json)[p] as Json | undefined;
+  const item = at(doc, [top, p]) as Json | undefined;
   const methods = method !== undefined ? [method] : METHODS.filter((m) => item?.[m]);
-  if (methods.length === 0) return [change];
-  const ids = operationIds(doc);
   return methods.map((m) => {
-    const operationId = ids.get(`${m} ${p}`);
-    const what = `Operation ${diffKind}${operationId ? ` (operationId \`${operationId}\`)` : ''}${method === undefined ? `, with its path` : ''}.`;
-    return { ...change, where: `${m.toUpperCase()} ${p}`, what, pointer: `#/paths/${pointerSegment(p)}/${m}` };
+    const operationId = at(doc, [top, p, m, 'operationId']);
+    const what = `Operation ${diffKind}${typeof operationId === 'string' ? ` (operationId \`${operationId}\`)` : ''}${method === undefined ? `, with its path` : ''}.`;
+    const key = operationKey(top, p, m);
+    return { ...change, where: key, what, pointer: pointerOf([top, p, m]), operation: key, location: [], event: diffKind };
   });
 }
 
@@ -166,52 +142,59 @@ async function redoclyDiff(baseFile: string, revisionFile: string, workDir: stri
   return (JSON.parse(readFileSync(out, 'utf8')) as { changes: RedoclyChange[] }).changes;
 }
 
-/** operationId by `METHOD path` of a document. */
-function operationIds(doc: Json): Map<string, string> {
-  const ids = new Map<string, string>();
-  for (const [p, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
-    for (const method of METHODS) {
-      const op = item?.[method] as Json | undefined;
-      if (op && typeof op.operationId === 'string') ids.set(`${method} ${p}`, op.operationId);
-    }
+/**
+ * `change` at every operation it reaches: one where the tool found it (its location
+ * under the operation), or, for a change inside a component, one per operation of `doc`
+ * that uses the component, with the side it is on. A change no operation reaches (a new
+ * component, `info`) is returned alone.
+ */
+function atOperations(change: Change, toolPath: string, doc: Json, reach: Map<string, Usage[]>): Change[] {
+  const component = componentOf(change.pointer);
+  const users = component && change.kind !== 'documentation' ? reach.get(component) : undefined;
+  if (users?.length) {
+    const [, , name, ...inside] = segments(change.pointer);
+    return users.map((u) => ({ ...change, operation: u.operation, side: u.side, component: name, location: inside, where: `${u.operation} · ${[name, ...inside].join('/')}${change.property && change.property !== inside.at(-1) ? ` · ${change.property}` : ''}` }));
   }
-  return ids;
+  const [top, p, method, ...rest] = segments(toolPath);
+  if ((top !== 'paths' && top !== 'webhooks') || !METHODS.includes(method ?? '')) return [change];
+  const name = component ? segments(change.pointer)[2] : undefined;
+  return [{ ...change, operation: change.operation ?? operationKey(top, p, method), location: change.location ?? rest, side: sideOf(top, rest[0]), ...(name && !change.component ? { component: name } : {}) }];
 }
 
-/** What `redocly diff` does not see: changed operationIds and removed or renamed component schemas. */
-function sdkChanges(base: Json, revision: Json): Change[] {
-  const changes: Change[] = [];
-  const before = operationIds(base);
-  const after = operationIds(revision);
-  for (const [key, id] of before) {
-    const now = after.get(key);
-    if (now === undefined || now === id) continue; // a removed operation is the tool's (operation-removed)
-    const [method, p] = key.split(' ');
-    const pointer = `#/paths/${pointerSegment(p)}/${method}/operationId`;
-    changes.push({ kind: 'breaking', where: describePointer(pointer), what: `operationId changed from '${id}' to '${now}' (every generated SDK renames the method).`, rule: 'operation-id', pointer });
+/**
+ * The gate's judgement of a change at an operation, beyond the tool's: a new value of an
+ * enum the client receives breaks it unless the enum is declared open (rules.ts
+ * isOpenEnum); removing an operation after its sunset is allowed.
+ */
+function judge(change: Change, base: Json, revision: Json, today: string): Change {
+  if (change.rule === 'enum-values-added' && change.side === 'received' && !isOpenEnum(revision, change.pointer)) {
+    return { ...change, kind: 'breaking', what: `${change.what} A client that checks the values it receives rejects the new one: declare the enum open (anyOf with a plain string, openapi/DESIGN.md "Open response enums") before adding values.` };
   }
-  const schemas = (doc: Json) => Object.keys(((doc.components as Json | undefined)?.schemas ?? {}) as Json);
-  const kept = new Set(schemas(revision));
-  for (const name of schemas(base)) {
-    if (kept.has(name)) continue;
-    const pointer = `#/components/schemas/${name}`;
-    changes.push({ kind: 'breaking', where: pointer.slice(1), what: `Component schema \`${name}\` was removed or renamed (every generated SDK loses the type).`, rule: 'component-schema', pointer });
+  if (change.kind === 'breaking' && change.event === 'removed' && change.operation && change.location?.length === 0) {
+    const sunset = pastSunset(base, change.operation, today);
+    if (sunset) return { ...change, kind: 'additive', excused: `Removed after its sunset (${sunset}).` };
+    const planned = deprecationNote(operationsOf(base).find((o) => o.key === change.operation)?.node)?.sunset;
+    if (planned) return { ...change, what: `${change.what} Its sunset is ${planned}: it may be removed after that date, not before.` };
   }
-  return changes;
+  return change;
 }
 
 /**
  * The changes from the document in `baseFile` to the one in `revisionFile` (bundled
- * JSON), classified. Throws when `redocly diff` cannot run.
+ * JSON), classified, each at every operation it reaches. `today` (`YYYY-MM-DD`, UTC)
+ * decides which sunsets have passed. Throws when `redocly diff` cannot run.
  */
-export async function compareDocuments(baseFile: string, revisionFile: string, workDir: string): Promise<Change[]> {
+export async function compareDocuments(baseFile: string, revisionFile: string, workDir: string, today = new Date().toISOString().slice(0, 10)): Promise<Change[]> {
   const exceptions = loadExceptions();
   const base = JSON.parse(readFileSync(baseFile, 'utf8')) as Json;
   const revision = JSON.parse(readFileSync(revisionFile, 'utf8')) as Json;
+  const reach = { removed: usages(base), other: usages(revision) };
   const changes: Change[] = [];
   for (const c of await redoclyDiff(baseFile, revisionFile, workDir)) {
+    if (c.kind === 'modified' && c.property && DEPRECATION_PROPERTIES.has(c.property)) continue; // rules.ts sunsetChanges
     const pointer = (c.kind === 'removed' ? c.base?.pointer : c.revision?.pointer) ?? c.path;
-    const where = describePointer(c.path, c.kind === 'modified' ? c.property : undefined, c.kind === 'removed' ? base : revision);
+    const doc = c.kind === 'removed' ? base : revision;
+    const where = describePointer(c.path, c.kind === 'modified' ? c.property : undefined, doc);
     const majors = c.verdicts.filter((v) => v.impact === 'major');
     const unexcused = majors.filter((v) => !exceptionFor(c, v.ruleId, exceptions));
     let kind = KIND_OF_IMPACT[c.impact];
@@ -226,12 +209,17 @@ export async function compareDocuments(baseFile: string, revisionFile: string, w
       : c.kind === 'modified'
         ? `\`${c.property}\` changed.`
         : `${c.kind === 'added' ? 'Added' : 'Removed'}.`;
-    // The pointer of the path item or operation the tool names, for perOperation.
-    changes.push(...perOperation({ kind, where, what, rule: shown.map((v) => v.ruleId).join(', ') || undefined, pointer: c.path, excused }, c.kind, base, revision).map((e) => (e.pointer === c.path ? { ...e, pointer } : e)));
+    const found: Change = { kind, where, what, rule: shown.map((v) => v.ruleId).join(', ') || undefined, pointer: c.path, excused, event: c.kind, property: c.property };
+    for (const one of perOperation(found, c.kind, base, revision)) {
+      const located = one.pointer === c.path ? { ...one, pointer } : one;
+      const reached = atOperations(located, c.path, doc, c.kind === 'removed' ? reach.removed : reach.other);
+      changes.push(...reached.map((r) => judge(r, base, revision, today)));
+    }
   }
   // The tool reports a changed operationId itself (operation-id-changed); ours backs it up.
-  const seen = new Set(changes.filter((c) => c.rule?.includes('operation-id-changed')).map((c) => c.pointer.replace(/^#/, '')));
-  changes.push(...sdkChanges(base, revision).filter((c) => !(c.rule === 'operation-id' && seen.has(c.pointer.replace(/^#/, '')))));
+  const seen = new Set(changes.filter((c) => c.rule?.includes('operation-id-changed')).map((c) => c.operation));
+  changes.push(...sdkChanges(base, revision).filter((c) => !(c.rule === 'operation-id' && seen.has(c.operation))));
+  changes.push(...pathParameterRenames(base, revision), ...responseHeaderChanges(base, revision), ...sunsetChanges(base, revision));
   return changes;
 }
 

@@ -1,0 +1,188 @@
+/**
+ * The gate's own rules: what `redocly diff` does not see or rates too low for a client
+ * generated from the documents (an SDK), each returning changes in the form of
+ * scripts/apiContract.ts compareDocuments. Sources: API_CONVENTIONS.md "Evolution";
+ * oasdiff's breaking-change checks (path parameters, response headers, sunset dates).
+ */
+import { at, operationsOf, pointerOf, resolveRef, segments, type Json, type Operation, type Side } from './document.js';
+
+export type ChangeKind = 'breaking' | 'additive' | 'documentation';
+
+/** When an operation was deprecated, when it may go, and the operationId that replaces it. */
+export interface DeprecationNote {
+  at?: string;
+  sunset?: string;
+  successor?: string;
+}
+
+/** One change between a released document and its revision. */
+export interface Change {
+  kind: ChangeKind;
+  /** Where, for people: `POST /webhooks requestBody/…/secret · maxLength`, or a JSON pointer. */
+  where: string;
+  /** What happened, e.g. "`maxLength` changed from '200' to '90'." (the tool's message when it has one). */
+  what: string;
+  /** The rule that rated it (`redocly diff`'s, or one of this module's). */
+  rule?: string;
+  /** JSON pointer in the document that has the change (the revision's; the release's for a removal). */
+  pointer: string;
+  /** Why a change the tool rated major is not breaking (diff-exceptions.yaml, or a passed sunset). */
+  excused?: string;
+  /** The operation it reaches (Operation.key); a change in a shared component is listed once per operation. */
+  operation?: string;
+  /** Where in the operation (pointer segments under it), or in `component` when it lies in one. */
+  location?: string[];
+  /** The component the change lies in (`WebhookEndpoint`), reached from `operation`. */
+  component?: string;
+  side?: Side;
+  event?: 'added' | 'removed' | 'modified';
+  /** The property that was modified (`maxLength`, `enum`). */
+  property?: string;
+  /** A deprecation the revision adds (the changelog lists these apart). */
+  deprecation?: DeprecationNote;
+}
+
+/** `/payouts/{payout_id}` → `/payouts/{}`: operations are the same whatever their path parameters are called. */
+const template = (p: string): string => p.replace(/\{[^}]*\}/g, '{}');
+const matchKey = (op: Operation): string => `${op.top} ${op.method} ${template(op.path)}`;
+
+/** The operations of `base` with the revision's operation each became (same method, same path up to parameter names). */
+function pairs(base: Json, revision: Json): [Operation, Operation][] {
+  const after = new Map(operationsOf(revision).map((op) => [matchKey(op), op]));
+  return operationsOf(base).flatMap((op) => {
+    const now = after.get(matchKey(op));
+    return now ? [[op, now] as [Operation, Operation]] : [];
+  });
+}
+
+const opPointer = (op: Operation, ...rest: string[]): string => pointerOf([op.top, op.path, op.method, ...rest]);
+
+/** A change at operation `op` (of the revision) found by a rule of this module. */
+function change(kind: ChangeKind, rule: string, op: Operation, location: string[], what: string, extra: Partial<Change> = {}): Change {
+  return { kind, rule, operation: op.key, location, where: `${op.key}${location.length ? ` ${location.join('/')}` : ''}`, what, pointer: opPointer(op, ...location), event: 'modified', ...extra };
+}
+
+/**
+ * Changed operationIds and removed or renamed component schemas: every generated SDK
+ * renames the method or loses the type, even when the wire is the same.
+ */
+export function sdkChanges(base: Json, revision: Json): Change[] {
+  const changes: Change[] = [];
+  for (const [was, now] of pairs(base, revision)) {
+    const [before, after] = [was.node.operationId, now.node.operationId];
+    if (typeof before === 'string' && before !== after) {
+      changes.push(change('breaking', 'operation-id', now, ['operationId'], `operationId changed from '${before}' to '${String(after)}' (every generated SDK renames the method).`, { property: 'operationId' }));
+    }
+  }
+  const schemas = (doc: Json) => Object.keys(((doc.components as Json | undefined)?.schemas ?? {}) as Json);
+  const kept = new Set(schemas(revision));
+  for (const name of schemas(base)) {
+    if (kept.has(name)) continue;
+    const pointer = `#/components/schemas/${name}`;
+    changes.push({ kind: 'breaking', where: pointer.slice(1), what: `Component schema \`${name}\` was removed or renamed (every generated SDK loses the type).`, rule: 'component-schema', pointer, event: 'removed', component: name });
+  }
+  return changes;
+}
+
+/** `{payout_id}` → `{id}`: the path is the same on the wire, but every SDK's `path.payout_id` breaks. */
+export function pathParameterRenames(base: Json, revision: Json): Change[] {
+  const names = (p: string) => [...p.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]);
+  return pairs(base, revision).flatMap(([was, now]) => {
+    const [before, after] = [names(was.path), names(now.path)];
+    const renamed = before.flatMap((name, i) => (name !== after[i] ? [`\`{${name}}\` to \`{${after[i]}}\``] : []));
+    return renamed.length
+      ? [change('breaking', 'path-parameter-renamed', now, [], `Path parameter renamed: ${renamed.join(', ')} (every generated SDK's path parameter name changes; the path was \`${was.path}\`).`)]
+      : [];
+  });
+}
+
+/** The headers of each response of `op` (references resolved), by status and header name. */
+function responseHeaders(doc: Json, op: Operation): Map<string, Json> {
+  const headers = new Map<string, Json>();
+  for (const [status, raw] of Object.entries((op.node.responses ?? {}) as Json)) {
+    for (const [name, header] of Object.entries((resolveRef(doc, raw)?.headers ?? {}) as Json)) {
+      headers.set(`${status} ${name.toLowerCase()}`, { ...resolveRef(doc, header), name, status });
+    }
+  }
+  return headers;
+}
+
+/** A required response header made optional: a client that reads it may get nothing. Removals are the tool's (response-header-removed). */
+export function responseHeaderChanges(base: Json, revision: Json): Change[] {
+  return pairs(base, revision).flatMap(([was, now]) => {
+    const after = responseHeaders(revision, now);
+    return [...responseHeaders(base, was)].flatMap(([key, header]) => {
+      const next = after.get(key);
+      if (header.required !== true || !next || next.required === true) return [];
+      const location = ['responses', String(header.status), 'headers', String(header.name)];
+      return [change('breaking', 'response-header-optional', now, location, `Response header \`${String(header.name)}\` is no longer required (a client that reads it may get nothing).`, { side: 'received', property: 'required' })];
+    });
+  });
+}
+
+/** The deprecation an operation declares, or undefined. */
+export function deprecationNote(op: Json | undefined): DeprecationNote | undefined {
+  if (!op?.deprecated) return undefined;
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return { at: text(op['x-deprecated-at']), sunset: text(op['x-sunset']), successor: text(op['x-successor']) };
+}
+
+/**
+ * Deprecations and sunsets (an API version's are on each operation of its served
+ * documents, src/http/versions.ts): a sunset moved earlier, or removed from an operation
+ * still deprecated, breaks the date integrators plan by; a new deprecation, a later
+ * sunset and an operation no longer deprecated are additive. The document's own
+ * `info.x-sunset`, when it has one, follows the same rule.
+ */
+export function sunsetChanges(base: Json, revision: Json): Change[] {
+  const changes: Change[] = [];
+  for (const [was, now] of pairs(base, revision)) {
+    const [before, after] = [deprecationNote(was.node), deprecationNote(now.node)];
+    const location = ['x-sunset'];
+    if (after && !before) {
+      changes.push(change('additive', 'operation-deprecated', now, ['deprecated'], 'Deprecated.', { deprecation: after, property: 'deprecated' }));
+    } else if (before?.sunset && after && !after.sunset) {
+      changes.push(change('breaking', 'sunset-removed', now, location, `Sunset ${before.sunset} removed while the operation stays deprecated (integrators lose the date they plan by).`, { property: 'x-sunset' }));
+    } else if (before?.sunset && after?.sunset && after.sunset < before.sunset) {
+      changes.push(change('breaking', 'sunset-earlier', now, location, `Sunset moved earlier, from ${before.sunset} to ${after.sunset}.`, { property: 'x-sunset' }));
+    } else if (before?.sunset && after?.sunset && after.sunset > before.sunset) {
+      changes.push(change('additive', 'sunset-later', now, location, `Sunset moved later, from ${before.sunset} to ${after.sunset}.`, { property: 'x-sunset' }));
+    } else if (before && !after) {
+      changes.push(change('additive', 'operation-undeprecated', now, ['deprecated'], 'No longer deprecated.', { property: 'deprecated' }));
+    }
+  }
+  const sunset = (doc: Json) => at(doc, ['info', 'x-sunset']) as string | undefined;
+  const [before, after] = [sunset(base), sunset(revision)];
+  if (before && (!after || after < before)) {
+    changes.push({ kind: 'breaking', rule: after ? 'sunset-earlier' : 'sunset-removed', where: 'info · x-sunset', what: after ? `The version's sunset moved earlier, from ${before} to ${after}.` : `The version's sunset ${before} removed.`, pointer: '#/info/x-sunset', event: 'modified', property: 'x-sunset' });
+  }
+  return changes;
+}
+
+/** The properties of an operation the sunset rules report (the tool's plain "changed" of them is left out). */
+export const DEPRECATION_PROPERTIES = new Set(['deprecated', 'x-deprecated-at', 'x-sunset', 'x-successor']);
+
+/**
+ * Whether the enum at `enumPointer` in `doc` is declared open: it is one branch of an
+ * `anyOf` (or `oneOf`) beside a plain string (`{type: string}`, no enum, const or
+ * pattern). Generated clients honour that form: hey-api's zod client builds
+ * `z.union([z.enum([…]), z.string()])`, openapi-typescript `'A' | 'B' | string`.
+ * `x-extensible-enum` alone is not honoured (hey-api 0.95 builds a closed `z.enum`).
+ */
+export function isOpenEnum(doc: Json, enumPointer: string): boolean {
+  const parts = segments(enumPointer);
+  const [combiner] = parts.slice(-3, -2);
+  if (parts.at(-1) !== 'enum' || (combiner !== 'anyOf' && combiner !== 'oneOf')) return false;
+  const branches = at(doc, parts.slice(0, -2)) as unknown[] | undefined;
+  return (branches ?? []).some((raw) => {
+    const b = resolveRef(doc, raw);
+    return b?.type === 'string' && b.enum === undefined && b.const === undefined && b.pattern === undefined;
+  });
+}
+
+/** Whether the operation `key` of `doc` is past its sunset on `today` (`YYYY-MM-DD`): then it may be removed. */
+export function pastSunset(doc: Json, key: string, today: string): string | undefined {
+  const op = operationsOf(doc).find((o) => o.key === key);
+  const sunset = deprecationNote(op?.node)?.sunset;
+  return sunset && today > sunset ? sunset : undefined;
+}
