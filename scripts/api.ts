@@ -7,32 +7,25 @@
  *                                 on any breaking change (no lint: it runs on a change
  *                                 in progress)
  *   tsx scripts/api.ts changelog  writes the "Unreleased" section of openapi/CHANGELOG.md
- *                                 from the diff
- *   tsx scripts/api.ts release    refuses breaking changes; bumps the documents'
+ *                                 from the diff, in words (scripts/api/changelog.ts)
+ *   tsx scripts/api.ts release --summary "…"
+ *                                 refuses breaking changes, and a release without a
+ *                                 summary for people; bumps the documents'
  *                                 info.version (minor for additions, patch for
  *                                 documentation; 1.0.0 for the first release), turns
- *                                 Unreleased into a dated release, regenerates
- *                                 generated/ and writes openapi/released/<version>/
+ *                                 Unreleased into a dated release headed by the summary,
+ *                                 regenerates generated/ and writes openapi/released/<version>/
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { servedDocument, SUPPORTED_API_VERSIONS } from '../src/http/versions.js';
-import {
-  CHANGELOG,
-  DOCUMENTS,
-  ROOT,
-  diffAll,
-  formatChanges,
-  readUnreleased,
-  releasedFile,
-  unreleasedSection,
-  writeJson,
-  writeUnreleased,
-  type VersionedChange,
-} from './apiContract.js';
+import { parseArgs } from 'node:util';
+import { changelogSection, releaseSection, writeUnreleased } from './api/changelog.js';
+import { CHANGELOG, DOCUMENTS, ROOT, diffAll, formatChanges, releasedFile, writeJson, type VersionedChange } from './apiContract.js';
 
-const command = process.argv[2];
+const { positionals, values: options } = parseArgs({ allowPositionals: true, options: { summary: { type: 'string' } } });
+const command = positionals[0];
 
 /** The source document's `info.version` line (openapi/<name>.yaml: `  version: 1.2.3` under `info:`). */
 const INFO_VERSION = /^(info:\n(?:(?: {2,}.*)?\n)*? {2}version: *)'?([0-9]+\.[0-9]+\.[0-9]+)'?$/m;
@@ -75,11 +68,16 @@ async function main(): Promise<void> {
   }
   if (command === 'changelog') {
     const changes = await diffAll();
-    writeFileSync(CHANGELOG, writeUnreleased(readFileSync(CHANGELOG, 'utf8'), unreleasedSection(changes)));
+    writeFileSync(CHANGELOG, writeUnreleased(readFileSync(CHANGELOG, 'utf8'), changelogSection(changes)));
     console.log(`openapi/CHANGELOG.md: Unreleased has ${changes.length} change(s).`);
     return;
   }
   if (command === 'release') {
+    const summary = options.summary?.trim();
+    if (!summary) {
+      console.error('api:release: write a summary for people: npm run api:release -- --summary "What this release brings, in a sentence or two."');
+      process.exit(2);
+    }
     const first = !existsSync(releasedFile(SUPPORTED_API_VERSIONS[0], DOCUMENTS[0]));
     const versions = DOCUMENTS.map(sourceVersion);
     if (new Set(versions).size !== 1) throw new Error(`the documents' info.version differ (${versions.join(', ')}): one release covers both`);
@@ -99,23 +97,17 @@ async function main(): Promise<void> {
         process.exit(1);
       }
       release = bump(release, changes);
-      notes = unreleasedSection(changes);
+      notes = changelogSection(changes);
       for (const name of DOCUMENTS) setSourceVersion(name, release);
     }
     execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/generate.ts'], { cwd: ROOT, stdio: 'inherit' });
     writeReleased();
     const date = new Date().toISOString().slice(0, 10);
-    const text = readFileSync(CHANGELOG, 'utf8');
-    readUnreleased(text); // throws without the section
-    const released = writeUnreleased(text, unreleasedSection([])).replace(
-      /^## Unreleased\n\n.*\n\n/m,
-      (section) => `${section}## ${release} — ${date}\n\n${notes}\n\n`,
-    );
-    writeFileSync(CHANGELOG, released);
+    writeFileSync(CHANGELOG, releaseSection(readFileSync(CHANGELOG, 'utf8'), release, date, summary, notes));
     console.log(`released ${release} (${date}): openapi/released/, openapi/CHANGELOG.md, generated/`);
     return;
   }
-  console.error('usage: tsx scripts/api.ts diff | changelog | release');
+  console.error('usage: tsx scripts/api.ts diff | changelog | release --summary "…"');
   process.exit(2);
 }
 

@@ -111,7 +111,7 @@ function perOperation(change: Change, diffKind: RedoclyChange['kind'], base: Jso
     const operationId = at(doc, [top, p, m, 'operationId']);
     const what = `Operation ${diffKind}${typeof operationId === 'string' ? ` (operationId \`${operationId}\`)` : ''}${method === undefined ? `, with its path` : ''}.`;
     const key = operationKey(top, p, m);
-    return { ...change, where: key, what, pointer: pointerOf([top, p, m]), operation: key, location: [], event: diffKind };
+    return { ...change, where: key, what, pointer: pointerOf([top, p, m]), operation: key, location: [], event: diffKind, ...(typeof operationId === 'string' ? { operationId } : {}) };
   });
 }
 
@@ -148,17 +148,54 @@ async function redoclyDiff(baseFile: string, revisionFile: string, workDir: stri
  * that uses the component, with the side it is on. A change no operation reaches (a new
  * component, `info`) is returned alone.
  */
-function atOperations(change: Change, toolPath: string, doc: Json, reach: Map<string, Usage[]>): Change[] {
+function atOperations(change: Change, toolPath: string, doc: Json, reach: Map<string, Usage[]>, released: Set<string>): Change[] {
   const component = componentOf(change.pointer);
-  const users = component && change.kind !== 'documentation' ? reach.get(component) : undefined;
+  if (component && change.kind === 'documentation') return [change]; // counted as the component's
+  // An operation new in the revision is listed as new, not with each part of it.
+  const users = component ? reach.get(component)?.filter((u) => released.has(sameOperation(u.operation))) : undefined;
   if (users?.length) {
     const [, , name, ...inside] = segments(change.pointer);
-    return users.map((u) => ({ ...change, operation: u.operation, side: u.side, component: name, location: inside, where: `${u.operation} · ${[name, ...inside].join('/')}${change.property && change.property !== inside.at(-1) ? ` · ${change.property}` : ''}` }));
+    return users.map((u) => ({ ...change, operation: u.operation, side: u.side, component: name, location: [...u.via, ...inside], where: `${u.operation} · ${[name, ...inside].join('/')}${change.property && change.property !== inside.at(-1) ? ` · ${change.property}` : ''}` }));
   }
   const [top, p, method, ...rest] = segments(toolPath);
   if ((top !== 'paths' && top !== 'webhooks') || !METHODS.includes(method ?? '')) return [change];
   const name = component ? segments(change.pointer)[2] : undefined;
   return [{ ...change, operation: change.operation ?? operationKey(top, p, method), location: change.location ?? rest, side: sideOf(top, rest[0]), ...(name && !change.component ? { component: name } : {}) }];
+}
+
+/** An operation key up to its path parameters' names (`GET /a/{}`), to find it in the release after a rename. */
+const sameOperation = (key: string): string => key.replace(/\{[^}]*\}/g, '{}');
+
+/**
+ * An added or removed list of parameters or map of response headers as one change per
+ * parameter or header (the changelog names each).
+ */
+function perItem(change: Change, doc: Json): Change[] {
+  const loc = change.location ?? [];
+  const list = (loc.length === 1 && loc[0] === 'parameters') || (loc.length === 3 && loc[0] === 'responses' && loc[2] === 'headers');
+  const node = at(doc, change.pointer);
+  if (change.event === 'modified' || !list || !node || typeof node !== 'object') return [change];
+  return Object.keys(node).map((key) => ({ ...change, pointer: `${change.pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`, location: [...loc, key], where: `${change.where}/${key}` }));
+}
+
+/**
+ * `change` with what the changelog says of an added or removed parameter or field: the
+ * parameter's name and place, and whether it is required (in `doc`, the revision for an
+ * addition, the release for a removal).
+ */
+function withDetail(change: Change, doc: Json): Change {
+  const parts = segments(change.pointer);
+  if (change.event === 'modified') return change;
+  const [top, , , ...rest] = parts;
+  if ((top === 'paths' || top === 'webhooks') && rest[0] === 'parameters' && rest.length === 2) {
+    const param = resolveRef(doc, at(doc, parts));
+    if (param && typeof param.name === 'string') return { ...change, parameter: `${String(param.in)} parameter \`${param.name}\``, required: param.required === true };
+  }
+  if (parts.at(-2) === 'properties') {
+    const parent = at(doc, parts.slice(0, -2)) as Json | undefined;
+    return { ...change, required: Array.isArray(parent?.required) && parent.required.includes(parts.at(-1)) };
+  }
+  return change;
 }
 
 /**
@@ -189,6 +226,7 @@ export async function compareDocuments(baseFile: string, revisionFile: string, w
   const base = JSON.parse(readFileSync(baseFile, 'utf8')) as Json;
   const revision = JSON.parse(readFileSync(revisionFile, 'utf8')) as Json;
   const reach = { removed: usages(base), other: usages(revision) };
+  const released = new Set(operationsOf(base).map((op) => sameOperation(op.key)));
   const changes: Change[] = [];
   for (const c of await redoclyDiff(baseFile, revisionFile, workDir)) {
     if (c.kind === 'modified' && c.property && DEPRECATION_PROPERTIES.has(c.property)) continue; // rules.ts sunsetChanges
@@ -212,8 +250,8 @@ export async function compareDocuments(baseFile: string, revisionFile: string, w
     const found: Change = { kind, where, what, rule: shown.map((v) => v.ruleId).join(', ') || undefined, pointer: c.path, excused, event: c.kind, property: c.property };
     for (const one of perOperation(found, c.kind, base, revision)) {
       const located = one.pointer === c.path ? { ...one, pointer } : one;
-      const reached = atOperations(located, c.path, doc, c.kind === 'removed' ? reach.removed : reach.other);
-      changes.push(...reached.map((r) => judge(r, base, revision, today)));
+      const reached = atOperations(located, c.path, doc, c.kind === 'removed' ? reach.removed : reach.other, released);
+      changes.push(...reached.flatMap((r) => perItem(r, doc)).map((r) => judge(withDetail(r, doc), base, revision, today)));
     }
   }
   // The tool reports a changed operationId itself (operation-id-changed); ours backs it up.
@@ -305,43 +343,6 @@ export async function diffAll(): Promise<VersionedChange[]> {
 }
 
 const KIND_ORDER: ChangeKind[] = ['breaking', 'additive', 'documentation'];
-
-/** The changelog lines of `changes`: one per change, breaking first, then by document and place. */
-export function changelogEntries(changes: VersionedChange[]): string[] {
-  const all = SUPPORTED_API_VERSIONS.length;
-  return [...changes]
-    .sort(
-      (a, b) =>
-        KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.document.localeCompare(b.document) || a.where.localeCompare(b.where) || a.what.localeCompare(b.what),
-    )
-    .map((c) => {
-      const versions = c.versions.length === all ? '' : ` (${c.versions.join(', ')} only)`;
-      const what = c.what.replace(/\s+/g, ' ').trim();
-      return `- **${c.kind}** · ${c.document}${versions} · \`${c.where.replaceAll('`', "'")}\`: ${what}`;
-    });
-}
-
-/** The body of the "Unreleased" section for `changes`. */
-export function unreleasedSection(changes: VersionedChange[]): string {
-  const entries = changelogEntries(changes);
-  return entries.length ? entries.join('\n') : 'No changes to the documents since the last release.';
-}
-
-const UNRELEASED = /^## Unreleased\n\n([\s\S]*?)\n*(?=^## |(?![\s\S]))/m;
-
-/** The "Unreleased" section's body in changelog `text`. Throws when it has none. */
-export function readUnreleased(text: string): string {
-  const match = UNRELEASED.exec(text);
-  if (!match) throw new Error('the changelog has no "## Unreleased" section');
-  return match[1].trimEnd();
-}
-
-/** `text` with the "Unreleased" section's body replaced by `body`. */
-export function writeUnreleased(text: string, body: string): string {
-  if (!UNRELEASED.test(text)) throw new Error('the changelog has no "## Unreleased" section');
-  // A replacer function: the body may hold `$'` (a pattern's end), which a replacement string would expand.
-  return text.replace(UNRELEASED, () => `## Unreleased\n\n${body}\n\n`);
-}
 
 /** Prints `changes` for `npm run api:diff`: each with its kind, document, versions and location. */
 export function formatChanges(changes: VersionedChange[]): string {

@@ -2153,10 +2153,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * API changelog
-         * @description The changelog of the API documents, as committed with them (Markdown): per release of the documents (`info.version`), each change with its kind (breaking, additive or documentation), and the changes not released yet. Deprecation responses link here.
+         * API changelog (as a file beside the documents)
+         * @description The API changelog, the same Markdown as `/changelog` (see there), at its place beside the documents. Deprecation responses link here.
          */
         get: operations["getApiChangelog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/changelog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * API changelog
+         * @description What changed in the API documents, for people (Markdown): per release of the documents (`info.version`), the releaser's summary, then one line per operation saying what changed in words (breaking changes marked), the deprecations with their sunset and successor, and documentation-only changes in one line; the changes not released yet first, under `## Unreleased`. Deprecation responses link here.
+         */
+        get: operations["getChangelog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10240,7 +10260,65 @@ export interface operations {
                      *
                      *     ## Unreleased
                      *
-                     *     No changes to the documents since the last release.
+                     *     ### Changes
+                     *
+                     *     - `GET /payouts/{payout_id}` (core): response 200 gains optional `failure_detail`.
+                     *
+                     *     ## 1.1.0 — 2027-01-15
+                     *
+                     *     Payouts can be listed and filtered.
+                     *
+                     *     ### Changes
+                     *
+                     *     - `GET /payouts/` (core): new operation (`listCustomerPayouts`).
+                     */
+                    "text/markdown": components["schemas"]["ApiChangelog"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getChangelog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changelog. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # API changelog
+                     *
+                     *     ## Unreleased
+                     *
+                     *     ### Changes
+                     *
+                     *     - `GET /payouts/{payout_id}` (core): response 200 gains optional `failure_detail`.
+                     *
+                     *     ## 1.1.0 — 2027-01-15
+                     *
+                     *     Payouts can be listed and filtered.
+                     *
+                     *     ### Changes
+                     *
+                     *     - `GET /payouts/` (core): new operation (`listCustomerPayouts`).
                      */
                     "text/markdown": components["schemas"]["ApiChangelog"];
                 };

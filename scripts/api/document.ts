@@ -81,10 +81,11 @@ export function sideOf(top: string, part: string | undefined): Side | undefined 
   return undefined;
 }
 
-/** An operation that reaches a component, and on which side. */
+/** An operation that reaches a component, on which side, and where (`via`: segments under the operation, references inlined). */
 export interface Usage {
   operation: string;
   side: Side;
+  via: string[];
 }
 
 /**
@@ -102,8 +103,7 @@ export function componentOf(pointer: string): string | undefined {
  */
 export function usages(doc: Json): Map<string, Usage[]> {
   const found = new Map<string, Usage[]>();
-  const walk = (node: unknown, usage: Usage, seen: Set<string>): void => {
-    if (Array.isArray(node)) return node.forEach((n) => walk(n, usage, seen));
+  const walk = (node: unknown, operation: string, side: Side, via: string[], seen: Set<string>): void => {
     if (!node || typeof node !== 'object') return;
     const ref = (node as Json).$ref;
     if (typeof ref === 'string' && ref.startsWith('#/components/')) {
@@ -111,18 +111,17 @@ export function usages(doc: Json): Map<string, Usage[]> {
       if (component && !seen.has(ref)) {
         seen.add(ref);
         const list = found.get(component) ?? [];
-        if (!list.some((u) => u.operation === usage.operation && u.side === usage.side)) list.push(usage);
+        if (!list.some((u) => u.operation === operation && u.side === side)) list.push({ operation, side, via });
         found.set(component, list);
-        walk(at(doc, ref), usage, seen);
+        walk(at(doc, ref), operation, side, via, seen);
       }
     }
-    for (const value of Object.values(node as Json)) walk(value, usage, seen);
+    for (const [key, value] of Object.entries(node as Json)) walk(value, operation, side, [...via, key], seen);
   };
   for (const op of operationsOf(doc)) {
+    const parameters = [...op.itemParameters, ...((op.node.parameters ?? []) as unknown[])];
     for (const part of ['parameters', 'requestBody', 'responses']) {
-      const side = sideOf(op.top, part)!;
-      const usage = { operation: op.key, side };
-      walk(part === 'parameters' ? [...op.itemParameters, ...((op.node.parameters ?? []) as unknown[])] : op.node[part], usage, new Set());
+      walk(part === 'parameters' ? parameters : op.node[part], op.key, sideOf(op.top, part)!, [part], new Set());
     }
   }
   return found;

@@ -13,6 +13,8 @@ export interface DeprecationNote {
   at?: string;
   sunset?: string;
   successor?: string;
+  /** The successor's `METHOD path` in the revision. */
+  successorOperation?: string;
 }
 
 /** One change between a released document and its revision. */
@@ -40,6 +42,12 @@ export interface Change {
   property?: string;
   /** A deprecation the revision adds (the changelog lists these apart). */
   deprecation?: DeprecationNote;
+  /** The operationId of an added or removed operation. */
+  operationId?: string;
+  /** An added or removed parameter, for people: ``query parameter `name` ``. */
+  parameter?: string;
+  /** Whether an added field or parameter is required. */
+  required?: boolean;
 }
 
 /** `/payouts/{payout_id}` → `/payouts/{}`: operations are the same whatever their path parameters are called. */
@@ -140,7 +148,9 @@ export function sunsetChanges(base: Json, revision: Json): Change[] {
     const [before, after] = [deprecationNote(was.node), deprecationNote(now.node)];
     const location = ['x-sunset'];
     if (after && !before) {
-      changes.push(change('additive', 'operation-deprecated', now, ['deprecated'], 'Deprecated.', { deprecation: after, property: 'deprecated' }));
+      const successor = operationsOf(revision).find((o) => after.successor && o.node.operationId === after.successor);
+      const deprecation = { ...after, ...(successor ? { successorOperation: successor.key } : {}) };
+      changes.push(change('additive', 'operation-deprecated', now, ['deprecated'], 'Deprecated.', { deprecation, property: 'deprecated' }));
     } else if (before?.sunset && after && !after.sunset) {
       changes.push(change('breaking', 'sunset-removed', now, location, `Sunset ${before.sunset} removed while the operation stays deprecated (integrators lose the date they plan by).`, { property: 'x-sunset' }));
     } else if (before?.sunset && after?.sunset && after.sunset < before.sunset) {

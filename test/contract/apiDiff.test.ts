@@ -203,8 +203,8 @@ describe('api:diff rules (fixture pairs)', function () {
   it('reports a change inside a shared schema under each operation that receives it', async () => {
     const changes = await changesOf('shared', (doc) => response(doc).properties.status.enum.push('SUSPENDED'));
     expect(breaking(changes).map((c) => [c.operation, c.component, c.location?.join('/')])).to.have.deep.members([
-      ['GET /webhooks', 'WebhookEndpoint', 'properties/status/enum'],
-      ['POST /webhooks', 'WebhookEndpoint', 'properties/status/enum'],
+      ['GET /webhooks', 'WebhookEndpoint', 'responses/200/content/application/json/schema/items/properties/status/enum'],
+      ['POST /webhooks', 'WebhookEndpoint', 'responses/201/content/application/json/schema/properties/status/enum'],
     ]);
   });
 

@@ -36,6 +36,7 @@ const NO_FAULT_REACHES = new Set([
   'getApiDocument',
   'getApiDocumentYaml',
   'getApiChangelog',
+  'getChangelog',
   'getVersionedApiDocument',
   'getVersionedApiDocumentYaml',
   'getNextApiDocument',

@@ -48,6 +48,11 @@ async function documentResponse<Body>(document: string, version: ApiVersion | 'n
     : { status: 200, body: text as Body, contentType: 'application/json' };
 }
 
+/** The API changelog (openapi/CHANGELOG.md), as committed: at `/changelog`, and beside the documents. */
+async function changelog() {
+  return { status: 200 as const, body: await readFile(API_CHANGELOG, 'utf8'), contentType: 'text/markdown' };
+}
+
 export const gatewayOperations = {
   getGatewayDescriptor: {
     access: 'public',
@@ -112,7 +117,11 @@ export const gatewayOperations = {
   },
   getApiChangelog: {
     access: 'public',
-    handle: async () => ({ status: 200, body: await readFile(API_CHANGELOG, 'utf8'), contentType: 'text/markdown' }),
+    handle: changelog,
+  },
+  getChangelog: {
+    access: 'public',
+    handle: changelog,
   },
 } satisfies OperationMap<
   Pick<
@@ -128,5 +137,6 @@ export const gatewayOperations = {
     | 'getNextApiDocument'
     | 'getNextApiDocumentYaml'
     | 'getApiChangelog'
+    | 'getChangelog'
   >
 >;

@@ -1,0 +1,155 @@
+/**
+ * The API changelog for people (openapi/CHANGELOG.md, served at `/changelog`): per
+ * release, the releaser's summary, then per operation what changed in words
+ * ("`GET /payouts/{payout_id}` (core): response 200 gains optional `failure_detail`"),
+ * deprecations with their sunset and successor, and documentation-only changes folded
+ * into one line. `npm run api:changelog` writes the Unreleased section from the diff;
+ * `npm run api:release -- --summary "…"` dates it.
+ */
+import { SUPPORTED_API_VERSIONS } from '../../src/http/versions.js';
+import type { VersionedChange } from '../apiContract.js';
+
+/** A schema location (pointer segments inside a schema) as a field path: `properties/data/items/properties/otp` → `data[].otp`. */
+export function fieldPath(location: string[]): string | undefined {
+  let field = '';
+  for (let i = 0; i < location.length; i++) {
+    const s = location[i];
+    if (s === 'properties' && location[i + 1] !== undefined) field += `${field ? '.' : ''}${location[++i]}`;
+    else if (s === 'items') field += '[]';
+    else if ((s === 'allOf' || s === 'anyOf' || s === 'oneOf') && /^\d+$/.test(location[i + 1] ?? '')) i++;
+  }
+  return field || undefined;
+}
+
+/** The part of an operation a location is in: `response 200`, `request body`, `response 201 header \`Location\``; and the schema location inside it. */
+function partOf(c: VersionedChange): { part: string; inside: string[] } {
+  const webhook = c.operation?.startsWith('webhook ') ?? false;
+  const loc = c.location ?? [];
+  if (loc[0] === 'responses') {
+    if (loc[2] === 'headers' && loc[3]) return { part: `response ${loc[1]} header \`${loc[3]}\``, inside: loc.slice(4) };
+    return { part: `response ${loc[1]}`, inside: loc.slice(5) };
+  }
+  if (loc[0] === 'requestBody') return { part: webhook ? 'payload' : 'request body', inside: loc.slice(4) };
+  return { part: c.parameter ?? loc.join('/'), inside: [] };
+}
+
+const sentence = (text: string): string => text.replace(/\s+/g, ' ').trim().replace(/\.$/, '');
+const lower = (text: string): string => text.charAt(0).toLowerCase() + text.slice(1);
+
+/** One change at its operation, in words (no JSON pointers). */
+export function inWords(c: VersionedChange): string {
+  const loc = c.location ?? [];
+  const breaking = c.kind === 'breaking' ? '**breaking**: ' : '';
+  const only = c.versions.length === SUPPORTED_API_VERSIONS.length ? '' : ` (${c.versions.join(', ')} only)`;
+  const id = c.operationId ? ` (\`${c.operationId}\`)` : '';
+  let words: string;
+  if (c.rule?.startsWith('path-parameter') || c.rule?.startsWith('response-header-optional') || c.rule?.startsWith('sunset') || c.rule === 'operation-id') {
+    words = lower(sentence(c.what));
+  } else if (loc.length === 0 && !c.component && c.event !== 'modified') {
+    words = c.event === 'added' ? `new operation${id}` : `removed${id}${c.excused ? ` (${lower(sentence(c.excused))})` : ''}`;
+  } else if (loc[0] === 'parameters' && loc.length === 2 && c.parameter && c.event !== 'modified') {
+    words = c.event === 'added' ? `accepts the ${c.required ? 'required' : 'optional'} ${c.parameter}` : `no longer accepts the ${c.parameter}`;
+  } else if (loc[0] === 'responses' && loc.length === 2 && c.event !== 'modified') {
+    words = c.event === 'added' ? `may answer ${loc[1]}` : `no longer answers ${loc[1]}`;
+  } else {
+    const { part, inside } = partOf(c);
+    const field = fieldPath(inside);
+    const named = loc.at(-2) === 'properties' || (loc[2] === 'headers' && loc.length === 4);
+    if (named && c.event !== 'modified') {
+      const name = `\`${field ?? loc.at(-1)}\``;
+      if (loc[2] === 'headers' && loc.length === 4) words = `response ${loc[1]} ${c.event === 'added' ? 'gains' : 'loses'} header \`${loc[3]}\``;
+      else if (c.side === 'sent') words = c.event === 'added' ? `${part} ${c.required ? 'requires' : 'accepts optional'} ${name}` : `${part} no longer accepts ${name}`;
+      else words = c.event === 'added' ? `${part} gains ${c.required ? '' : 'optional '}${name}` : `${part} loses ${name}`;
+    } else {
+      words = `${part}${field ? ` \`${field}\`` : ''}: ${lower(sentence(c.what))}`;
+    }
+  }
+  return `${breaking}${words}${only}`;
+}
+
+const byKey = (a: string, b: string) => a.localeCompare(b);
+
+/** `gains optional \`a\``, `gains optional \`b\`` → `gains optional \`a\` and \`b\``: one phrase per kind of change (parameters: `parameters`). */
+function mergeNames(words: string[]): string[] {
+  const groups = new Map<string, string[]>();
+  for (const w of words) {
+    const m = /^(.*?)(`[^`]+`)$/.exec(w);
+    const key = m && !m[1].includes('`') ? m[1] : w;
+    groups.set(key, [...(groups.get(key) ?? []), m && key === m[1] ? m[2] : '']);
+  }
+  return [...groups].map(([prefix, names]) => {
+    if (names.length < 2 || names.includes('')) return names.length === 1 && names[0] === '' ? prefix : names.map((n) => `${prefix}${n}`).join('; ');
+    return `${prefix.replace(/parameter $/, 'parameters ')}${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  });
+}
+
+/** The operation a change names, for people: `` `GET /wallets` (closed-loop) ``. */
+const operationLabel = (c: VersionedChange): string => `\`${c.operation ?? c.where}\` (${c.document})`;
+
+/** A deprecation line: the operations, since when, the sunset and the replacement. */
+function deprecationLine(c: VersionedChange): string {
+  const d = c.deprecation ?? {};
+  const parts = [`deprecated${d.at ? ` since ${d.at}` : ''}`];
+  parts.push(d.sunset ? `sunset ${d.sunset}: after it the operation answers 410 Gone and may be removed` : 'no sunset date yet');
+  if (d.successor) parts.push(`use ${d.successorOperation ? `\`${d.successorOperation}\` ` : ''}(\`${d.successor}\`) instead`);
+  const only = c.versions.length === SUPPORTED_API_VERSIONS.length ? '' : ` (${c.versions.join(', ')} only)`;
+  return `- ${operationLabel(c)}: ${parts.join('; ')}${only}.`;
+}
+
+/**
+ * The body of a changelog section for `changes`: `### Changes` (one line per operation,
+ * its changes in words, breaking ones marked), `### Deprecations`, `### Documentation`
+ * (one line). Documentation changes name their operations, and count the components.
+ */
+export function changelogSection(changes: VersionedChange[]): string {
+  const deprecations = changes.filter((c) => c.deprecation);
+  const docs = changes.filter((c) => c.kind === 'documentation' && !c.deprecation);
+  const perOperation = new Map<string, string[]>();
+  for (const c of changes) {
+    if (c.deprecation || c.kind === 'documentation') continue;
+    const label = operationLabel(c);
+    const list = perOperation.get(label) ?? [];
+    const words = inWords(c);
+    if (!list.includes(words)) list.push(words);
+    perOperation.set(label, list);
+  }
+  const sections: string[] = [];
+  if (perOperation.size) {
+    const lines = [...perOperation].sort(([a], [b]) => byKey(a, b)).map(([label, words]) => `- ${label}: ${mergeNames(words.sort(byKey)).join('; ')}.`);
+    sections.push(`### Changes\n\n${lines.join('\n')}`);
+  }
+  if (deprecations.length) sections.push(`### Deprecations\n\n${deprecations.map(deprecationLine).sort(byKey).join('\n')}`);
+  if (docs.length) {
+    const ops = [...new Set(docs.filter((c) => c.operation).map(operationLabel))].sort(byKey);
+    const components = new Set(docs.filter((c) => !c.operation && c.pointer.startsWith('#/components/')).map((c) => `${c.document} ${c.pointer.split('/').slice(0, 4).join('/')}`));
+    const other = [...new Set(docs.filter((c) => !c.operation && !c.pointer.startsWith('#/components/')).map((c) => `\`${c.where.replace(/^\//, '').replaceAll('/', '.').replace(' · ', '.')}\` (${c.document})`))].sort(byKey);
+    const named = [ops.length ? `${ops.length} operation(s): ${ops.join(', ')}` : '', components.size ? `${components.size} component(s)` : '', other.join(', ')].filter(Boolean);
+    sections.push(`### Documentation\n\n- Descriptions, summaries or examples only, of ${named.join('; ')}.`);
+  }
+  return sections.length ? sections.join('\n\n') : 'No changes to the documents since the last release.';
+}
+
+const UNRELEASED = /^## Unreleased\n\n([\s\S]*?)\n*(?=^## (?!#)|(?![\s\S]))/m;
+
+/** The "Unreleased" section's body in changelog `text`. Throws when it has none. */
+export function readUnreleased(text: string): string {
+  const match = UNRELEASED.exec(text);
+  if (!match) throw new Error('the changelog has no "## Unreleased" section');
+  return match[1].trimEnd();
+}
+
+/** `text` with the "Unreleased" section's body replaced by `body`. */
+export function writeUnreleased(text: string, body: string): string {
+  if (!UNRELEASED.test(text)) throw new Error('the changelog has no "## Unreleased" section');
+  // A replacer function: the body may hold `$'` (a pattern's end), which a replacement string would expand.
+  return text.replace(UNRELEASED, () => `## Unreleased\n\n${body}\n\n`);
+}
+
+/**
+ * `text` with a release: an empty Unreleased section, then `## <release> — <date>`, the
+ * releaser's `summary` and `body` (changelogSection). Throws without a summary.
+ */
+export function releaseSection(text: string, release: string, date: string, summary: string, body: string): string {
+  if (!summary.trim()) throw new Error('a release needs a summary for people (--summary "…")');
+  return writeUnreleased(text, changelogSection([])).replace(/^## Unreleased\n\n.*\n\n/m, (section) => `${section}## ${release} — ${date}\n\n${summary.trim()}\n\n${body}\n\n`);
+}
