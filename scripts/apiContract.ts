@@ -1,13 +1,15 @@
 /**
- * The breaking-change gate and the API changelog (scripts/api.ts runs them; the
- * tests in test/contract/apiDiff.test.ts and changelog.test.ts call them).
+ * The breaking-change gate (scripts/api.ts runs it; the tests in
+ * test/contract/apiDiff.test.ts and changelog.test.ts call it; the changelog's words are
+ * scripts/api/changelog.ts's).
  *
  * The released documents are openapi/released/<version>/<document>.json: each supported
  * version's documents as that version served them at the last release
  * (src/http/versions.ts servedDocument). compareDocuments() diffs a released document
  * with a revision by `redocly diff` (rules: openapi/diff.redocly.yaml), excuses the
  * changes openapi/diff-exceptions.yaml lists, reports each change at every operation it
- * reaches (one inside a shared component under each operation using it), and adds what
+ * reaches (scripts/api/placing.ts: one inside a shared component under each operation
+ * using it), and adds what
  * the tool does not see or rates too low (scripts/api/rules.ts): SDK names, path
  * parameter names, response headers made optional, sunsets, new values of closed enums
  * the client receives.
@@ -23,19 +25,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { servedDocument, SUPPORTED_API_VERSIONS, type ApiVersion } from '../src/http/versions.js';
-import { at, componentOf, METHODS, operationKey, operationsOf, pointerOf, resolveRef, segments, sideOf, usages, type Json, type Usage } from './api/document.js';
-import {
-  DEPRECATION_PROPERTIES,
-  deprecationNote,
-  isOpenEnum,
-  pastSunset,
-  pathParameterRenames,
-  responseHeaderChanges,
-  sdkChanges,
-  sunsetChanges,
-  type Change,
-  type ChangeKind,
-} from './api/rules.js';
+import { operationsOf, usages, type Json } from './api/document.js';
+import { atOperations, describePointer, judge, perItem, perOperation, sameOperation, withDetail } from './api/placing.js';
+import { DEPRECATION_PROPERTIES, pathParameterRenames, responseHeaderChanges, sdkChanges, sunsetChanges, type Change, type ChangeKind } from './api/rules.js';
 
 export type { Change, ChangeKind } from './api/rules.js';
 
@@ -75,45 +67,6 @@ interface Exception {
 
 const KIND_OF_IMPACT: Record<RedoclyChange['impact'], ChangeKind> = { major: 'breaking', minor: 'additive', patch: 'documentation' };
 
-/**
- * Where a pointer is, for people: `POST /webhooks requestBody/content/…` under an operation
- * (`GET /events parameters/6 (query \`status\`)` when `doc` names the parameter), `webhook
- * payout.pending POST …` under a webhook, else the pointer.
- */
-function describePointer(pointer: string, property?: string, doc?: Json): string {
-  const [top, p, method, ...rest] = segments(pointer);
-  let where = pointer.replace(/^#/, '') || '/';
-  if ((top === 'paths' || top === 'webhooks') && p !== undefined && method && METHODS.includes(method)) {
-    if (rest[0] === 'parameters' && rest[1] !== undefined) {
-      const params = (at(doc, [top, p, method, 'parameters']) ?? []) as unknown[];
-      const param = resolveRef(doc, params[Number(rest[1])]);
-      if (param && typeof param.name === 'string') rest[1] = `${rest[1]} (${String(param.in)} \`${param.name}\`)`;
-    }
-    where = `${operationKey(top, p, method)}${rest.length ? ` ${rest.join('/')}` : ''}`;
-  } else if (top === 'paths' && p !== undefined) where = `${p}${method ? ` ${[method, ...rest].join('/')}` : ''}`;
-  return property ? `${where} · ${property}` : where;
-}
-
-/**
- * `change` (the tool's `diffKind` of it) as the changelog names it: an added or removed
- * path item becomes one change per operation it holds, and an added or removed operation
- * says its operationId, so that each entry names the method and path a client calls (and
- * the SDK method). Any other change is returned as it is.
- */
-function perOperation(change: Change, diffKind: RedoclyChange['kind'], base: Json, revision: Json): Change[] {
-  const [top, p, method, ...rest] = segments(change.pointer);
-  if ((top !== 'paths' && top !== 'webhooks') || p === undefined || rest.length > 0 || diffKind === 'modified') return [change];
-  if (method !== undefined && !METHODS.includes(method)) return [change];
-  const doc = diffKind === 'removed' ? base : revision;
-  const item = at(doc, [top, p]) as Json | undefined;
-  const methods = method !== undefined ? [method] : METHODS.filter((m) => item?.[m]);
-  return methods.map((m) => {
-    const operationId = at(doc, [top, p, m, 'operationId']);
-    const what = `Operation ${diffKind}${typeof operationId === 'string' ? ` (operationId \`${operationId}\`)` : ''}${method === undefined ? `, with its path` : ''}.`;
-    const key = operationKey(top, p, m);
-    return { ...change, where: key, what, pointer: pointerOf([top, p, m]), operation: key, location: [], event: diffKind, ...(typeof operationId === 'string' ? { operationId } : {}) };
-  });
-}
 
 function loadExceptions(): Exception[] {
   return (parse(readFileSync(EXCEPTIONS, 'utf8')) as Exception[] | null) ?? [];
@@ -142,79 +95,6 @@ async function redoclyDiff(baseFile: string, revisionFile: string, workDir: stri
   return (JSON.parse(readFileSync(out, 'utf8')) as { changes: RedoclyChange[] }).changes;
 }
 
-/**
- * `change` at every operation it reaches: one where the tool found it (its location
- * under the operation), or, for a change inside a component, one per operation of `doc`
- * that uses the component, with the side it is on. A change no operation reaches (a new
- * component, `info`) is returned alone.
- */
-function atOperations(change: Change, toolPath: string, doc: Json, reach: Map<string, Usage[]>, released: Set<string>): Change[] {
-  const component = componentOf(change.pointer);
-  if (component && change.kind === 'documentation') return [change]; // counted as the component's
-  // An operation new in the revision is listed as new, not with each part of it.
-  const users = component ? reach.get(component)?.filter((u) => released.has(sameOperation(u.operation))) : undefined;
-  if (users?.length) {
-    const [, , name, ...inside] = segments(change.pointer);
-    return users.map((u) => ({ ...change, operation: u.operation, side: u.side, component: name, location: [...u.via, ...inside], where: `${u.operation} · ${[name, ...inside].join('/')}${change.property && change.property !== inside.at(-1) ? ` · ${change.property}` : ''}` }));
-  }
-  const [top, p, method, ...rest] = segments(toolPath);
-  if ((top !== 'paths' && top !== 'webhooks') || !METHODS.includes(method ?? '')) return [change];
-  const name = component ? segments(change.pointer)[2] : undefined;
-  return [{ ...change, operation: change.operation ?? operationKey(top, p, method), location: change.location ?? rest, side: sideOf(top, rest[0]), ...(name && !change.component ? { component: name } : {}) }];
-}
-
-/** An operation key up to its path parameters' names (`GET /a/{}`), to find it in the release after a rename. */
-const sameOperation = (key: string): string => key.replace(/\{[^}]*\}/g, '{}');
-
-/**
- * An added or removed list of parameters or map of response headers as one change per
- * parameter or header (the changelog names each).
- */
-function perItem(change: Change, doc: Json): Change[] {
-  const loc = change.location ?? [];
-  const list = (loc.length === 1 && loc[0] === 'parameters') || (loc.length === 3 && loc[0] === 'responses' && loc[2] === 'headers');
-  const node = at(doc, change.pointer);
-  if (change.event === 'modified' || !list || !node || typeof node !== 'object') return [change];
-  return Object.keys(node).map((key) => ({ ...change, pointer: `${change.pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`, location: [...loc, key], where: `${change.where}/${key}` }));
-}
-
-/**
- * `change` with what the changelog says of an added or removed parameter or field: the
- * parameter's name and place, and whether it is required (in `doc`, the revision for an
- * addition, the release for a removal).
- */
-function withDetail(change: Change, doc: Json): Change {
-  const parts = segments(change.pointer);
-  if (change.event === 'modified') return change;
-  const [top, , , ...rest] = parts;
-  if ((top === 'paths' || top === 'webhooks') && rest[0] === 'parameters' && rest.length === 2) {
-    const param = resolveRef(doc, at(doc, parts));
-    if (param && typeof param.name === 'string') return { ...change, parameter: `${String(param.in)} parameter \`${param.name}\``, required: param.required === true };
-  }
-  if (parts.at(-2) === 'properties') {
-    const parent = at(doc, parts.slice(0, -2)) as Json | undefined;
-    return { ...change, required: Array.isArray(parent?.required) && parent.required.includes(parts.at(-1)) };
-  }
-  return change;
-}
-
-/**
- * The gate's judgement of a change at an operation, beyond the tool's: a new value of an
- * enum the client receives breaks it unless the enum is declared open (rules.ts
- * isOpenEnum); removing an operation after its sunset is allowed.
- */
-function judge(change: Change, base: Json, revision: Json, today: string): Change {
-  if (change.rule === 'enum-values-added' && change.side === 'received' && !isOpenEnum(revision, change.pointer)) {
-    return { ...change, kind: 'breaking', what: `${change.what} A client that checks the values it receives rejects the new one: declare the enum open (anyOf with a plain string, openapi/DESIGN.md "Open response enums") before adding values.` };
-  }
-  if (change.kind === 'breaking' && change.event === 'removed' && change.operation && change.location?.length === 0) {
-    const sunset = pastSunset(base, change.operation, today);
-    if (sunset) return { ...change, kind: 'additive', excused: `Removed after its sunset (${sunset}).` };
-    const planned = deprecationNote(operationsOf(base).find((o) => o.key === change.operation)?.node)?.sunset;
-    if (planned) return { ...change, what: `${change.what} Its sunset is ${planned}: it may be removed after that date, not before.` };
-  }
-  return change;
-}
 
 /**
  * The changes from the document in `baseFile` to the one in `revisionFile` (bundled
@@ -352,7 +232,7 @@ export function formatChanges(changes: VersionedChange[]): string {
     lines.push(`${c.kind.padEnd(9)} ${c.document} [${c.versions.join(',')}] ${c.where}`);
     lines.push(`          ${c.what.replace(/\s+/g, ' ')}${c.rule ? ` (${c.rule})` : ''}`);
     lines.push(`          at ${c.document}.json${c.pointer.startsWith('#') ? c.pointer : `#${c.pointer}`} (${c.what.startsWith('Removed') || /removed/i.test(c.what) ? 'the released document' : 'the document as served'})`);
-    if (c.excused) lines.push(`          excused (openapi/diff-exceptions.yaml): ${c.excused.replace(/\s+/g, ' ')}`);
+    if (c.excused) lines.push(`          excused: ${c.excused.replace(/\s+/g, ' ')}`);
   }
   const count = (k: ChangeKind) => changes.filter((c) => c.kind === k).length;
   lines.push(`${count('breaking')} breaking, ${count('additive')} additive, ${count('documentation')} documentation change(s).`);

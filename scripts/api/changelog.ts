@@ -86,14 +86,34 @@ function mergeNames(words: string[]): string[] {
 /** The operation a change names, for people: `` `GET /wallets` (closed-loop) ``. */
 const operationLabel = (c: VersionedChange): string => `\`${c.operation ?? c.where}\` (${c.document})`;
 
-/** A deprecation line: the operations, since when, the sunset and the replacement. */
-function deprecationLine(c: VersionedChange): string {
+/** Deprecations of more operations than this with the same dates, and no successor, share one line (a whole API version's). */
+const FOLD_DEPRECATIONS = 5;
+
+/**
+ * The deprecation lines: per operation, since when, the sunset and the replacement; the
+ * operations of one document deprecated alike (a version's deprecation) on one line.
+ */
+function deprecationLines(deprecations: VersionedChange[]): string[] {
+  const groups = new Map<string, VersionedChange[]>();
+  for (const c of deprecations) {
+    const key = JSON.stringify([c.document, c.deprecation?.at, c.deprecation?.sunset, c.deprecation?.successor, c.versions]);
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  return [...groups.values()].flatMap((group) => {
+    if (group.length <= FOLD_DEPRECATIONS || group[0].deprecation?.successor) return group.map((c) => deprecationLine(c, operationLabel(c)));
+    const names = group.map((c) => `\`${c.operation}\``).sort(byKey);
+    return [deprecationLine(group[0], `${group.length} operations (${group[0].document}): ${names.slice(0, FOLD_DEPRECATIONS).join(', ')} and ${names.length - FOLD_DEPRECATIONS} more`)];
+  });
+}
+
+/** A deprecation line for `label`: since when, the sunset and the replacement. */
+function deprecationLine(c: VersionedChange, label: string): string {
   const d = c.deprecation ?? {};
   const parts = [`deprecated${d.at ? ` since ${d.at}` : ''}`];
   parts.push(d.sunset ? `sunset ${d.sunset}: after it the operation answers 410 Gone and may be removed` : 'no sunset date yet');
   if (d.successor) parts.push(`use ${d.successorOperation ? `\`${d.successorOperation}\` ` : ''}(\`${d.successor}\`) instead`);
   const only = c.versions.length === SUPPORTED_API_VERSIONS.length ? '' : ` (${c.versions.join(', ')} only)`;
-  return `- ${operationLabel(c)}: ${parts.join('; ')}${only}.`;
+  return `- ${label}: ${parts.join('; ')}${only}.`;
 }
 
 /**
@@ -118,7 +138,7 @@ export function changelogSection(changes: VersionedChange[]): string {
     const lines = [...perOperation].sort(([a], [b]) => byKey(a, b)).map(([label, words]) => `- ${label}: ${mergeNames(words.sort(byKey)).join('; ')}.`);
     sections.push(`### Changes\n\n${lines.join('\n')}`);
   }
-  if (deprecations.length) sections.push(`### Deprecations\n\n${deprecations.map(deprecationLine).sort(byKey).join('\n')}`);
+  if (deprecations.length) sections.push(`### Deprecations\n\n${deprecationLines(deprecations).sort(byKey).join('\n')}`);
   if (docs.length) {
     const ops = [...new Set(docs.filter((c) => c.operation).map(operationLabel))].sort(byKey);
     const components = new Set(docs.filter((c) => !c.operation && c.pointer.startsWith('#/components/')).map((c) => `${c.document} ${c.pointer.split('/').slice(0, 4).join('/')}`));

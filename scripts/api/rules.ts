@@ -135,30 +135,55 @@ export function deprecationNote(op: Json | undefined): DeprecationNote | undefin
   return { at: text(op['x-deprecated-at']), sunset: text(op['x-sunset']), successor: text(op['x-successor']) };
 }
 
+/** How a deprecated node's sunset changed: earlier or dropped while deprecated (breaking), or later; undefined when the same. */
+function sunsetMove(before: DeprecationNote | undefined, after: DeprecationNote | undefined): { kind: ChangeKind; rule: string; what: string } | undefined {
+  if (!before?.sunset || !after) return undefined;
+  if (!after.sunset) return { kind: 'breaking', rule: 'sunset-removed', what: `Sunset ${before.sunset} removed while still deprecated (integrators lose the date they plan by).` };
+  if (after.sunset < before.sunset) return { kind: 'breaking', rule: 'sunset-earlier', what: `Sunset moved earlier, from ${before.sunset} to ${after.sunset}.` };
+  if (after.sunset > before.sunset) return { kind: 'additive', rule: 'sunset-later', what: `Sunset moved later, from ${before.sunset} to ${after.sunset}.` };
+  return undefined;
+}
+
+/** The parameters of an operation (its path item's and its own, resolved), by `in` and name, with their index in the operation's list. */
+function parametersOf(doc: Json, op: Operation): Map<string, { node: Json; location: string[] }> {
+  const found = new Map<string, { node: Json; location: string[] }>();
+  op.itemParameters.forEach((p) => {
+    const node = resolveRef(doc, p);
+    if (node) found.set(`${String(node.in)} ${String(node.name)}`, { node, location: [] });
+  });
+  ((op.node.parameters ?? []) as unknown[]).forEach((p, i) => {
+    const node = resolveRef(doc, p);
+    if (node) found.set(`${String(node.in)} ${String(node.name)}`, { node, location: ['parameters', String(i)] });
+  });
+  return found;
+}
+
 /**
  * Deprecations and sunsets (an API version's are on each operation of its served
  * documents, src/http/versions.ts): a sunset moved earlier, or removed from an operation
- * still deprecated, breaks the date integrators plan by; a new deprecation, a later
- * sunset and an operation no longer deprecated are additive. The document's own
+ * or parameter still deprecated, breaks the date integrators plan by; a new deprecation,
+ * a later sunset and an operation no longer deprecated are additive. The document's own
  * `info.x-sunset`, when it has one, follows the same rule.
  */
 export function sunsetChanges(base: Json, revision: Json): Change[] {
   const changes: Change[] = [];
   for (const [was, now] of pairs(base, revision)) {
     const [before, after] = [deprecationNote(was.node), deprecationNote(now.node)];
-    const location = ['x-sunset'];
+    const moved = sunsetMove(before, after);
     if (after && !before) {
       const successor = operationsOf(revision).find((o) => after.successor && o.node.operationId === after.successor);
       const deprecation = { ...after, ...(successor ? { successorOperation: successor.key } : {}) };
       changes.push(change('additive', 'operation-deprecated', now, ['deprecated'], 'Deprecated.', { deprecation, property: 'deprecated' }));
-    } else if (before?.sunset && after && !after.sunset) {
-      changes.push(change('breaking', 'sunset-removed', now, location, `Sunset ${before.sunset} removed while the operation stays deprecated (integrators lose the date they plan by).`, { property: 'x-sunset' }));
-    } else if (before?.sunset && after?.sunset && after.sunset < before.sunset) {
-      changes.push(change('breaking', 'sunset-earlier', now, location, `Sunset moved earlier, from ${before.sunset} to ${after.sunset}.`, { property: 'x-sunset' }));
-    } else if (before?.sunset && after?.sunset && after.sunset > before.sunset) {
-      changes.push(change('additive', 'sunset-later', now, location, `Sunset moved later, from ${before.sunset} to ${after.sunset}.`, { property: 'x-sunset' }));
+    } else if (moved) {
+      changes.push(change(moved.kind, moved.rule, now, ['x-sunset'], moved.what, { property: 'x-sunset' }));
     } else if (before && !after) {
       changes.push(change('additive', 'operation-undeprecated', now, ['deprecated'], 'No longer deprecated.', { property: 'deprecated' }));
+    }
+    const params = parametersOf(revision, now);
+    for (const [key, param] of parametersOf(base, was)) {
+      const next = params.get(key);
+      const movedParam = next && sunsetMove(deprecationNote(param.node), deprecationNote(next.node));
+      if (movedParam) changes.push(change(movedParam.kind, movedParam.rule, now, [...next.location, 'x-sunset'], `${key.replace(' ', ' parameter `')}\`: ${movedParam.what}`, { property: 'x-sunset' }));
     }
   }
   const sunset = (doc: Json) => at(doc, ['info', 'x-sunset']) as string | undefined;

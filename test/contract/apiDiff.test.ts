@@ -131,6 +131,12 @@ const PAIRS: { rule: string; given?: (doc: Doc) => void; passesGiven?: (doc: Doc
     },
   },
   {
+    rule: "a deprecated parameter's sunset moved earlier breaks; moved later does not",
+    given: (doc) => (doc.paths['/webhooks'].get.parameters = [{ name: 'url', in: 'query', required: false, deprecated: true, 'x-deprecated-at': '2026-01-01', 'x-sunset': '2027-06-01', schema: { type: 'string', maxLength: 20 } }]),
+    breaks: (doc) => (doc.paths['/webhooks'].get.parameters[0]['x-sunset'] = '2027-01-01'),
+    passes: (doc) => (doc.paths['/webhooks'].get.parameters[0]['x-sunset'] = '2027-12-01'),
+  },
+  {
     rule: 'an operation removed before its sunset breaks; a new deprecation with a sunset does not',
     given: deprecateDelete('2999-01-01'),
     breaks: (doc) => delete doc.paths['/webhooks/{endpoint_id}'].delete,
@@ -206,6 +212,13 @@ describe('api:diff rules (fixture pairs)', function () {
       ['GET /webhooks', 'WebhookEndpoint', 'responses/200/content/application/json/schema/items/properties/status/enum'],
       ['POST /webhooks', 'WebhookEndpoint', 'responses/201/content/application/json/schema/properties/status/enum'],
     ]);
+  });
+
+  it('refuses a new value of a closed enum in a webhook payload (the client receives it)', async () => {
+    const payload = { content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEndpoint' } } } };
+    const withWebhook = (doc: Doc) => (doc.webhooks = { 'endpoint.updated': { post: { operationId: 'endpointUpdated', requestBody: payload, responses: { '200': { description: 'Received.' } } } } });
+    const changes = await changesOf('webhook', (doc) => response(doc).properties.status.enum.push('SUSPENDED'), withWebhook);
+    expect(breaking(changes).map((c) => c.operation)).to.include('webhook endpoint.updated POST');
   });
 
   it('names the renamed path parameter at each operation of the path', async () => {

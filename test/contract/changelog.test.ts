@@ -77,6 +77,16 @@ describe('API changelog', function () {
     expect(changelogSection([{ ...change, document: 'closed-loop', versions: ['v2', 'v3'] }])).to.equal('### Changes\n\n- `GET /wallets` (closed-loop): new operation (`listWallets`) (v2, v3 only).');
   });
 
+  it("folds a whole version's deprecation into one line", () => {
+    const deprecated = (n: number) => ({
+      kind: 'additive' as const, where: `GET /r${n}`, what: 'Deprecated.', pointer: `#/paths/~1r${n}/get/deprecated`, operation: `GET /r${n}`, location: ['deprecated'],
+      deprecation: { at: '2027-01-15', sunset: '2027-07-15' }, document: 'core' as const, versions: ['v1' as const],
+    });
+    expect(changelogSection([1, 2, 3, 4, 5, 6, 7].map(deprecated))).to.equal(
+      '### Deprecations\n\n- 7 operations (core): `GET /r1`, `GET /r2`, `GET /r3`, `GET /r4`, `GET /r5` and 2 more: deprecated since 2027-01-15; sunset 2027-07-15: after it the operation answers 410 Gone and may be removed (v1 only).',
+    );
+  });
+
   it('heads a release with its summary, and refuses one without', () => {
     const text = '# API changelog\n\n## Unreleased\n\n### Changes\n\n- `GET /a` (core): new operation (`getA`).\n\n## 1.0.0 — 2026-11-26\n\nFirst.\n';
     const released = releaseSection(text, '1.1.0', '2026-12-01', 'Listing by name.', '### Changes\n\n- `GET /a` (core): new operation (`getA`).');
