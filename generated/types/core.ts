@@ -10284,7 +10284,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description API version to use; `v1` when the header is absent. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. v1, v2 and v3 currently behave identically.
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];

@@ -199,9 +199,10 @@ export const DEPRECATION_PROPERTIES = new Set(['deprecated', 'x-deprecated-at', 
 
 /**
  * Whether the enum at `enumPointer` in `doc` is declared open: it is one branch of an
- * `anyOf` (or `oneOf`) beside a plain string (`{type: string}`, no enum, const or
- * pattern). Generated clients honour that form: hey-api's zod client builds
- * `z.union([z.enum([…]), z.string()])`, openapi-typescript `'A' | 'B' | string`.
+ * `anyOf` (or `oneOf`) beside a string without enum or const (a `maxLength` and a
+ * `pattern` such as `^[A-Z][A-Z0-9_]*$` keep the OWASP lint's string rules). Generated
+ * clients honour that form: hey-api's zod client builds `z.union([z.enum([…]),
+ * z.string().max(…).regex(…)])`, openapi-typescript `'A' | 'B' | string`.
  * `x-extensible-enum` alone is not honoured (hey-api 0.95 builds a closed `z.enum`).
  */
 export function isOpenEnum(doc: Json, enumPointer: string): boolean {
@@ -211,7 +212,7 @@ export function isOpenEnum(doc: Json, enumPointer: string): boolean {
   const branches = at(doc, parts.slice(0, -2)) as unknown[] | undefined;
   return (branches ?? []).some((raw) => {
     const b = resolveRef(doc, raw);
-    return b?.type === 'string' && b.enum === undefined && b.const === undefined && b.pattern === undefined;
+    return b?.type === 'string' && b.enum === undefined && b.const === undefined;
   });
 }
 
