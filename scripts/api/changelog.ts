@@ -46,7 +46,7 @@ export function inWords(c: VersionedChange): string {
   if (c.rule?.startsWith('path-parameter') || c.rule?.startsWith('response-header-optional') || c.rule?.startsWith('sunset') || c.rule === 'operation-id') {
     words = lower(sentence(c.what));
   } else if (loc.length === 0 && !c.component && c.event !== 'modified') {
-    words = c.event === 'added' ? `new operation${id}` : `removed${id}${c.excused ? ` (${lower(sentence(c.excused))})` : ''}`;
+    words = c.event === 'added' ? `new operation${id}` : `${c.excused ? lower(sentence(c.excused)) : 'removed'}${id}`;
   } else if (loc[0] === 'parameters' && loc.length === 2 && c.parameter && c.event !== 'modified') {
     words = c.event === 'added' ? `accepts the ${c.required ? 'required' : 'optional'} ${c.parameter}` : `no longer accepts the ${c.parameter}`;
   } else if (loc[0] === 'responses' && loc.length === 2 && c.event !== 'modified') {
@@ -61,7 +61,8 @@ export function inWords(c: VersionedChange): string {
       else if (c.side === 'sent') words = c.event === 'added' ? `${part} ${c.required ? 'requires' : 'accepts optional'} ${name}` : `${part} no longer accepts ${name}`;
       else words = c.event === 'added' ? `${part} gains ${c.required ? '' : 'optional '}${name}` : `${part} loses ${name}`;
     } else {
-      words = `${part}${field ? ` \`${field}\`` : ''}: ${lower(sentence(c.what))}`;
+      const where = `${part}${field ? ` \`${field}\`` : ''}`.trim();
+      words = `${where ? `${where}: ` : ''}${lower(sentence(c.what))}`;
     }
   }
   return `${breaking}${words}${only}`;

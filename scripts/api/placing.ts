@@ -118,7 +118,7 @@ export function judge(change: Change, base: Json, revision: Json, today: string)
   }
   if (change.kind === 'breaking' && change.event === 'removed' && change.operation && change.location?.length === 0) {
     const sunset = pastSunset(base, change.operation, today);
-    if (sunset) return { ...change, kind: 'additive', excused: `Removed after its sunset (${sunset}).` };
+    if (sunset) return { ...change, kind: 'additive', excused: `Removed after its sunset, ${sunset}.` };
     const planned = deprecationNote(operationsOf(base).find((o) => o.key === change.operation)?.node)?.sunset;
     if (planned) return { ...change, what: `${change.what} Its sunset is ${planned}: it may be removed after that date, not before.` };
   }

@@ -192,7 +192,7 @@ describe('api:diff rules (fixture pairs)', function () {
   it('allows removing an operation after its sunset, not on the day', async () => {
     const remove = (doc: Doc) => delete doc.paths['/webhooks/{endpoint_id}'].delete;
     const after = await changesOf('after-sunset', remove, deprecateDelete('2027-06-01'), '2027-06-02');
-    expect(after.map((c) => [c.kind, c.operation, c.excused])).to.deep.equal([['additive', 'DELETE /webhooks/{endpoint_id}', 'Removed after its sunset (2027-06-01).']]);
+    expect(after.map((c) => [c.kind, c.operation, c.excused])).to.deep.equal([['additive', 'DELETE /webhooks/{endpoint_id}', 'Removed after its sunset, 2027-06-01.']]);
     const on = await changesOf('on-sunset', remove, deprecateDelete('2027-06-01'), '2027-06-01');
     expect(breaking(on).map((c) => c.what)).to.deep.equal(['Operation removed (operationId `deleteWebhookEndpoint`). Its sunset is 2027-06-01: it may be removed after that date, not before.']);
   });

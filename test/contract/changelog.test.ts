@@ -72,6 +72,25 @@ describe('API changelog', function () {
     }
   });
 
+  it('says an operation removed after its sunset was', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'changelog-test-'));
+    try {
+      const deprecated = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+      Object.assign(deprecated.paths['/webhooks/{endpoint_id}'].delete, { deprecated: true, 'x-deprecated-at': '2026-01-01', 'x-sunset': '2026-06-01' });
+      const removed = structuredClone(deprecated);
+      delete removed.paths['/webhooks/{endpoint_id}'];
+      const [release, revision] = [path.join(dir, 'release.json'), path.join(dir, 'revision.json')];
+      writeFileSync(release, JSON.stringify(deprecated));
+      writeFileSync(revision, JSON.stringify(removed));
+      const changes = await compareDocuments(release, revision, dir, '2026-06-02');
+      expect(changelogSection(changes.map((c) => ({ ...c, document: 'core' as const, versions: [...SUPPORTED_API_VERSIONS] })))).to.equal(
+        '### Changes\n\n- `DELETE /webhooks/{endpoint_id}` (core): removed after its sunset, 2026-06-01 (`deleteWebhookEndpoint`).',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('marks a change that reaches some API versions only', () => {
     const change = { kind: 'additive' as const, where: 'GET /wallets', what: 'Operation added.', pointer: '#/paths/~1wallets/get', operation: 'GET /wallets', location: [], event: 'added' as const, operationId: 'listWallets' };
     expect(changelogSection([{ ...change, document: 'closed-loop', versions: ['v2', 'v3'] }])).to.equal('### Changes\n\n- `GET /wallets` (closed-loop): new operation (`listWallets`) (v2, v3 only).');
