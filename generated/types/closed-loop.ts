@@ -1776,7 +1776,7 @@ export interface components {
         InvalidBody: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version-Unless-Unsupported"];
+                "X-API-Version": components["headers"]["X-API-Version"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -1848,7 +1848,7 @@ export interface components {
         InvalidListParameters: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version-Unless-Unsupported"];
+                "X-API-Version": components["headers"]["X-API-Version"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -1894,7 +1894,7 @@ export interface components {
         InvalidParameters: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version-Unless-Unsupported"];
+                "X-API-Version": components["headers"]["X-API-Version"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2152,7 +2152,7 @@ export interface components {
         InvalidWebhookEndpoint: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version-Unless-Unsupported"];
+                "X-API-Version": components["headers"]["X-API-Version"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2386,7 +2386,7 @@ export interface components {
          */
         "X-Request-Id": components["schemas"]["RequestId"];
         /**
-         * @description The API version that served the request.
+         * @description The API version that served the request. A request whose `X-API-Version` is not supported is answered 400 `UNSUPPORTED_API_VERSION` at the default version, which this header names.
          * @example v1
          */
         "X-API-Version": components["schemas"]["ApiVersion"];
@@ -2410,11 +2410,6 @@ export interface components {
          * @example 42
          */
         "RateLimit-Reset": number;
-        /**
-         * @description The API version that served the request; absent when the request's `X-API-Version` is not supported (`UNSUPPORTED_API_VERSION`): no version served it.
-         * @example v1
-         */
-        "X-API-Version-Unless-Unsupported": components["schemas"]["ApiVersion"];
         /**
          * @description The authentication scheme to use (RFC 9110 §11.6.1): `Bearer` with an RFC 6750 `error` for bearer-protected operations, `Basic` on the token operation, `Signature` (naming the signature header) on the provider callbacks.
          * @example Bearer realm="wallet-service", error="invalid_token"

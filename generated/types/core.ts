@@ -4313,7 +4313,7 @@ export interface components {
         InvalidBody: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version-Unless-Unsupported"];
+                "X-API-Version": components["headers"]["X-API-Version"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4431,7 +4431,7 @@ export interface components {
         InvalidParameters: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version-Unless-Unsupported"];
+                "X-API-Version": components["headers"]["X-API-Version"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4461,7 +4461,7 @@ export interface components {
         OtpRejected: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version-Unless-Unsupported"];
+                "X-API-Version": components["headers"]["X-API-Version"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4612,7 +4612,7 @@ export interface components {
         InvalidListParameters: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version-Unless-Unsupported"];
+                "X-API-Version": components["headers"]["X-API-Version"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4854,7 +4854,7 @@ export interface components {
         CardIssuanceOtpRejected: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version-Unless-Unsupported"];
+                "X-API-Version": components["headers"]["X-API-Version"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4914,7 +4914,7 @@ export interface components {
         SensitiveDataOtpRejected: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version-Unless-Unsupported"];
+                "X-API-Version": components["headers"]["X-API-Version"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4959,7 +4959,7 @@ export interface components {
         CardStepOtpRejected: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version-Unless-Unsupported"];
+                "X-API-Version": components["headers"]["X-API-Version"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -5468,7 +5468,7 @@ export interface components {
          */
         "X-Request-Id": components["schemas"]["RequestId"];
         /**
-         * @description The API version that served the request.
+         * @description The API version that served the request. A request whose `X-API-Version` is not supported is answered 400 `UNSUPPORTED_API_VERSION` at the default version, which this header names.
          * @example v1
          */
         "X-API-Version": components["schemas"]["ApiVersion"];
@@ -5492,11 +5492,6 @@ export interface components {
          * @example 42
          */
         "RateLimit-Reset": number;
-        /**
-         * @description The API version that served the request; absent when the request's `X-API-Version` is not supported (`UNSUPPORTED_API_VERSION`): no version served it.
-         * @example v1
-         */
-        "X-API-Version-Unless-Unsupported": components["schemas"]["ApiVersion"];
         /**
          * @description The authentication scheme to use (RFC 9110 §11.6.1): `Bearer` with an RFC 6750 `error` for bearer-protected operations, `Basic` on the token operation, `Signature` (naming the signature header) on the provider callbacks.
          * @example Bearer realm="wallet-service", error="invalid_token"

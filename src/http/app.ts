@@ -29,7 +29,8 @@ import { DEFAULT_API_VERSION, isApiVersion, SUPPORTED_API_VERSIONS, type ApiVers
  * header's value when it is one of SUPPORTED_API_VERSIONS. Any other value, an empty one
  * and a repeated header included, throws 400 UNSUPPORTED_API_VERSION: the one rule of the
  * shared `X-API-Version` parameter, applied to every request before anything else. That
- * response carries no `X-API-Version`: no version served it.
+ * problem is served at DEFAULT_API_VERSION, which its `X-API-Version` names (every response
+ * names the version it was served at; the documents require the header on every response).
  */
 export function negotiatedVersion(header: string | string[] | undefined): ApiVersion {
   if (header === undefined) return DEFAULT_API_VERSION;
@@ -102,6 +103,7 @@ export async function createApp(
     const requestId = /^[A-Za-z0-9._-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
+    ctx.set('X-API-Version', DEFAULT_API_VERSION);
     try {
       ctx.state.apiVersion = negotiatedVersion(ctx.headers['x-api-version']);
       // Without the header, an authenticated business's own default replaces it (./openapi.ts).

@@ -198,7 +198,7 @@ describe('api:diff rules (fixture pairs)', function () {
   });
 
   it("refuses a version's sunset moved earlier, at every operation of the version's document", async () => {
-    const served = (sunset: string) => (doc: Doc) => Object.assign(doc, servedDocument(doc as Doc & { info: { version: string } }, 'v1', { v1: { at: '2026-01-01', sunset } }));
+    const served = (sunset: string) => (doc: Doc) => Object.assign(doc, servedDocument(doc as Doc & { info: { version: string } }, 'v1', { deprecations: { v1: { at: '2026-01-01', sunset } } }));
     const changes = await changesOf('version-sunset', served('2027-01-01'), served('2027-06-01'));
     expect(breaking(changes).map((c) => `${c.operation}: ${c.rule}`).sort()).to.deep.equal([
       'DELETE /webhooks/{endpoint_id}: sunset-earlier',
