@@ -3,14 +3,16 @@
  * own accounts (`getBusinessAccountBalance`: operational, prefix 1, and payout, prefix 2)
  * each with its last 30 days drawn from the ledger (./overview-history.js), the recent
  * activity (the newest transactions, `listBusinessTransactions`), and an alert naming the
- * webhook endpoints that fail or are disabled (./webhook-health.js). Each part loads on its
- * own and offers Retry when it fails.
+ * webhook endpoints that fail or are disabled (./webhook-health.js), and the business's
+ * default API version (./api-version.js). Each part loads on its own and offers Retry when
+ * it fails.
  */
 import { html } from '../preact-htm.js';
 import { Id, Money, Problem, Table, formatTime, plural, useLoad, words } from '../ui.js';
 import { BalanceChart, DAYS, balancePoints, recentTransactions } from './overview-history.js';
 import { endpointHealth } from './webhook-health.js';
 import { allEndpoints } from './webhooks.js';
+import { ApiVersionSetting } from './api-version.js';
 import { When } from './wallets-view.js';
 
 /** Endpoints that are disabled or whose newest attempt failed. */
@@ -99,6 +101,7 @@ function Overview({ api, session }) {
         <dt>Currency</dt><dd>${business.currency}</dd>
         <dt>External reference</dt><dd>${business.external_reference ?? '—'}</dd>
         <dt>Created</dt><dd>${formatTime(business.created_at)}</dd>
+        <dt>API version</dt><dd><${ApiVersionSetting} api=${api} business=${business} /></dd>
       </dl>
     </section>
     <${Accounts} api=${api} />

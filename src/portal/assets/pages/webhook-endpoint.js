@@ -99,6 +99,7 @@ export function EndpointDetail({ api, endpoint, health, headingRef, onChanged, o
       <dt>Success (24 h)</dt><dd>${rateText(health)}</dd>
       <dt>Last success</dt><dd>${formatTime(health?.lastSuccess)}</dd>
       <dt>Failing since</dt><dd>${formatTime(health?.failingSince)}</dd>
+      <dt>API version</dt><dd>${endpoint.api_version} <span class="muted">(its events are rendered at it)</span></dd>
       <dt>Previous secret signs until</dt><dd>${formatTime(endpoint.previous_secret_expires_at)}</dd>
     </dl>
     <div class="actions">
