@@ -84,8 +84,11 @@ function mergeNames(words: string[]): string[] {
   });
 }
 
-/** The operation a change names, for people: `` `GET /wallets` (closed-loop) ``. */
-const operationLabel = (c: VersionedChange): string => `\`${c.operation ?? c.where}\` (${c.document})`;
+/** The operation a change names, for people: `` `GET /wallets` (closed-loop) ``, or for a webhook `` Webhook `payout.pending` (core) ``. */
+function operationLabel(c: VersionedChange): string {
+  const webhook = /^webhook (\S+) [A-Z]+$/.exec(c.operation ?? '');
+  return webhook ? `Webhook \`${webhook[1]}\` (${c.document})` : `\`${c.operation ?? c.where}\` (${c.document})`;
+}
 
 /** Deprecations of more operations than this with the same dates, and no successor, share one line (a whole API version's). */
 const FOLD_DEPRECATIONS = 5;

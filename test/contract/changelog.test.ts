@@ -134,7 +134,7 @@ describe('API changelog', function () {
     const text = res.body as string;
     expect(text).to.match(/^## Unreleased$/m);
     const changes = [...text.matchAll(/^### Changes\n\n((?:- .*\n?)+)/gm)].flatMap((m) => m[1].trim().split('\n'));
-    for (const line of changes) expect(line).to.match(/^- `(GET|PUT|POST|DELETE|PATCH|HEAD|OPTIONS|TRACE) \/[^`]*` \((core|closed-loop)\): \S/);
+    for (const line of changes) expect(line).to.match(/^- (`(GET|PUT|POST|DELETE|PATCH|HEAD|OPTIONS|TRACE) \/[^`]*`|Webhook `[a-z_.]+`) \((core|closed-loop)\): \S/);
     expect(text).to.not.match(/content\/application|\/properties\/|allOf\/|#\/components/);
   });
 
