@@ -95,6 +95,9 @@ export async function createWebhookEndpoint(
 ): Promise<void> {
   await checkRegistrationUrl(policy, req.url);
   const id = randomUUID();
+  // The business's default version unless the registration names one (Stripe's rule), read
+  // first: a subquery inside VALUES is a statement Citus cannot route to one shard.
+  const apiVersion = req.api_version ?? ((await db('businesses').where({ id: businessId }).first('api_version')) as { api_version: string }).api_version;
   await db('webhook_endpoints').insert({
     id,
     business_id: businessId,
@@ -102,8 +105,7 @@ export async function createWebhookEndpoint(
     description: req.description ?? null,
     ...sealEndpointSecret(keys, id, req.secret),
     events: JSON.stringify(req.events),
-    // The business's default version unless the registration names one (Stripe's rule).
-    api_version: req.api_version ?? db.raw('(SELECT api_version FROM businesses WHERE id = ?)', [businessId]),
+    api_version: apiVersion,
     status: 'ENABLED',
   });
 }
