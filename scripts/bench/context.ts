@@ -16,6 +16,7 @@ import { measure, type CpuReading, type LoadRequest, type Target } from './load.
 import { cpuMs, MemoryPhases, postgresCpuMs, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './processes.js';
 import { referenceRequests, serviceRequests, type Seeded } from './requests.js';
 import { seedBench } from './seed.js';
+import { prepareStatementStats, referenceDatabaseUrl, REFERENCE_ROLE, statementTime } from './statements.js';
 
 /**
  * The reference's transfers a second on the machine where the targets in seconds were set
@@ -56,12 +57,17 @@ export async function startBench(): Promise<BenchContext> {
   const servers: Spawned[] = [];
   const start = () => spawnServer('npm', ['start', '--silent'], env, port, path.join(dataDir, 'service.log'));
   const stopAll = async () => {
+    await statements?.close().catch(() => undefined);
     for (const s of servers.splice(0).reverse()) await stop(s.child, s === service ? servicePid(s.child.pid!) : s.child.pid!);
     rmSync(dataDir, { recursive: true, force: true });
   };
   let service = start();
+  let statements: ReturnType<typeof statementTime> | undefined;
+  const pgDataDir = path.join(dataDir, 'pg');
   try {
     await waitHealthy(service, 180_000);
+    // Loaded at the next start: the starts below are timed with it, as every measurement after.
+    await prepareStatementStats(`postgres://postgres:postgres@127.0.0.1:${postgresPort(pgDataDir)}/wallet`);
     await stop(service.child, servicePid(service.child.pid!));
     const startups: number[] = [];
     for (let i = 0; i < KNOBS.starts; i++) {
@@ -77,14 +83,21 @@ export async function startBench(): Promise<BenchContext> {
     memory.mark('start-up');
     const seed = await seedBench(service.url, KNOBS.wallets);
     memory.mark(`seed: ${KNOBS.wallets} wallets`);
-    const pgDataDir = path.join(dataDir, 'pg');
     const databaseUrl = `postgres://postgres:postgres@127.0.0.1:${postgresPort(pgDataDir)}/wallet`;
     const referencePort = await freePort();
-    const reference = spawnServer(process.execPath, ['--import', 'tsx', 'scripts/reference-server.ts'], { DATABASE_URL: databaseUrl, PORT: String(referencePort), DB_POOL_SIZE: String(KNOBS.poolSize) }, referencePort, path.join(dataDir, 'reference.log'));
+    const reference = spawnServer(process.execPath, ['--import', 'tsx', 'scripts/reference-server.ts'], { DATABASE_URL: referenceDatabaseUrl(databaseUrl), PORT: String(referencePort), DB_POOL_SIZE: String(KNOBS.poolSize) }, referencePort, path.join(dataDir, 'reference.log'));
     servers.push(reference);
     await waitHealthy(reference);
     const requests = { service: serviceRequests(seed), reference: referenceRequests(seed) };
-    const referenceTarget = (build: () => LoadRequest): Target => ({ url: reference.url, build, cpu: () => ({ server: cpuMs(reference.child.pid!), database: postgresCpuMs(pgDataDir) }) });
+    statements = statementTime(databaseUrl);
+    const referenceStatements = statements.of(REFERENCE_ROLE);
+    const serviceStatements = statements.of('postgres');
+    const referenceTarget = (build: () => LoadRequest): Target => ({
+      url: reference.url,
+      build,
+      cpu: () => ({ server: cpuMs(reference.child.pid!), database: postgresCpuMs(pgDataDir) }),
+      statementMs: referenceStatements,
+    });
     let referenceTransfers: number | undefined;
     const serviceCpu = () => ({ server: cpuMs(pid), database: postgresCpuMs(pgDataDir) });
     return {
@@ -96,7 +109,7 @@ export async function startBench(): Promise<BenchContext> {
       startups,
       memory,
       serviceCpu,
-      serviceTarget: (build) => ({ url: service.url, build, cpu: serviceCpu }),
+      serviceTarget: (build) => ({ url: service.url, build, cpu: serviceCpu, statementMs: serviceStatements }),
       referenceTarget,
       async machine() {
         referenceTransfers ??= (await measure(referenceTarget(requests.reference.transfer), { connections: KNOBS.connections, seconds: KNOBS.seconds, warmupSeconds: KNOBS.warmup })).requestsPerSecond;

@@ -46,6 +46,8 @@ export interface LoadResult {
   statuses: string;
   /** CPU per response over the measured turns. */
   cpuPerRequest: CpuPerRequest;
+  /** PostgreSQL's execution time per response (ms, pg_stat_statements), when the target reads it. */
+  statementMsPerRequest: number | null;
 }
 
 /** CPU time (ms) used so far by a server's process and by the database cluster. */
@@ -61,11 +63,15 @@ export interface CpuPerRequest {
   load: number;
 }
 
-/** A server under load: its base URL, how to build each request, and how to read its CPU time. */
+/**
+ * A server under load: its base URL, how to build each request, how to read its CPU time,
+ * and, optionally, the execution time PostgreSQL has spent on its statements so far (ms).
+ */
 export interface Target {
   url: string;
   build: () => LoadRequest;
   cpu: () => CpuReading;
+  statementMs?: () => Promise<number>;
 }
 
 interface Tally {
@@ -77,6 +83,7 @@ interface Tally {
   failures: number;
   statuses: Map<number, number>;
   cpu: CpuPerRequest; // totals (ms) over the measured turns
+  statementMs: number | null; // total (ms) over the measured turns, when read
 }
 
 /** CPU time (ms) this process (the load generator) has used so far. */
@@ -86,7 +93,7 @@ function loadCpuMs(): number {
 }
 
 async function run(target: Target, connections: number, seconds: number, tally?: Tally): Promise<void> {
-  const before = tally && { ...target.cpu(), load: loadCpuMs() };
+  const before = tally && { ...target.cpu(), load: loadCpuMs(), statements: await target.statementMs?.() };
   const instance = autocannon({
     url: target.url,
     connections,
@@ -111,6 +118,7 @@ async function run(target: Target, connections: number, seconds: number, tally?:
     tally.cpu.server += after.server - before.server;
     tally.cpu.database += after.database - before.database;
     tally.cpu.load += loadCpuMs() - before.load;
+    if (before.statements !== undefined && target.statementMs) tally.statementMs = (tally.statementMs ?? 0) + (await target.statementMs()) - before.statements;
     tally.seconds += result.duration;
     tally.failures += result.errors + result.timeouts;
   }
@@ -141,6 +149,7 @@ function summary(t: Tally): LoadResult {
       database: t.cpu.database / responses,
       load: t.cpu.load / responses,
     },
+    statementMsPerRequest: t.statementMs === null ? null : t.statementMs / responses,
   };
 }
 
@@ -153,7 +162,7 @@ export async function comparePair(
   b: Target,
   opts: { connections: number; seconds: number; warmupSeconds: number },
 ): Promise<[LoadResult, LoadResult]> {
-  const tallies: Tally[] = [a, b].map(() => ({ seconds: 0, latencies: [], setupLatencies: [], failures: 0, statuses: new Map(), cpu: { server: 0, database: 0, load: 0 } }));
+  const tallies: Tally[] = [a, b].map(() => ({ seconds: 0, latencies: [], setupLatencies: [], failures: 0, statuses: new Map(), cpu: { server: 0, database: 0, load: 0 }, statementMs: null }));
   if (opts.warmupSeconds > 0) {
     await run(a, opts.connections, opts.warmupSeconds);
     await run(b, opts.connections, opts.warmupSeconds);
@@ -170,7 +179,7 @@ export async function comparePair(
  * cannot interleave.
  */
 export async function measure(target: Target, opts: { connections: number; seconds: number; warmupSeconds: number }): Promise<LoadResult> {
-  const tally: Tally = { seconds: 0, latencies: [], setupLatencies: [], failures: 0, statuses: new Map(), cpu: { server: 0, database: 0, load: 0 } };
+  const tally: Tally = { seconds: 0, latencies: [], setupLatencies: [], failures: 0, statuses: new Map(), cpu: { server: 0, database: 0, load: 0 }, statementMs: null };
   if (opts.warmupSeconds > 0) await run(target, opts.connections, opts.warmupSeconds);
   await run(target, opts.connections, opts.seconds, tally);
   return summary(tally);
