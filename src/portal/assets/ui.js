@@ -61,6 +61,16 @@ export function CopyButton({ text, label = 'Copy' }) {
   return html`<button type="button" class="copy" aria-label=${label} title=${label} onClick=${copy}>${state || 'Copy'}</button>`;
 }
 
+/**
+ * A row's disclosure button: shows `text` ("Open"), says whether the row `id` is the one
+ * open (`aria-expanded`), and opens it or closes it again (`setOpen(id | null)`).
+ * `label` names it for screen readers ("Open payout …").
+ */
+export function RowToggle({ id, open, setOpen, label, text = 'Open' }) {
+  return html`<button type="button" class="secondary" aria-expanded=${open === id}
+    aria-label=${label} onClick=${() => setOpen(open === id ? null : id)}>${text}</button>`;
+}
+
 /** An identifier in code type with its copy button; `label` names it ("payout id"). Null reads `—`. */
 export function Id({ value, label = 'id' }) {
   if (!value) return '—';

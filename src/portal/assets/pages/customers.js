@@ -5,7 +5,7 @@
  * customer or a card needs the customer's one-time code, which only the customer has.
  */
 import { html, useState } from '../preact-htm.js';
-import { Field, Id, Money, Problem, Table, formatTime, useLoad, words } from '../ui.js';
+import { Field, formatTime, Id, Money, Problem, RowToggle, Table, useLoad, words } from '../ui.js';
 import { ListPager, When, useFilteredList } from './wallets-view.js';
 
 /** core.yaml CustomerStatus. */
@@ -99,8 +99,7 @@ function CustomersPage({ api }) {
             { title: 'Created', render: (c) => html`<${When} at=${c.created_at} />` },
             {
               title: 'Details',
-              render: (c) => html`<button type="button" class="secondary" aria-expanded=${open === c.id}
-                aria-label=${`Open customer ${c.mobile_number}`} onClick=${() => setOpen(open === c.id ? null : c.id)}>Open</button>`,
+              render: (c) => html`<${RowToggle} id=${c.id} open=${open} setOpen=${setOpen} label=${`Open customer ${c.mobile_number}`} />`,
             },
           ]}
         />

@@ -3,7 +3,7 @@
  * `page = { id, title, sandboxOnly, component }`; `component` receives `{ api, session }`
  * (see ../api.js and ../app.js). The shell renders the page's title as its `h1` and moves
  * focus there on navigation: a page's own headings start at `h2`. Shared components are
- * in ../ui.js (Problem, Table, Field, formatMoney, formatTime, useLoad, useSubmit).
+ * in ../ui.js (Problem, Table, RowToggle, Field, formatMoney, formatTime, useLoad, useSubmit).
  * File names are lowercase letters, digits and hyphens (`webhook-endpoint.js`): the service
  * serves only such names (`/portal/assets/pages/{page_name}`, openapi/core.yaml).
  */

@@ -4,7 +4,7 @@
  * place shows its counts, its report and the report's CSV (./payouts-bulk.js Batch).
  */
 import { html, useState } from '../preact-htm.js';
-import { Problem, Table, instant, plural, words } from '../ui.js';
+import { instant, plural, Problem, RowToggle, Table, words } from '../ui.js';
 import { Batch, STATES } from './payouts-bulk.js';
 import { ListPager, When, useFilteredList } from './wallets-view.js';
 
@@ -53,8 +53,7 @@ export function BulkPayoutList({ api }) {
             { title: 'States', render: (b) => countsText(b.counts) },
             {
               title: 'Report',
-              render: (b) => html`<button type="button" class="secondary" aria-expanded=${open === b.bulk_payout_id}
-                aria-label=${`Open bulk payout ${b.bulk_payout_id}`} onClick=${() => setOpen(open === b.bulk_payout_id ? null : b.bulk_payout_id)}>Open</button>`,
+              render: (b) => html`<${RowToggle} id=${b.bulk_payout_id} open=${open} setOpen=${setOpen} label=${`Open bulk payout ${b.bulk_payout_id}`} />`,
             },
           ]}
         />

@@ -5,7 +5,7 @@
  * (./payouts-timeline.js).
  */
 import { html, useState } from '../preact-htm.js';
-import { Id, Money, Problem, Table, instant, words } from '../ui.js';
+import { Id, instant, Money, Problem, RowToggle, Table, words } from '../ui.js';
 import { PER_PAGE } from './events.js';
 import { PayoutTimeline } from './payouts-timeline.js';
 import { ListPager, When, useFilteredList } from './wallets-view.js';
@@ -105,8 +105,7 @@ export function PayoutList({ api }) {
             { title: 'External reference', render: (p) => p.external_reference ?? '—' },
             {
               title: 'Timeline',
-              render: (p) => html`<button type="button" class="secondary" aria-expanded=${open === p.payout_id}
-                aria-label=${`Open payout ${p.payout_id}`} onClick=${() => setOpen(open === p.payout_id ? null : p.payout_id)}>Open</button>`,
+              render: (p) => html`<${RowToggle} id=${p.payout_id} open=${open} setOpen=${setOpen} label=${`Open payout ${p.payout_id}`} />`,
             },
           ]}
         />

@@ -11,7 +11,7 @@
  * `webhook.test` event is not among the listed events; its data is `{}`.
  */
 import { html, useState } from '../preact-htm.js';
-import { Id, Problem, Table, formatTime, plural, useLoad, words } from '../ui.js';
+import { formatTime, Id, plural, Problem, RowToggle, Table, useLoad, words } from '../ui.js';
 
 /** A `datetime-local` value for `date` in the browser's time zone. */
 function localInputValue(date) {
@@ -154,8 +154,7 @@ function EventGroups({ api, endpoint, attempts }) {
       { title: 'Last sent', render: (g) => formatTime(g.attempts[0].started_at) },
       {
         title: 'Bodies',
-        render: (g) => html`<button type="button" class="secondary" aria-expanded=${open === g.event_id}
-          aria-label=${`Show bodies of event ${g.event_id}`} onClick=${() => setOpen(open === g.event_id ? null : g.event_id)}>Show bodies</button>`,
+        render: (g) => html`<${RowToggle} id=${g.event_id} open=${open} setOpen=${setOpen} label=${`Show bodies of event ${g.event_id}`} text="Show bodies" />`,
       },
     ]}
   />`;
