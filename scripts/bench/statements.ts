@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { TRANSFER } from './referenceSql.js';
 
 /** The role the reference server connects as, so its statements are told from the service's. */
 export const REFERENCE_ROLE = 'bench_reference';
@@ -86,7 +87,7 @@ export async function sqlFunds(databaseUrl: string, businessId: string, wallets:
   const client = new pg.Client({ connectionString: referenceDatabaseUrl(databaseUrl, SQL_ROLE) });
   await client.connect();
   try {
-    const scope = `business:${businessId}`;
+    const scope = businessId; // the service scopes a key to the calling business (src/http/openapi.ts)
     let funds = 0;
     const started = performance.now();
     while (performance.now() - started < seconds * 1000) {
@@ -102,6 +103,39 @@ export async function sqlFunds(databaseUrl: string, businessId: string, wallets:
     }
     const perSecond = funds / ((performance.now() - started) / 1000);
     return { perSecond, msPerFund: ((await spent()) - before) / funds };
+  } finally {
+    await client.end();
+    await time.close();
+  }
+}
+
+/**
+ * The bare reference's transfers in SQL: its one statement (referenceSql.ts) called on one
+ * connection for `seconds`, each between two random wallets of `wallets`, 0.01 each, each
+ * its own transaction, as the role of the ledger's funds in SQL (sqlFunds) and measured the
+ * same way. Returns transfers a second and PostgreSQL's execution time per transfer (ms):
+ * the database's cost of the simplest correct movement on this machine, in this run.
+ */
+export async function sqlReferenceTransfers(databaseUrl: string, wallets: string[], seconds: number): Promise<{ perSecond: number; msPerTransfer: number }> {
+  const time = statementTime(databaseUrl);
+  const spent = time.of(SQL_ROLE);
+  const before = await spent();
+  const client = new pg.Client({ connectionString: referenceDatabaseUrl(databaseUrl, SQL_ROLE) });
+  await client.connect();
+  try {
+    const pick = () => wallets[Math.floor(Math.random() * wallets.length)];
+    let transfers = 0;
+    const started = performance.now();
+    while (performance.now() - started < seconds * 1000) {
+      const from = pick();
+      let to = pick();
+      while (to === from) to = pick();
+      const { rows } = await client.query({ name: 'reference_transfer', text: TRANSFER, values: [from, to, '0.01', 'TRANSFER'] });
+      if (!rows[0]?.ok) throw new Error(`the reference's transfer in SQL was refused: ${JSON.stringify(rows[0])}`);
+      transfers += 1;
+    }
+    const perSecond = transfers / ((performance.now() - started) / 1000);
+    return { perSecond, msPerTransfer: ((await spent()) - before) / transfers };
   } finally {
     await client.end();
     await time.close();

@@ -1,7 +1,8 @@
 /**
  * Retrying a database transaction that PostgreSQL aborted because of concurrent
  * transactions: SQLSTATE 40P01 (deadlock detected: PostgreSQL cancels one of the
- * transactions in a lock cycle) and 40001 (serialization failure). Nothing such a
+ * transactions in a lock cycle) and 40001 (serialization failure), and on Citus a
+ * delegated call that met its business's shard moving (below). Nothing such a
  * transaction did was committed, so running it again from its start is safe: the
  * same as the client sending the request again, without the client seeing it.
  *
@@ -30,13 +31,28 @@ const FIRST_PAUSE_MS = 20;
 /** SQLSTATEs of a transaction aborted by a conflict with concurrent ones. */
 const CONFLICT_CODES = new Set(['40P01', '40001']);
 
+/**
+ * Citus's refusal of a statement inside a function delegated to a business's node
+ * (docs/scale-out.md) whose shard is not the one the call was sent for. Every statement
+ * of the service's functions names the call's business, so it only meets this while that
+ * business's shard is split off or moved to another node under it: the call, its
+ * transaction aborted, is sent again and finds the shard where it now is.
+ */
+const CITUS_SHARD_MOVED = /^queries must filter by the distribution argument/;
+
 /** The Knex event of one retry; its argument is `{ code }`, the SQLSTATE. */
 export const RETRY_EVENT = 'transaction-retry';
 
-/** True when `err` is PostgreSQL's deadlock (40P01) or serialization failure (40001). */
+/**
+ * True when `err` is PostgreSQL's deadlock (40P01) or serialization failure (40001), or
+ * Citus's refusal of a delegated statement while the business's shard moves (0A000,
+ * CITUS_SHARD_MOVED).
+ */
 export function isTransactionConflict(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && CONFLICT_CODES.has(code);
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const code = e?.code;
+  if (typeof code !== 'string') return false;
+  return CONFLICT_CODES.has(code) || (code === '0A000' && typeof e?.message === 'string' && CITUS_SHARD_MOVED.test(e.message));
 }
 
 /**

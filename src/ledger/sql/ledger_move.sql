@@ -7,11 +7,10 @@
 -- of its own, the function that holds them. Every posting's own rules (wallets
 -- exist and are ACTIVE, funds, limits, locking order) are ledger_post's.
 --
---   FUND, PAYOUT          the operational account → wallet_id
---   WITHDRAWAL            wallet_id → the operational account
---   TRANSFER              source_wallet_id → destination_wallet_id (SAME_WALLET_TRANSFER first)
---   CARD_PURCHASE         wallet_id → the settlement account (the money leaves the
---                         closed loop to the card network, as a top-up's enters from it)
+--   FUND, PAYOUT, WITHDRAWAL, TRANSFER, CARD_PURCHASE
+--                         ledger_sides (the accounts the request names; a transfer's
+--                         SAME_WALLET_TRANSFER first). A card purchase's money leaves the
+--                         closed loop to the card network, as a top-up's enters from it.
 --   TOPUP                 ledger_topup: the settlement account → the operational account
 --   PAYOUT_ACCOUNT_TOPUP  the settlement account → the payout account (type TOPUP; sandbox)
 --   REFUND                ledger_refund: a wallet → the operational account
@@ -25,22 +24,16 @@
 CREATE OR REPLACE FUNCTION ledger_move(p_business uuid, p_type text, r jsonb) RETURNS jsonb LANGUAGE plpgsql
   SET enable_seqscan = off
 AS $$
+DECLARE
+  s record;
 BEGIN
   CASE p_type
-  WHEN 'FUND', 'PAYOUT' THEN
-    RETURN ledger_post(p_business, p_type, 'OPERATIONAL', NULL, 'WALLET', r->>'wallet_id',
-                       r->>'amount', r->>'currency', r->>'external_reference', r->>'notes');
-  WHEN 'TRANSFER' THEN
-    IF r->>'source_wallet_id' = r->>'destination_wallet_id' THEN
+  WHEN 'FUND', 'PAYOUT', 'WITHDRAWAL', 'TRANSFER', 'CARD_PURCHASE' THEN
+    IF p_type = 'TRANSFER' AND r->>'source_wallet_id' = r->>'destination_wallet_id' THEN
       RETURN ledger_refusal('SAME_WALLET_TRANSFER', 'The source and destination wallets must differ.');
     END IF;
-    RETURN ledger_post(p_business, p_type, 'WALLET', r->>'source_wallet_id', 'WALLET', r->>'destination_wallet_id',
-                       r->>'amount', r->>'currency', r->>'external_reference', r->>'notes');
-  WHEN 'WITHDRAWAL' THEN
-    RETURN ledger_post(p_business, p_type, 'WALLET', r->>'wallet_id', 'OPERATIONAL', NULL,
-                       r->>'amount', r->>'currency', r->>'external_reference', r->>'notes');
-  WHEN 'CARD_PURCHASE' THEN
-    RETURN ledger_post(p_business, p_type, 'WALLET', r->>'wallet_id', 'SETTLEMENT', NULL,
+    SELECT * INTO s FROM ledger_sides(p_type, r);
+    RETURN ledger_post(p_business, p_type, s.debit_kind, s.debit, s.credit_kind, s.credit,
                        r->>'amount', r->>'currency', r->>'external_reference', r->>'notes');
   WHEN 'TOPUP' THEN
     RETURN ledger_topup(p_business, r);

@@ -12,7 +12,12 @@
 -- request of another session answers {held} for that item alone; a key sent twice
 -- in one batch is a replay for the second item (the first one's record is already
 -- there and its locks are this session's). Returns the JSON array of the items'
--- results, in their order.
+-- results, in their order (json: see ledger_posting_object).
+--
+-- Two paths give these answers. The common batch, every movement posted under a new key
+-- or none, is posted set-wise by a fixed number of statements (ledger_move_set); any
+-- other (a refusal, a key already used or held, a key twice) is posted item by item as
+-- above, the set-wise path having written nothing.
 --
 -- Lock order: before the first item, every account the batch can touch is locked,
 -- ascending id, FOR NO KEY UPDATE (ledger_post's order and mode): the wallets the
@@ -23,15 +28,15 @@
 -- the rows already held. The balances of the business's own accounts (the hot rows:
 -- every item but a transfer changes one) are then held for the call
 -- (ledger_hold_balances, written back by ledger_release_balances), so a hot row is also
--- written once per batch. Only movements whose
--- accounts are known from the request can be batched: ledger_batched_movements, the one
--- list (src/ledger/batching.ts reads it); any other type raises, since its locks (a
--- refund's original transaction first) would not keep that order.
+-- written once per batch on the item-by-item path. Only movements whose accounts are
+-- known from the request can be batched: ledger_batched_movements, the one list
+-- (src/ledger/batching.ts reads it); any other type raises, since its locks (a refund's
+-- original transaction first) would not keep that order.
 CREATE OR REPLACE FUNCTION ledger_batched_movements() RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
   SELECT ARRAY['FUND', 'PAYOUT', 'TRANSFER', 'WITHDRAWAL', 'CARD_PURCHASE']
 $$;
 
-CREATE OR REPLACE FUNCTION ledger_move_batch(p_business uuid, p_items jsonb) RETURNS jsonb LANGUAGE plpgsql
+CREATE OR REPLACE FUNCTION ledger_move_batch(p_business uuid, p_items jsonb) RETURNS json LANGUAGE plpgsql
   SET enable_seqscan = off
 AS $$
 DECLARE
@@ -40,6 +45,7 @@ DECLARE
   item jsonb;
   k jsonb;
   results jsonb[] := '{}';
+  posted json;
 BEGIN
   IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) i WHERE NOT i->>'type' = ANY(ledger_batched_movements())) THEN
     RAISE EXCEPTION 'ledger_move_batch: only % are batched', array_to_string(ledger_batched_movements(), ', ');
@@ -58,6 +64,11 @@ BEGIN
           SELECT unnest(own)) x
    WHERE x.id IS NOT NULL;
   PERFORM 1 FROM accounts WHERE id = ANY(ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
+  -- The common case, every movement posted and every key new: a fixed number of statements.
+  posted := ledger_move_set(p_business, p_items, ids);
+  IF posted IS NOT NULL THEN
+    RETURN posted;
+  END IF;
   IF own IS NOT NULL THEN
     PERFORM ledger_hold_balances(p_business, own);
   END IF;
@@ -70,5 +81,5 @@ BEGIN
     END IF;
   END LOOP;
   PERFORM ledger_release_balances(p_business);
-  RETURN to_jsonb(results);
+  RETURN to_json(results);
 END $$;

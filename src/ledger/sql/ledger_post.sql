@@ -19,13 +19,11 @@
 -- accounts of a business share the business's currency).
 --
 -- Refusals, in this order, all decided before the first write: WALLET_NOT_FOUND
--- (debit side first), BUSINESS_NOT_FOUND, VALIDATION_ERROR, WALLET_NOT_ACTIVE (only
--- ACTIVE wallets move money; debit side first), INSUFFICIENT_FUNDS (a balance may
--- go below 0.00 only on the settlement account, which mirrors money outside the
--- closed loop, or on a wallet with can_overdraft), BALANCE_LIMIT_EXCEEDED (no
--- balance reaches ±1e15: the documented Balance has 15 integer digits, although
--- numeric(20,2) could hold 18). The database guards on the tables (CHECK
--- constraints, immutable entries, balanced transactions at commit) still apply.
+-- (debit side first), BUSINESS_NOT_FOUND, VALIDATION_ERROR, then the rules of each side
+-- once the amount is known (ledger_side_refusal, written once for this function and for a
+-- batch posted set-wise): WALLET_NOT_ACTIVE (debit side first), INSUFFICIENT_FUNDS,
+-- BALANCE_LIMIT_EXCEEDED. The database guards on the tables (CHECK constraints,
+-- immutable entries, balanced transactions at commit) still apply.
 --
 -- Returns the posting (ledger_posting_json) or the refusal (ledger_refusal).
 --
@@ -77,6 +75,8 @@ DECLARE
   d accounts;
   c accounts;
   problem text;
+  d_problem text;
+  c_problem text;
   v_amount numeric(20,2);
   d_after numeric(20,2);
   c_after numeric(20,2);
@@ -127,17 +127,19 @@ BEGIN
   END IF;
   v_amount := round(p_amount::numeric, 2);
 
-  IF d.kind = 'WALLET' AND d.status <> 'ACTIVE' THEN
+  d_problem := ledger_side_refusal(d.kind, d.status, d.can_overdraft, d.balance - v_amount, true);
+  c_problem := ledger_side_refusal(c.kind, c.status, c.can_overdraft, c.balance + v_amount, false);
+  IF d_problem = 'WALLET_NOT_ACTIVE' THEN
     RETURN ledger_refusal('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(d), d.status));
   END IF;
-  IF c.kind = 'WALLET' AND c.status <> 'ACTIVE' THEN
+  IF c_problem = 'WALLET_NOT_ACTIVE' THEN
     RETURN ledger_refusal('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(c), c.status));
   END IF;
-  IF d.balance - v_amount < 0 AND NOT (d.kind = 'SETTLEMENT' OR (d.kind = 'WALLET' AND d.can_overdraft)) THEN
+  IF d_problem = 'INSUFFICIENT_FUNDS' THEN
     RETURN ledger_refusal('INSUFFICIENT_FUNDS',
       format('%s has %s %s; %s %s was requested.', ledger_describe(d), d.balance, d.currency, v_amount, coalesce(p_currency, c.currency)));
   END IF;
-  IF abs(d.balance - v_amount) >= 1e15 OR abs(c.balance + v_amount) >= 1e15 THEN
+  IF 'BALANCE_LIMIT_EXCEEDED' IN (d_problem, c_problem) THEN
     RETURN ledger_refusal('BALANCE_LIMIT_EXCEEDED', 'The movement would take a balance beyond ±999999999999999.99.');
   END IF;
   d_after := d.balance - v_amount;

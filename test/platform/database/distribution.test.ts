@@ -28,6 +28,8 @@ import { running } from '../../support/service.js';
 const LEDGER_HELPERS: Record<string, string> = {
   ledger_held_balances: "the batch's held balances, session state of the calling batch",
   ledger_posting_of: "rebuilds a replayed movement's posting inside ledger_keyed_open",
+  ledger_posting_json: 'a posting from its transaction and account rows, inside ledger_post and ledger_posting_of',
+  ledger_posting_object: "a posting from its values, inside ledger_posting_json and a batch's ledger_move_set",
   payout_posting_of: 'the payout view of a posting, inside payout_create_keyed',
   payout_event: 'takes the payout row (which carries its business), inside payout_create and payout_move',
   payout_event_data: "the event's data of a payout row, inside payout_event",

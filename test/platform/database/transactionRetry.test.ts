@@ -13,6 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { isTransactionConflict } from '../../../src/db/retry.js';
 import type { ApiResponse } from '../../support/client.js';
 import { get, post } from '../../support/client.js';
 import { fundedWallet, newBusiness, newWallet } from '../../support/fixtures.js';
@@ -113,5 +114,13 @@ describe('transactions aborted by a deadlock are retried', function () {
     );
     const payouts = await running().db('payouts').where({ business_id: b.id }).count<{ count: string }[]>('* as count');
     expect(Number(payouts[0].count), 'one payout per request').to.equal(keys.length);
+  });
+
+  it("also retries Citus's refusal of a delegated call whose business's shard moves under it, and no other refusal", () => {
+    const citus = (message: string) => Object.assign(new Error(message), { code: '0A000' });
+    expect(isTransactionConflict(citus('queries must filter by the distribution argument in the same colocation group when using the forced function pushdown'))).to.equal(true);
+    expect(isTransactionConflict(citus('cannot perform distributed planning on this query'))).to.equal(false);
+    expect(isTransactionConflict(Object.assign(new Error('deadlock detected'), { code: '40P01' }))).to.equal(true);
+    expect(isTransactionConflict(Object.assign(new Error('duplicate key value'), { code: '23505' }))).to.equal(false);
   });
 });

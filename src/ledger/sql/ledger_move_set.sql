@@ -1,0 +1,159 @@
+-- Set-based posting of a batch (ledger_move_batch): the batch's movements posted by a fixed
+-- number of statements, whatever their number, when no movement of it is refused and every
+-- Idempotency-Key of it is new; NULL otherwise, having written nothing, and the batch is
+-- then posted movement by movement (ledger_move, ledger_move_keyed), which answers each
+-- refusal as a single movement's. The rules are ledger_post's: the accounts a movement
+-- names exist, are of the kind it names and are locked; the amount is valid
+-- (ledger_amount_problem); each side passes ledger_side_refusal with its running balance.
+--
+-- p_items as ledger_move_batch takes them (every type one of ledger_batched_movements);
+-- p_ids the accounts the batch locked (ascending, FOR NO KEY UPDATE), the business's own
+-- ones among them when an item is not a transfer. Returns the items' results in their
+-- order, as ledger_move (no key) and ledger_move_keyed ({posting}) answer them, as json.
+--
+-- The statements, each over the whole batch:
+--   1. the keys' locks taken (idempotency_lock), no key twice in the batch;
+--   2. the plan: each movement's accounts (ledger_sides), the running balance and entry
+--      number of every account over the batch in item order (the debit before the credit),
+--      the rules, the keys' rows (none may exist: read after the locks, as
+--      idempotency_enter does), each account's last entry, the references drawn; into
+--      arrays, one element per movement or per account;
+--   3. the transactions; 4. the entries; 5. the accounts' balances and last entries;
+--   6. the keys' rows; 7. the postings, from the arrays (ledger_posting_object).
+-- A reference drawn that another transaction of the business has (about one posting in
+-- 10^12 / the business's transactions) raises, which rolls the batch back; the service then
+-- posts its movements one by one, each drawing again (src/ledger/batching.ts).
+--
+-- Every entry of the batch is stamped with one time, greatest(now(), the last entry time of
+-- any account it moves), to the millisecond the column keeps: each account's entries still
+-- follow each other in time and number (ledger_post). No statement passes a table's row as
+-- a value (a distributed table's row is a shard's row on its node, which no function takes),
+-- and each names the business, so that each is served by the business's node (docs/scale-out.md).
+CREATE OR REPLACE FUNCTION ledger_move_set(p_business uuid, p_items jsonb, p_ids uuid[]) RETURNS json LANGUAGE plpgsql
+  SET enable_seqscan = off
+AS $$
+DECLARE
+  n_items int := jsonb_array_length(p_items);
+  -- The business's own accounts among p_ids, kind → id: a side names them by kind.
+  own jsonb;
+  refused boolean;
+  at timestamptz;
+  added int;
+  -- The plan, one element per movement in item order ...
+  ns int[]; tids uuid[]; refs text[]; types text[]; amounts numeric[]; currencies text[]; externals text[]; notes text[];
+  ds uuid[]; cs uuid[]; d_afters numeric[]; c_afters numeric[]; d_numbers bigint[]; c_numbers bigint[];
+  d_accounts text[]; d_kinds text[]; c_accounts text[]; c_kinds text[];
+  k_scopes text[]; k_keys text[]; k_hashes text[]; k_ttls int[];
+  -- ... and the accounts moved, with each one's balance and number after its last entry of
+  -- the batch as {id: [balance, number]}: the UPDATE looks each row's up by key (a join of
+  -- the table with arrays was planned as a loop over both, quadratic in the batch).
+  l_ids uuid[]; lasts jsonb;
+  results json;
+BEGIN
+  -- 1. Both locks of every key taken by this session, no key twice.
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) i WHERE jsonb_typeof(i->'key') = 'array') THEN
+    SELECT bool_or(idempotency_lock(k->>0, k->>1, k->>2) IS NOT NULL) OR count(DISTINCT (k->>0, k->>1)) < count(*)
+      INTO refused
+      FROM (SELECT i->'key' AS k FROM jsonb_array_elements(p_items) i WHERE jsonb_typeof(i->'key') = 'array') x;
+    IF refused THEN
+      RETURN NULL;
+    END IF;
+  END IF;
+  own := (SELECT jsonb_object_agg(kind, id) FROM accounts WHERE business_id = p_business AND id = ANY(p_ids) AND kind <> 'WALLET');
+
+  -- 2. The plan. Each movement's two sides (side 0 the debit, 1 the credit) are rows of e;
+  -- run gives each row its account's balance and entry number after it (a window per account
+  -- in item order); pairs puts the credit's beside its debit (a window in item order).
+  WITH it AS (
+    SELECT x.n::int AS n, x.i->>'type' AS type, x.i->'request' AS r,
+           CASE WHEN jsonb_typeof(x.i->'key') = 'array' THEN x.i->'key' END AS k,
+           ledger_amount_problem(x.i->'request'->>'amount') IS NOT NULL AS bad_amount, s.*
+      FROM jsonb_array_elements(p_items) WITH ORDINALITY x(i, n)
+      CROSS JOIN LATERAL ledger_sides(x.i->>'type', x.i->'request') s
+  ), m AS (
+    SELECT it.*, CASE WHEN bad_amount THEN NULL ELSE round((r->>'amount')::numeric, 2) END AS amount
+      FROM it
+  ), e AS (
+    SELECT m.n, v.side, v.named, v.account, CASE v.side WHEN 0 THEN -m.amount ELSE m.amount END AS delta
+      FROM m CROSS JOIN LATERAL (VALUES
+        (0, m.debit_kind, CASE WHEN m.debit_kind = 'WALLET' THEN request_uuid(m.debit) ELSE (own->>m.debit_kind)::uuid END),
+        (1, m.credit_kind, CASE WHEN m.credit_kind = 'WALLET' THEN request_uuid(m.credit) ELSE (own->>m.credit_kind)::uuid END)) v(side, named, account)
+  ), run AS (
+    SELECT e.n, e.side, e.account, a.account_number, a.kind, a.currency, a.last_entry_at,
+           a.id IS NULL OR (e.named = 'WALLET') <> (a.kind = 'WALLET')
+             OR ledger_side_refusal(a.kind, a.status, a.can_overdraft, a.balance + sum(e.delta) OVER w, e.side = 0) IS NOT NULL AS refused,
+           a.balance + sum(e.delta) OVER w AS after,
+           a.last_entry_number + row_number() OVER w AS number,
+           row_number() OVER w = count(*) OVER (PARTITION BY e.account) AS last
+      FROM e LEFT JOIN (SELECT * FROM accounts WHERE business_id = p_business AND id = ANY(p_ids)) a ON a.id = e.account
+    WINDOW w AS (PARTITION BY e.account ORDER BY e.n, e.side)
+  ), pairs AS (
+    SELECT run.*, lead(run.account) OVER o AS c, lead(run.after) OVER o AS c_after, lead(run.number) OVER o AS c_number,
+           lead(run.account_number) OVER o AS c_account, lead(run.kind) OVER o AS c_kind, lead(run.currency) OVER o AS c_currency
+      FROM run
+    WINDOW o AS (ORDER BY run.n, run.side)
+  ), plan AS (
+    SELECT m.n, m.type, m.r, m.k, m.amount, p.account AS d, p.after AS d_after, p.number AS d_number, p.account_number AS d_account,
+           p.kind AS d_kind, p.c, p.c_after, p.c_number, p.c_account, p.c_kind, coalesce(m.r->>'currency', p.c_currency) AS currency
+      FROM pairs p JOIN m ON m.n = p.n
+     WHERE p.side = 0
+     ORDER BY m.n
+  )
+  SELECT (SELECT bool_or(m.bad_amount OR (m.type = 'TRANSFER' AND m.debit = m.credit)) FROM m)
+           OR (SELECT bool_or(run.refused) FROM run) OR (SELECT count(*) FROM plan) <> n_items
+           OR EXISTS (SELECT 1 FROM idempotency_keys
+                       WHERE business_id = p_business AND (scope, key) IN (SELECT m.k->>0, m.k->>1 FROM m WHERE m.k IS NOT NULL)),
+         (SELECT greatest(now(), max(run.last_entry_at))::timestamptz(3) FROM run),
+         (SELECT array_agg(run.account) FROM run WHERE run.last),
+         (SELECT jsonb_object_agg(run.account, jsonb_build_array(run.after, run.number)) FROM run WHERE run.last),
+         array_agg(plan.n), array_agg(time_ordered_uuid()), array_agg('TXN' || lpad(floor(random() * 1e12)::bigint::text, 12, '0')),
+         array_agg(plan.type), array_agg(plan.amount), array_agg(plan.currency),
+         array_agg(plan.r->>'external_reference'), array_agg(plan.r->>'notes'),
+         array_agg(plan.d), array_agg(plan.c), array_agg(plan.d_after), array_agg(plan.c_after),
+         array_agg(plan.d_number), array_agg(plan.c_number),
+         array_agg(plan.d_account), array_agg(plan.d_kind), array_agg(plan.c_account), array_agg(plan.c_kind),
+         array_agg(plan.k->>0), array_agg(plan.k->>1), array_agg(plan.k->>2), array_agg((plan.k->>3)::int)
+    INTO refused, at, l_ids, lasts,
+         ns, tids, refs, types, amounts, currencies, externals, notes, ds, cs, d_afters, c_afters, d_numbers, c_numbers,
+         d_accounts, d_kinds, c_accounts, c_kinds, k_scopes, k_keys, k_hashes, k_ttls
+    FROM plan;
+  IF refused IS NOT FALSE THEN
+    RETURN NULL;
+  END IF;
+
+  -- 3. The transactions.
+  INSERT INTO transactions (id, reference, business_id, type, status, amount, currency,
+                            debit_account_id, credit_account_id, external_reference, notes, created_at)
+  SELECT u.id, u.reference, p_business, u.type, 'SUCCESS', u.amount, u.currency, u.d, u.c, u.external, u.notes, at
+    FROM unnest(tids, refs, types, amounts, currencies, ds, cs, externals, notes) u(id, reference, type, amount, currency, d, c, external, notes)
+  ON CONFLICT (reference, business_id) DO NOTHING;
+  GET DIAGNOSTICS added = ROW_COUNT;
+  IF added < n_items THEN
+    RAISE EXCEPTION 'ledger_move_set: a reference drawn is taken; the batch is posted movement by movement' USING ERRCODE = 'unique_violation';
+  END IF;
+  -- 4. The entries.
+  INSERT INTO ledger_entries (business_id, transaction_id, account_id, entry_number, amount, balance_after, created_at)
+  SELECT p_business, u.id, u.d, u.number, -u.amount, u.after, at FROM unnest(tids, ds, d_numbers, amounts, d_afters) u(id, d, number, amount, after)
+  UNION ALL
+  SELECT p_business, u.id, u.c, u.number, u.amount, u.after, at FROM unnest(tids, cs, c_numbers, amounts, c_afters) u(id, c, number, amount, after);
+  -- 5. The balances and last entries.
+  UPDATE accounts SET balance = (lasts->(id::text)->>0)::numeric, last_entry_number = (lasts->(id::text)->>1)::bigint,
+                      last_entry_at = at, updated_at = now()
+   WHERE business_id = p_business AND id = ANY(l_ids);
+  -- 6. The keys' rows: each movement's outcome kept as ledger_keyed_close keeps it.
+  INSERT INTO idempotency_keys (id, scope, key, business_id, request_hash, state, response_body, expires_at)
+  SELECT gen_random_uuid(), u.scope, u.key, p_business, u.hash, 'COMPLETED', jsonb_build_object('transaction_id', u.id),
+         now() + make_interval(secs => u.ttl)
+    FROM unnest(k_scopes, k_keys, k_hashes, k_ttls, tids) u(scope, key, hash, ttl, id)
+   WHERE u.scope IS NOT NULL;
+  -- 7. The postings, in item order.
+  SELECT json_agg(CASE WHEN u.scope IS NULL THEN j.posting ELSE json_build_object('posting', j.posting) END ORDER BY u.n)
+    INTO results
+    FROM unnest(ns, tids, refs, types, amounts, currencies, externals, notes, ds, cs, d_afters, c_afters,
+                d_accounts, d_kinds, c_accounts, c_kinds, k_scopes)
+           u(n, id, reference, type, amount, currency, external, notes, d, c, d_after, c_after, d_account, d_kind, c_account, c_kind, scope)
+    CROSS JOIN LATERAL (SELECT ledger_posting_object(u.id, u.reference, p_business, u.type, 'SUCCESS', u.amount, u.currency,
+                                                     u.d, u.c, u.external, u.notes, NULL, NULL, 0.00, at,
+                                                     u.d_account, u.d_kind, u.c_account, u.c_kind, u.d_after, u.c_after) AS posting) j;
+  RETURN results;
+END $$;

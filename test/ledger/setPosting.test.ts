@@ -1,0 +1,139 @@
+/**
+ * Set-based batch posting (src/ledger/sql/ledger_move_set.sql): a batch whose movements are
+ * all posted, under new Idempotency-Keys, runs the same number of statements whatever its
+ * size; each movement keeps its own transaction, entries with running balances in item
+ * order, and key; and the same batch with one refused movement is posted movement by
+ * movement, the refusal answered alone. Statements are counted by auto_explain's nested
+ * plans on the test's own connection (the foreign keys' checks and the triggers' left out:
+ * each row inserted runs them, whatever inserts it).
+ */
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import pg from 'pg';
+import { get } from '../support/client.js';
+import { newBusiness, newWallet, topup, type TestBusiness } from '../support/fixtures.js';
+import { running } from '../support/service.js';
+
+/** Posts `items` with ledger_move_batch on a connection of its own: its results and the statements it ran. */
+async function postBatch(b: TestBusiness, items: object[]): Promise<{ results: any[]; statements: number }> {
+  const client = new pg.Client({ connectionString: running().databaseUrl });
+  const plans: string[] = [];
+  client.on('notice', (n) => plans.push(n.message ?? ''));
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query("LOAD 'auto_explain'");
+    for (const set of ['auto_explain.log_min_duration = 0', 'auto_explain.log_nested_statements = on', "auto_explain.log_level = 'notice'"]) {
+      await client.query(`SET LOCAL ${set}`);
+    }
+    const { rows } = await client.query('SELECT ledger_move_batch($1::uuid, $2::jsonb) AS results', [b.id, JSON.stringify(items)]);
+    await client.query('COMMIT');
+    // Ours only: not the foreign keys' checks nor the balanced-transaction trigger, which every
+    // row inserted runs whatever inserts it.
+    const ours = plans.filter((p) => !/Query Text: SELECT 1 FROM ONLY|NEW\./.test(p));
+    return { results: rows[0].results, statements: ours.length };
+  } finally {
+    await client.query('ROLLBACK').catch(() => undefined);
+    await client.end();
+  }
+}
+
+const fund = (b: TestBusiness, walletId: string, amount: string) => ({
+  type: 'FUND',
+  request: { wallet_id: walletId, amount },
+  key: [b.id, randomUUID(), randomUUID(), 60, 60, {}],
+});
+
+describe('set-based batch posting', () => {
+  let b: TestBusiness;
+  let wallets: { id: string; account_number: string }[];
+
+  before(async () => {
+    b = await newBusiness();
+    await topup(b.token, '100000.00');
+    wallets = [];
+    for (let i = 0; i < 4; i++) wallets.push(await newWallet(b.token));
+  });
+
+  it('posts a batch of 5 and a batch of 60 with the same number of statements', async () => {
+    const small = await postBatch(b, Array.from({ length: 5 }, (_, i) => fund(b, wallets[i % 4].id, '1.00')));
+    const large = await postBatch(b, Array.from({ length: 60 }, (_, i) => fund(b, wallets[i % 4].id, '1.00')));
+    expect(small.results.every((r) => r.posting), JSON.stringify(small.results[0])).to.equal(true);
+    expect(large.results.every((r) => r.posting)).to.equal(true);
+    expect(large.statements, 'statements of 60 against 5').to.equal(small.statements);
+  });
+
+  it('gives each movement its own transaction and entries, the running balances in item order', async () => {
+    const before = (await get(`/cl/v1/wallets/${wallets[0].id}`, { token: b.token })).body.balance;
+    const items = [fund(b, wallets[0].id, '2.00'), fund(b, wallets[1].id, '3.00'), fund(b, wallets[0].id, '5.00')];
+    const { results } = await postBatch(b, items);
+    const postings = results.map((r) => r.posting);
+    expect(new Set(postings.map((p) => p.id)).size).to.equal(3);
+    const credits = postings.map((p) => p.entries[1]);
+    expect(credits[0].balance_after).to.equal((Number(before) + 2).toFixed(2));
+    expect(credits[2].balance_after).to.equal((Number(before) + 7).toFixed(2));
+    const debits = postings.map((p) => Number(p.entries[0].balance_after));
+    expect(debits[1]).to.equal(debits[0] - 3);
+    expect(debits[2]).to.equal(debits[1] - 5);
+    const listed = await get(`/cl/v1/wallets/${wallets[0].id}/transactions?limit=2`, { token: b.token });
+    expect(listed.body.data.map((t: any) => t.id)).to.have.members([postings[2].id, postings[0].id]);
+    expect((await get(`/cl/v1/wallets/${wallets[0].id}`, { token: b.token })).body.balance).to.equal((Number(before) + 7).toFixed(2));
+  });
+
+  it("keeps each movement's key: the same batch again replays every posting exactly as it was answered", async () => {
+    const items = Array.from({ length: 6 }, (_, i) => fund(b, wallets[i % 4].id, `${i + 1}.25`));
+    const first = await postBatch(b, items);
+    const again = await postBatch(b, items);
+    expect(first.results.every((r) => r.posting)).to.equal(true);
+    // A key already used: the batch is posted item by item, each item a replay of its key.
+    const replayed = again.results.map((r) => r.held?.response?.posting);
+    expect(replayed).to.deep.equal(first.results.map((r) => r.posting));
+  });
+
+  it('posts transfers that debit and credit one wallet in one batch, each balance after in item order', async () => {
+    const [w0, w1, w2] = wallets;
+    const balance = async (id: string) => (await get(`/cl/v1/wallets/${id}`, { token: b.token })).body.balance as string;
+    const before = await Promise.all([w0, w1, w2].map((w) => balance(w.id)));
+    const transfer = (from: string, to: string, amount: string) => ({
+      type: 'TRANSFER',
+      request: { source_wallet_id: from, destination_wallet_id: to, amount },
+      key: null,
+    });
+    const items = [transfer(w0.id, w1.id, '10.00'), transfer(w1.id, w2.id, '4.00'), transfer(w2.id, w0.id, '1.00'), transfer(w0.id, w2.id, '2.00')];
+    const { results, statements } = await postBatch(b, items);
+    expect(results.every((r) => r.entries), JSON.stringify(results[0])).to.equal(true);
+    expect(statements, 'set-wise: as many statements as a batch of funds without keys').to.be.lessThan(20);
+    const cents = (v: string) => Math.round(Number(v) * 100);
+    const [b0, b1, b2] = before.map(cents);
+    expect(results.map((r) => r.entries.map((e: { balance_after: string }) => cents(e.balance_after)))).to.deep.equal([
+      [b0 - 1000, b1 + 1000],
+      [b1 + 1000 - 400, b2 + 400],
+      [b2 + 400 - 100, b0 - 1000 + 100],
+      [b0 - 1000 + 100 - 200, b2 + 400 - 100 + 200],
+    ]);
+    const after = await Promise.all([w0, w1, w2].map((w) => balance(w.id)));
+    expect(after.map(cents)).to.deep.equal([b0 - 1100, b1 + 600, b2 + 500]);
+    const { rows } = await running().db.raw(
+      `SELECT e.account_id, e.entry_number, a.last_entry_number FROM ledger_entries e JOIN accounts a ON a.id = e.account_id AND a.business_id = e.business_id
+        WHERE e.business_id = ? AND e.transaction_id = ANY(?::uuid[])`,
+      [b.id, results.map((r) => r.id)],
+    );
+    const numbers = new Map<string, number[]>();
+    for (const r of rows) numbers.set(r.account_id, [...(numbers.get(r.account_id) ?? []), Number(r.entry_number)]);
+    for (const r of rows) {
+      const own = numbers.get(r.account_id)!.sort((x, y) => x - y);
+      expect(own.at(-1), "an account's last entry number is its newest entry's").to.equal(Number(r.last_entry_number));
+      expect(own, 'numbers follow each other').to.deep.equal(own.map((_, i) => own[0] + i));
+    }
+  });
+
+  it('posts a batch with a refused movement one by one: the refusal alone, the others posted, statements by item', async () => {
+    const closedWallet = await newWallet(b.token);
+    const items = [fund(b, wallets[2].id, '1.00'), fund(b, randomUUID(), '1.00'), fund(b, wallets[3].id, '1.00')];
+    const { results } = await postBatch(b, items);
+    expect(results[0]).to.have.property('posting');
+    expect(results[1].refusal.code).to.equal('WALLET_NOT_FOUND');
+    expect(results[2]).to.have.property('posting');
+    expect(closedWallet.id).to.be.a('string');
+  });
+});
