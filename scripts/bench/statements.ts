@@ -74,35 +74,22 @@ export function statementTime(databaseUrl: string): { of(role: string): () => Pr
 const BATCH = 256;
 
 /**
- * The ledger's funds in SQL: `ledger_move_batch` called on one connection for `seconds`,
- * each call BATCH funds of 1.00 to random wallets of the business under fresh
- * Idempotency-Keys (the service's key arguments), each call its own transaction. Returns
- * funds a second, and PostgreSQL's execution time per fund (ms): with no other session on
- * the hot row, no lock wait is in it, only the posting's own work.
+ * Calls `step` on one connection of its own, as SQL_ROLE, again and again for `seconds`;
+ * each call returns how many movements it posted. Returns movements a second and
+ * PostgreSQL's execution time per movement (ms), read from pg_stat_statements for the role.
  */
-export async function sqlFunds(databaseUrl: string, businessId: string, wallets: string[], seconds: number): Promise<{ perSecond: number; msPerFund: number }> {
+async function inSql(databaseUrl: string, seconds: number, step: (client: pg.Client) => Promise<number>): Promise<{ perSecond: number; msEach: number }> {
   const time = statementTime(databaseUrl);
   const spent = time.of(SQL_ROLE);
   const before = await spent();
   const client = new pg.Client({ connectionString: referenceDatabaseUrl(databaseUrl, SQL_ROLE) });
   await client.connect();
   try {
-    const scope = businessId; // the service scopes a key to the calling business (src/http/openapi.ts)
-    let funds = 0;
+    let done = 0;
     const started = performance.now();
-    while (performance.now() - started < seconds * 1000) {
-      const items = Array.from({ length: BATCH }, () => ({
-        type: 'FUND',
-        request: { wallet_id: wallets[Math.floor(Math.random() * wallets.length)], amount: '1.00' },
-        key: [scope, randomUUID(), 'bench', 86_400, 60, '{}'],
-      }));
-      const { rows } = await client.query('SELECT ledger_move_batch($1::uuid, $2::jsonb) AS results', [businessId, JSON.stringify(items)]);
-      const refused = (rows[0].results as { posting?: unknown }[]).filter((r) => !r.posting).length;
-      if (refused) throw new Error(`ledger_move_batch refused ${refused} of ${BATCH} funds: ${JSON.stringify(rows[0].results.find((r: { posting?: unknown }) => !r.posting))}`);
-      funds += BATCH;
-    }
-    const perSecond = funds / ((performance.now() - started) / 1000);
-    return { perSecond, msPerFund: ((await spent()) - before) / funds };
+    while (performance.now() - started < seconds * 1000) done += await step(client);
+    const perSecond = done / ((performance.now() - started) / 1000);
+    return { perSecond, msEach: ((await spent()) - before) / done };
   } finally {
     await client.end();
     await time.close();
@@ -110,34 +97,44 @@ export async function sqlFunds(databaseUrl: string, businessId: string, wallets:
 }
 
 /**
+ * The ledger's funds in SQL: `ledger_move_batch` called on one connection for `seconds`,
+ * each call BATCH funds of 1.00 to random wallets of the business under fresh
+ * Idempotency-Keys (the service's key arguments, scoped to the business as the service
+ * scopes them), each call its own transaction. Returns funds a second, and PostgreSQL's
+ * execution time per fund (ms): with no other session on the hot row, no lock wait is in
+ * it, only the posting's own work.
+ */
+export async function sqlFunds(databaseUrl: string, businessId: string, wallets: string[], seconds: number): Promise<{ perSecond: number; msPerFund: number }> {
+  const { perSecond, msEach } = await inSql(databaseUrl, seconds, async (client) => {
+    const items = Array.from({ length: BATCH }, () => ({
+      type: 'FUND',
+      request: { wallet_id: wallets[Math.floor(Math.random() * wallets.length)], amount: '1.00' },
+      key: [businessId, randomUUID(), 'bench', 86_400, 60, '{}'],
+    }));
+    const { rows } = await client.query('SELECT ledger_move_batch($1::uuid, $2::jsonb) AS results', [businessId, JSON.stringify(items)]);
+    const refused = (rows[0].results as { posting?: unknown }[]).filter((r) => !r.posting);
+    if (refused.length) throw new Error(`ledger_move_batch refused ${refused.length} of ${BATCH} funds: ${JSON.stringify(refused[0])}`);
+    return BATCH;
+  });
+  return { perSecond, msPerFund: msEach };
+}
+
+/**
  * The bare reference's transfers in SQL: its one statement (referenceSql.ts) called on one
  * connection for `seconds`, each between two random wallets of `wallets`, 0.01 each, each
- * its own transaction, as the role of the ledger's funds in SQL (sqlFunds) and measured the
- * same way. Returns transfers a second and PostgreSQL's execution time per transfer (ms):
- * the database's cost of the simplest correct movement on this machine, in this run.
+ * its own transaction, measured as the ledger's funds in SQL are. Returns transfers a second
+ * and PostgreSQL's execution time per transfer (ms): the database's cost of the simplest
+ * correct movement on this machine, in this run.
  */
 export async function sqlReferenceTransfers(databaseUrl: string, wallets: string[], seconds: number): Promise<{ perSecond: number; msPerTransfer: number }> {
-  const time = statementTime(databaseUrl);
-  const spent = time.of(SQL_ROLE);
-  const before = await spent();
-  const client = new pg.Client({ connectionString: referenceDatabaseUrl(databaseUrl, SQL_ROLE) });
-  await client.connect();
-  try {
-    const pick = () => wallets[Math.floor(Math.random() * wallets.length)];
-    let transfers = 0;
-    const started = performance.now();
-    while (performance.now() - started < seconds * 1000) {
-      const from = pick();
-      let to = pick();
-      while (to === from) to = pick();
-      const { rows } = await client.query({ name: 'reference_transfer', text: TRANSFER, values: [from, to, '0.01', 'TRANSFER'] });
-      if (!rows[0]?.ok) throw new Error(`the reference's transfer in SQL was refused: ${JSON.stringify(rows[0])}`);
-      transfers += 1;
-    }
-    const perSecond = transfers / ((performance.now() - started) / 1000);
-    return { perSecond, msPerTransfer: ((await spent()) - before) / transfers };
-  } finally {
-    await client.end();
-    await time.close();
-  }
+  const pick = () => wallets[Math.floor(Math.random() * wallets.length)];
+  const { perSecond, msEach } = await inSql(databaseUrl, seconds, async (client) => {
+    const from = pick();
+    let to = pick();
+    while (to === from) to = pick();
+    const { rows } = await client.query({ name: 'reference_transfer', text: TRANSFER, values: [from, to, '0.01', 'TRANSFER'] });
+    if (!rows[0]?.ok) throw new Error(`the reference's transfer in SQL was refused: ${JSON.stringify(rows[0])}`);
+    return 1;
+  });
+  return { perSecond, msPerTransfer: msEach };
 }
