@@ -9,33 +9,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import pg from 'pg';
 import { get } from '../support/client.js';
 import { newBusiness, newWallet, topup, type TestBusiness } from '../support/fixtures.js';
+import { withNestedPlans } from '../support/nestedPlans.js';
 import { running } from '../support/service.js';
 
 /** Posts `items` with ledger_move_batch on a connection of its own: its results and the statements it ran. */
 async function postBatch(b: TestBusiness, items: object[]): Promise<{ results: any[]; statements: number }> {
-  const client = new pg.Client({ connectionString: running().databaseUrl });
-  const plans: string[] = [];
-  client.on('notice', (n) => plans.push(n.message ?? ''));
-  await client.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query("LOAD 'auto_explain'");
-    for (const set of ['auto_explain.log_min_duration = 0', 'auto_explain.log_nested_statements = on', "auto_explain.log_level = 'notice'"]) {
-      await client.query(`SET LOCAL ${set}`);
-    }
-    const { rows } = await client.query('SELECT ledger_move_batch($1::uuid, $2::jsonb) AS results', [b.id, JSON.stringify(items)]);
-    await client.query('COMMIT');
-    // Ours only: not the foreign keys' checks nor the balanced-transaction trigger, which every
-    // row inserted runs whatever inserts it.
-    const ours = plans.filter((p) => !/Query Text: SELECT 1 FROM ONLY|NEW\./.test(p));
-    return { results: rows[0].results, statements: ours.length };
-  } finally {
-    await client.query('ROLLBACK').catch(() => undefined);
-    await client.end();
-  }
+  const { result, plans } = await withNestedPlans(
+    async (client) => (await client.query('SELECT ledger_move_batch($1::uuid, $2::jsonb) AS results', [b.id, JSON.stringify(items)])).rows[0].results,
+    { commit: true },
+  );
+  // Ours only: not the foreign keys' checks nor the balanced-transaction trigger, which every
+  // row inserted runs whatever inserts it.
+  const ours = plans.filter((p) => !/Query Text: SELECT 1 FROM ONLY|NEW\./.test(p));
+  return { results: result, statements: ours.length };
 }
 
 const fund = (b: TestBusiness, walletId: string, amount: string) => ({

@@ -10,12 +10,12 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import pg from 'pg';
 import type { Knex } from 'knex';
 import { connectAndMigrate } from '../../../src/db/knex.js';
 import { applySqlDefinitions, dependencyOrder, parseDefinition, sqlDefinitions, type SqlDefinition } from '../../../src/db/sqlFunctions.js';
 import { ERROR_STATUS } from '../../../src/kernel/errors.js';
 import { fundedWallet, newBusiness, newWallet, topup } from '../../support/fixtures.js';
+import { withNestedPlans } from '../../support/nestedPlans.js';
 import { running } from '../../support/service.js';
 
 const definitions = sqlDefinitions();
@@ -71,25 +71,16 @@ describe('SQL definitions: one current definition per function', () => {
     const b = await newBusiness();
     await topup(b.token, '10.00');
     const [from, to] = [await fundedWallet(b.token, '5.00'), await newWallet(b.token)];
-    const client = new pg.Client({ connectionString: running().databaseUrl });
-    const plans: string[] = [];
-    client.on('notice', (n) => plans.push(n.message ?? ''));
-    await client.connect();
-    try {
-      await client.query('BEGIN');
-      // auto_explain reports every nested statement's plan to this client; random_page_cost
-      // this high makes a sequential scan the cheapest plan of any lookup the planner may choose it for.
-      await client.query("LOAD 'auto_explain'");
-      for (const set of ['auto_explain.log_min_duration = 0', 'auto_explain.log_nested_statements = on', "auto_explain.log_level = 'notice'", 'random_page_cost = 1000000']) {
-        await client.query(`SET LOCAL ${set}`);
-      }
-      const items = [{ type: 'TRANSFER', request: { source_wallet_id: from.id, destination_wallet_id: to.id, amount: '1.00' }, key: [`business:${b.id}`, randomUUID(), 'h', 60, 60, {}] }];
-      const { rows } = await client.query('SELECT ledger_move_batch($1::uuid, $2::jsonb) AS results', [b.id, JSON.stringify(items)]);
-      expect(rows[0].results[0], JSON.stringify(rows[0].results)).to.have.property('posting');
-    } finally {
-      await client.query('ROLLBACK').catch(() => undefined);
-      await client.end();
-    }
+    // random_page_cost this high makes a sequential scan the cheapest plan of any lookup the
+    // planner may choose it for.
+    const { plans } = await withNestedPlans(
+      async (client) => {
+        const items = [{ type: 'TRANSFER', request: { source_wallet_id: from.id, destination_wallet_id: to.id, amount: '1.00' }, key: [`business:${b.id}`, randomUUID(), 'h', 60, 60, {}] }];
+        const { rows } = await client.query('SELECT ledger_move_batch($1::uuid, $2::jsonb) AS results', [b.id, JSON.stringify(items)]);
+        expect(rows[0].results[0], JSON.stringify(rows[0].results)).to.have.property('posting');
+      },
+      { settings: ['random_page_cost = 1000000'] },
+    );
     const lookups = plans.filter((p) => /idempotency_keys|FROM accounts/.test(p));
     expect(lookups.length, plans.join('\n')).to.be.greaterThan(2);
     expect(plans.filter((p) => /Seq Scan on (idempotency_keys|accounts|transactions|ledger_entries)/.test(p)), 'sequential scans').to.deep.equal([]);
