@@ -112,7 +112,9 @@ export async function startService(
     applicationName: BACKGROUND_APPLICATION_NAME,
     afterConnect: embedded ? lowPriorityConnections(log) : undefined,
   });
-  configureBackground(db, { concurrency: config.backgroundConcurrency, restRatio: config.backgroundRestRatio, pool: backgroundPool });
+  // Generic plans for the lane's statements, but on Citus (src/kernel/scheduling/background.ts, GENERIC_PLANS).
+  const citus = (await db.raw("SELECT 1 FROM pg_extension WHERE extname = 'citus'")).rows.length > 0;
+  configureBackground(db, { concurrency: config.backgroundConcurrency, restRatio: config.backgroundRestRatio, pool: backgroundPool, genericPlans: !citus });
   if (config.sandbox) await seedSandbox(db);
   const apiDir = opts.apiDir ?? (RUNNING_COMPILED ? PRECOMPILED_API_DIR : undefined);
   const outages = new OutageLog(db, log);

@@ -20,7 +20,7 @@
  */
 import type { Knex } from 'knex';
 import type { JobQueue } from '../jobs/queue.js';
-import { backgroundReads, backgroundTransaction } from '../kernel/scheduling/background.js';
+import { backgroundRead, backgroundTransaction } from '../kernel/scheduling/background.js';
 import { chunks } from '../kernel/chunks.js';
 import { inBusinessTurn } from '../kernel/scheduling/turns.js';
 import { RailSubmissionFailed, railPayoutQuery, type PayoutRail, type RailDecision, type RailPayout } from './rail.js';
@@ -99,7 +99,7 @@ export async function runPayoutJobs(deps: PayoutProcessingDeps, batch: PayoutJob
 
 async function runBusinessSteps(deps: PayoutProcessingDeps, businessId: string, list: PayoutStep[], signal: AbortSignal): Promise<void> {
   const { db, jobs, rail } = deps;
-  const payouts = await railPayoutsById(backgroundReads(db), businessId, list.map((j) => j.payout_id));
+  const payouts = await backgroundRead(db, (trx) => railPayoutsById(trx, businessId, list.map((j) => j.payout_id)));
   const queue = rail.queue?.name ?? PAYOUT_QUEUE;
 
   const submits = list.filter((j) => {

@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { acrossBusinesses } from '../db/acrossBusinesses.js';
-import { backgroundReads } from '../kernel/scheduling/background.js';
+import { backgroundRead } from '../kernel/scheduling/background.js';
 
 /** A delivery with its event and endpoint, as an attempt needs it. */
 export interface DeliveryRow {
@@ -64,7 +64,7 @@ export class DeliveryReader {
           const rows = new Map<string, DeliveryRow>();
           for (const [businessId, ids] of byBusiness) {
             const read = (db: Knex) => deliveryRows(db, [...new Set(ids)], businessId);
-            const found = businessId ? await read(backgroundReads(this.db)) : await acrossBusinesses(this.db, read);
+            const found = businessId ? await backgroundRead(this.db, read) : await acrossBusinesses(this.db, read);
             for (const [id, row] of found) rows.set(id, row);
           }
           for (const p of round) p.resolve(rows);

@@ -120,6 +120,8 @@ export interface BackgroundOptions {
   maxRestMs?: number;
   /** The pool `backgroundTransaction` opens its transactions on (default: the pool itself). */
   pool?: Knex;
+  /** Whether the lane's statements get generic plans (GENERIC_PLANS; default false: never on Citus, whose coordinator routes a statement by the business it names). */
+  genericPlans?: boolean;
 }
 
 interface Lane {
@@ -127,6 +129,7 @@ interface Lane {
   restRatio: number;
   maxRestMs: number;
   pool?: Knex;
+  genericPlans?: boolean;
 }
 
 const lanes = new WeakMap<Knex, Lane>();
@@ -144,7 +147,7 @@ function laneOf(db: Knex): Lane {
  * 0 … MAX_BACKGROUND_REST_MS.
  */
 export function configureBackground(db: Knex, opts: BackgroundOptions): void {
-  const { concurrency, restRatio = DEFAULT_BACKGROUND_REST_RATIO, maxRestMs = MAX_BACKGROUND_REST_MS, pool } = opts;
+  const { concurrency, restRatio = DEFAULT_BACKGROUND_REST_RATIO, maxRestMs = MAX_BACKGROUND_REST_MS, pool, genericPlans = false } = opts;
   if (!isBackgroundConcurrency(concurrency)) throw new RangeError(`background concurrency must be an integer from 1 to ${MAX_BACKGROUND_CONCURRENCY}, got ${concurrency}`);
   if (!isRestRatio(restRatio)) throw new RangeError(`background rest ratio must be from 0 to ${MAX_BACKGROUND_REST_RATIO}, got ${restRatio}`);
   if (!(maxRestMs >= 0 && maxRestMs <= MAX_BACKGROUND_REST_MS)) throw new RangeError(`background longest rest must be from 0 to ${MAX_BACKGROUND_REST_MS} ms, got ${maxRestMs}`);
@@ -153,6 +156,7 @@ export function configureBackground(db: Knex, opts: BackgroundOptions): void {
   lane.restRatio = restRatio;
   lane.maxRestMs = maxRestMs;
   lane.pool = pool;
+  lane.genericPlans = genericPlans;
 }
 
 /** The lane of pool `db` now: its concurrency, the work running (or resting after it) and the work waiting (for `/metrics`). */
@@ -162,12 +166,30 @@ export function backgroundLaneState(db: Knex): { concurrency: number; running: n
 }
 
 /**
- * The pool for background work's reads outside its transactions (the deliveries a
- * webhook job sends, the payouts a processing job steps): the lane's own pool when it
- * has one, so that they too run on sessions that give way to the API's; else `db`.
+ * The lane's statements are planned for any business, not for the one they name
+ * (`plan_cache_mode`, PostgreSQL's plan cache: a generic plan leaves the parameters'
+ * values out). The lane works for a business in bulk right after it starts (its first bulk
+ * payout, its first deliveries), before the table statistics know it: planned for its
+ * value, a statement reading its rows by id was estimated at one row for the business and
+ * joined table to table by scanning the business's rows in each (a webhook delivery round
+ * 0.7 s, a batch of payouts read for the rail 1.1 s, where generic plans take a few ms by the
+ * primary keys). Not on Citus (configureBackground's `genericPlans`): its coordinator routes
+ * a statement to the business's node by the value it names, and a generic plan leaves it out
+ * ("could not create distributed plan").
  */
-export function backgroundReads(db: Knex): Knex {
-  return lanePool(db);
+const GENERIC_PLANS = 'SET LOCAL plan_cache_mode = force_generic_plan';
+
+/**
+ * Runs `read`, background work's reads outside its transactions (the deliveries a webhook
+ * job sends, the payouts a processing job steps), in a read transaction of their own on the
+ * lane's pool when it has one (so that they too run on sessions that give way to the API's;
+ * else on `db`), with generic plans where the lane has them (GENERIC_PLANS). Resolves or rejects as `read` does.
+ */
+export function backgroundRead<T>(db: Knex, read: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return lanePool(db).transaction(async (trx) => {
+    if (laneOf(db).genericPlans) await trx.raw(GENERIC_PLANS);
+    return read(trx);
+  });
 }
 
 /** The pool the lane of `db` runs its work on: its own when configureBackground gave it one, else `db`. */
@@ -177,11 +199,19 @@ function lanePool(db: Knex): Knex {
 
 /**
  * Runs `work` in a transaction in the lane of pool `db` (inBackground, as `kind` of work:
- * LaneWork), on the lane's own pool when it has one: commits when it resolves, rolls back
+ * LaneWork), on the lane's own pool when it has one, with generic plans where the lane has them (GENERIC_PLANS): commits when it resolves, rolls back
  * and rejects as it does when it throws.
  */
 export function backgroundTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>, kind: LaneWork = 'payouts'): Promise<T> {
-  return inBackground(db, () => lanePool(db).transaction(work), kind);
+  return inBackground(
+    db,
+    () =>
+      lanePool(db).transaction(async (trx) => {
+        if (laneOf(db).genericPlans) await trx.raw(GENERIC_PLANS);
+        return work(trx);
+      }),
+    kind,
+  );
 }
 
 /**

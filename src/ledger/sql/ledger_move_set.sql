@@ -6,9 +6,13 @@
 -- names exist, are of the kind it names and are locked; the amount is valid
 -- (ledger_amount_problem); each side passes ledger_side_refusal with its running balance.
 --
--- p_items as ledger_move_batch takes them (every type one of ledger_batched_movements);
--- p_ids the accounts the batch locked (ascending, FOR NO KEY UPDATE), the business's own
--- ones among them when an item is not a transfer. Returns the items' results in their
+-- p_items as ledger_move_batch takes them (every type one of ledger_batched_movements), or
+-- a capability's own movements (a payout's creation and outcomes: payout_create_set,
+-- payout_move_set), whose item names its sides itself as ledger_post takes them,
+-- `sides`: [debit kind, debit, credit kind, credit], and whose request may carry
+-- `original_transaction_id` (ledger_post's p_original); p_ids the accounts the batch locked
+-- (ascending, FOR NO KEY UPDATE), the business's own ones among them when an item names
+-- one. Returns the items' results in their
 -- order, as ledger_move (no key) and ledger_move_keyed ({posting}) answer them, as json.
 --
 -- The statements, each over the whole batch:
@@ -41,6 +45,7 @@ DECLARE
   added int;
   -- The plan, one element per movement in item order ...
   ns int[]; tids uuid[]; refs text[]; types text[]; amounts numeric[]; currencies text[]; externals text[]; notes text[];
+  originals uuid[];
   ds uuid[]; cs uuid[]; d_afters numeric[]; c_afters numeric[]; d_numbers bigint[]; c_numbers bigint[];
   d_accounts text[]; d_kinds text[]; c_accounts text[]; c_kinds text[];
   k_scopes text[]; k_keys text[]; k_hashes text[]; k_ttls int[];
@@ -67,7 +72,9 @@ BEGIN
   WITH it AS (
     SELECT x.n::int AS n, x.i->>'type' AS type, x.i->'request' AS r,
            CASE WHEN jsonb_typeof(x.i->'key') = 'array' THEN x.i->'key' END AS k,
-           ledger_amount_problem(x.i->'request'->>'amount') IS NOT NULL AS bad_amount, s.*
+           ledger_amount_problem(x.i->'request'->>'amount') IS NOT NULL AS bad_amount,
+           coalesce(x.i->'sides'->>0, s.debit_kind) AS debit_kind, coalesce(x.i->'sides'->>1, s.debit) AS debit,
+           coalesce(x.i->'sides'->>2, s.credit_kind) AS credit_kind, coalesce(x.i->'sides'->>3, s.credit) AS credit
       FROM jsonb_array_elements(p_items) WITH ORDINALITY x(i, n)
       CROSS JOIN LATERAL ledger_sides(x.i->>'type', x.i->'request') s
   ), m AS (
@@ -108,13 +115,13 @@ BEGIN
          (SELECT jsonb_object_agg(run.account, jsonb_build_array(run.after, run.number)) FROM run WHERE run.last),
          array_agg(plan.n), array_agg(time_ordered_uuid()), array_agg('TXN' || lpad(floor(random() * 1e12)::bigint::text, 12, '0')),
          array_agg(plan.type), array_agg(plan.amount), array_agg(plan.currency),
-         array_agg(plan.r->>'external_reference'), array_agg(plan.r->>'notes'),
+         array_agg(plan.r->>'external_reference'), array_agg(plan.r->>'notes'), array_agg((plan.r->>'original_transaction_id')::uuid),
          array_agg(plan.d), array_agg(plan.c), array_agg(plan.d_after), array_agg(plan.c_after),
          array_agg(plan.d_number), array_agg(plan.c_number),
          array_agg(plan.d_account), array_agg(plan.d_kind), array_agg(plan.c_account), array_agg(plan.c_kind),
          array_agg(plan.k->>0), array_agg(plan.k->>1), array_agg(plan.k->>2), array_agg((plan.k->>3)::int)
     INTO refused, at, l_ids, lasts,
-         ns, tids, refs, types, amounts, currencies, externals, notes, ds, cs, d_afters, c_afters, d_numbers, c_numbers,
+         ns, tids, refs, types, amounts, currencies, externals, notes, originals, ds, cs, d_afters, c_afters, d_numbers, c_numbers,
          d_accounts, d_kinds, c_accounts, c_kinds, k_scopes, k_keys, k_hashes, k_ttls
     FROM plan;
   IF refused IS NOT FALSE THEN
@@ -123,9 +130,10 @@ BEGIN
 
   -- 3. The transactions.
   INSERT INTO transactions (id, reference, business_id, type, status, amount, currency,
-                            debit_account_id, credit_account_id, external_reference, notes, created_at)
-  SELECT u.id, u.reference, p_business, u.type, 'SUCCESS', u.amount, u.currency, u.d, u.c, u.external, u.notes, at
-    FROM unnest(tids, refs, types, amounts, currencies, ds, cs, externals, notes) u(id, reference, type, amount, currency, d, c, external, notes)
+                            debit_account_id, credit_account_id, external_reference, notes, original_transaction_id, created_at)
+  SELECT u.id, u.reference, p_business, u.type, 'SUCCESS', u.amount, u.currency, u.d, u.c, u.external, u.notes, u.original, at
+    FROM unnest(tids, refs, types, amounts, currencies, ds, cs, externals, notes, originals)
+           u(id, reference, type, amount, currency, d, c, external, notes, original)
   ON CONFLICT (reference, business_id) DO NOTHING;
   GET DIAGNOSTICS added = ROW_COUNT;
   IF added < n_items THEN
@@ -149,11 +157,11 @@ BEGIN
   -- 7. The postings, in item order.
   SELECT json_agg(CASE WHEN u.scope IS NULL THEN j.posting ELSE json_build_object('posting', j.posting) END ORDER BY u.n)
     INTO results
-    FROM unnest(ns, tids, refs, types, amounts, currencies, externals, notes, ds, cs, d_afters, c_afters,
+    FROM unnest(ns, tids, refs, types, amounts, currencies, externals, notes, originals, ds, cs, d_afters, c_afters,
                 d_accounts, d_kinds, c_accounts, c_kinds, k_scopes)
-           u(n, id, reference, type, amount, currency, external, notes, d, c, d_after, c_after, d_account, d_kind, c_account, c_kind, scope)
+           u(n, id, reference, type, amount, currency, external, notes, original, d, c, d_after, c_after, d_account, d_kind, c_account, c_kind, scope)
     CROSS JOIN LATERAL (SELECT ledger_posting_object(u.id, u.reference, p_business, u.type, 'SUCCESS', u.amount, u.currency,
-                                                     u.d, u.c, u.external, u.notes, NULL, NULL, 0.00, at,
+                                                     u.d, u.c, u.external, u.notes, u.original, NULL, 0.00, at,
                                                      u.d_account, u.d_kind, u.c_account, u.c_kind, u.d_after, u.c_after) AS posting) j;
   RETURN results;
 END $$;

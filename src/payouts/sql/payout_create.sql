@@ -13,37 +13,53 @@
 -- makes every payout path honour the list, and stores the refusal with the
 -- Idempotency-Key like any other), CUSTOMER_NOT_ACTIVE, then ledger_post's.
 -- The posting adds {payout: {id, created_at, customer_id}}.
+--
+-- payout_create_refusal is that order of refusals, decided from the request r and what the
+-- caller read of its receiver (payout_receiver: the customer's id, status and wallet, all
+-- NULL when the request names none that exists) and of the business's whitelist
+-- (p_unlisted: the business enforces its whitelist and the receiver is not on it); NULL
+-- when none applies. It reads no table, so payout_create (one payout) and payout_create_set
+-- (a bulk payout's items set-wise) decide by the same rule; STABLE, as format is, so that the
+-- planner inlines it into a calling statement.
+CREATE OR REPLACE FUNCTION payout_create_refusal(r jsonb, p_customer uuid, p_status text, p_wallet uuid, p_unlisted boolean)
+RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE
+    WHEN ledger_amount_problem(r->>'payout_amount') IS NOT NULL THEN
+      ledger_refusal('VALIDATION_ERROR', ledger_amount_problem(r->>'payout_amount'), '/payout_amount')
+    WHEN payout_receiver_count(r) <> 1 THEN
+      ledger_refusal('VALIDATION_ERROR',
+        format('exactly one of customer_id, walletAccountNumber and mobileNumber must be present (%s given)', payout_receiver_count(r)),
+        '/customer_id')
+    WHEN p_customer IS NULL THEN
+      ledger_refusal('CUSTOMER_NOT_FOUND', format('No customer with %s %s for this business.',
+        CASE WHEN jsonb_exists(r, 'customer_id') THEN 'id' WHEN jsonb_exists(r, 'walletAccountNumber') THEN 'wallet account number' ELSE 'mobile number' END,
+        coalesce(r->>'customer_id', r->>'walletAccountNumber', r->>'mobileNumber')))
+    WHEN p_status = 'ACTIVE' AND p_unlisted THEN
+      ledger_refusal('PAYOUT_RECEIVER_NOT_WHITELISTED',
+        format('The business enforces its payout whitelist and customer %s is not on it.', p_customer))
+    WHEN p_status <> 'ACTIVE' OR p_wallet IS NULL THEN
+      ledger_refusal('CUSTOMER_NOT_ACTIVE', format('Customer %s is %s; payouts go to ACTIVE customers only.', p_customer, p_status))
+  END
+$$;
+
 CREATE OR REPLACE FUNCTION payout_create(p_business uuid, r jsonb) RETURNS jsonb LANGUAGE plpgsql
   SET enable_seqscan = off
 AS $$
 DECLARE
-  problem text := ledger_amount_problem(r->>'payout_amount');
-  given int := payout_receiver_count(r);
   receiver customers;
+  unlisted boolean;
+  refusal jsonb;
   posting jsonb;
   p payouts;
 BEGIN
-  IF problem IS NOT NULL THEN
-    RETURN ledger_refusal('VALIDATION_ERROR', problem, '/payout_amount');
+  IF ledger_amount_problem(r->>'payout_amount') IS NULL AND payout_receiver_count(r) = 1 THEN
+    receiver := payout_receiver(p_business, r);
+    unlisted := coalesce((SELECT whitelist_enforced FROM payout_settings WHERE business_id = p_business), false)
+                AND NOT EXISTS (SELECT 1 FROM payout_whitelist_entries w WHERE w.business_id = p_business AND w.customer_id = receiver.id);
   END IF;
-  IF given <> 1 THEN
-    RETURN ledger_refusal('VALIDATION_ERROR',
-      format('exactly one of customer_id, walletAccountNumber and mobileNumber must be present (%s given)', given), '/customer_id');
-  END IF;
-  receiver := payout_receiver(p_business, r);
-  IF receiver.id IS NULL THEN
-    RETURN ledger_refusal('CUSTOMER_NOT_FOUND', format('No customer with %s %s for this business.',
-      CASE WHEN jsonb_exists(r, 'customer_id') THEN 'id' WHEN jsonb_exists(r, 'walletAccountNumber') THEN 'wallet account number' ELSE 'mobile number' END,
-      coalesce(r->>'customer_id', r->>'walletAccountNumber', r->>'mobileNumber')));
-  END IF;
-  IF receiver.status = 'ACTIVE'
-     AND coalesce((SELECT whitelist_enforced FROM payout_settings WHERE business_id = p_business), false)
-     AND NOT EXISTS (SELECT 1 FROM payout_whitelist_entries w WHERE w.business_id = p_business AND w.customer_id = receiver.id) THEN
-    RETURN ledger_refusal('PAYOUT_RECEIVER_NOT_WHITELISTED',
-      format('The business enforces its payout whitelist and customer %s is not on it.', receiver.id));
-  END IF;
-  IF receiver.status <> 'ACTIVE' OR receiver.wallet_id IS NULL THEN
-    RETURN ledger_refusal('CUSTOMER_NOT_ACTIVE', format('Customer %s is %s; payouts go to ACTIVE customers only.', receiver.id, receiver.status));
+  refusal := payout_create_refusal(r, receiver.id, receiver.status, receiver.wallet_id, unlisted);
+  IF refusal IS NOT NULL THEN
+    RETURN refusal;
   END IF;
   posting := ledger_post(p_business, 'CUSTOMER_PAYOUT', 'PAYOUT', NULL, 'IN_TRANSIT', NULL,
                          r->>'payout_amount', NULL, r->>'external_reference', r->>'payout_purpose');

@@ -7,16 +7,30 @@
 --
 -- PL/pgSQL, not SQL: on Citus, a statement of an SQL function that reads a distributed
 -- table with the function's arguments cannot be planned (docs/scale-out.md).
+--
+-- payout_event_object builds the data from the values themselves (the payout's fields, the
+-- step's reference and the wallet's account number): a batch of payouts stepped set-wise
+-- (payout_create_set, payout_move_set) has them in arrays and writes all its events in one
+-- statement, which may not pass a table's row to a function (a distributed table's row is
+-- a shard's row on its node). SQL, STABLE as to_char is, so the planner inlines it there.
+CREATE OR REPLACE FUNCTION payout_event_object(
+  p_id uuid, p_reference text, p_status text, p_amount numeric, p_currency text, p_customer uuid,
+  p_wallet_account_number text, p_external_reference text, p_failure_code text, p_at timestamptz
+) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT jsonb_build_object(
+    'payout_id', p_id, 'transaction_id', p_reference, 'status', p_status, 'amount', p_amount::text,
+    'currency', p_currency, 'customer_id', p_customer, 'wallet_account_number', p_wallet_account_number,
+    'external_reference', p_external_reference, 'failure_code', p_failure_code,
+    'occurred_at', to_char(p_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+$$;
+
 CREATE OR REPLACE FUNCTION payout_event_data(p payouts, p_reference text) RETURNS jsonb LANGUAGE plpgsql STABLE
   SET enable_seqscan = off
 AS $$
 BEGIN
-  RETURN jsonb_build_object(
-    'payout_id', p.id, 'transaction_id', p_reference, 'status', p.status, 'amount', p.amount::text,
-    'currency', p.currency, 'customer_id', p.customer_id,
-    'wallet_account_number', (SELECT account_number FROM accounts WHERE id = p.wallet_id AND business_id = p.business_id),
-    'external_reference', p.external_reference, 'failure_code', p.failure_code,
-    'occurred_at', to_char(p.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
+  RETURN payout_event_object(p.id, p_reference, p.status, p.amount, p.currency, p.customer_id,
+    (SELECT account_number FROM accounts WHERE id = p.wallet_id AND business_id = p.business_id),
+    p.external_reference, p.failure_code, p.updated_at);
 END $$;
 
 CREATE OR REPLACE FUNCTION payout_event(p payouts, p_reference text) RETURNS void LANGUAGE plpgsql

@@ -13,6 +13,36 @@
 -- refusal PAYOUT_NOT_FOUND / PAYOUT_STATUS_NOT_ALLOWED (nothing changed). The
 -- ledger cannot refuse an outcome's posting (the money is in transit, the
 -- receiver was checked): a refusal there is a bug and raises.
+-- The rules of a move, written once for payout_move (one payout) and payout_move_set (a
+-- batch set-wise), none reading a table:
+--   payout_move_refusal      the refusal of moving payout p_payout, found in state p_status
+--                            (NULL: not found), from one of p_from to p_to; NULL when allowed;
+--   payout_receiver_gone     whether the payout's receiver, from its customer's and its wallet's
+--                            states, is no longer ACTIVE (a completion then fails,
+--                            RECEIVER_NOT_ACTIVE);
+--   payout_step_posting      the posting of a step into p_target: its type and the kinds of its
+--                            sides (the wallet's id is the payout's), or NULLs (PROCESSING).
+-- They are SQL, inlined into a calling statement (payout_move_refusal is STABLE, as format is).
+CREATE OR REPLACE FUNCTION payout_move_refusal(p_payout uuid, p_status text, p_from text[], p_to text) RETURNS jsonb
+LANGUAGE sql STABLE AS $$
+  SELECT CASE
+    WHEN p_status IS NULL THEN ledger_refusal('PAYOUT_NOT_FOUND', format('No payout %s for this business.', p_payout))
+    WHEN NOT p_status = ANY(p_from) THEN ledger_refusal('PAYOUT_STATUS_NOT_ALLOWED', format('The payout is %s; it cannot become %s.', p_status, p_to))
+  END
+$$;
+
+CREATE OR REPLACE FUNCTION payout_receiver_gone(p_customer_status text, p_wallet_status text) RETURNS boolean
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT p_customer_status <> 'ACTIVE' OR p_wallet_status <> 'ACTIVE'
+$$;
+
+CREATE OR REPLACE FUNCTION payout_step_posting(p_target text) RETURNS TABLE (type text, debit_kind text, credit_kind text)
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE p_target WHEN 'COMPLETED' THEN 'CUSTOMER_PAYOUT_COMPLETION' WHEN 'FAILED' THEN 'CUSTOMER_PAYOUT_RETURN' END,
+         CASE WHEN p_target IN ('COMPLETED', 'FAILED') THEN 'IN_TRANSIT' END,
+         CASE p_target WHEN 'COMPLETED' THEN 'WALLET' WHEN 'FAILED' THEN 'PAYOUT' END
+$$;
+
 CREATE OR REPLACE FUNCTION payout_move(p_business uuid, p_payout uuid, p_from text[], p_to text, p_failure_code text DEFAULT NULL,
                                        p_count boolean DEFAULT true)
 RETURNS jsonb LANGUAGE plpgsql
@@ -20,37 +50,34 @@ RETURNS jsonb LANGUAGE plpgsql
 AS $$
 DECLARE
   p payouts;
+  refusal jsonb;
   target text := p_to;
   code text := p_failure_code;
+  step record;
   posting jsonb;
   reference text;
   previous text;
   moved_at timestamptz;
 BEGIN
   SELECT * INTO p FROM payouts WHERE id = p_payout AND business_id = p_business FOR NO KEY UPDATE;
-  IF p.id IS NULL THEN
-    RETURN ledger_refusal('PAYOUT_NOT_FOUND', format('No payout %s for this business.', p_payout));
-  END IF;
-  IF NOT p.status = ANY(p_from) THEN
-    RETURN ledger_refusal('PAYOUT_STATUS_NOT_ALLOWED', format('The payout is %s; it cannot become %s.', p.status, p_to));
+  refusal := payout_move_refusal(p_payout, p.status, p_from, p_to);
+  IF refusal IS NOT NULL THEN
+    RETURN refusal;
   END IF;
   previous := p.status;
   IF target = 'COMPLETED' AND EXISTS (
        SELECT 1 FROM customers c JOIN accounts a ON a.id = p.wallet_id AND a.business_id = p.business_id
-        WHERE c.id = p.customer_id AND c.business_id = p.business_id AND (c.status <> 'ACTIVE' OR a.status <> 'ACTIVE')) THEN
+        WHERE c.id = p.customer_id AND c.business_id = p.business_id AND payout_receiver_gone(c.status, a.status)) THEN
     target := 'FAILED';
     code := 'RECEIVER_NOT_ACTIVE';
   END IF;
-  IF target = 'PROCESSING' THEN
+  SELECT * INTO step FROM payout_step_posting(target);
+  IF step.type IS NULL THEN
     reference := (SELECT t.reference FROM transactions t WHERE t.id = p.creation_transaction_id AND t.business_id = p.business_id);
   ELSE
-    IF target = 'COMPLETED' THEN
-      posting := ledger_post(p_business, 'CUSTOMER_PAYOUT_COMPLETION', 'IN_TRANSIT', NULL, 'WALLET', p.wallet_id::text,
-                             p.amount::text, p.currency, p.external_reference, p.purpose, p.creation_transaction_id);
-    ELSE
-      posting := ledger_post(p_business, 'CUSTOMER_PAYOUT_RETURN', 'IN_TRANSIT', NULL, 'PAYOUT', NULL,
-                             p.amount::text, p.currency, p.external_reference, p.purpose, p.creation_transaction_id);
-    END IF;
+    posting := ledger_post(p_business, step.type, step.debit_kind, NULL, step.credit_kind,
+                           CASE WHEN step.credit_kind = 'WALLET' THEN p.wallet_id::text END,
+                           p.amount::text, p.currency, p.external_reference, p.purpose, p.creation_transaction_id);
     IF posting->'refusal' IS NOT NULL THEN
       RAISE EXCEPTION 'payout_move: the ledger refused step % of payout %: %', target, p.id, posting->'refusal';
     END IF;

@@ -8,10 +8,12 @@
 -- ascending id, then, when a move leaves transit, every account the moves can post to
 -- (the in-transit and payout accounts, the payouts' wallets), ascending id; payout_move's own locks then find the
 -- rows held. Two batches, or a batch and a single move, thus never wait on each other
--- in a cycle, however many of their payouts go to the same wallet. The in-transit and
--- payout accounts' balances, which every move out of transit changes, are held for the
--- call (ledger_hold_balances, ledger_release_balances): each row is written once, not
--- once per move. The counts
+-- in a cycle, however many of their payouts go to the same wallet. The moves are then
+-- applied set-wise (payout_move_set); when that path declines (a payout named twice), or on
+-- Citus (database_distributed), one by one, with the in-transit and payout accounts'
+-- balances, which every move out of transit changes, held for the call
+-- (ledger_hold_balances, ledger_release_balances): each row is written once, not once per
+-- move. The counts
 -- of the bulk payouts the payouts belong to move once, after the moves, from each payout's
 -- state before the batch to its state after it (payout_bulk_count: their rows are locked
 -- last).
@@ -41,13 +43,21 @@ BEGIN
             UNION ALL
             SELECT unnest(own)) a;
     PERFORM 1 FROM accounts WHERE id = ANY(account_ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
-    PERFORM ledger_hold_balances(p_business, own);
   END IF;
-  FOR move IN SELECT value FROM jsonb_array_elements(p_moves) LOOP
-    moved := array_append(moved, payout_move_item(p_business, move));
-  END LOOP;
-  PERFORM ledger_release_balances(p_business);
-  results := to_jsonb(moved);
+  -- The common batch, each payout named once: a fixed number of statements (not on Citus: database_distributed).
+  IF NOT database_distributed() THEN
+    results := payout_move_set(p_business, p_moves, account_ids);
+  END IF;
+  IF results IS NULL THEN
+    IF own IS NOT NULL THEN
+      PERFORM ledger_hold_balances(p_business, own);
+    END IF;
+    FOR move IN SELECT value FROM jsonb_array_elements(p_moves) LOOP
+      moved := array_append(moved, payout_move_item(p_business, move));
+    END LOOP;
+    PERFORM ledger_release_balances(p_business);
+    results := to_jsonb(moved);
+  END IF;
   SELECT jsonb_agg(jsonb_build_object('payout_id', id, 'from', before->>id::text, 'to', status)) INTO changes
     FROM payouts WHERE id = ANY(payout_ids) AND business_id = p_business AND status <> before->>id::text;
   IF changes IS NOT NULL THEN

@@ -14,7 +14,7 @@ import os from 'node:os';
 import { expect } from 'chai';
 import knex from 'knex';
 import { beginApiRequest, watchApiRequests } from '../../../src/kernel/scheduling/apiActivity.js';
-import { backgroundReads, backgroundTransaction, configureBackground, DELIVERY_REST_FACTOR, inBackground, PAYOUT_WORK_IN_A_ROW } from '../../../src/kernel/scheduling/background.js';
+import { backgroundRead, backgroundTransaction, configureBackground, DELIVERY_REST_FACTOR, inBackground, PAYOUT_WORK_IN_A_ROW } from '../../../src/kernel/scheduling/background.js';
 import { autogroupNice, BACKGROUND_NICE, groupsBySession } from '../../../src/db/priority.js';
 import { BACKGROUND_APPLICATION_NAME } from '../../../src/server.js';
 import { get } from '../../support/client.js';
@@ -242,15 +242,21 @@ describe("the service's background lane", () => {
     }
   });
 
-  it('runs its transactions and reads on sessions of its own, at the lowest CPU priority on the embedded database', async function () {
+  it('runs its transactions and reads on sessions of its own with generic plans, at the lowest CPU priority on the embedded database', async function () {
     const { db } = running();
-    const session = (q: typeof db) => q.raw<{ rows: { pid: number; app: string }[] }>("SELECT pg_backend_pid() AS pid, current_setting('application_name') AS app");
+    const session = (q: typeof db) =>
+      q.raw<{ rows: { pid: number; app: string; plans: string }[] }>(
+        "SELECT pg_backend_pid() AS pid, current_setting('application_name') AS app, current_setting('plan_cache_mode') AS plans",
+      );
     const { rows: [background] } = await backgroundTransaction(db, (trx) => session(trx));
     const { rows: [foreground] } = await session(db);
-    const { rows: [read] } = await session(backgroundReads(db));
+    const { rows: [read] } = await backgroundRead(db, (trx) => session(trx));
     expect(background.app).to.equal(BACKGROUND_APPLICATION_NAME);
     expect(read.app).to.equal(BACKGROUND_APPLICATION_NAME);
     expect(foreground.app).to.not.equal(BACKGROUND_APPLICATION_NAME);
+    // The lane's statements are planned for any business (GENERIC_PLANS), the API's as PostgreSQL chooses.
+    expect([background.plans, read.plans]).to.deep.equal(['force_generic_plan', 'force_generic_plan']);
+    expect(foreground.plans).to.equal('auto');
     if (process.env.DATABASE_URL) this.skip(); // another machine's processes: not the service's to schedule
     expect(os.getPriority(background.pid)).to.equal(BACKGROUND_NICE);
     expect(os.getPriority(foreground.pid)).to.equal(0);

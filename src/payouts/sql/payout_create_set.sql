@@ -1,0 +1,89 @@
+-- The items of a bulk payout created set-wise (payout_create_batch): each item exactly as
+-- payout_create creates one payout (its refusal by payout_create_refusal, or its ledger
+-- transaction, its `payouts` row and its `payout.pending` event), by a fixed number of
+-- statements whatever the number of items, but for one lookup of each item's receiver
+-- (payout_receiver, one statement by the index its identifier names); NULL, having written nothing, when the ledger
+-- would refuse one of the accepted items (the payout account's funds run out part-way), and
+-- the items are then created one by one (payout_create_item), which decides where.
+--
+-- p_items is a JSON array of E4 request bodies; the business's payout and in-transit
+-- accounts are locked by the caller (ascending id, FOR NO KEY UPDATE). Returns the items'
+-- results in order, as payout_create_item answers them (a refusal also carries the
+-- `customer_id` the item names when it names exactly one that exists).
+--
+-- The statements:
+--   1. each item's receiver (payout_receiver), whitelist standing and refusal, and the
+--      wallet's account number its event shows, into arrays;
+--   2. the accepted items' postings (ledger_move_set, their sides named as payout_create's
+--      ledger_post names them);
+--   3. the payouts; 4. their events (payout_event_object); 5. the results.
+CREATE OR REPLACE FUNCTION payout_create_set(p_business uuid, p_items jsonb) RETURNS jsonb LANGUAGE plpgsql
+  SET enable_seqscan = off
+AS $$
+DECLARE
+  enforced boolean := coalesce((SELECT whitelist_enforced FROM payout_settings WHERE business_id = p_business), false);
+  -- Every item, in order: its request, its refusal and the customer it names (when it names one).
+  requests jsonb[]; refusals jsonb[]; named uuid[];
+  -- The accepted items, in order: their item number, request, customer, wallet and its number.
+  ns int[]; a_requests jsonb[]; customers uuid[]; wallets uuid[]; wallet_numbers text[];
+  postings jsonb;
+  payout_ids uuid[];
+BEGIN
+  -- 1. The receivers and refusals.
+  WITH x AS MATERIALIZED (
+    SELECT i.n::int AS n, i.r, c.id, c.wallet_id,
+           payout_create_refusal(i.r, c.id, c.status, c.wallet_id,
+             enforced AND NOT EXISTS (SELECT 1 FROM payout_whitelist_entries w WHERE w.business_id = p_business AND w.customer_id = c.id)) AS refusal
+      FROM jsonb_array_elements(p_items) WITH ORDINALITY i(r, n)
+      CROSS JOIN LATERAL payout_receiver(p_business, i.r) c
+  )
+  SELECT array_agg(x.r ORDER BY x.n), array_agg(x.refusal ORDER BY x.n),
+         array_agg(CASE WHEN payout_receiver_count(x.r) = 1 THEN x.id END ORDER BY x.n),
+         array_agg(x.n ORDER BY x.n) FILTER (WHERE x.refusal IS NULL),
+         array_agg(x.r ORDER BY x.n) FILTER (WHERE x.refusal IS NULL),
+         array_agg(x.id ORDER BY x.n) FILTER (WHERE x.refusal IS NULL),
+         array_agg(x.wallet_id ORDER BY x.n) FILTER (WHERE x.refusal IS NULL),
+         array_agg((SELECT account_number FROM accounts WHERE id = x.wallet_id AND business_id = p_business) ORDER BY x.n)
+           FILTER (WHERE x.refusal IS NULL)
+    INTO requests, refusals, named, ns, a_requests, customers, wallets, wallet_numbers
+    FROM x;
+  IF ns IS NOT NULL THEN
+    -- 2. The postings, payout_create's: the payout account → the in-transit account.
+    postings := ledger_move_set(p_business,
+      (SELECT jsonb_agg(jsonb_build_object('type', 'CUSTOMER_PAYOUT', 'sides', jsonb_build_array('PAYOUT', NULL, 'IN_TRANSIT', NULL),
+                          'request', jsonb_build_object('amount', r->>'payout_amount', 'external_reference', r->>'external_reference',
+                                                        'notes', r->>'payout_purpose')) ORDER BY k)
+         FROM unnest(a_requests) WITH ORDINALITY u(r, k)),
+      payout_accounts(p_business))::jsonb;
+    IF postings IS NULL THEN
+      RETURN NULL;
+    END IF;
+    payout_ids := ARRAY(SELECT gen_random_uuid() FROM unnest(ns));
+    -- 3. The payouts, as payout_create inserts each.
+    INSERT INTO payouts (id, business_id, customer_id, wallet_id, amount, currency, status, purpose, external_reference,
+                         creation_transaction_id, created_at, updated_at)
+    SELECT u.id, p_business, u.customer, u.wallet, (u.posting->>'amount')::numeric, u.posting->>'currency', 'PENDING',
+           u.r->>'payout_purpose', u.r->>'external_reference', (u.posting->>'id')::uuid,
+           (u.posting->>'created_at')::timestamptz, (u.posting->>'created_at')::timestamptz
+      FROM ROWS FROM (unnest(payout_ids), unnest(customers), unnest(wallets), unnest(a_requests), jsonb_array_elements(postings))
+             u(id, customer, wallet, r, posting);
+    -- 4. Their `payout.pending` events, as payout_event writes each, in item order.
+    INSERT INTO outbox_events (id, business_id, code, data, created_at)
+    SELECT gen_random_uuid(), p_business, 'payout.pending',
+           payout_event_object(u.id, u.posting->>'reference', 'PENDING', (u.posting->>'amount')::numeric, u.posting->>'currency',
+                               u.customer, u.number, u.r->>'external_reference', NULL, (u.posting->>'created_at')::timestamptz),
+           clock_timestamp()
+      FROM ROWS FROM (unnest(payout_ids), unnest(customers), unnest(wallet_numbers), unnest(a_requests), jsonb_array_elements(postings))
+             WITH ORDINALITY u(id, customer, number, r, posting, k)
+     ORDER BY u.k;
+  END IF;
+  -- 5. The results, in item order: payout_create_item's.
+  RETURN (SELECT jsonb_agg(coalesce(a.result, u.refusal || CASE WHEN payout_receiver_count(u.r) = 1
+                                                                THEN jsonb_build_object('customer_id', u.named) ELSE '{}' END)
+                           ORDER BY u.n)
+            FROM ROWS FROM (unnest(requests), unnest(refusals), unnest(named)) WITH ORDINALITY u(r, refusal, named, n)
+            LEFT JOIN (SELECT a.n, a.posting || jsonb_build_object('payout', jsonb_build_object(
+                                'id', a.id, 'created_at', (a.posting->>'created_at')::timestamptz, 'customer_id', a.customer)) AS result
+                         FROM ROWS FROM (unnest(ns), unnest(payout_ids), unnest(customers), jsonb_array_elements(postings)) a(n, id, customer, posting)) a
+              ON a.n = u.n);
+END $$;
