@@ -33,6 +33,9 @@ const LEDGER_HELPERS: Record<string, string> = {
   payout_posting_of: 'the payout view of a posting, inside payout_create_keyed',
   payout_event: 'takes the payout row (which carries its business), inside payout_create and payout_move',
   payout_event_data: "the event's data of a payout row, inside payout_event",
+  payout_event_object: "an event's data from its values, inside payout_event_data and a batch's payout_create_set and payout_move_set",
+  payout_create_refusal: "a payout request's refusal from what was read of it, inside payout_create and payout_create_set",
+  payout_move_refusal: "a payout move's refusal from the payout's state, inside payout_move and payout_move_set",
 };
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
