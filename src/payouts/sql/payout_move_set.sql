@@ -32,9 +32,8 @@ DECLARE
   named uuid[]; found jsonb; customer_states jsonb; wallet_rows jsonb; creation_references jsonb;
 BEGIN
   -- 1. The rows the moves read, each table by its key in one statement and kept as
-  -- {id: [fields]}: a statement joining them with the moves (a lateral lookup per move) is
-  -- run on Citus by a path of its own, which did not keep the writes that followed it while
-  -- the business's shards were split off.
+  -- {id: [fields]}, so that the plan reads no table: a table joined with the moves is
+  -- planned as a loop over both (ledger_move_set).
   named := ARRAY(SELECT DISTINCT request_uuid(x->>'payout_id') FROM jsonb_array_elements(p_moves) x);
   SELECT jsonb_object_agg(q.id, jsonb_build_array(q.status, q.amount, q.currency, q.customer_id, q.wallet_id, q.external_reference,
                                                   q.purpose, q.creation_transaction_id))
