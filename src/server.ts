@@ -113,7 +113,7 @@ export async function startService(
     afterConnect: embedded ? lowPriorityConnections(log) : undefined,
   });
   // Generic plans for the lane's statements, but on Citus (src/kernel/scheduling/background.ts, GENERIC_PLANS).
-  const citus = (await db.raw("SELECT 1 FROM pg_extension WHERE extname = 'citus'")).rows.length > 0;
+  const citus: boolean = (await db.raw('SELECT database_distributed() AS citus')).rows[0].citus;
   configureBackground(db, { concurrency: config.backgroundConcurrency, restRatio: config.backgroundRestRatio, pool: backgroundPool, genericPlans: !citus });
   if (config.sandbox) await seedSandbox(db);
   const apiDir = opts.apiDir ?? (RUNNING_COMPILED ? PRECOMPILED_API_DIR : undefined);

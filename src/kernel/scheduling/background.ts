@@ -183,12 +183,18 @@ const GENERIC_PLANS = 'SET LOCAL plan_cache_mode = force_generic_plan';
  * Runs `read`, background work's reads outside its transactions (the deliveries a webhook
  * job sends, the payouts a processing job steps), in a read transaction of their own on the
  * lane's pool when it has one (so that they too run on sessions that give way to the API's;
- * else on `db`), with generic plans where the lane has them (GENERIC_PLANS). Resolves or rejects as `read` does.
+ * else on `db`), with generic plans where the lane has them (GENERIC_PLANS). Resolves or
+ * rejects as `read` does.
  */
 export function backgroundRead<T>(db: Knex, read: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return laneTransaction(db, read);
+}
+
+/** A transaction on the lane's pool of `db` (lanePool), with generic plans where the lane has them (GENERIC_PLANS). */
+function laneTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   return lanePool(db).transaction(async (trx) => {
     if (laneOf(db).genericPlans) await trx.raw(GENERIC_PLANS);
-    return read(trx);
+    return work(trx);
   });
 }
 
@@ -199,19 +205,12 @@ function lanePool(db: Knex): Knex {
 
 /**
  * Runs `work` in a transaction in the lane of pool `db` (inBackground, as `kind` of work:
- * LaneWork), on the lane's own pool when it has one, with generic plans where the lane has them (GENERIC_PLANS): commits when it resolves, rolls back
- * and rejects as it does when it throws.
+ * LaneWork), on the lane's own pool when it has one, with generic plans where the lane has
+ * them (GENERIC_PLANS): commits when it resolves, rolls back and rejects as it does when it
+ * throws.
  */
 export function backgroundTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>, kind: LaneWork = 'payouts'): Promise<T> {
-  return inBackground(
-    db,
-    () =>
-      lanePool(db).transaction(async (trx) => {
-        if (laneOf(db).genericPlans) await trx.raw(GENERIC_PLANS);
-        return work(trx);
-      }),
-    kind,
-  );
+  return inBackground(db, () => laneTransaction(db, work), kind);
 }
 
 /**

@@ -12,8 +12,8 @@
 -- `sides`: [debit kind, debit, credit kind, credit], and whose request may carry
 -- `original_transaction_id` (ledger_post's p_original); p_ids the accounts the batch locked
 -- (ascending, FOR NO KEY UPDATE), the business's own ones among them when an item names
--- one. Returns the items' results in their
--- order, as ledger_move (no key) and ledger_move_keyed ({posting}) answer them, as json.
+-- one. Returns the items' results in their order, as ledger_move (no key) and
+-- ledger_move_keyed ({posting}) answer them, as json.
 --
 -- The statements, each over the whole batch:
 --   1. the keys' locks taken (idempotency_lock), no key twice in the batch;

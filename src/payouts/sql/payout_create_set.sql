@@ -2,9 +2,10 @@
 -- payout_create creates one payout (its refusal by payout_create_refusal, or its ledger
 -- transaction, its `payouts` row and its `payout.pending` event), by a fixed number of
 -- statements whatever the number of items, but for one lookup of each item's receiver
--- (payout_receiver, one statement by the index its identifier names); NULL, having written nothing, when the ledger
--- would refuse one of the accepted items (the payout account's funds run out part-way), and
--- the items are then created one by one (payout_create_item), which decides where.
+-- (payout_receiver, one statement by the index its identifier names); NULL, having written
+-- nothing, when the ledger would refuse one of the accepted items (the payout account's funds
+-- run out part-way), and the items are then created one by one (payout_create_item), which
+-- decides where.
 --
 -- p_items is a JSON array of E4 request bodies; the business's payout and in-transit
 -- accounts are locked by the caller (ascending id, FOR NO KEY UPDATE). Returns the items'
