@@ -54,10 +54,11 @@ const batchedSets = new WeakMap<Knex, Promise<ReadonlySet<string>>>();
 
 /**
  * The movements that are batched: those whose accounts are named by the request, so a
- * batch can lock them all first, in id order. The list is the database's
- * (`ledger_batched_movements`, src/ledger/sql/ledger_move_batch.sql, whose lock order
- * depends on it), read once per pool `db`; a read that fails is made again by the next
- * movement. Rejects with the database's error.
+ * batch can lock them in ledger_post's order (the wallets, then the business's own
+ * accounts). The list is the database's (`ledger_batched_movements`,
+ * src/ledger/sql/ledger_move_batch.sql, whose lock order depends on it), read once per
+ * pool `db`; a read that fails is made again by the next movement. Rejects with the
+ * database's error.
  */
 export function batchedMovements(db: Knex): Promise<ReadonlySet<string>> {
   let types = batchedSets.get(db);

@@ -5,8 +5,8 @@
  * with the balance updates of both accounts.
  *
  * The ledger itself is PL/pgSQL (src/ledger/sql/: `ledger_move` dispatches by
- * type, `ledger_post` posts): it locks the accounts (ascending id order:
- * concurrent movements serialise and never deadlock; a refund or reversal locks
+ * type, `ledger_post` posts): it locks the accounts (a wallet before an account of the
+ * business's own, else ascending id: concurrent movements serialise and never deadlock; a refund or reversal locks
  * its original transaction first), checks every rule, posts the entries and
  * updates the balances in ONE statement, so a movement is one database round
  * trip and row locks are held only for that statement and its commit. Balance rules: the settlement account may go below zero (it mirrors

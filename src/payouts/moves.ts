@@ -40,7 +40,7 @@ export interface PayoutMoveRequest {
 /**
  * Applies `moves` (payouts of one business) in one statement and one transaction,
  * `payout_move_batch`: each move as `payoutMove` would apply it alone, payouts locked
- * first and accounts after, each in id order. Returns the results in order.
+ * first and accounts after (wallets before the business's own), each in id order. Returns the results in order.
  */
 export async function payoutMoves(db: Knex, businessId: string, moves: PayoutMoveRequest[]): Promise<PayoutMoveResult[]> {
   const batch = moves.map((m) => {

@@ -9,7 +9,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import pg from 'pg';
 import { get } from '../support/client.js';
+import { assertLedgerConsistent } from '../support/ledgerInvariants.js';
 import { newBusiness, newWallet, topup, type TestBusiness } from '../support/fixtures.js';
 import { withNestedPlans } from '../support/nestedPlans.js';
 import { running } from '../support/service.js';
@@ -123,5 +125,85 @@ describe('set-based batch posting', () => {
     expect(results[1].refusal.code).to.equal('WALLET_NOT_FOUND');
     expect(results[2]).to.have.property('posting');
     expect(closedWallet.id).to.be.a('string');
+  });
+
+  describe("the business's own accounts, locked last", () => {
+    const clients: pg.Client[] = [];
+    const connect = async () => {
+      const c = new pg.Client({ connectionString: running().databaseUrl });
+      await c.connect();
+      clients.push(c);
+      return c;
+    };
+    afterEach(async () => {
+      await Promise.all(clients.splice(0).map((c) => c.end().catch(() => undefined)));
+    });
+    const batch = (c: pg.Client, business: TestBusiness, items: object[]) =>
+      c.query('SELECT ledger_move_batch($1::uuid, $2::jsonb) AS results', [business.id, JSON.stringify(items)]);
+    /** Resolves once the session `pid` waits for a lock. */
+    const waitingOnLock = async (pid: number) => {
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await running().db.raw('SELECT wait_event_type FROM pg_stat_activity WHERE pid = ?', [pid]);
+        if (rows[0]?.wait_event_type === 'Lock') return;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`session ${pid} never waited for a lock`);
+    };
+    const operational = async (business: TestBusiness) =>
+      (await running().db.raw("SELECT id, balance, last_entry_number FROM accounts WHERE business_id = ? AND kind = 'OPERATIONAL'", [business.id])).rows[0];
+
+    it("plans a batch and locks its wallets while another batch holds the operational account, then posts after that batch's entries", async () => {
+      const [holder, waiter, probe] = [await connect(), await connect(), await connect()];
+      const opBefore = await operational(b);
+      await holder.query('BEGIN');
+      await batch(holder, b, [fund(b, wallets[0].id, '1.00'), fund(b, wallets[1].id, '1.00')]);
+      const { rows } = await waiter.query('SELECT pg_backend_pid() AS pid');
+      const pending = batch(waiter, b, [fund(b, wallets[2].id, '2.00'), fund(b, wallets[3].id, '3.00')]);
+      await waitingOnLock(rows[0].pid);
+      // Its wallets are already held: they were locked before the operational account.
+      for (const w of [wallets[2].id, wallets[3].id]) {
+        const tried = await probe.query('SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE NOWAIT', [w]).then(
+          () => 'locked',
+          (err: { code?: string }) => err.code,
+        );
+        expect(tried, `wallet ${w} while the batch waits`).to.equal('55P03');
+      }
+      await holder.query('COMMIT');
+      const results = (await pending).rows[0].results;
+      const debits = results.map((r: any) => r.posting.entries[0]);
+      const cents = (v: string) => Math.round(Number(v) * 100);
+      expect(debits.map((e: any) => cents(e.balance_after)), 'the operational balance after each, following the other batch').to.deep.equal([
+        cents(opBefore.balance) - 200 - 200,
+        cents(opBefore.balance) - 200 - 500,
+      ]);
+      const opAfter = await operational(b);
+      expect(cents(opAfter.balance)).to.equal(cents(opBefore.balance) - 700);
+      expect(Number(opAfter.last_entry_number)).to.equal(Number(opBefore.last_entry_number) + 4);
+      await assertLedgerConsistent(running().db, b.id);
+    });
+
+    it('refuses to post on a balance that another batch spent meanwhile: a serialization failure, nothing written, then the refusal', async () => {
+      const small = await newBusiness();
+      await topup(small.token, '100.00');
+      const [w0, w1] = [await newWallet(small.token), await newWallet(small.token)];
+      const [holder, waiter] = [await connect(), await connect()];
+      await holder.query('BEGIN');
+      await batch(holder, small, [fund(small, w0.id, '45.00'), fund(small, w0.id, '50.00')]);
+      const { rows } = await waiter.query('SELECT pg_backend_pid() AS pid');
+      const late = [fund(small, w1.id, '4.00'), fund(small, w1.id, '6.00')];
+      const pending = batch(waiter, small, late).then(
+        () => 'posted',
+        (err: { code?: string }) => err.code,
+      );
+      await waitingOnLock(rows[0].pid);
+      await holder.query('COMMIT');
+      expect(await pending, 'planned on 100.00, 5.00 left once locked').to.equal('40001');
+      expect((await get(`/cl/v1/wallets/${w1.id}`, { token: small.token })).body.balance).to.equal('0.00');
+      // Posted again (as the service retries it), each movement is answered on its own.
+      const again = (await batch(waiter, small, late)).rows[0].results;
+      expect(again[0]).to.have.property('posting');
+      expect(again[1].refusal.code).to.equal('INSUFFICIENT_FUNDS');
+      await assertLedgerConsistent(running().db, small.id);
+    });
   });
 });

@@ -19,19 +19,18 @@
 -- other (a refusal, a key already used or held, a key twice) is posted item by item as
 -- above, the set-wise path having written nothing.
 --
--- Lock order: before the first item, every account the batch can touch is locked,
--- ascending id, FOR NO KEY UPDATE (ledger_post's order and mode): the wallets the
--- items name (wallet_id, source_wallet_id, destination_wallet_id) and, when an item
--- is not a TRANSFER, the business's own accounts. Batches then queue behind each
--- other and behind single movements in one order, whatever the order of their
--- items, and a hot account is locked once per batch; ledger_post's own locks find
--- the rows already held. The balances of the business's own accounts (the hot rows:
--- every item but a transfer changes one) are then held for the call
--- (ledger_hold_balances, written back by ledger_release_balances), so a hot row is also
--- written once per batch on the item-by-item path. Only movements whose accounts are
--- known from the request can be batched: ledger_batched_movements, the one list
--- (src/ledger/batching.ts reads it); any other type raises, since its locks (a refund's
--- original transaction first) would not keep that order.
+-- Lock order, ledger_post's: the wallets first, then the business's own accounts, each
+-- ascending id, FOR NO KEY UPDATE. Before the first item the wallets the items name
+-- (wallet_id, source_wallet_id, destination_wallet_id) are locked; the business's own
+-- accounts (the hot rows: every item but a transfer changes one) are locked after the plan,
+-- by ledger_move_set, or, on the movement-by-movement path, by ledger_hold_balances, which
+-- holds their balances for the call (written back by ledger_release_balances), so a hot row
+-- is also written once per batch there. Batches then queue behind each other and behind
+-- single movements in one order, whatever the order of their items, and a hot account is
+-- locked once per batch; ledger_post's own locks find the rows already held. Only movements
+-- whose accounts are known from the request can be batched: ledger_batched_movements, the
+-- one list (src/ledger/batching.ts reads it); any other type raises, since its locks (a
+-- refund's original transaction first) would not keep that order.
 CREATE OR REPLACE FUNCTION ledger_batched_movements() RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
   SELECT ARRAY['FUND', 'PAYOUT', 'TRANSFER', 'WITHDRAWAL', 'CARD_PURCHASE']
 $$;
@@ -55,7 +54,8 @@ BEGIN
     own := ARRAY(SELECT id FROM accounts WHERE business_id = p_business AND kind <> 'WALLET');
   END IF;
   -- The ids first, then one index scan of the primary key: a join of accounts with the
-  -- items would be planned as a scan of the table.
+  -- items would be planned as a scan of the table. Only the wallets are locked here: an id
+  -- a request names that is not a wallet is refused, and is not locked out of order.
   SELECT array_agg(DISTINCT x.id) INTO ids
     FROM (SELECT request_uuid(i->'request'->>f.name) AS id
             FROM jsonb_array_elements(p_items) i,
@@ -63,7 +63,7 @@ BEGIN
           UNION ALL
           SELECT unnest(own)) x
    WHERE x.id IS NOT NULL;
-  PERFORM 1 FROM accounts WHERE id = ANY(ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
+  PERFORM 1 FROM accounts WHERE id = ANY(ids) AND business_id = p_business AND kind = 'WALLET' ORDER BY id FOR NO KEY UPDATE;
   -- The common case, every movement posted and every key new: a fixed number of statements.
   posted := ledger_move_set(p_business, p_items, ids);
   IF posted IS NOT NULL THEN

@@ -10,10 +10,10 @@
 -- a capability's own movements (a payout's creation and outcomes: payout_create_set,
 -- payout_move_set), whose item names its sides itself as ledger_post takes them,
 -- `sides`: [debit kind, debit, credit kind, credit], and whose request may carry
--- `original_transaction_id` (ledger_post's p_original); p_ids the accounts the batch locked
--- (ascending, FOR NO KEY UPDATE), the business's own ones among them when an item names
--- one. Returns the items' results in their order, as ledger_move (no key) and
--- ledger_move_keyed ({posting}) answer them, as json.
+-- `original_transaction_id` (ledger_post's p_original); p_ids the accounts the batch may
+-- touch, its wallets among them locked by the caller (ascending id, FOR NO KEY UPDATE), the
+-- business's own ones among them when an item names one. Returns the items' results in their
+-- order, as ledger_move (no key) and ledger_move_keyed ({posting}) answer them, as json.
 --
 -- The statements, each over the whole batch:
 --   1. the keys' locks taken (idempotency_lock), no key twice in the batch;
@@ -22,17 +22,32 @@
 --      the rules, the keys' rows (none may exist: read after the locks, as
 --      idempotency_enter does), each account's last entry, the references drawn; into
 --      arrays, one element per movement or per account;
---   3. the transactions; 4. the entries; 5. the accounts' balances and last entries;
---   6. the keys' rows; 7. the postings, from the arrays (ledger_posting_object).
+--   3. the keys' rows;
+--   4. the business's own accounts the batch moves, locked (ascending id), and their sides
+--      shifted by what committed to them since the plan read them unlocked: their balances
+--      and numbers after, and the rules of their sides again on those balances;
+--   5. the transactions; 6. the entries; 7. the accounts' balances and last entries;
+--   8. the postings, from the arrays (ledger_posting_object).
+-- The own accounts are the business's hot rows: every batch of funds waits for the
+-- operational account's lock and holds it until it commits. Locked last, after the plan and
+-- the keys, they are held for steps 4 to 8 only, while the next batch plans on the other core
+-- (openapi/DESIGN.md, "Set-based batch posting"). Nothing before step 5 names them in a
+-- foreign key: a row that did would share-lock a hot row another batch holds, which costs a
+-- multixact on every such row. A movement the shifted balance refuses (the account was spent
+-- meanwhile), or an own account whose status changed, raises a serialization failure, which
+-- rolls the batch back; the service posts it again (src/db/retry.ts), and the new plan sends a
+-- refused movement down the movement-by-movement path. A caller that locked the own accounts
+-- before (the payouts' batches) sees nothing shifted.
 -- A reference drawn that another transaction of the business has (about one posting in
 -- 10^12 / the business's transactions) raises, which rolls the batch back; the service then
 -- posts its movements one by one, each drawing again (src/ledger/batching.ts).
 --
 -- Every entry of the batch is stamped with one time, greatest(now(), the last entry time of
--- any account it moves), to the millisecond the column keeps: each account's entries still
--- follow each other in time and number (ledger_post). No statement passes a table's row as
--- a value (a distributed table's row is a shard's row on its node, which no function takes),
--- and each names the business, so that each is served by the business's node (docs/scale-out.md).
+-- any account it moves, read under its lock), to the millisecond the column keeps: each
+-- account's entries still follow each other in time and number (ledger_post). No statement
+-- passes a table's row as a value (a distributed table's row is a shard's row on its node,
+-- which no function takes), and each names the business, so that each is served by the
+-- business's node (docs/scale-out.md).
 CREATE OR REPLACE FUNCTION ledger_move_set(p_business uuid, p_items jsonb, p_ids uuid[]) RETURNS json LANGUAGE plpgsql
   SET enable_seqscan = off
 AS $$
@@ -53,6 +68,9 @@ DECLARE
   -- the batch as {id: [balance, number]}: the UPDATE looks each row's up by key (a join of
   -- the table with arrays was planned as a loop over both, quadratic in the batch).
   l_ids uuid[]; lasts jsonb;
+  -- The business's own accounts the plan read unlocked, {id: [balance, number, status, can_overdraft]},
+  -- and, once they are locked, what committed to each since, {id: [balance change, entries]}.
+  own_seen jsonb; shift jsonb; own_last timestamptz; moved boolean;
   results json;
 BEGIN
   -- 1. Both locks of every key taken by this session, no key twice.
@@ -91,7 +109,8 @@ BEGIN
              OR ledger_side_refusal(a.kind, a.status, a.can_overdraft, a.balance + sum(e.delta) OVER w, e.side = 0) IS NOT NULL AS refused,
            a.balance + sum(e.delta) OVER w AS after,
            a.last_entry_number + row_number() OVER w AS number,
-           row_number() OVER w = count(*) OVER (PARTITION BY e.account) AS last
+           row_number() OVER w = count(*) OVER (PARTITION BY e.account) AS last,
+           a.status, a.can_overdraft, sum(e.delta) OVER w AS delta_sum, row_number() OVER w AS entries
       FROM e LEFT JOIN (SELECT * FROM accounts WHERE business_id = p_business AND id = ANY(p_ids)) a ON a.id = e.account
     WINDOW w AS (PARTITION BY e.account ORDER BY e.n, e.side)
   ), pairs AS (
@@ -113,6 +132,8 @@ BEGIN
          (SELECT greatest(now(), max(run.last_entry_at))::timestamptz(3) FROM run),
          (SELECT array_agg(run.account) FROM run WHERE run.last),
          (SELECT jsonb_object_agg(run.account, jsonb_build_array(run.after, run.number)) FROM run WHERE run.last),
+         (SELECT jsonb_object_agg(run.account, jsonb_build_array(run.after - run.delta_sum, run.number - run.entries, run.status, run.can_overdraft))
+            FROM run WHERE run.last AND run.kind <> 'WALLET'),
          array_agg(plan.n), array_agg(time_ordered_uuid()), array_agg('TXN' || lpad(floor(random() * 1e12)::bigint::text, 12, '0')),
          array_agg(plan.type), array_agg(plan.amount), array_agg(plan.currency),
          array_agg(plan.r->>'external_reference'), array_agg(plan.r->>'notes'), array_agg((plan.r->>'original_transaction_id')::uuid),
@@ -120,7 +141,7 @@ BEGIN
          array_agg(plan.d_number), array_agg(plan.c_number),
          array_agg(plan.d_account), array_agg(plan.d_kind), array_agg(plan.c_account), array_agg(plan.c_kind),
          array_agg(plan.k->>0), array_agg(plan.k->>1), array_agg(plan.k->>2), array_agg((plan.k->>3)::int)
-    INTO refused, at, l_ids, lasts,
+    INTO refused, at, l_ids, lasts, own_seen,
          ns, tids, refs, types, amounts, currencies, externals, notes, originals, ds, cs, d_afters, c_afters, d_numbers, c_numbers,
          d_accounts, d_kinds, c_accounts, c_kinds, k_scopes, k_keys, k_hashes, k_ttls
     FROM plan;
@@ -128,7 +149,52 @@ BEGIN
     RETURN NULL;
   END IF;
 
-  -- 3. The transactions.
+  -- 3. The keys' rows: each movement's outcome kept as ledger_keyed_close keeps it.
+  INSERT INTO idempotency_keys (id, scope, key, business_id, request_hash, state, response_body, expires_at)
+  SELECT gen_random_uuid(), u.scope, u.key, p_business, u.hash, 'COMPLETED', jsonb_build_object('transaction_id', u.id),
+         now() + make_interval(secs => u.ttl)
+    FROM unnest(k_scopes, k_keys, k_hashes, k_ttls, tids) u(scope, key, hash, ttl, id)
+   WHERE u.scope IS NOT NULL;
+  -- 4. The business's own accounts, locked last (the hot rows, which every batch of the business
+  -- waits for): their balances and numbers after follow from the locked rows, shifted by what
+  -- committed to them since the plan read them, and the batch's time from their last entries.
+  IF own_seen IS NOT NULL THEN
+    SELECT jsonb_object_agg(l.id, jsonb_build_array(l.balance - (own_seen->(l.id::text)->>0)::numeric,
+                                                    l.last_entry_number - (own_seen->(l.id::text)->>1)::bigint)),
+           max(l.last_entry_at),
+           bool_or(l.status IS DISTINCT FROM own_seen->(l.id::text)->>2
+                   OR l.can_overdraft IS DISTINCT FROM (own_seen->(l.id::text)->>3)::boolean),
+           bool_or(l.balance <> (own_seen->(l.id::text)->>0)::numeric OR l.last_entry_number <> (own_seen->(l.id::text)->>1)::bigint)
+      INTO shift, own_last, refused, moved
+      FROM (SELECT id, balance, last_entry_number, last_entry_at, status, can_overdraft FROM accounts
+             WHERE business_id = p_business AND id = ANY(ARRAY(SELECT jsonb_object_keys(own_seen)::uuid)) ORDER BY id FOR NO KEY UPDATE) l;
+    IF refused THEN
+      RAISE EXCEPTION 'ledger_move_set: an account of the business changed state during the batch; the batch is posted again'
+        USING ERRCODE = 'serialization_failure';
+    END IF;
+    IF moved THEN
+      -- Each own side's balance and number after, shifted; its rules again, on those balances.
+      SELECT array_agg(x.d_after ORDER BY x.o), array_agg(x.c_after ORDER BY x.o),
+             array_agg(x.d_number ORDER BY x.o), array_agg(x.c_number ORDER BY x.o),
+             bool_or((x.d_kind <> 'WALLET' AND ledger_side_refusal(x.d_kind, own_seen->(x.d::text)->>2, (own_seen->(x.d::text)->>3)::boolean, x.d_after, true) IS NOT NULL)
+                  OR (x.c_kind <> 'WALLET' AND ledger_side_refusal(x.c_kind, own_seen->(x.c::text)->>2, (own_seen->(x.c::text)->>3)::boolean, x.c_after, false) IS NOT NULL))
+        INTO d_afters, c_afters, d_numbers, c_numbers, refused
+        FROM (SELECT u.o, u.d, u.c, u.d_kind, u.c_kind,
+                     u.d_after + coalesce((shift->(u.d::text)->>0)::numeric, 0) AS d_after, u.c_after + coalesce((shift->(u.c::text)->>0)::numeric, 0) AS c_after,
+                     u.d_number + coalesce((shift->(u.d::text)->>1)::bigint, 0) AS d_number, u.c_number + coalesce((shift->(u.c::text)->>1)::bigint, 0) AS c_number
+                FROM unnest(ds, d_afters, d_numbers, d_kinds, cs, c_afters, c_numbers, c_kinds) WITH ORDINALITY
+                       u(d, d_after, d_number, d_kind, c, c_after, c_number, c_kind, o)) x;
+      IF refused THEN
+        RAISE EXCEPTION 'ledger_move_set: a movement is refused on the balances now; the batch is posted again'
+          USING ERRCODE = 'serialization_failure';
+      END IF;
+      lasts := (SELECT jsonb_object_agg(x.key, CASE WHEN shift ? x.key
+                          THEN jsonb_build_array((x.value->>0)::numeric + (shift->x.key->>0)::numeric, (x.value->>1)::bigint + (shift->x.key->>1)::bigint)
+                          ELSE x.value END) FROM jsonb_each(lasts) x);
+    END IF;
+    at := greatest(at, own_last);
+  END IF;
+  -- 5. The transactions.
   INSERT INTO transactions (id, reference, business_id, type, status, amount, currency,
                             debit_account_id, credit_account_id, external_reference, notes, original_transaction_id, created_at)
   SELECT u.id, u.reference, p_business, u.type, 'SUCCESS', u.amount, u.currency, u.d, u.c, u.external, u.notes, u.original, at
@@ -139,22 +205,16 @@ BEGIN
   IF added < n_items THEN
     RAISE EXCEPTION 'ledger_move_set: a reference drawn is taken; the batch is posted movement by movement' USING ERRCODE = 'unique_violation';
   END IF;
-  -- 4. The entries.
+  -- 6. The entries.
   INSERT INTO ledger_entries (business_id, transaction_id, account_id, entry_number, amount, balance_after, created_at)
   SELECT p_business, u.id, u.d, u.number, -u.amount, u.after, at FROM unnest(tids, ds, d_numbers, amounts, d_afters) u(id, d, number, amount, after)
   UNION ALL
   SELECT p_business, u.id, u.c, u.number, u.amount, u.after, at FROM unnest(tids, cs, c_numbers, amounts, c_afters) u(id, c, number, amount, after);
-  -- 5. The balances and last entries.
+  -- 7. The balances and last entries.
   UPDATE accounts SET balance = (lasts->(id::text)->>0)::numeric, last_entry_number = (lasts->(id::text)->>1)::bigint,
                       last_entry_at = at, updated_at = now()
    WHERE business_id = p_business AND id = ANY(l_ids);
-  -- 6. The keys' rows: each movement's outcome kept as ledger_keyed_close keeps it.
-  INSERT INTO idempotency_keys (id, scope, key, business_id, request_hash, state, response_body, expires_at)
-  SELECT gen_random_uuid(), u.scope, u.key, p_business, u.hash, 'COMPLETED', jsonb_build_object('transaction_id', u.id),
-         now() + make_interval(secs => u.ttl)
-    FROM unnest(k_scopes, k_keys, k_hashes, k_ttls, tids) u(scope, key, hash, ttl, id)
-   WHERE u.scope IS NOT NULL;
-  -- 7. The postings, in item order.
+  -- 8. The postings, in item order.
   SELECT json_agg(CASE WHEN u.scope IS NULL THEN j.posting ELSE json_build_object('posting', j.posting) END ORDER BY u.n)
     INTO results
     FROM unnest(ns, tids, refs, types, amounts, currencies, externals, notes, originals, ds, cs, d_afters, c_afters,

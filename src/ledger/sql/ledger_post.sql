@@ -27,10 +27,12 @@
 --
 -- Returns the posting (ledger_posting_json) or the refusal (ledger_refusal).
 --
--- Both accounts are locked lower id first, each by its own single-row statement:
--- concurrent movements over the same accounts then queue in one order and never
--- deadlock, and two single-row statements cost less than one ordered query read
--- through a cursor. The lock is FOR NO KEY UPDATE (what the balance UPDATE takes
+-- Both accounts are locked in one order, a wallet before an account of the business's
+-- own and otherwise the lower id first, each by its own single-row statement: concurrent
+-- movements over the same accounts then queue in one order and never deadlock, and two
+-- single-row statements cost less than one ordered query read through a cursor. The
+-- business's own accounts come last because they are the hot rows: a batch locks them
+-- after its plan, and holds them for its writes alone (ledger_move_set). The lock is FOR NO KEY UPDATE (what the balance UPDATE takes
 -- anyway): a foreign-key check of another transaction's insert naming the account
 -- (FOR KEY SHARE, e.g. a payout naming its wallet) does not wait on it, which is
 -- what keeps the global lock order of openapi/DESIGN.md ("Locks are taken in one
@@ -86,6 +88,9 @@ DECLARE
   c_number bigint;
   last record;
   held jsonb := ledger_held_balances();
+  d_wallet boolean;
+  c_wallet boolean;
+  first_id uuid;
 BEGIN
   -- A business account is found by kind through the unique index of business accounts
   -- (kind <> 'WALLET'): the plan cached for any kind must not scan the business's wallets.
@@ -100,10 +105,25 @@ BEGIN
     SELECT id INTO credit_id FROM accounts WHERE business_id = p_business AND kind = p_credit_kind AND kind <> 'WALLET';
   END IF;
 
-  SELECT * INTO acc FROM accounts WHERE id = least(debit_id, credit_id) AND business_id = p_business FOR NO KEY UPDATE;
+  -- The lock order: a wallet before an account of the business's own, else the lower id first.
+  -- Sides read from the ledger (a reversal's) have their kinds looked up first.
+  IF p_debit_kind IS NULL OR p_credit_kind IS NULL THEN
+    d_wallet := (SELECT kind = 'WALLET' FROM accounts WHERE id = debit_id AND business_id = p_business);
+    c_wallet := (SELECT kind = 'WALLET' FROM accounts WHERE id = credit_id AND business_id = p_business);
+  ELSE
+    d_wallet := p_debit_kind = 'WALLET';
+    c_wallet := p_credit_kind = 'WALLET';
+  END IF;
+  first_id := CASE WHEN debit_id IS NULL OR credit_id IS NULL THEN coalesce(debit_id, credit_id)
+                   WHEN d_wallet IS NOT DISTINCT FROM c_wallet THEN least(debit_id, credit_id) WHEN d_wallet THEN debit_id ELSE credit_id END;
+  -- A side named a wallet is locked only if it is one: an id of another account named as a
+  -- wallet is refused (WALLET_NOT_FOUND) and must not be locked out of order.
+  SELECT * INTO acc FROM accounts WHERE id = first_id AND business_id = p_business
+                                    AND (kind = 'WALLET' OR NOT (CASE WHEN first_id = debit_id THEN d_wallet ELSE c_wallet END)) FOR NO KEY UPDATE;
   IF acc.id = debit_id THEN d := acc; ELSIF acc.id IS NOT NULL THEN c := acc; END IF;
   IF debit_id <> credit_id THEN
-    SELECT * INTO acc FROM accounts WHERE id = greatest(debit_id, credit_id) AND business_id = p_business FOR NO KEY UPDATE;
+    SELECT * INTO acc FROM accounts WHERE id = CASE WHEN first_id = debit_id THEN credit_id ELSE debit_id END AND business_id = p_business
+                                      AND (kind = 'WALLET' OR NOT (CASE WHEN first_id = debit_id THEN c_wallet ELSE d_wallet END)) FOR NO KEY UPDATE;
     IF acc.id = debit_id THEN d := acc; ELSIF acc.id IS NOT NULL THEN c := acc; END IF;
   END IF;
 

@@ -6,7 +6,8 @@
 --
 -- Lock order (openapi/DESIGN.md, "Locks are taken in one order"): the payouts first,
 -- ascending id, then, when a move leaves transit, every account the moves can post to
--- (the in-transit and payout accounts, the payouts' wallets), ascending id; payout_move's own locks then find the
+-- (the payouts' wallets, then the in-transit and payout accounts, each ascending id: ledger_post's
+-- order); payout_move's own locks then find the
 -- rows held. Two batches, or a batch and a single move, thus never wait on each other
 -- in a cycle, however many of their payouts go to the same wallet. The moves are then
 -- applied set-wise (payout_move_set); when that path declines (a payout named twice), or on
@@ -42,7 +43,7 @@ BEGIN
       FROM (SELECT wallet_id AS id FROM payouts WHERE id = ANY(payout_ids) AND business_id = p_business
             UNION ALL
             SELECT unnest(own)) a;
-    PERFORM 1 FROM accounts WHERE id = ANY(account_ids) AND business_id = p_business ORDER BY id FOR NO KEY UPDATE;
+    PERFORM 1 FROM accounts WHERE id = ANY(account_ids) AND business_id = p_business ORDER BY kind <> 'WALLET', id FOR NO KEY UPDATE;
   END IF;
   -- The common batch, each payout named once: a fixed number of statements (not on Citus: database_distributed).
   IF NOT database_distributed() THEN

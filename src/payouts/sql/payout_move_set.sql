@@ -7,8 +7,8 @@
 -- posting (a bug, which payout_move raises): the batch then applies its moves one by one.
 --
 -- p_moves as payout_move_batch takes them; the caller has locked every payout they name
--- and, when a move leaves transit, every account in p_ids (ascending id, FOR NO KEY
--- UPDATE). The bulk payouts' counts are the caller's. Returns the moves' results in order.
+-- and, when a move leaves transit, every account in p_ids (the wallets, then the business's
+-- own, each ascending id, FOR NO KEY UPDATE). The bulk payouts' counts are the caller's. Returns the moves' results in order.
 --
 -- The statements: 1. the payouts, their customers, wallets and creations' references, each
 -- table read by key once; 2. the plan (each move's refusal, target, reference, the wallet's
