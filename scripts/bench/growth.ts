@@ -88,7 +88,8 @@ const HISTORY_SPAN_MS = 20_000;
  * b → a, stamped $4 + (2k + side) × $5 µs. The busy wallet (the lowest id) is a in every
  * fourth pair; the others pick two distinct other wallets. Pairs net to zero, so every
  * entry's balance_after is the wallet's balance now, less 1.00 for a's first entry and
- * plus 1.00 for b's, and no account's balance changes.
+ * plus 1.00 for b's, and no account's balance changes. Transfer seq's reference is `TXN` and
+ * the 12 digits of $7 + seq: a range no reference of the business is in (freeRange).
  */
 const HISTORY_SQL = `
 WITH w AS (
@@ -110,7 +111,7 @@ WITH w AS (
     FROM p CROSS JOIN w CROSS JOIN (VALUES (0), (1)) v(side)
 ), t AS (
   INSERT INTO transactions (id, reference, business_id, type, status, amount, currency, debit_account_id, credit_account_id, created_at)
-  SELECT id, 'TXN' || lpad(seq::text, 12, '0'), $1, 'TRANSFER', 'SUCCESS', 1.00, $6, debit, credit, at
+  SELECT id, 'TXN' || lpad(($7::bigint + seq)::text, 12, '0'), $1, 'TRANSFER', 'SUCCESS', 1.00, $6, debit, credit, at
     FROM x ORDER BY seq
 ), e AS (
   SELECT x.id, x.seq, x.at, v.account_id, v.amount, v.balance_after, v.side
@@ -126,6 +127,21 @@ WITH w AS (
 UPDATE accounts a SET last_entry_number = m.number
   FROM (SELECT account_id, max(entry_number) AS number FROM numbered GROUP BY account_id) m
  WHERE a.business_id = $1 AND a.id = m.account_id`;
+
+/**
+ * The first of `size` consecutive reference numbers none of business `businessId`'s
+ * references has. The service draws its references at random among 10^12 (ledger_post), so a
+ * fixed range of a million would meet one of the 100,000 references the scenarios before
+ * drew once in about ten runs; a range picked at random and checked meets none.
+ */
+async function freeRange(client: pg.Client, businessId: string, size: number): Promise<number> {
+  for (;;) {
+    const first = Math.floor(Math.random() * (1e12 - size));
+    const ref = (n: number) => `TXN${String(n).padStart(12, '0')}`;
+    const { rows } = await client.query('SELECT 1 FROM transactions WHERE business_id = $1 AND reference >= $2 AND reference < $3 LIMIT 1', [businessId, ref(first), ref(first + size)]);
+    if (rows.length === 0) return first;
+  }
+}
 
 async function getJson(base: string, path: string, token: string): Promise<any> {
   const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
@@ -163,9 +179,10 @@ export async function runGrowthScenario(opts: GrowthOptions): Promise<GrowthResu
     const pairs = Math.ceil(opts.transfers / 2);
     const stepMicros = (HISTORY_SPAN_MS * 1000) / (2 * pairs);
     const { rows: currency } = await client.query(`SELECT currency FROM accounts WHERE id = $1`, [busy]);
+    const firstReference = await freeRange(client, opts.grown.businessId, 2 * pairs);
     await client.query('SET session_replication_role = replica');
     for (let k = 0; k < pairs; k += CHUNK_PAIRS) {
-      await client.query(HISTORY_SQL, [opts.grown.businessId, k, Math.min(pairs, k + CHUNK_PAIRS), base.toISOString(), stepMicros, currency[0].currency]);
+      await client.query(HISTORY_SQL, [opts.grown.businessId, k, Math.min(pairs, k + CHUNK_PAIRS), base.toISOString(), stepMicros, currency[0].currency, firstReference]);
     }
     await client.query('RESET session_replication_role');
     // Each account's last entry time on its row, as ledger_post keeps it.
