@@ -15,12 +15,12 @@
 -- start and 0.55 ms at the end; with the balances held, 0.11 ms throughout
 -- (openapi/DESIGN.md, "Held balances").
 --
--- Locks p_accounts, the business's own, FOR NO KEY UPDATE in ascending id order (ledger_post's
--- mode and order: after the batch's wallets, which its caller locked), so the balances read
--- are current and stay so until commit. The balances
--- live in the transaction-local setting `ledger.held_balances` (a JSON object, account
--- id → balance), so a subtransaction rolled back takes its changes to them with it, as it
--- takes its entries. Raises when balances are already held (batches do not nest).
+-- Locks p_accounts, the business's own, FOR NO KEY UPDATE in ascending id order
+-- (ledger_post's mode and order: after the batch's wallets, which its caller locked), so
+-- the balances read are current and stay so until commit. The balances live in the
+-- transaction-local setting `ledger.held_balances` (a JSON object, account id → balance),
+-- so a subtransaction rolled back takes its changes to them with it, as it takes its
+-- entries. Raises when balances are already held (batches do not nest).
 CREATE OR REPLACE FUNCTION ledger_hold_balances(p_business uuid, p_accounts uuid[]) RETURNS void LANGUAGE plpgsql
   SET enable_seqscan = off
 AS $$

@@ -32,12 +32,12 @@
 -- movements over the same accounts then queue in one order and never deadlock, and two
 -- single-row statements cost less than one ordered query read through a cursor. The
 -- business's own accounts come last because they are the hot rows: a batch locks them
--- after its plan, and holds them for its writes alone (ledger_move_set). The lock is FOR NO KEY UPDATE (what the balance UPDATE takes
--- anyway): a foreign-key check of another transaction's insert naming the account
--- (FOR KEY SHARE, e.g. a payout naming its wallet) does not wait on it, which is
--- what keeps the global lock order of openapi/DESIGN.md ("Locks are taken in one
--- order") free of cycles. This is the hot path of every transfer and fund, so it stays
--- in this one body rather than calling helpers.
+-- after its plan, and holds them for its writes alone (ledger_move_set). The lock is FOR
+-- NO KEY UPDATE (what the balance UPDATE takes anyway): a foreign-key check of another
+-- transaction's insert naming the account (FOR KEY SHARE, e.g. a payout naming its wallet)
+-- does not wait on it, which is what keeps the global lock order of openapi/DESIGN.md
+-- ("Locks are taken in one order") free of cycles. This is the hot path of every transfer
+-- and fund, so it stays in this one body rather than calling helpers.
 --
 -- Each entry is numbered in its account (entry_number: the account's last_entry_number + 1,
 -- on the locked row), and the transaction and its entries are stamped greatest(now(), the

@@ -5,16 +5,15 @@
 -- Returns the JSON array of their results, in order.
 --
 -- Lock order (openapi/DESIGN.md, "Locks are taken in one order"): the payouts first,
--- ascending id, then, when a move leaves transit, every account the moves can post to
--- (the payouts' wallets, then the in-transit and payout accounts, each ascending id: ledger_post's
--- order); payout_move's own locks then find the
--- rows held. Two batches, or a batch and a single move, thus never wait on each other
--- in a cycle, however many of their payouts go to the same wallet. The moves are then
--- applied set-wise (payout_move_set); when that path declines (a payout named twice), or on
--- Citus (database_distributed), one by one, with the in-transit and payout accounts'
--- balances, which every move out of transit changes, held for the call
--- (ledger_hold_balances, ledger_release_balances): each row is written once, not once per
--- move. The counts
+-- ascending id, then, when a move leaves transit, every account the moves can post to (the
+-- payouts' wallets, then the in-transit and payout accounts, each ascending id: ledger_post's
+-- order); payout_move's own locks then find the rows held. Two batches, or a batch and a
+-- single move, thus never wait on each other in a cycle, however many of their payouts go
+-- to the same wallet. The moves are then applied set-wise (payout_move_set); when that path
+-- declines (a payout named twice), or on Citus (database_distributed), one by one, with
+-- the in-transit and payout accounts' balances, which every move out of transit changes,
+-- held for the call (ledger_hold_balances, ledger_release_balances): each row is written
+-- once, not once per move. The counts
 -- of the bulk payouts the payouts belong to move once, after the moves, from each payout's
 -- state before the batch to its state after it (payout_bulk_count: their rows are locked
 -- last).
