@@ -110,7 +110,7 @@ BEGIN
            a.balance + sum(e.delta) OVER w AS after,
            a.last_entry_number + row_number() OVER w AS number,
            row_number() OVER w = count(*) OVER (PARTITION BY e.account) AS last,
-           a.status, a.can_overdraft, sum(e.delta) OVER w AS delta_sum, row_number() OVER w AS entries
+           a.status, a.can_overdraft, a.balance, a.last_entry_number
       FROM e LEFT JOIN (SELECT * FROM accounts WHERE business_id = p_business AND id = ANY(p_ids)) a ON a.id = e.account
     WINDOW w AS (PARTITION BY e.account ORDER BY e.n, e.side)
   ), pairs AS (
@@ -132,7 +132,7 @@ BEGIN
          (SELECT greatest(now(), max(run.last_entry_at))::timestamptz(3) FROM run),
          (SELECT array_agg(run.account) FROM run WHERE run.last),
          (SELECT jsonb_object_agg(run.account, jsonb_build_array(run.after, run.number)) FROM run WHERE run.last),
-         (SELECT jsonb_object_agg(run.account, jsonb_build_array(run.after - run.delta_sum, run.number - run.entries, run.status, run.can_overdraft))
+         (SELECT jsonb_object_agg(run.account, jsonb_build_array(run.balance, run.last_entry_number, run.status, run.can_overdraft))
             FROM run WHERE run.last AND run.kind <> 'WALLET'),
          array_agg(plan.n), array_agg(time_ordered_uuid()), array_agg('TXN' || lpad(floor(random() * 1e12)::bigint::text, 12, '0')),
          array_agg(plan.type), array_agg(plan.amount), array_agg(plan.currency),
