@@ -23,7 +23,7 @@ import { KNOBS, selected } from './knobs.js';
 import { comparePair, type LoadRequest, type LoadResult } from './load.js';
 import { printTable, times, type Check } from './print.js';
 import { settle } from './seed.js';
-import { sqlFunds, sqlReferenceTransfers } from './statements.js';
+import { sqlFunds, sqlReferenceTransfers, sqlWriteFloor } from './statements.js';
 
 interface Single {
   name: string;
@@ -54,6 +54,7 @@ export async function runSingleScenarios(ctx: BenchContext): Promise<Check[]> {
   const rows: { s: Single; ref: LoadResult; svc: LoadResult }[] = [];
   let inSql: { perSecond: number; msPerFund: number } | undefined;
   let bareSql: { perSecond: number; msPerTransfer: number } | undefined;
+  let floor: { checked: number; unchecked: number } | undefined;
   for (const s of SINGLE.filter((x) => selected(x.name))) {
     await settle(ctx.databaseUrl);
     const { reference, service } = s.requests(ctx);
@@ -64,6 +65,9 @@ export async function runSingleScenarios(ctx: BenchContext): Promise<Check[]> {
       await settle(ctx.databaseUrl);
       inSql = await sqlFunds(ctx.databaseUrl, ctx.seed.businessId, ctx.seed.wallets, KNOBS.seconds / 2);
       bareSql = await sqlReferenceTransfers(ctx.databaseUrl, ctx.seed.wallets, KNOBS.seconds / 2);
+      const checked = await sqlWriteFloor(ctx.databaseUrl, ctx.seed.businessId, ctx.seed.wallets, KNOBS.seconds / 4, true);
+      const unchecked = await sqlWriteFloor(ctx.databaseUrl, ctx.seed.businessId, ctx.seed.wallets, KNOBS.seconds / 4, false);
+      floor = { checked: checked.msPerFund, unchecked: unchecked.msPerFund };
     }
     ctx.memory.mark(s.name);
   }
@@ -98,6 +102,11 @@ export async function runSingleScenarios(ctx: BenchContext): Promise<Check[]> {
   if (funds && inSql && bareSql) {
     console.log(`the ledger's funds in SQL (ledger_move_batch of 256 keyed funds, one connection): ${inSql.perSecond.toFixed(0)}/s, ${inSql.msPerFund.toFixed(3)} ms of PostgreSQL each; over HTTP: ${funds.svc.requestsPerSecond.toFixed(0)}/s`);
     console.log(`the reference's transfers in SQL (its one statement, one connection): ${bareSql.perSecond.toFixed(0)}/s, ${bareSql.msPerTransfer.toFixed(3)} ms of PostgreSQL each`);
+    if (floor) {
+      console.log(
+        `the same funds' rows written by one plain statement (keys, transactions, entries, balances; rolled back): ${floor.checked.toFixed(3)} ms of PostgreSQL each, ${floor.unchecked.toFixed(3)} without the foreign keys' checks; the posting's rules, plan and answers: ${(inSql.msPerFund - floor.checked).toFixed(3)}`,
+      );
+    }
     const share = inSql.msPerFund / bareSql.msPerTransfer;
     checks.push(
       { what: `${funds.s.name}: PostgreSQL per batched fund / per reference transfer (in SQL)`, value: times(share), target: `≤ ${times(FUND_STATEMENT_SHARE)}`, met: share <= FUND_STATEMENT_SHARE },

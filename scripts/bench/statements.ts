@@ -3,8 +3,8 @@
  * role (the service connects as `postgres`, the reference as REFERENCE_ROLE, the SQL run as
  * its own), and the
  * posting rate of the ledger called in SQL on one connection, the database's limit that
- * the HTTP rate is held against (openapi/DESIGN.md, "Benchmark targets relative to the
- * bare stack").
+ * the HTTP rate is held against, with the floor under it: the same funds' rows written by one
+ * plain statement (openapi/DESIGN.md, "Benchmark targets relative to the bare stack").
  *
  * Only top-level statements count (`pg_stat_statements.track = top`: a batch's function
  * call includes everything it runs), and no utility statement (`track_utility = off`: a
@@ -117,6 +117,71 @@ export async function sqlFunds(databaseUrl: string, businessId: string, wallets:
     return BATCH;
   });
   return { perSecond, msPerFund: msEach };
+}
+
+/**
+ * The rows BATCH funds leave in the ledger, written by one plain statement with no rule, plan
+ * or answer: the Idempotency-Keys' rows, the transactions, both entries of each, and the
+ * accounts' balances and last entries, all as ledger_move_batch writes them, in tables with
+ * every index and constraint they have. Each call in a transaction of its own that is rolled
+ * back, so nothing stays (and the balanced-transaction check, which runs at commit, is left
+ * out, as the posting's commit is: see the header). With `checks: false` the transaction sets
+ * `session_replication_role = replica`, which skips the foreign keys' checks (PostgreSQL runs
+ * one query per row and key) and every trigger: what the writes cost without them.
+ */
+const FLOOR = `
+  WITH f AS (
+    SELECT x.n, x.w, time_ordered_uuid() AS id, 'TXB' || lpad(floor(random() * 1e12)::bigint::text, 12, '0') AS ref,
+           row_number() OVER (PARTITION BY x.w ORDER BY x.n) AS k
+      FROM unnest($2::uuid[]) WITH ORDINALITY AS x(w, n)
+  ), op AS (
+    SELECT id, balance, last_entry_number FROM accounts WHERE business_id = $1 AND kind = 'OPERATIONAL'
+  ), keys AS (
+    INSERT INTO idempotency_keys (id, scope, key, business_id, request_hash, state, response_body, expires_at)
+    SELECT gen_random_uuid(), 'bench-floor', gen_random_uuid()::text, $1, 'bench', 'COMPLETED', jsonb_build_object('transaction_id', f.id), now() + interval '1 day' FROM f
+    RETURNING 1
+  ), txns AS (
+    INSERT INTO transactions (id, reference, business_id, type, status, amount, currency, debit_account_id, credit_account_id, created_at)
+    SELECT f.id, f.ref, $1, 'FUND', 'SUCCESS', 1.00, 'SAR', op.id, f.w, now() FROM f, op
+    RETURNING 1
+  ), entries AS (
+    INSERT INTO ledger_entries (business_id, transaction_id, account_id, entry_number, amount, balance_after, created_at)
+    SELECT $1, f.id, op.id, op.last_entry_number + f.n, -1.00, op.balance - f.n, now() FROM f, op
+    UNION ALL
+    SELECT $1, f.id, f.w, a.last_entry_number + f.k, 1.00, a.balance + f.k, now() FROM f JOIN accounts a ON a.business_id = $1 AND a.id = f.w
+    RETURNING 1
+  ), moved AS (
+    UPDATE accounts a SET balance = a.balance + m.delta, last_entry_number = a.last_entry_number + m.count, last_entry_at = now(), updated_at = now()
+      FROM (SELECT w AS id, count(*) AS count, count(*)::numeric AS delta FROM f GROUP BY w
+            UNION ALL SELECT op.id, count(*), -count(*)::numeric FROM f, op GROUP BY op.id) m
+     WHERE a.business_id = $1 AND a.id = m.id
+    RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM keys)::int AS keys, (SELECT count(*) FROM txns)::int AS transactions,
+         (SELECT count(*) FROM entries)::int AS entries, (SELECT count(*) FROM moved)::int AS accounts`;
+
+/**
+ * The ledger's writes alone for funds (FLOOR), on one connection for `seconds`, BATCH funds
+ * of 1.00 to random wallets a call, measured as the ledger's funds in SQL are: with the
+ * constraints' checks (`checks`) or without them. Returns PostgreSQL's execution time per
+ * fund (ms): what any posting that leaves these rows costs at least, on this machine in this
+ * run. Throws if a call wrote other than a key, a transaction and two entries a fund.
+ */
+export async function sqlWriteFloor(databaseUrl: string, businessId: string, wallets: string[], seconds: number, checks: boolean): Promise<{ msPerFund: number }> {
+  const { msEach } = await inSql(databaseUrl, seconds, async (client) => {
+    const batch = Array.from({ length: BATCH }, () => wallets[Math.floor(Math.random() * wallets.length)]);
+    await client.query('BEGIN');
+    try {
+      if (!checks) await client.query('SET LOCAL session_replication_role = replica');
+      const { rows } = await client.query({ name: 'write_floor', text: FLOOR, values: [businessId, batch] });
+      const r = rows[0];
+      if (r.keys !== BATCH || r.transactions !== BATCH || r.entries !== 2 * BATCH) throw new Error(`the ledger's writes alone wrote ${JSON.stringify(r)} for ${BATCH} funds`);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+    return BATCH;
+  });
+  return { msPerFund: msEach };
 }
 
 /**
