@@ -7,7 +7,8 @@
  * same pool; the service's memory by phase; and the machine's speed, the reference's
  * transfers a second in this run, which scales the targets in seconds.
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, createReadStream, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../src/db/embedded.js';
@@ -48,6 +49,26 @@ export interface BenchContext {
   stop(): Promise<void>;
 }
 
+/**
+ * The service log's lines of requests answered other than 2xx or 3xx, and its warnings and
+ * errors (pino levels 40 and up), copied out of the run's data directory before it is removed
+ * and their file named, when there are any: a run whose table counts non-2xx responses says
+ * which requests they were and why. Expected refusals count too (the bulk scenarios' isolation
+ * cases log their dead endpoints' failed deliveries as warnings).
+ */
+async function keepFailures(serviceLog: string): Promise<void> {
+  if (!existsSync(serviceLog)) return;
+  const failed: string[] = [];
+  // Line by line: a full run's log is a few hundred MB.
+  for await (const line of createInterface({ input: createReadStream(serviceLog), crlfDelay: Infinity })) {
+    if (/"level":[4-6]0|"status":[45]\d\d/.test(line)) failed.push(line);
+  }
+  if (failed.length === 0) return;
+  const kept = path.join(tmpdir(), `wallet-bench-failures-${new Date().toISOString().replace(/[:.]/g, '-')}.log`);
+  writeFileSync(kept, `${failed.join('\n')}\n`);
+  console.log(`the service's ${failed.length} log lines of failed requests, warnings and errors: ${kept}`);
+}
+
 /** Starts the service (timing its starts), seeds it and starts the reference. */
 export async function startBench(): Promise<BenchContext> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-bench-'));
@@ -59,6 +80,7 @@ export async function startBench(): Promise<BenchContext> {
   const stopAll = async () => {
     await statements?.close().catch(() => undefined);
     for (const s of servers.splice(0).reverse()) await stop(s.child, s === service ? servicePid(s.child.pid!) : s.child.pid!);
+    await keepFailures(path.join(dataDir, 'service.log'));
     rmSync(dataDir, { recursive: true, force: true });
   };
   let service = start();

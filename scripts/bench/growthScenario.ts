@@ -37,11 +37,16 @@ export async function runGrowth(ctx: BenchContext): Promise<Check[]> {
     `\ngrowth: a fresh ledger of ${g.entriesFresh.toLocaleString('en')} entries beside one grown to ${g.entriesGrown.toLocaleString('en')} (busy wallet ${g.busyEntriesGrown.toLocaleString('en')}), history written in ${g.buildSeconds.toFixed(0)} s; in turns, ${KNOBS.growthConnections} connections, ${KNOBS.growthSeconds} s each`,
   );
   const cpu = (fresh: number, grown: number) => `${fresh.toFixed(2)} → ${grown.toFixed(2)}`;
+  // Which failures, when there are any: `grown: 503×3 error×1`.
+  const failing = (statuses: string, ledger: string) => {
+    const bad = statuses.split(' ').filter((s) => s && !/^2\d\d×/.test(s));
+    return bad.length ? `${ledger}: ${bad.join(' ')}` : '';
+  };
   printTable(
-    [['request', 44], ['fresh req/s', 12], ['grown', 8], ['fresh p99', 11], ['grown', 8], ['req/s', 7], ['p99', 7], ['non-2xx/errors', 16], ['  CPU ms/req node, database', 28]],
+    [['request', 44], ['fresh req/s', 12], ['grown', 8], ['fresh p99', 11], ['grown', 8], ['req/s', 7], ['p99', 7], ['non-2xx/errors', 16], ['  CPU ms/req node, database', 28], ['  statuses other than 2xx', 24]],
     g.rows.map((r) => {
       const ratio = growthRatios(r);
-      return [r.name, r.fresh.requestsPerSecond.toFixed(0), r.grown.requestsPerSecond.toFixed(0), r.fresh.p99.toFixed(1), r.grown.p99.toFixed(1), ratio.requestsPerSecond.toFixed(2), ratio.p99.toFixed(2), r.fresh.failures + r.grown.failures, `  ${cpu(r.fresh.cpuPerRequest.server, r.grown.cpuPerRequest.server)}, ${cpu(r.fresh.cpuPerRequest.database, r.grown.cpuPerRequest.database)}`];
+      return [r.name, r.fresh.requestsPerSecond.toFixed(0), r.grown.requestsPerSecond.toFixed(0), r.fresh.p99.toFixed(1), r.grown.p99.toFixed(1), ratio.requestsPerSecond.toFixed(2), ratio.p99.toFixed(2), r.fresh.failures + r.grown.failures, `  ${cpu(r.fresh.cpuPerRequest.server, r.grown.cpuPerRequest.server)}, ${cpu(r.fresh.cpuPerRequest.database, r.grown.cpuPerRequest.database)}`, `  ${failing(r.fresh.statuses, 'fresh')} ${failing(r.grown.statuses, 'grown')}`.trimEnd()];
     }),
   );
   return g.rows.flatMap((r) => {

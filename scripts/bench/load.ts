@@ -43,6 +43,7 @@ export interface LoadResult {
   setupResponses: number;
   /** Responses other than 2xx, and connection errors or timeouts. */
   failures: number;
+  /** Responses by status, and `error×n` for connection errors and time-outs, e.g. `201×15607 error×2`. */
   statuses: string;
   /** CPU per response over the measured turns. */
   cpuPerRequest: CpuPerRequest;
@@ -81,7 +82,7 @@ interface Tally {
   /** Latencies (ms) of the first response on each connection of a turn. */
   setupLatencies: number[];
   failures: number;
-  statuses: Map<number, number>;
+  statuses: Map<string, number>;
   cpu: CpuPerRequest; // totals (ms) over the measured turns
   statementMs: number | null; // total (ms) over the measured turns, when read
 }
@@ -108,7 +109,7 @@ async function run(target: Target, connections: number, seconds: number, tally?:
         connected.add(client);
         tally.setupLatencies.push(responseTime);
       }
-      tally.statuses.set(status, (tally.statuses.get(status) ?? 0) + 1);
+      tally.statuses.set(String(status), (tally.statuses.get(String(status)) ?? 0) + 1);
       if (status < 200 || status > 299) tally.failures++;
     });
   }
@@ -121,6 +122,7 @@ async function run(target: Target, connections: number, seconds: number, tally?:
     if (before.statements !== undefined && target.statementMs) tally.statementMs = (tally.statementMs ?? 0) + (await target.statementMs()) - before.statements;
     tally.seconds += result.duration;
     tally.failures += result.errors + result.timeouts;
+    if (result.errors + result.timeouts) tally.statuses.set('error', (tally.statuses.get('error') ?? 0) + result.errors + result.timeouts);
   }
 }
 
