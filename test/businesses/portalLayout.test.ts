@@ -96,8 +96,21 @@ describe('Portal layout: every page at 1280 and 390 px, light and dark, and at 3
     await page.browserContext().overridePermissions(origin, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
     await setLook(page, LOOKS[0]);
     await showPage(page, 'overview', 'Overview');
-    await clickButton(page, `Copy business id ${suite.biz.b.id}`);
-    await page.waitForSelector('button.copy::-p-text(Copied)');
+    // The clipboard takes writes only from the focused page, and the button says what happened
+    // for two seconds only: the page is brought to the front, and the button's word is watched
+    // from before the click, so that neither another page's focus nor a slow machine decides.
+    await page.bringToFront();
+    const label = `Copy business id ${suite.biz.b.id}`;
+    const said = page.waitForFunction(
+      (l) => {
+        const word = [...document.querySelectorAll('main button.copy')].find((b) => b.getAttribute('aria-label') === l)?.textContent;
+        return word && word !== 'Copy' ? word : false;
+      },
+      { polling: 'mutation' },
+      label,
+    );
+    await clickButton(page, label);
+    expect(await (await said).jsonValue()).to.equal('Copied');
     expect(await page.evaluate(() => navigator.clipboard.readText())).to.equal(suite.biz.b.id);
   });
 
