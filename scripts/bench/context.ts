@@ -53,8 +53,7 @@ export interface BenchContext {
  * The service log's lines of requests answered other than 2xx or 3xx, and its warnings and
  * errors (pino levels 40 and up), copied out of the run's data directory before it is removed
  * and their file named, when there are any: a run whose table counts non-2xx responses says
- * which requests they were and why. Expected refusals count too (the bulk scenarios' isolation
- * cases log their dead endpoints' failed deliveries as warnings).
+ * which requests they were and why.
  */
 async function keepFailures(serviceLog: string): Promise<void> {
   if (!existsSync(serviceLog)) return;
