@@ -4,8 +4,10 @@
  *   tsx scripts/api.ts diff       the current documents, as each version serves them,
  *                                 against that version's released ones: prints every
  *                                 non-documentation change with its location; exits 1
- *                                 on any breaking change (no lint: it runs on a change
- *                                 in progress)
+ *                                 on any breaking change, and on any difference at all
+ *                                 from the release (documentation included): main is
+ *                                 released, a change lands with its release (no lint: it
+ *                                 runs on a change in progress)
  *   tsx scripts/api.ts changelog  writes the "Unreleased" section of openapi/CHANGELOG.md
  *                                 from the diff, in words (scripts/api/changelog.ts)
  *   tsx scripts/api.ts release --summary "…"
@@ -22,7 +24,7 @@ import path from 'node:path';
 import { servedDocument, SUPPORTED_API_VERSIONS } from '../src/http/versions.js';
 import { parseArgs } from 'node:util';
 import { changelogSection, releaseSection, writeUnreleased } from './api/changelog.js';
-import { CHANGELOG, DOCUMENTS, ROOT, diffAll, formatChanges, releasedFile, writeJson, type VersionedChange } from './apiContract.js';
+import { CHANGELOG, DOCUMENTS, ROOT, diffAll, formatChanges, releasedFile, unreleasedDocuments, writeJson, type VersionedChange } from './apiContract.js';
 
 const { positionals, values: options } = parseArgs({ allowPositionals: true, options: { summary: { type: 'string' } } });
 const command = positionals[0];
@@ -62,6 +64,11 @@ async function main(): Promise<void> {
     console.log(formatChanges(changes));
     if (changes.some((c) => c.kind === 'breaking')) {
       console.error('api:diff: breaking changes (above). Make the change additive, or serve it under a new API version.');
+      process.exit(1);
+    }
+    const unreleased = unreleasedDocuments();
+    if (unreleased.length) {
+      console.error(`api:diff: ${unreleased.join(', ')} differ from the latest release. A change to the documents lands with its release: npm run api:release -- --summary "…"`);
       process.exit(1);
     }
     return;

@@ -160,6 +160,28 @@ export function releasedFile(version: ApiVersion, name: DocumentName): string {
   return path.join(RELEASED_DIR, version, `${name}.json`);
 }
 
+/** The bundled sources as generated/openapi holds them (`npm run generate`; `npm test` checks they match openapi/). */
+export function generatedBundles(): Record<DocumentName, Json> {
+  return Object.fromEntries(DOCUMENTS.map((name) => [name, JSON.parse(readFileSync(path.join(ROOT, 'generated', 'openapi', `${name}.json`), 'utf8'))])) as Record<DocumentName, Json>;
+}
+
+/**
+ * The `<version>/<document>` pairs whose released document (openapi/released/) is not, byte
+ * for byte, what `bundles` (the generated sources unless given) serve at that version: what
+ * is not released yet. Main is always released, so `npm run api:diff` fails on any.
+ */
+export function unreleasedDocuments(bundles: Record<DocumentName, Json> = generatedBundles()): string[] {
+  const differ: string[] = [];
+  for (const name of DOCUMENTS) {
+    for (const version of SUPPORTED_API_VERSIONS) {
+      const file = releasedFile(version, name);
+      const served = `${JSON.stringify(servedDocument(bundles[name] as Json & { info: { version: string } }, version), null, 2)}\n`;
+      if (!existsSync(file) || readFileSync(file, 'utf8') !== served) differ.push(`${version}/${name}`);
+    }
+  }
+  return differ;
+}
+
 /** Writes `doc` as a released document (two-space JSON, final newline). */
 export function writeJson(file: string, doc: unknown): void {
   mkdirSync(path.dirname(file), { recursive: true });

@@ -2074,7 +2074,7 @@ export interface paths {
         };
         /**
          * Download an API document of a version as JSON
-         * @description Returns the bundled, single-file OpenAPI 3.1 document of the closed-loop or the core API as JSON, as the API version in the path serves it (its `info.version` is `<release>+<version>`), whatever `X-API-Version` the request carries: the document as released (`openapi/released/<version>/`; the JSON byte for byte), without the changes made since (those are under `/openapi/next/…`). The unversioned address serves the request's version (the default one without the header).
+         * @description Returns the bundled, single-file OpenAPI 3.1 document of the closed-loop or the core API as JSON, as the API version in the path serves it (its `info.version` is `<release>+<version>`), whatever `X-API-Version` the request carries: the document as released (`openapi/released/<version>/`; the JSON byte for byte), which is what the server runs at that version: every change to the documents is released as it lands. The unversioned address serves the request's version (the default one without the header).
          */
         get: operations["getVersionedApiDocument"];
         put?: never;
@@ -2094,49 +2094,9 @@ export interface paths {
         };
         /**
          * Download an API document of a version as YAML
-         * @description Returns the bundled, single-file OpenAPI 3.1 document of the closed-loop or the core API as YAML, as the API version in the path serves it (its `info.version` is `<release>+<version>`), whatever `X-API-Version` the request carries: the document as released (`openapi/released/<version>/`; the JSON byte for byte), without the changes made since (those are under `/openapi/next/…`). The unversioned address serves the request's version (the default one without the header).
+         * @description Returns the bundled, single-file OpenAPI 3.1 document of the closed-loop or the core API as YAML, as the API version in the path serves it (its `info.version` is `<release>+<version>`), whatever `X-API-Version` the request carries: the document as released (`openapi/released/<version>/`; the JSON byte for byte), which is what the server runs at that version: every change to the documents is released as it lands. The unversioned address serves the request's version (the default one without the header).
          */
         get: operations["getVersionedApiDocumentYaml"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/openapi/next/{document}.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Download an API document with its unreleased changes as JSON
-         * @description Returns the bundled, single-file OpenAPI 3.1 document of the closed-loop or the core API as JSON, as the sources describe the newest API version now, with the changes not released yet (its `info.version` is `<release>+<version>.next`, after the last release). For trying what comes; an SDK is generated from a released version's document (`/openapi/{version}/…`).
-         */
-        get: operations["getNextApiDocument"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/openapi/next/{document}.yaml": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Download an API document with its unreleased changes as YAML
-         * @description The YAML form of `getNextApiDocument`: the newest API version as the sources describe it now, with the changes not released yet (`info.version` `<release>+<version>.next`).
-         */
-        get: operations["getNextApiDocumentYaml"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2194,7 +2154,7 @@ export interface paths {
         };
         /**
          * API reference
-         * @description An HTML page for people: the interactive reference of both API documents (closed-loop and core), rendered in the browser by Scalar from `/openapi/closed-loop.json` and `/openapi/core.json`. A header links both documents, the changelog (`/openapi/CHANGELOG.md`) and a version picker (`?version=`: the documents as that version was released; `?next=true`: with the changes not released yet). Everything the page loads comes from this service (`/docs/assets/{asset_name}`); its `Content-Security-Policy` allows no other origin.
+         * @description An HTML page for people: the interactive reference of both API documents (closed-loop and core), rendered in the browser by Scalar from `/openapi/closed-loop.json` and `/openapi/core.json`. A header links both documents, the changelog (`/openapi/CHANGELOG.md`) and a version picker (`?version=`: the documents as that version serves them). Everything the page loads comes from this service (`/docs/assets/{asset_name}`); its `Content-Security-Policy` allows no other origin.
          */
         get: operations["getApiReference"];
         put?: never;
@@ -3176,7 +3136,7 @@ export interface components {
         OpenApiInfo: {
             title: string;
             /**
-             * @description What the document is: the release of the documents (semver, see `/openapi/CHANGELOG.md`) and, as build metadata, the API version that serves it (`1.0.0+v2`: release 1.0.0 as served under `X-API-Version: v2`); `.next` after it under `/openapi/next/…`: the sources after that release, not released yet.
+             * @description What the document is: the release of the documents (semver, see `/openapi/CHANGELOG.md`) and, as build metadata, the API version that serves it (`1.0.0+v2`: release 1.0.0 as served under `X-API-Version: v2`).
              * @example 1.0.0+v1
              */
             version: string;
@@ -10136,96 +10096,6 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    getNextApiDocument: {
-        parameters: {
-            query?: never;
-            header?: {
-                /**
-                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
-                 * @example v1
-                 */
-                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
-            };
-            path: {
-                /**
-                 * @description Which API document.
-                 * @example closed-loop
-                 */
-                document: components["parameters"]["ApiDocumentParameter"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The OpenAPI document. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-API-Version": components["headers"]["X-API-Version"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "openapi": "3.1.0",
-                     *       "info": {
-                     *         "title": "Core Wallet API",
-                     *         "version": "1.0.0+v3.next"
-                     *       },
-                     *       "paths": {}
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OpenApiDocument"];
-                };
-            };
-            400: components["responses"]["InvalidParameters"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    getNextApiDocumentYaml: {
-        parameters: {
-            query?: never;
-            header?: {
-                /**
-                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`, so an SDK generated from it sends it.
-                 * @example v1
-                 */
-                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
-            };
-            path: {
-                /**
-                 * @description Which API document.
-                 * @example closed-loop
-                 */
-                document: components["parameters"]["ApiDocumentParameter"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The OpenAPI document. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-API-Version": components["headers"]["X-API-Version"];
-                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example openapi: 3.1.0
-                     *     info:
-                     *       title: Core Wallet API
-                     *       version: 1.0.0+v3.next
-                     */
-                    "application/yaml": components["schemas"]["OpenApiDocumentYaml"];
-                };
-            };
-            400: components["responses"]["InvalidParameters"];
-            500: components["responses"]["InternalError"];
-        };
-    };
     getApiChangelog: {
         parameters: {
             query?: never;
@@ -10335,11 +10205,6 @@ export interface operations {
                  * @example v2
                  */
                 version?: components["schemas"]["ApiVersion"];
-                /**
-                 * @description `true`: the page shows the documents with the changes not released yet (`/openapi/next/…`) instead of a released version's; `version` is then ignored.
-                 * @example true
-                 */
-                next?: boolean;
             };
             header?: {
                 /**

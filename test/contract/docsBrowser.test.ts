@@ -1,7 +1,7 @@
 /**
  * The API reference page as a person sees it: headless Chromium (Debian's
- * `chromium`, driven by puppeteer-core) opens /docs for each document, unreleased
- * changes included (`?next=true`, the bundled sources as `/openapi/next/…` serves them). Every
+ * `chromium`, driven by puppeteer-core) opens /docs for each document at the newest
+ * version (`?version=`, its released documents, which are the sources: main is released). Every
  * operation of the bundled documents must be listed, no console error may
  * appear, every request must stay on the service's own origin, and every
  * response the page receives from the service must match the documents.
@@ -15,6 +15,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser } from 'puppeteer-core';
 import { loadBundledDocument } from '../../src/http/apiBuild.js';
+import { API_VERSIONING } from '../../src/http/versions.js';
 import { operationsOf } from '../support/operations.js';
 import { contractProblem, launchBrowser } from '../support/portal.js';
 import { baseUrl } from '../support/service.js';
@@ -57,8 +58,8 @@ describe('API reference page in headless Chromium', function () {
         await page.setViewport({ width: 1400, height: 1000 });
         // Rendering a large document takes a while on two busy cores.
         page.setDefaultNavigationTimeout(90_000);
-        // The page of the unreleased documents (`next`): every operation of the sources.
-        const opened = await page.goto(`${origin}/docs?api=${name}&next=true`, { waitUntil: 'networkidle0' });
+        // The newest version's page: every operation of the sources.
+        const opened = await page.goto(`${origin}/docs?api=${name}&version=${API_VERSIONING.latest}`, { waitUntil: 'networkidle0' });
         expect(opened?.status()).to.equal(200);
 
         const operations = operationsOf(name, '');

@@ -39,8 +39,6 @@ const NO_FAULT_REACHES = new Set([
   'getChangelog',
   'getVersionedApiDocument',
   'getVersionedApiDocumentYaml',
-  'getNextApiDocument',
-  'getNextApiDocumentYaml',
   'getApiReference',
   'getMetrics', // serves NaN for the database's gauges rather than failing
   'getApiReferenceAsset',

@@ -62,19 +62,18 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** A document's address as `version` serves it (`/openapi/v2/core.json`; `next`: unreleased), or the unversioned one. */
-function documentUrl(url: string, version: ApiVersion | 'next' | undefined): string {
+/** A document's address as `version` serves it (`/openapi/v2/core.json`), or the unversioned one. */
+function documentUrl(url: string, version: ApiVersion | undefined): string {
   return version ? url.replace(/^\/openapi\//, `/openapi/${version}/`) : url;
 }
 
 /**
- * The page for `version` (`?version=`; `next` with `?next=true`, the unreleased documents;
- * without either the unversioned documents, which serve the default version as released): a
- * header linking both documents, the changelog, and a version picker (one link per supported
- * version and `next`, the shown one marked `aria-current`).
+ * The page for `version` (`?version=`; without it the unversioned documents, which serve the
+ * request's version as released): a header linking both documents, the changelog, and a
+ * version picker (one link per supported version, the shown one marked `aria-current`).
  */
-function page(version: ApiVersion | 'next' | undefined): string {
-  const query = version === 'next' ? '&amp;next=true' : version ? `&amp;version=${version}` : '';
+function page(version: ApiVersion | undefined): string {
+  const query = version ? `&amp;version=${version}` : '';
   return `<!doctype html>
 <html lang="en">
   <head>
@@ -101,7 +100,6 @@ ${REFERENCE_SOURCES.map((s) => {
       </nav>
       <nav aria-label="API version" class="api-versions">Version:
 ${SUPPORTED_API_VERSIONS.map((v) => `        <a ${v === (version ?? DEFAULT_API_VERSION) ? 'aria-current="page" ' : ''}href="/docs?version=${v}">${v}</a>`).join('\n')}
-        <a ${version === 'next' ? 'aria-current="page" ' : ''}href="/docs?next=true">next (unreleased)</a>
       </nav>
     </header>
     <noscript>The API reference needs JavaScript. The documents themselves are at /openapi/closed-loop.json and /openapi/core.json.</noscript>
@@ -116,9 +114,9 @@ ${SUPPORTED_API_VERSIONS.map((v) => `        <a ${v === (version ?? DEFAULT_API_
 /** Creates the reference, with each document's server on the origin the page is served from. */
 const CONFIGURATION_SCRIPT = `const configuration = ${JSON.stringify(SCALAR_CONFIGURATION)};
 const search = new URLSearchParams(window.location.search);
-const version = search.get('next') === 'true' ? 'next' : search.get('version');
+const version = search.get('version');
 for (const source of configuration.sources) {
-  if (version && /^(v[0-9]+|next)$/.test(version)) source.url = source.url.replace(/^\\/openapi\\//, '/openapi/' + version + '/');
+  if (version && /^v[0-9]+$/.test(version)) source.url = source.url.replace(/^\\/openapi\\//, '/openapi/' + version + '/');
   source.servers = source.servers.map((server) => ({ ...server, url: window.location.origin + server.url }));
 }
 Scalar.createApiReference('#app', configuration);
@@ -131,7 +129,7 @@ export const docsOperations = {
     access: 'public',
     async handle({ koa, query }) {
       koa.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-      return { status: 200, body: page(query.next ? 'next' : query.version), contentType: 'text/html' };
+      return { status: 200, body: page(query.version), contentType: 'text/html' };
     },
   },
   getApiReferenceAsset: {

@@ -1,14 +1,14 @@
 /**
  * Gateway: descriptor (seed E10), health, readiness, ping and the API documents (the
- * reference page is in docs.ts). A version's document is served exactly as released;
- * `next` serves the sources' newest version, unreleased changes included.
+ * reference page is in docs.ts). A version's document is served exactly as released: main is
+ * always released (test/contract/released.test.ts), so that is what the server runs.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { operations } from '../../../generated/types/core.js';
 import { AppError } from '../../kernel/errors.js';
-import { API_VERSIONING, DEFAULT_API_VERSION, documentYaml, servedDocument, SUPPORTED_API_VERSIONS, type ApiVersion } from '../../http/versions.js';
-import { API_CHANGELOG, GENERATED_OPENAPI, RELEASED_OPENAPI } from '../../paths.js';
+import { DEFAULT_API_VERSION, documentYaml, SUPPORTED_API_VERSIONS, type ApiVersion } from '../../http/versions.js';
+import { API_CHANGELOG, RELEASED_OPENAPI } from '../../paths.js';
 import type { OperationMap } from '../../http/operation.js';
 
 /** The version the request negotiated (`X-API-Version`, set on the Koa state by src/http/app.ts). */
@@ -17,23 +17,12 @@ function requestVersion(state: { apiVersion?: ApiVersion }): ApiVersion {
 }
 
 /**
- * The JSON text of `document` as `version` serves it: a released version's document exactly
- * as released (openapi/released/<version>/, byte for byte); `next`, the newest version as
- * the sources describe it, unreleased changes included (`info.version` `<release>+<version>.next`).
- * A supported version not released yet is served from the sources too.
+ * The JSON text of `document` as `version` serves it: its released document
+ * (openapi/released/<version>/<document>.json), byte for byte. Throws (a 500) when the
+ * version has none: a supported version is released before it ships.
  */
-async function documentText(document: string, version: ApiVersion | 'next'): Promise<string> {
-  if (version !== 'next') {
-    try {
-      return await readFile(path.join(RELEASED_OPENAPI, version, `${document}.json`), 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-  }
-  const bundle = JSON.parse(await readFile(path.join(GENERATED_OPENAPI, `${document}.json`), 'utf8'));
-  const served = servedDocument(bundle, version === 'next' ? API_VERSIONING.latest : version);
-  if (version === 'next') served.info.version = `${served.info.version}.next`;
-  return `${JSON.stringify(served, null, 2)}\n`;
+async function documentText(document: string, version: ApiVersion): Promise<string> {
+  return readFile(path.join(RELEASED_OPENAPI, version, `${document}.json`), 'utf8');
 }
 
 /**
@@ -41,7 +30,7 @@ async function documentText(document: string, version: ApiVersion | 'next'): Pro
  * string body is sent unchanged, not serialized again, so the bytes are the released ones),
  * or its YAML form.
  */
-async function documentResponse<Body>(document: string, version: ApiVersion | 'next', yaml: boolean): Promise<{ status: 200; body: Body; contentType: string }> {
+async function documentResponse<Body>(document: string, version: ApiVersion, yaml: boolean): Promise<{ status: 200; body: Body; contentType: string }> {
   const text = await documentText(document, version);
   return yaml
     ? { status: 200, body: documentYaml(JSON.parse(text)) as Body, contentType: 'application/yaml' }
@@ -107,14 +96,6 @@ export const gatewayOperations = {
     access: 'public',
     handle: ({ path: params }) => documentResponse(params.document, params.version, true),
   },
-  getNextApiDocument: {
-    access: 'public',
-    handle: ({ path: params }) => documentResponse(params.document, 'next', false),
-  },
-  getNextApiDocumentYaml: {
-    access: 'public',
-    handle: ({ path: params }) => documentResponse(params.document, 'next', true),
-  },
   getApiChangelog: {
     access: 'public',
     handle: changelog,
@@ -134,8 +115,6 @@ export const gatewayOperations = {
     | 'getApiDocumentYaml'
     | 'getVersionedApiDocument'
     | 'getVersionedApiDocumentYaml'
-    | 'getNextApiDocument'
-    | 'getNextApiDocumentYaml'
     | 'getApiChangelog'
     | 'getChangelog'
   >
