@@ -57,11 +57,17 @@ interface RedoclyChange {
   base?: RedoclyLocation & { value?: unknown };
   revision?: RedoclyLocation & { value?: unknown };
 }
+/**
+ * A change `redocly diff` rates major that breaks no client: either a property's change
+ * (`property`, `from`, `to`, wherever it is) or the one change at `at` (its JSON pointer in
+ * the document as served, e.g. one operation's response schema).
+ */
 interface Exception {
   rule: string;
-  property: string;
-  from: string;
-  to: string;
+  property?: string;
+  from?: string;
+  to?: string;
+  at?: string;
   reason: string;
 }
 
@@ -75,7 +81,9 @@ function loadExceptions(): Exception[] {
 /** The exception that excuses verdict `ruleId` on `change`, if any. */
 function exceptionFor(change: RedoclyChange, ruleId: string, exceptions: Exception[]): Exception | undefined {
   return exceptions.find(
-    (e) => e.rule === ruleId && e.property === change.property && change.base?.value === e.from && change.revision?.value === e.to,
+    (e) =>
+      e.rule === ruleId &&
+      (e.at !== undefined ? e.at === change.path : e.property === change.property && change.base?.value === e.from && change.revision?.value === e.to),
   );
 }
 

@@ -1484,6 +1484,21 @@ export interface components {
             /** @enum {string} */
             code: "FORBIDDEN";
         };
+        /**
+         * @description Idempotency key, printable ASCII.
+         * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
+         */
+        IdempotencyKey: string;
+        /** @description Problem details with the codes this response can carry. */
+        IdempotencyKeyInUseProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_IN_USE";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        IdempotencyKeyReusedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_REUSED";
+        };
         /** @description Problem details with the codes this response can carry. */
         InvalidParametersProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
@@ -1494,11 +1509,6 @@ export interface components {
             /** @enum {string} */
             code: "BUSINESS_NOT_FOUND";
         };
-        /**
-         * @description Idempotency key, printable ASCII.
-         * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
-         */
-        IdempotencyKey: string;
         /**
          * @description Positive decimal amount in major units with at most two decimals, written as a string (`"125.5"`, `"10"`). Zero is refused with 400 `VALIDATION_ERROR`.
          * @example 125.50
@@ -1513,11 +1523,6 @@ export interface components {
         WalletNotFoundProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "WALLET_NOT_FOUND";
-        };
-        /** @description Problem details with the codes this response can carry. */
-        IdempotencyKeyInUseProblem: components["schemas"]["Problem"] & {
-            /** @enum {string} */
-            code: "IDEMPOTENCY_KEY_IN_USE";
         };
         /** @description Problem details with the codes this response can carry. */
         MovementRejectedProblem: components["schemas"]["Problem"] & {
@@ -1890,6 +1895,37 @@ export interface components {
                 "application/problem+json": components["schemas"]["ForbiddenProblem"];
             };
         };
+        /** @description An earlier request with this `Idempotency-Key` is still running (`IDEMPOTENCY_KEY_IN_USE`); retry after `Retry-After` seconds. */
+        IdempotencyKeyInUse: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["IdempotencyKeyInUseProblem"];
+            };
+        };
+        /** @description This `idempotency-key` was used with another request (`IDEMPOTENCY_KEY_REUSED`): nothing was done. */
+        IdempotencyKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+            };
+        };
         /** @description A path, query or header parameter fails validation, or the request has a query parameter the operation does not document (every operation refuses one) (`VALIDATION_ERROR`, with `errors` naming `/path/…`, `/query/…` or `/header/…`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
         InvalidParameters: {
             headers: {
@@ -1933,22 +1969,6 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["WalletNotFoundProblem"];
-            };
-        };
-        /** @description An earlier request with this `Idempotency-Key` is still running (`IDEMPOTENCY_KEY_IN_USE`); retry after `Retry-After` seconds. */
-        IdempotencyKeyInUse: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version"];
-                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "Retry-After": components["headers"]["Retry-After"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["IdempotencyKeyInUseProblem"];
             };
         };
         /** @description The movement breaks a rule and nothing moved: the key was used with another request (`IDEMPOTENCY_KEY_REUSED`), the debited account lacks funds (`INSUFFICIENT_FUNDS`), the wallet is not ACTIVE (`WALLET_NOT_ACTIVE`), or a balance would pass ±999999999999999.99 (`BALANCE_LIMIT_EXCEEDED`). */
@@ -2073,8 +2093,8 @@ export interface components {
                 "application/problem+json": components["schemas"]["RefundRejectedProblem"];
             };
         };
-        /** @description The business already has a label with this name (`LABEL_NAME_TAKEN`). */
-        LabelNameTaken: {
+        /** @description The business already has a label with this name (`LABEL_NAME_TAKEN`), or an earlier request with this `Idempotency-Key` is still running (`IDEMPOTENCY_KEY_IN_USE`, only with the header; retry after `Retry-After` seconds). */
+        LabelNameTakenOrKeyInUse: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-API-Version": components["headers"]["X-API-Version"];
@@ -2082,10 +2102,15 @@ export interface components {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                /**
+                 * @description With `IDEMPOTENCY_KEY_IN_USE` only; seconds to wait before retrying.
+                 * @example 1
+                 */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["LabelNameTakenProblem"];
+                "application/problem+json": components["schemas"]["LabelNameTakenProblem"] | components["schemas"]["IdempotencyKeyInUseProblem"];
             };
         };
         /** @description The `business_id` is not the caller's (`BUSINESS_NOT_FOUND`) or the label is not the business's (`LABEL_NOT_FOUND`). */
@@ -2576,6 +2601,11 @@ export interface operations {
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+                /**
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
+                 * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyParameter"];
             };
             path?: never;
             cookie?: never;
@@ -2598,6 +2628,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-API-Version": components["headers"]["X-API-Version"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2632,6 +2663,8 @@ export interface operations {
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3211,6 +3244,11 @@ export interface operations {
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+                /**
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
+                 * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyParameter"];
             };
             path?: never;
             cookie?: never;
@@ -3232,6 +3270,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-API-Version": components["headers"]["X-API-Version"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3245,7 +3284,8 @@ export interface operations {
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["LabelNameTaken"];
+            409: components["responses"]["LabelNameTakenOrKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3516,6 +3556,11 @@ export interface operations {
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+                /**
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
+                 * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyParameter"];
             };
             path?: never;
             cookie?: never;
@@ -3542,6 +3587,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-API-Version": components["headers"]["X-API-Version"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3556,6 +3602,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["BusinessOrLabelNotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4316,6 +4364,11 @@ export interface operations {
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+                /**
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
+                 * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyParameter"];
             };
             path?: never;
             cookie?: never;
@@ -4341,6 +4394,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-API-Version": components["headers"]["X-API-Version"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4355,6 +4409,8 @@ export interface operations {
             400: components["responses"]["InvalidWebhookEndpoint"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -3611,6 +3611,11 @@ export interface components {
             code: "SERVICE_UNAVAILABLE";
         };
         /**
+         * @description Idempotency key, printable ASCII.
+         * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
+         */
+        IdempotencyKey: string;
+        /**
          * @description ISO 4217 currency code. `SAR` is the only currency served today; the list may grow.
          * @example SAR
          * @enum {string}
@@ -3676,6 +3681,16 @@ export interface components {
         ForbiddenProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "FORBIDDEN";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        IdempotencyKeyInUseProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_IN_USE";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        IdempotencyKeyReusedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "IDEMPOTENCY_KEY_REUSED";
         };
         /**
          * @description Mobile number with country code, digits only, no plus sign.
@@ -3832,11 +3847,6 @@ export interface components {
             code: "CALLBACK_REPLAYED" | "PAYOUT_STATUS_NOT_ALLOWED";
         };
         /**
-         * @description Idempotency key, printable ASCII.
-         * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
-         */
-        IdempotencyKey: string;
-        /**
          * @description 12 digits: a one-digit prefix (`9` individual wallet, `1` business operational account, `8` business settlement account, `2` business payout account, `7` business in-transit account; more prefixes may come), a 10-digit serial and a Luhn check digit.
          * @example 900000000019
          */
@@ -3930,11 +3940,6 @@ export interface components {
         PayoutRejectedProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
             code: "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_FUNDS" | "PAYOUT_RECEIVER_NOT_WHITELISTED";
-        };
-        /** @description Problem details with the codes this response can carry. */
-        IdempotencyKeyReusedProblem: components["schemas"]["Problem"] & {
-            /** @enum {string} */
-            code: "IDEMPOTENCY_KEY_REUSED";
         };
         /** @description Problem details with the codes this response can carry. */
         BulkPayoutNotFoundProblem: components["schemas"]["Problem"] & {
@@ -4370,6 +4375,37 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["ForbiddenProblem"];
+            };
+        };
+        /** @description An earlier request with this `Idempotency-Key` is still running (`IDEMPOTENCY_KEY_IN_USE`); retry after `Retry-After` seconds. */
+        IdempotencyKeyInUse: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["IdempotencyKeyInUseProblem"];
+            };
+        };
+        /** @description This `idempotency-key` was used with another request (`IDEMPOTENCY_KEY_REUSED`): nothing was done. */
+        IdempotencyKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
             };
         };
         /** @description An `ACTIVE` customer of the business holds this mobile number (`MOBILE_NUMBER_TAKEN`): nothing changed. */
@@ -4992,21 +5028,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["PayoutNotFoundProblem"];
             };
         };
-        /** @description This `idempotency-key` was used with another request (`IDEMPOTENCY_KEY_REUSED`): nothing was done. */
-        IdempotencyKeyReused: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-API-Version": components["headers"]["X-API-Version"];
-                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
-            };
-        };
         /** @description No such bulk payout for this business (`BULK_PAYOUT_NOT_FOUND`). */
         BulkPayoutNotFound: {
             headers: {
@@ -5350,6 +5371,11 @@ export interface components {
          */
         ApiVersionParameter: components["schemas"]["ApiVersion"];
         /**
+         * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
+         * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
+         */
+        IdempotencyKeyParameter: components["schemas"]["IdempotencyKey"];
+        /**
          * @description Page size, 1 to 100; 20 when absent.
          * @example 20
          */
@@ -5463,15 +5489,15 @@ export interface components {
          */
         "Retry-After": number;
         /**
-         * @description `no-store`: the answer holds card data, which no cache may keep.
-         * @example no-store
-         */
-        "Cache-Control": "no-store";
-        /**
          * @description Present with `true` when the response is a replay of an earlier request with the same `Idempotency-Key`.
          * @example true
          */
         "Idempotent-Replayed": "true";
+        /**
+         * @description `no-store`: the answer holds card data, which no cache may keep.
+         * @example no-store
+         */
+        "Cache-Control": "no-store";
     };
     pathItems: never;
 }
@@ -5551,6 +5577,11 @@ export interface operations {
                  * @example v1
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+                /**
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
+                 * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyParameter"];
             };
             path?: never;
             cookie?: never;
@@ -5573,6 +5604,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-API-Version": components["headers"]["X-API-Version"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -5607,6 +5639,8 @@ export interface operations {
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -7,10 +7,12 @@
  * idempotency and calls the typed handler from the OperationMap.
  */
 import type { Context as KoaContext } from 'koa';
+import type { Knex } from 'knex';
+import { sealingKeysFor } from '../kernel/secrets/sealing.js';
 import { AppError } from '../kernel/errors.js';
 import type { TokenVerifier } from './auth.js';
 import type { ApiOperation, CompiledApi } from './apiTypes.js';
-import { requestHash, withIdempotency, type KeyClaim, type StoredResponse } from '../kernel/idempotency/idempotency.js';
+import { keyedTransaction, requestHash, withIdempotency, type KeyClaim, type StoredResponse } from '../kernel/idempotency/idempotency.js';
 import type { Access, OperationContext, OperationSpec } from './operation.js';
 import type { Principal, Services } from '../kernel/services.js';
 import type { RateLimiter } from './rateLimit.js';
@@ -124,6 +126,9 @@ function securityOf(op: ApiOperation, spec: { access: Access }, services: Servic
   };
 }
 
+/** The sealing purpose of kept answers that hold a secret (OperationSpec.sealReplay). */
+const REPLAY_SEAL = 'idempotency-replay-seal';
+
 /**
  * Mounts the document `api` (operations and request validators, see
  * compiledApi.ts) at `apiRoot` with one OperationSpec per operationId.
@@ -218,13 +223,13 @@ export function mountApi(args: {
     rejectIllFormedStrings(body);
     rejectIllFormedStrings(query, '/query');
 
-    const run = async (idempotency: KeyClaim | null): Promise<StoredResponse> => {
+    const run = async (idempotency: KeyClaim | null, db: Knex = services.db): Promise<StoredResponse> => {
       const ctx: OperationContext<never> = {
         body: body as never,
         path: params as never,
         query: query as never,
         principal,
-        db: services.db,
+        db,
         idempotency,
         services,
         koa,
@@ -249,7 +254,11 @@ export function mountApi(args: {
         hash: requestHash(operationId, params, body),
         context: { request_id: String(koa.state.requestId), instance: koa.path },
       },
-      run,
+      // A create runs in one transaction with its key; a movement's ledger call takes the key itself.
+      spec.idempotent === 'transaction'
+        ? async (claim) =>
+            keyedTransaction(services.db, claim, principal?.businessId ?? null, (trx) => run(null, trx), spec.sealReplay ? await sealingKeysFor(services.db, services.config, REPLAY_SEAL) : undefined)
+        : run,
     );
     send(koa, answer(response));
     if (replayed) koa.set('Idempotent-Replayed', 'true');

@@ -63,8 +63,15 @@ export type Access = 'public' | 'platform' | 'business' | 'any' | 'signature';
 
 export interface OperationSpec<Op extends { responses: object }> {
   access: Access;
-  /** Money-moving POSTs: honour `Idempotency-Key` (see src/kernel/idempotency/idempotency.ts). */
-  idempotent?: boolean;
+  /**
+   * Honour `Idempotency-Key` (src/kernel/idempotency/idempotency.ts): `true` for the
+   * money-moving POSTs, whose ledger call takes the key (`ctx.idempotency`); `'transaction'`
+   * for creates, which the edge runs in one transaction with the key (keyedTransaction): the
+   * handler writes through `ctx.db`, which is that transaction.
+   */
+  idempotent?: true | 'transaction';
+  /** With `idempotent: 'transaction'`: the answer holds a secret shown once (a new business's client secret), so its kept copy for replays is sealed. */
+  sealReplay?: true;
   /** The ledger transaction type a 201 of this operation posts (counted in the metrics). */
   ledgerType?: string;
   handle(ctx: OperationContext<Op>): Promise<OperationResult<Op>>;

@@ -10,6 +10,8 @@ export const businessOperations = {
   },
   createBusiness: {
     access: 'platform',
+    idempotent: 'transaction',
+    sealReplay: true,
     handle: async ({ db, body }) => ({ status: 201, body: await createBusiness(db, body) }),
   },
   getBusiness: {

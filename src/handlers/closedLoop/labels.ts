@@ -10,6 +10,7 @@ export const labelOperations = {
   },
   createLabel: {
     access: 'business',
+    idempotent: 'transaction',
     handle: async (ctx) => ({ status: 201, body: await createLabel(ctx.db, businessIdOf(ctx), ctx.body) }),
   },
 } satisfies Partial<ClosedLoopMap>;

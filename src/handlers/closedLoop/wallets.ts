@@ -19,6 +19,7 @@ export const walletOperations = {
   },
   createWallet: {
     access: 'business',
+    idempotent: 'transaction',
     handle: async (ctx) => ({ status: 201, body: await createWallet(ctx.db, businessIdOf(ctx), ctx.body) }),
   },
   lookupWallet: {

@@ -18,6 +18,7 @@ import type { ClosedLoopMap } from './types.js';
 export const webhookOperations = {
   createWebhookEndpoint: {
     access: 'business',
+    idempotent: 'transaction',
     async handle(ctx) {
       const keys = await webhookSecretKeys(ctx.services.db, ctx.services.config);
       await createWebhookEndpoint(ctx.db, { sandbox: ctx.services.config.sandbox }, keys, businessIdOf(ctx), ctx.body);

@@ -29,6 +29,7 @@
 import { hash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError, refusalError, toProblem, type Refusal } from '../errors.js';
+import { openValue, sealValue, type Sealed, type SealingKeys } from '../secrets/sealing.js';
 
 const KEY_TTL_HOURS = 24;
 const STALE_SECONDS = 60;
@@ -183,4 +184,60 @@ async function storeEarlyFailure(db: Knex, claim: KeyClaim, err: AppError): Prom
   // The key holds a posting: the same request once reached the ledger and now fails
   // before it (e.g. the sandbox was turned off since). Answer the failure.
   throw err;
+}
+
+/** The business under which the platform's own keys are kept (idempotency_finish). */
+const PLATFORM_KEYS = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Runs `write` (a create: a wallet, a label, a webhook endpoint, a business) under `claim`
+ * in one transaction with the key, through the kernel's bracket (idempotency_enter and
+ * idempotency_leave, src/kernel/sql/idempotency_bracket.sql): the rows it writes and the
+ * response it returns commit together with the key, so a retry replays that response and
+ * creates nothing. A typed failure of `write` (an AppError: 4xx) is rolled back to a
+ * savepoint and kept as its problem details, replayed as it was, as a movement's refusal
+ * is. `businessId` is the calling business (null for a platform client, whose keys are kept
+ * under the nil UUID). With `seal`, the kept response's body is sealed (src/kernel/secrets/
+ * sealing.ts; context `idempotency:<scope>:<key>`): for an answer that holds a secret shown
+ * once, such as a new business's client secret. Returns `write`'s response, or the problem of its typed failure;
+ * throws what `withIdempotency` turns into a replay, IDEMPOTENCY_KEY_REUSED or
+ * IDEMPOTENCY_KEY_IN_USE (Retry-After: 1), and any other error (nothing is kept: a retry runs).
+ */
+export async function keyedTransaction(
+  db: Knex,
+  claim: KeyClaim,
+  businessId: string | null,
+  write: (trx: Knex.Transaction) => Promise<StoredResponse>,
+  seal?: SealingKeys,
+): Promise<StoredResponse> {
+  const [scope, key, hash, ttl, stale] = claim.sqlArgs();
+  const business = businessId ?? PLATFORM_KEYS;
+  const context = `idempotency:${scope}:${key}`;
+  claim.sent = true;
+  try {
+    return await db.transaction(async (trx) => {
+      const { rows } = await trx.raw('SELECT idempotency_enter(?::uuid, ?, ?, ?, ?::int) AS entered', [business, scope, key, hash, stale]);
+      const entered = rows[0].entered as { fresh?: boolean; held?: HeldKey };
+      if (entered.held) {
+        claim.outcome({ held: entered.held });
+        // A key that holds a movement's posting was used by another operation: its hash differs, so outcome threw.
+        throw new Error('an idempotency key held a posting for a create');
+      }
+      let response: StoredResponse;
+      try {
+        response = await trx.transaction((inner) => write(inner));
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        response = problemResponse(err, claim.context);
+      }
+      const kept = seal ? { status: response.status, contentType: response.contentType, sealedBody: sealValue(seal, context, JSON.stringify(response.body)) } : response;
+      await trx.raw('SELECT idempotency_leave(?::uuid, ?, ?, ?, ?::int, ?::boolean, ?::jsonb)', [business, scope, key, hash, ttl, entered.fresh === true, JSON.stringify(kept)]);
+      return response;
+    });
+  } catch (err) {
+    const sealedBody = err instanceof StoredReplay ? (err.response as { sealedBody?: Sealed }).sealedBody : undefined;
+    if (!sealedBody || !seal) throw err;
+    const { status, contentType } = (err as StoredReplay).response;
+    throw new StoredReplay({ status, contentType, body: JSON.parse(openValue(seal, context, sealedBody)) });
+  }
 }
