@@ -145,7 +145,7 @@ export async function compareDocuments(baseFile: string, revisionFile: string, w
   // The tool reports a changed operationId itself (operation-id-changed); ours backs it up.
   const seen = new Set(changes.filter((c) => c.rule?.includes('operation-id-changed')).map((c) => c.operation));
   changes.push(...sdkChanges(base, revision).filter((c) => !(c.rule === 'operation-id' && seen.has(c.operation))));
-  changes.push(...pathParameterRenames(base, revision), ...responseHeaderChanges(base, revision), ...sunsetChanges(base, revision));
+  changes.push(...pathParameterRenames(base, revision), ...responseHeaderChanges(base, revision), ...sunsetChanges(base, revision, today));
   return changes;
 }
 

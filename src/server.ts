@@ -20,6 +20,8 @@ import { startPayoutProcessing } from './payouts/processing.js';
 import { configureBackground } from './kernel/scheduling/background.js';
 import { lowPriorityConnections } from './db/priority.js';
 import { payoutRailOf } from './payouts/rails.js';
+import type { ApiVersion } from './kernel/versioning/apiVersions.js';
+import type { Deprecation } from './http/deprecation.js';
 
 /** How long requests in flight may take to finish on shutdown. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -67,7 +69,16 @@ export interface RunningService {
  */
 export async function startService(
   config: Config,
-  opts: { persistent?: boolean; quiet?: boolean; host?: string; database?: string; apiDir?: string; log?: Logger } = {},
+  opts: {
+    persistent?: boolean;
+    quiet?: boolean;
+    host?: string;
+    database?: string;
+    apiDir?: string;
+    log?: Logger;
+    /** The deprecated API versions (src/http/versions.ts API_VERSION_DEPRECATIONS unless a test sunsets one). */
+    versionDeprecations?: Partial<Record<ApiVersion, Deprecation>>;
+  } = {},
 ): Promise<RunningService> {
   checkConfig(config); // before anything starts: a configuration that cannot run starts nothing
   const log = opts.log ?? createLogger({ level: config.logLevel, file: config.logFile });
@@ -147,7 +158,7 @@ export async function startService(
   });
   await startPayoutProcessing({ db, jobs, rail: payoutRailOf(config, log) });
   const services = { db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db, backgroundPool), jobs };
-  const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { apiDir, outages, pinnedVersion: (businessId) => businessApiVersion(db, businessId) });
+  const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { apiDir, outages, pinnedVersion: (businessId) => businessApiVersion(db, businessId), versionDeprecations: opts.versionDeprecations });
   const host = opts.host ?? config.host;
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, host, () => resolve(s));

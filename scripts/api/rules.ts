@@ -144,6 +144,24 @@ function sunsetMove(before: DeprecationNote | undefined, after: DeprecationNote 
   return undefined;
 }
 
+/** The least time between a deprecation and its sunset, in days (oasdiff's default deprecation window is 180 for stable APIs; 90 is the least a partner plans a migration in). */
+export const MIN_SUNSET_DAYS = 90;
+
+/**
+ * Whether a sunset set or moved by this change (`after`, against `before` as released) gives
+ * integrators time: a sunset on or before `today`, or fewer than MIN_SUNSET_DAYS after its
+ * deprecation, is refused. A sunset already released is not judged again (it may pass).
+ */
+function sunsetTiming(before: DeprecationNote | undefined, after: DeprecationNote | undefined, today: string): { rule: string; what: string } | undefined {
+  if (!after?.sunset || before?.sunset === after.sunset) return undefined;
+  if (after.sunset <= today) return { rule: 'sunset-past', what: `Sunset ${after.sunset} is not after today (${today}): a client meets the 410 with no notice.` };
+  const days = after.at ? (Date.parse(after.sunset) - Date.parse(after.at)) / 86_400_000 : Number.NaN;
+  if (!(days >= MIN_SUNSET_DAYS)) {
+    return { rule: 'sunset-too-soon', what: `Sunset ${after.sunset} is ${Number.isNaN(days) ? 'without a deprecation date' : `${days} days after the deprecation (${after.at})`}: at least ${MIN_SUNSET_DAYS} days are given.` };
+  }
+  return undefined;
+}
+
 /** The parameters of an operation (its path item's and its own, resolved), by `in` and name, with their index in the operation's list. */
 function parametersOf(doc: Json, op: Operation): Map<string, { node: Json; location: string[] }> {
   const found = new Map<string, { node: Json; location: string[] }>();
@@ -165,8 +183,19 @@ function parametersOf(doc: Json, op: Operation): Map<string, { node: Json; locat
  * a later sunset and an operation no longer deprecated are additive. The document's own
  * `info.x-sunset`, when it has one, follows the same rule.
  */
-export function sunsetChanges(base: Json, revision: Json): Change[] {
+export function sunsetChanges(base: Json, revision: Json, today = new Date().toISOString().slice(0, 10)): Change[] {
   const changes: Change[] = [];
+  const opsBefore = new Map(pairs(base, revision).map(([was, now]) => [now.key, was]));
+  for (const now of operationsOf(revision)) {
+    const was = opsBefore.get(now.key);
+    const timing = sunsetTiming(deprecationNote(was?.node), deprecationNote(now.node), today);
+    if (timing) changes.push(change('breaking', timing.rule, now, ['x-sunset'], timing.what, { property: 'x-sunset' }));
+    for (const [key, param] of parametersOf(revision, now)) {
+      const old = was ? parametersOf(base, was).get(key) : undefined;
+      const t = sunsetTiming(deprecationNote(old?.node), deprecationNote(param.node), today);
+      if (t) changes.push(change('breaking', t.rule, now, [...param.location, 'x-sunset'], `${key.replace(' ', ' parameter `')}\`: ${t.what}`, { property: 'x-sunset' }));
+    }
+  }
   for (const [was, now] of pairs(base, revision)) {
     const [before, after] = [deprecationNote(was.node), deprecationNote(now.node)];
     const moved = sunsetMove(before, after);

@@ -22,6 +22,7 @@ import { hasBody, mountApi } from './openapi.js';
 import type { Services } from '../kernel/services.js';
 import { RateLimiter } from './rateLimit.js';
 import { DEFAULT_API_VERSION, isApiVersion, SUPPORTED_API_VERSIONS, type ApiVersion } from './versions.js';
+import type { Deprecation } from './deprecation.js';
 
 
 /**
@@ -76,7 +77,7 @@ const JSON_LIMIT_BYTES = 1024 * 1024;
 export async function createApp(
   services: Services,
   handlers: ApiHandlers,
-  opts: { apiDir?: string; outages?: OutageLog; pinnedVersion?: (businessId: string) => Promise<ApiVersion> } = {},
+  opts: { apiDir?: string; outages?: OutageLog; pinnedVersion?: (businessId: string) => Promise<ApiVersion>; versionDeprecations?: Partial<Record<ApiVersion, Deprecation>> } = {},
 ): Promise<Koa> {
   const app = new Koa({ proxy: false });
   const rateLimiter = new RateLimiter(services.db, {
@@ -174,6 +175,7 @@ export async function createApp(
     rateLimiter,
     tokens,
     pinnedVersion: opts.pinnedVersion,
+    versionDeprecations: opts.versionDeprecations,
   });
   const core = mountApi({
     api: await loadApi('core', opts.apiDir),
@@ -183,6 +185,7 @@ export async function createApp(
     rateLimiter,
     tokens,
     pinnedVersion: opts.pinnedVersion,
+    versionDeprecations: opts.versionDeprecations,
   });
 
   const router = new Router();

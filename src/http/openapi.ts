@@ -20,7 +20,7 @@ import { RoutingTable } from './routing.js';
 import { SIGNATURE_SCHEMES, signatureVerifier } from './signatures.js';
 import { rejectIllFormedStrings, validateRequest } from './validation.js';
 import { deprecationHeaders, goneError, requestDeprecation, sunsetPassed, type Deprecation } from './deprecation.js';
-import { API_VERSION_DEPRECATIONS, API_VERSIONING, type ApiVersion } from './versions.js';
+import { API_VERSION_DEPRECATIONS, API_VERSIONING, isVersioned, type ApiVersion } from './versions.js';
 import type { ApiVersioning } from '../kernel/versioning/versionChange.js';
 
 export interface MountedApi {
@@ -176,24 +176,31 @@ export function mountApi(args: {
     const { operationId } = operation;
     const spec = operations[operationId];
     koa.state.operationId = operationId;
-    // The deprecation headers of the request at `at`, and its version's sunset.
-    const applyVersion = (at: ApiVersion): void => {
+    const secured = security.get(operationId)!;
+    // What needs no token (token, health, readiness, documents, docs, portal, changelog) and
+    // what a provider calls with a signature answer every version alike: a version's
+    // deprecation and sunset do not reach them.
+    const versioned = isVersioned(JSON.parse(operation.security));
+    // The deprecation headers of the request at `at`, and (`checkSunset`) its version's sunset.
+    const applyVersion = (at: ApiVersion, checkSunset: boolean): void => {
       koa.state.apiVersion = at;
       koa.set('X-API-Version', at);
-      const deprecation = requestDeprecation(operation, { query: koa.query, headers: koa.headers }, versionDeprecations[at]);
+      const versionDeprecation = versioned ? versionDeprecations[at] : undefined;
+      const deprecation = requestDeprecation(operation, { query: koa.query, headers: koa.headers }, versionDeprecation);
       for (const name of ['Deprecation', 'Sunset', 'Link']) koa.remove(name);
       if (deprecation) koa.set(deprecationHeaders(deprecation));
-      if (sunsetPassed(versionDeprecations[at], now())) throw goneError(`API version ${at}`, versionDeprecations[at]!);
+      if (checkSunset && sunsetPassed(versionDeprecation, now())) throw goneError(`API version ${at}`, versionDeprecation!);
     };
     // Past its sunset, before the token: what is gone is gone for everyone.
     if (sunsetPassed(operation.deprecation, now())) {
       koa.set(deprecationHeaders(operation.deprecation!));
       throw goneError(`${operation.method.toUpperCase()} ${args.apiRoot.replace(/\/$/, '')}${operation.path}`, operation.deprecation!);
     }
-    // Set first, so that an error response carries them too.
-    applyVersion(koa.state.apiVersion as ApiVersion);
+    // Set first, so that an error response carries them too. A version the header names is
+    // judged now; without the header, the version is the business's, known once the token is.
+    const requested = koa.state.apiVersionRequested === true;
+    applyVersion(koa.state.apiVersion as ApiVersion, requested);
     koa.state.ledgerType = spec.ledgerType;
-    const secured = security.get(operationId)!;
     let principal: Principal | null = null;
     if (secured.kind === 'bearer') {
       principal = await authenticateCounted(koa, rateLimiter, false, () => tokens.verify(koa.get('authorization') || undefined));
@@ -201,10 +208,12 @@ export function mountApi(args: {
       await authenticateCounted(koa, rateLimiter, true, () => secured.verify(koa));
     }
     koa.state.clientId = principal?.clientId;
-    // Without `X-API-Version`, a business's request uses the business's default version.
-    if (!koa.state.apiVersionRequested && principal?.businessId && args.pinnedVersion) {
-      const pinned = await args.pinnedVersion(principal.businessId);
-      if (pinned !== koa.state.apiVersion) applyVersion(pinned);
+    // Without `X-API-Version`, a business's request uses the business's default version; a
+    // business pinned to a version past its sunset is answered 410 naming the successor, never
+    // moved to another version unasked.
+    if (!requested) {
+      const pinned = principal?.businessId && args.pinnedVersion ? await args.pinnedVersion(principal.businessId) : (koa.state.apiVersion as ApiVersion);
+      applyVersion(pinned, true);
     }
     const version = koa.state.apiVersion as ApiVersion;
     await admit(operationId, spec, principal, koa, rateLimiter);

@@ -10,6 +10,7 @@
 
 import { stringify } from 'yaml';
 import { goneResponse, type Deprecation } from './deprecation.js';
+import { SIGNATURE_SCHEMES } from './signatures.js';
 import { API_VERSIONING, type ApiVersion } from '../kernel/versioning/apiVersions.js';
 import type { ApiVersioning } from '../kernel/versioning/versionChange.js';
 
@@ -98,11 +99,11 @@ function deprecationHeaderObjects(deprecation: Deprecation): Record<string, obje
  * documenting the headers, and with a sunset its 410 GONE (goneResponse) after it.
  */
 function deprecateAll<T>(doc: T, deprecation: Deprecation): T {
-  const copy = structuredClone(doc) as { paths?: Record<string, Record<string, { responses?: Record<string, { headers?: object; $ref?: string }> }>> };
+  const copy = structuredClone(doc) as { security?: unknown; paths?: Record<string, Record<string, { responses?: Record<string, { headers?: object; $ref?: string }> }>> };
   for (const item of Object.values(copy.paths ?? {})) {
     for (const method of METHODS) {
       const op = item[method] as Record<string, unknown> | undefined;
-      if (!op) continue;
+      if (!op || !isVersioned(op.security ?? copy.security)) continue;
       Object.assign(op, {
         deprecated: true,
         'x-deprecated-at': deprecation.at,
@@ -117,6 +118,18 @@ function deprecateAll<T>(doc: T, deprecation: Deprecation): T {
     }
   }
   return copy as T;
+}
+
+/**
+ * Whether an operation with `security` (its requirements, the document's when it names none)
+ * is versioned by its caller: one behind the bearer token. What needs no token (`[]`: the
+ * token request, health, readiness, the documents, the docs page, the portal, the changelog)
+ * and what a provider calls with a signature answer every version alike, so a version's
+ * deprecation and sunset do not reach them (src/http/openapi.ts mountApi does the same).
+ */
+export function isVersioned(security: unknown): boolean {
+  const schemes = Array.isArray(security) ? security.flatMap((r) => Object.keys(r as object)) : [];
+  return schemes.length > 0 && !schemes.every((scheme) => scheme in SIGNATURE_SCHEMES);
 }
 
 /**

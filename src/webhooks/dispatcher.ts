@@ -74,11 +74,14 @@ export async function relayBusiness(db: Knex, jobs: JobQueue, businessId: string
     const events = taken.rows.map((r) => r.event_id);
     if (events.length === 0) return 0;
     // Read, then written as VALUES: on Citus an INSERT … SELECT that draws ids would be
-    // copied through the coordinator and commit in two phases.
+    // copied through the coordinator and commit in two phases. An endpoint gets the events
+    // made since it was registered; an older one only by redelivery or recovery, whenever
+    // the relay happens to reach it.
     const pairs = await trx.raw<{ rows: { event_id: string; endpoint_id: string }[] }>(
       `SELECT e.id AS event_id, w.id AS endpoint_id
          FROM outbox_events e
          JOIN webhook_endpoints w ON w.business_id = e.business_id AND w.status = 'ENABLED' AND w.events @> jsonb_build_array(e.code)
+                                 AND w.created_at <= e.created_at
         WHERE e.id = ANY(?) AND e.business_id = ?`,
       [events, businessId],
     );

@@ -207,6 +207,19 @@ describe('api:diff rules (fixture pairs)', function () {
     ]);
   });
 
+  it('refuses a new sunset in the past or fewer than 90 days after its deprecation, at an operation and at a whole version', async () => {
+    const deprecate = (at: string, sunset: string) => (doc: Doc) => Object.assign(doc.paths['/webhooks'].get, { deprecated: true, 'x-deprecated-at': at, 'x-sunset': sunset });
+    const past = await changesOf('sunset-past', deprecate('2026-01-01', '2026-06-01'), () => {}, '2026-12-07');
+    expect(breaking(past).map((c) => `${c.operation}: ${c.rule}`)).to.deep.equal(['GET /webhooks: sunset-past']);
+    const soon = await changesOf('sunset-soon', deprecate('2027-01-01', '2027-03-01'), () => {}, '2026-12-07');
+    expect(breaking(soon).map((c) => `${c.operation}: ${c.rule}`)).to.deep.equal(['GET /webhooks: sunset-too-soon']);
+    expect(breaking(await changesOf('sunset-fine', deprecate('2027-01-01', '2027-04-01'), () => {}, '2026-12-07'))).to.deep.equal([]);
+    // A released sunset that has since passed is not judged again.
+    expect(breaking(await changesOf('sunset-released', (doc) => (doc.info.description = 'Later.'), deprecate('2026-01-01', '2026-06-01'), '2026-12-07'))).to.deep.equal([]);
+    const version = (doc: Doc) => Object.assign(doc, servedDocument(doc as Doc & { info: { version: string } }, 'v1', { deprecations: { v1: { at: '2026-11-01', sunset: '2026-12-01' } } }));
+    expect(new Set(breaking(await changesOf('version-sunset-past', version, () => {}, '2026-12-07')).map((c) => c.rule))).to.deep.equal(new Set(['sunset-past']));
+  });
+
   it('reports a change inside a shared schema under each operation that receives it', async () => {
     const changes = await changesOf('shared', (doc) => response(doc).properties.status.enum.push('SUSPENDED'));
     expect(breaking(changes).map((c) => [c.operation, c.component, c.location?.join('/')])).to.have.deep.members([

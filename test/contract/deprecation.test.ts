@@ -60,8 +60,9 @@ function validateProblem(schema: object, problem: unknown): string | null {
   return validate(problem) ? null : ajv.errorsText(validate.errors);
 }
 
-function apiOperation(path: string, op: Parameters<typeof operationDeprecations>[0]): ApiOperation {
-  return { operationId: op.operationId!, method: 'get', path, security: '[]', mediaTypes: [], ...operationDeprecations(op) };
+/** A fixture operation behind the bearer token, or (`isPublic`) one that needs none. */
+function apiOperation(path: string, op: Parameters<typeof operationDeprecations>[0], isPublic = false): ApiOperation {
+  return { operationId: op.operationId!, method: 'get', path, security: isPublic ? '[]' : '[{"bearerAuth":[]}]', mediaTypes: [], ...operationDeprecations(op) };
 }
 
 describe('deprecation headers', () => {
@@ -71,20 +72,27 @@ describe('deprecation headers', () => {
   let url: string;
 
   before(async () => {
-    const handler = { access: 'public', handle: async () => ({ status: 200, body: { ok: true } }) };
+    const handler = { access: 'any', handle: async () => ({ status: 200, body: { ok: true } }) };
     const mounted = mountApi({
-      api: { operations: [apiOperation('/old', FIXTURE.old), apiOperation('/things', FIXTURE.current), apiOperation('/gone', FIXTURE.gone)], validators: () => [] },
+      api: {
+        operations: [apiOperation('/old', FIXTURE.old), apiOperation('/things', FIXTURE.current), apiOperation('/gone', FIXTURE.gone), apiOperation('/health', { operationId: 'getHealth', responses: {} }, true)],
+        validators: () => [],
+      },
       apiRoot: '/',
-      operations: { getOldThing: handler, getThing: handler, getGoneThing: handler } as never,
+      operations: { getOldThing: handler, getThing: handler, getGoneThing: handler, getHealth: { ...handler, access: 'public' } } as never,
       services: {} as never,
-      rateLimiter: {} as never,
-      tokens: {} as never,
+      rateLimiter: { client: async () => ({}), address: async () => ({}) } as never,
+      // The token names the business it acts for; `pinned-v1` is pinned to v1, any other to v2.
+      tokens: { verify: async (header?: string) => ({ kind: 'BUSINESS', clientId: 'c', businessId: header?.replace(/^Bearer /, '') ?? 'b' }) } as never,
+      pinnedVersion: async (businessId) => (businessId === 'pinned-v1' ? 'v1' : 'v2'),
       versionDeprecations: { v3: { at: '2027-01-15', sunset: '2027-07-15' }, v1: { at: '2025-01-15', sunset: '2025-07-15', successor: 'v3' } },
       now: () => clock,
     });
     const app = new Koa();
     app.use(async (ctx) => {
-      ctx.state.apiVersion = ctx.get('x-api-version') || 'v2';
+      // As src/http/app.ts negotiates it: the header's version, else the default (v1, sunset here).
+      ctx.state.apiVersion = ctx.get('x-api-version') || 'v1';
+      ctx.state.apiVersionRequested = ctx.get('x-api-version') !== '';
       try {
         await mounted.handle(ctx);
       } catch (err) {
@@ -155,12 +163,33 @@ describe('deprecation headers', () => {
     }
   });
 
+  it('a sunset default version breaks nothing else: a request without the header uses its business\'s version, and what needs no token never answers 410', async () => {
+    const pinnedV2 = await fetch(`${url}/things`, { headers: { authorization: 'Bearer b2' } });
+    expect(pinnedV2.status, 'a business pinned to v2, no header').to.equal(200);
+    expect(pinnedV2.headers.get('x-api-version')).to.equal('v2');
+    const pinnedV1 = await fetch(`${url}/things`, { headers: { authorization: 'Bearer pinned-v1' } });
+    expect(pinnedV1.status, 'a business pinned to the sunset version is told so').to.equal(410);
+    expect(await pinnedV1.json()).to.deep.include({ code: 'GONE', successor: 'v3' });
+    for (const headers of [{}, { 'X-API-Version': 'v1' }] as Record<string, string>[]) {
+      const health = await fetch(`${url}/health`, { headers });
+      expect(health.status, JSON.stringify(headers)).to.equal(200);
+      expect(health.headers.get('deprecation'), 'a version\'s deprecation does not reach it').to.equal(null);
+    }
+  });
+
   it('a sunset version\'s documents give every operation the 410; a sunset operation must document it (shared.yaml\'s Gone, the same object)', () => {
-    const doc = servedDocument({ info: { version: '1.0.0' }, paths: { '/things': { get: { operationId: 'getThing', responses: { '200': { description: 'x' } } } } } }, 'v2', {
-      deprecations: { v2: { at: '2025-01-15', sunset: '2025-07-15', successor: 'v3' } },
-    });
+    const doc = servedDocument(
+      {
+        info: { version: '1.0.0' },
+        security: [{ bearerAuth: [] }],
+        paths: { '/things': { get: { operationId: 'getThing', responses: { '200': { description: 'x' } } } }, '/health': { get: { operationId: 'getHealth', security: [], responses: { '200': { description: 'x' } } } } },
+      },
+      'v2',
+      { deprecations: { v2: { at: '2025-01-15', sunset: '2025-07-15', successor: 'v3' } } },
+    );
     const op = doc.paths['/things'].get as Parameters<typeof operationDeprecations>[0] & { responses: Record<string, unknown> };
     expect(op.responses['410']).to.deep.equal(goneResponse());
+    expect(doc.paths['/health'].get, 'what needs no token answers every version alike').to.deep.equal({ operationId: 'getHealth', security: [], responses: { '200': { description: 'x' } } });
     expect(operationDeprecations(op).deprecation).to.deep.equal({ at: '2025-01-15', sunset: '2025-07-15', successor: 'v3' });
     expect(() => operationDeprecations({ ...FIXTURE.gone, responses: { '200': FIXTURE.gone.responses['200'] } })).to.throw(/410/);
     const shared = parse(readFileSync(new URL('../../openapi/shared.yaml', import.meta.url), 'utf8'));
@@ -174,7 +203,7 @@ describe('deprecation headers', () => {
   });
 
   it('a deprecated version\'s documents mark every operation deprecated, with the headers documented', () => {
-    const doc = servedDocument({ info: { version: '1.0.0' }, paths: { '/things': { get: { operationId: 'getThing', responses: { '200': { description: 'x' } } } } } }, 'v2', {
+    const doc = servedDocument({ info: { version: '1.0.0' }, security: [{ bearerAuth: [] }], paths: { '/things': { get: { operationId: 'getThing', responses: { '200': { description: 'x' } } } } } }, 'v2', {
       deprecations: { v2: { at: '2027-01-15', sunset: '2027-07-15' } },
     });
     const op = doc.paths['/things'].get as Parameters<typeof operationDeprecations>[0];

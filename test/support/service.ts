@@ -129,9 +129,9 @@ export function precompiledApiDir(): string {
  * Starts another server (e.g. with a low rate limit) on the same database, or on
  * another database of the same PostgreSQL when `database` names one.
  */
-export async function startExtraService(overrides: Partial<Config>, database?: string): Promise<RunningService> {
+export async function startExtraService(overrides: Partial<Config>, database?: string, opts: Pick<Parameters<typeof startService>[1] & object, 'versionDeprecations'> = {}): Promise<RunningService> {
   const url = database ? databaseUrl!.replace(/\/[^/]*$/, `/${database}`) : databaseUrl;
-  return startService(testConfig(overrides), { database: url, quiet: true, apiDir });
+  return startService(testConfig(overrides), { database: url, quiet: true, apiDir, ...opts });
 }
 
 /**

@@ -74,6 +74,36 @@ describe('webhook delivery', function () {
     expect(hooks.received, 'delivered once').to.have.length(1);
   });
 
+  it('delivers to an endpoint the events made since it was registered, not an older event the relay reaches after it', async () => {
+    const b = await newBusiness();
+    const hooks = await receiver();
+    // Hold the business's pending events (the relay skips locked rows) while the endpoint is registered.
+    let older: string | undefined;
+    const trx = await db().transaction();
+    try {
+      for (let tries = 0; !older && tries < 20; tries++) {
+        const made = await topup(b.token, '1.00');
+        const [held] = await trx('outbox_pending').where({ business_id: b.id }).forUpdate().select('event_id');
+        if (held) older = held.event_id;
+        else expect(made.id).to.be.a('string');
+      }
+      expect(older, 'a pending event held').to.be.a('string');
+      await sleep(20);
+      await register(b, hooks, ['topup.complete']);
+    } finally {
+      await trx.commit();
+    }
+    const newer = await topup(b.token, '2.00');
+    const [delivery] = await hooks.waitFor(1);
+    expect(JSON.parse(delivery!.body).data.transaction_id).to.equal(newer.id);
+    await eventually(async () => {
+      expect(await db()('outbox_pending').where({ business_id: b.id })).to.deep.equal([]);
+    });
+    await sleep(300);
+    expect(hooks.received.map((r) => JSON.parse(r.body).id)).to.not.include(older);
+    expect(hooks.received).to.have.length(1);
+  });
+
   it('delivers onboarding.complete with the seed data', async () => {
     const b = await newBusiness();
     const hooks = await receiver();
