@@ -11,8 +11,10 @@
  *   tsx scripts/api.ts changelog  writes the "Unreleased" section of openapi/CHANGELOG.md
  *                                 from the diff, in words (scripts/api/changelog.ts)
  *   tsx scripts/api.ts release --summary "…"
- *                                 refuses breaking changes, and a release without a
- *                                 summary for people; bumps the documents'
+ *                                 refuses breaking changes, a version change that misses
+ *                                 what it reaches, and a release without a summary for
+ *                                 people; writes a new version's documents (its version
+ *                                 changes' notes head the release); bumps the documents'
  *                                 info.version (minor for additions, patch for
  *                                 documentation; 1.0.0 for the first release), turns
  *                                 Unreleased into a dated release headed by the summary,
@@ -23,8 +25,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { servedDocument, SUPPORTED_API_VERSIONS } from '../src/http/versions.js';
 import { parseArgs } from 'node:util';
-import { changelogSection, releaseSection, writeUnreleased } from './api/changelog.js';
-import { CHANGELOG, DOCUMENTS, ROOT, diffAll, formatChanges, releasedFile, unreleasedDocuments, writeJson, type VersionedChange } from './apiContract.js';
+import { changelogSection, newVersionSection, releaseSection, writeUnreleased } from './api/changelog.js';
+import { VERSION_CHANGES } from '../src/kernel/versioning/changes.js';
+import { CHANGELOG, DOCUMENTS, ROOT, diffAll, formatChanges, newVersions, releasedFile, uncoveredChanges, unreleasedDocuments, writeJson, type VersionedChange } from './apiContract.js';
 
 const { positionals, values: options } = parseArgs({ allowPositionals: true, options: { summary: { type: 'string' } } });
 const command = positionals[0];
@@ -66,7 +69,14 @@ async function main(): Promise<void> {
       console.error('api:diff: breaking changes (above). Make the change additive, or serve it under a new API version.');
       process.exit(1);
     }
+    const uncovered = uncoveredChanges();
+    for (const line of uncovered) console.error(`api:diff: ${line}`);
+    if (uncovered.length) {
+      console.error('api:diff: a version change must name every operation and event its document change reaches (src/kernel/versioning/changes.ts), or clients of older versions receive the newest shape.');
+      process.exit(1);
+    }
     const unreleased = unreleasedDocuments();
+    for (const version of newVersions()) console.error(`api:diff: ${version} is a new version: its documents are written by its first release.`);
     if (unreleased.length) {
       console.error(`api:diff: ${unreleased.join(', ')} differ from the latest release. A change to the documents lands with its release: npm run api:release -- --summary "…"`);
       process.exit(1);
@@ -99,12 +109,19 @@ async function main(): Promise<void> {
         console.error('api:release: breaking changes cannot be released (npm run api:diff).');
         process.exit(1);
       }
-      if (changes.length === 0) {
+      const uncovered = uncoveredChanges();
+      if (uncovered.length) {
+        console.error(uncovered.join('\n'));
+        console.error('api:release: a version change misses operations or events it reaches (npm run api:diff).');
+        process.exit(1);
+      }
+      const added = newVersions();
+      if (changes.length === 0 && added.length === 0) {
         console.error('api:release: nothing to release.');
         process.exit(1);
       }
-      release = bump(release, changes);
-      notes = changelogSection(changes);
+      release = added.length ? bump(release, [{ kind: 'additive' } as VersionedChange]) : bump(release, changes);
+      notes = [...added.map((version) => newVersionSection(version, VERSION_CHANGES)), changelogSection(changes)].join('\n\n');
       for (const name of DOCUMENTS) setSourceVersion(name, release);
     }
     execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/generate.ts'], { cwd: ROOT, stdio: 'inherit' });

@@ -545,7 +545,7 @@ export interface paths {
         put?: never;
         /**
          * Register webhook endpoint
-         * @description **Preview.** Registers an address to receive the given event codes, signed with `secret` per the Standard Webhooks scheme (the Webhooks tag describes deliveries, retries and the URL rules). The endpoint is `ENABLED` at once: every later event of its codes is delivered to it. The response is an empty JSON object (seed E3); the endpoint's id is in `listWebhookEndpoints` and in every delivery's `webhook_id`. A URL the service may not call is 400 `WEBHOOK_URL_NOT_ALLOWED`.
+         * @description **Preview.** Registers an address to receive the given event codes, signed with `secret` per the Standard Webhooks scheme (the Webhooks tag describes deliveries, retries and the URL rules). The endpoint is `ENABLED` at once: every later event of its codes is delivered to it. The response is 201 with the endpoint (its id, URL, events, status and `api_version`), and `Location` is its address. A URL the service may not call is 400 `WEBHOOK_URL_NOT_ALLOWED`.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -1364,7 +1364,7 @@ export interface components {
          * @description Supported API versions. The list may grow.
          * @enum {string}
          */
-        ApiVersion: "v1" | "v2" | "v3";
+        ApiVersion: "v1" | "v2" | "v3" | "v4";
         /**
          * @description Request identifier (a UUID when the service makes one).
          * @example 0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a
@@ -1599,8 +1599,6 @@ export interface components {
          * @enum {string}
          */
         WebhookEndpointStatus: "ENABLED" | "DISABLED";
-        /** @description An empty JSON object. */
-        EmptyObject: Record<string, never>;
         /** @description Problem details with the codes this response can carry. */
         InvalidWebhookEndpointProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
@@ -1661,13 +1659,16 @@ export interface components {
             api_version?: components["schemas"]["ApiVersion"];
             data: components["schemas"]["OnboardingCompleteData"];
         };
+        /** @description An empty JSON object. */
+        EmptyObject: Record<string, never>;
         /** @description `data` of `topup.complete`: money arrived on the business's operational account. */
         TopupCompleteData: {
             transaction_id: components["schemas"]["Uuid"];
             business_id: components["schemas"]["Uuid"];
             amount: components["schemas"]["Amount"];
             currency: components["schemas"]["Currency"];
-            completed_at: components["schemas"]["Timestamp"];
+            /** @description When the money arrived (the ledger transaction's time), as every event's time is named. */
+            occurred_at: components["schemas"]["Timestamp"];
         };
         /** @description The `topup.complete` event as delivered (the envelope with its `data`). */
         TopupCompleteEvent: {
@@ -1911,7 +1912,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["IdempotencyKeyInUseProblem"];
             };
         };
-        /** @description This `idempotency-key` was used with another request (`IDEMPOTENCY_KEY_REUSED`): nothing was done. */
+        /** @description This `Idempotency-Key` was used with another request (`IDEMPOTENCY_KEY_REUSED`): nothing was done. */
         IdempotencyKeyReused: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2405,6 +2406,11 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description The registered endpoint's address (`GET` it with `getWebhookEndpoint`).
+         * @example /cl/v1/webhooks/endpoints/e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+         */
+        WebhookEndpointLocation: string;
         /**
          * @description Identifier of this request, also given as `request_id` in problem details. An incoming `X-Request-Id` of 1 to 128 characters `[A-Za-z0-9._-]` is kept.
          * @example 0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a
@@ -4389,11 +4395,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The endpoint was stored, `ENABLED`. */
-            200: {
+            /** @description The endpoint, `ENABLED`. */
+            201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-API-Version": components["headers"]["X-API-Version"];
+                    Location: components["headers"]["WebhookEndpointLocation"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4402,8 +4409,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
-                    "application/json": components["schemas"]["EmptyObject"];
+                    /**
+                     * @example {
+                     *       "id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+                     *       "url": "https://hooks.example.com/wallet-events",
+                     *       "description": null,
+                     *       "events": [
+                     *         "topup.complete",
+                     *         "payout.completed"
+                     *       ],
+                     *       "status": "ENABLED",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "previous_secret_expires_at": null,
+                     *       "api_version": "v4",
+                     *       "created_at": "2026-11-21T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             400: components["responses"]["InvalidWebhookEndpoint"];

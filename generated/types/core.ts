@@ -14,7 +14,7 @@ export interface paths {
          * Token
          * @description Exchanges client credentials for a bearer access token: the OAuth2 client-credentials grant (RFC 6749 §4.4), the same operation as the closed-loop API's `POST /cl/v1/auth/token` (same clients; a token from either works on both APIs). The body is a form (`application/x-www-form-urlencoded`) or JSON. The client authenticates with HTTP Basic or with `client_id` and `client_secret` in the body, not both (400 `VALIDATION_ERROR`). Unknown credentials are 401 `INVALID_CLIENT` with `WWW-Authenticate: Basic`. `scope` is accepted and ignored. Token requests are rate limited per address.
          */
-        post: operations["createToken"];
+        post: operations["createCoreToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -34,7 +34,7 @@ export interface paths {
          * Create business
          * @description Creates a business with its operational account (prefix `1`, balance `0.00`), its settlement account (prefix `8`) and a business client: the same operation as the closed-loop API's `POST /cl/v1/businesses`. Needs a platform token; a business token is answered with 403 `FORBIDDEN`. The response carries the business client's credentials; the secret is shown only here and cannot be read again.
          */
-        post: operations["createBusiness"];
+        post: operations["createCoreBusiness"];
         delete?: never;
         options?: never;
         head?: never;
@@ -596,7 +596,7 @@ export interface paths {
          *     Next: `completeCardIssuance` sends the 4-digit code to the customer's mobile number, and
          *     `verifyCardIssuanceOtp` (E5) issues the card.
          *
-         *     The `idempotency-key` header is required and kept on the issuance (`idempotency_key`):
+         *     The `Idempotency-Key` header is required and kept on the issuance (`idempotency_key`):
          *     the first request with a key answers 201; the same request again with the same key
          *     answers 200 with that issuance as it is now, never a second card, also when both arrive
          *     at once; the same key with another customer, type or design is 422
@@ -1149,15 +1149,15 @@ export interface paths {
         /**
          * Create payout
          * @description Seed E4. Pays `payout_amount` from the business's payout account (prefix `2`) to one
-         *     customer's wallet, named by exactly one of `customer_id`, `walletAccountNumber` and
-         *     `mobileNumber` (a mobile number names the business's `ACTIVE` customer with it). The
+         *     customer's wallet, named by exactly one of `customer_id`, `wallet_account_number` and
+         *     `mobile_number` (a mobile number names the business's `ACTIVE` customer with it). The
          *     payout is created `PENDING`: in the same database transaction the amount moves from the
          *     payout account to the business's in-transit account (prefix `7`; ledger transaction
          *     `CUSTOMER_PAYOUT`, whose reference is `transaction_id`), the event `payout.pending` is
          *     recorded and the payout is queued for processing. It then moves along the Payouts
          *     tag's state table; read it with `getPayoutStatus` or follow its events.
          *
-         *     The `idempotency-key` header is required (400 `VALIDATION_ERROR` without it): the same
+         *     The `Idempotency-Key` header is required (400 `VALIDATION_ERROR` without it): the same
          *     request again with the same key answers the same payout with
          *     `Idempotent-Replayed: true`, never a second payout, also when many arrive at once (those
          *     arriving while the first runs get 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`);
@@ -1172,7 +1172,7 @@ export interface paths {
          *     account holding less than the amount (422 `INSUFFICIENT_FUNDS`; top it up in the
          *     sandbox with `createSandboxPayoutAccountTopup`).
          */
-        post: operations["createPayout"];
+        post: operations["createCustomerPayout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1185,7 +1185,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Payout id (`payout_id` of `createPayout`).
+                 * @description Payout id (`payout_id` of `createCustomerPayout`).
                  * @example 1f2e3d4c-5b6a-4798-8a1b-2c3d4e5f6a7b
                  */
                 payout_id: components["parameters"]["PayoutId"];
@@ -1220,12 +1220,12 @@ export interface paths {
         put?: never;
         /**
          * Create bulk payout
-         * @description Up to 1,000 payouts in one request, under one required `idempotency-key`. Each item is
-         *     `createPayout`'s body and is checked on its own, in order: an item that breaks one of
-         *     `createPayout`'s rules (amount, exactly one receiver identifier in its format, unknown or
+         * @description Up to 1,000 payouts in one request, under one required `Idempotency-Key`. Each item is
+         *     `createCustomerPayout`'s body and is checked on its own, in order: an item that breaks one of
+         *     `createCustomerPayout`'s rules (amount, exactly one receiver identifier in its format, unknown or
          *     not `ACTIVE` customer, the whitelist when enforced, the payout account's funds at that
-         *     item) is rejected alone, with the code and reason `createPayout` would have answered;
-         *     every other item becomes a payout exactly as `createPayout` makes one (same ledger
+         *     item) is rejected alone, with the code and reason `createCustomerPayout` would have answered;
+         *     every other item becomes a payout exactly as `createCustomerPayout` makes one (same ledger
          *     transaction, same `payout.pending` event, same processing). The batch is written in one
          *     database transaction: all its payouts and rejections, or nothing.
          *
@@ -1234,7 +1234,7 @@ export interface paths {
          *     `getBulkPayoutStatus` and `getBatchReport` (or `getBatchReportCsv`).
          *
          *     The key is required (400 `VALIDATION_ERROR` without it) and belongs to bulk payouts (a
-         *     separate namespace from `createPayout`'s keys; kept as long as the batch). The same
+         *     separate namespace from `createCustomerPayout`'s keys; kept as long as the batch). The same
          *     request again with the same key answers the same batch, as first answered, with
          *     `Idempotent-Replayed: true`; a duplicate arriving while the first runs waits for it and
          *     then answers the same. The same key with another body is 422 `IDEMPOTENCY_KEY_REUSED`.
@@ -1352,7 +1352,7 @@ export interface paths {
          * Add whitelist entries
          * @description Puts receivers on the business's payout whitelist: up to 100 entries, each naming one
          *     customer by exactly one of `customer_id`, `walletAccountNumber` and `mobileNumber` (as
-         *     `createPayout` names its receiver; a mobile number names the business's `ACTIVE` customer
+         *     `createCustomerPayout` names its receiver; a mobile number names the business's `ACTIVE` customer
          *     with it, else its newest). A customer already on the whitelist is not an error: its
          *     existing entry is answered. The answer lists one entry per requested entry, in the
          *     request's order. All or nothing: an entry with no identifier or more than one is 400
@@ -1411,7 +1411,7 @@ export interface paths {
         /**
          * Set whitelist enforcement
          * @description Turns enforcement of the business's payout whitelist on (`enforced` true) or off. While
-         *     it is on, `createPayout` (and each item of `createBulkPayout`) to a customer who is not on
+         *     it is on, `createCustomerPayout` (and each item of `createBulkPayout`) to a customer who is not on
          *     the whitelist is refused with 422 `PAYOUT_RECEIVER_NOT_WHITELISTED`. Setting the value it
          *     already has is not an error. Payouts already created are not affected.
          */
@@ -1500,7 +1500,7 @@ export interface paths {
          * List wallets
          * @description Lists the wallets of the caller's business (its customers' wallets, made by onboarding), newest first, optionally filtered by status and label.
          */
-        get: operations["listWallets"];
+        get: operations["listCustomerWallets"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1526,7 +1526,7 @@ export interface paths {
          * Get wallet
          * @description One wallet of the caller's business. An unknown wallet or another business's wallet is 404 `WALLET_NOT_FOUND`.
          */
-        get: operations["getWallet"];
+        get: operations["getCustomerWallet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1552,7 +1552,7 @@ export interface paths {
          * Get wallet balance
          * @description The current ledger balance of a wallet of the caller's business. An unknown wallet or another business's wallet is 404 `WALLET_NOT_FOUND`.
          */
-        get: operations["getWalletBalance"];
+        get: operations["getCustomerWalletBalance"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1578,7 +1578,7 @@ export interface paths {
          * List wallet transactions
          * @description Lists the ledger transactions that debit or credit the wallet, newest first, optionally filtered by type, amount and creation time. An unknown wallet or another business's wallet is 404 `WALLET_NOT_FOUND`.
          */
-        get: operations["listWalletTransactions"];
+        get: operations["listCustomerWalletTransactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1845,7 +1845,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Payout id (`payout_id` of `createPayout`).
+                 * @description Payout id (`payout_id` of `createCustomerPayout`).
                  * @example 1f2e3d4c-5b6a-4798-8a1b-2c3d4e5f6a7b
                  */
                 payout_id: components["parameters"]["PayoutId"];
@@ -2494,11 +2494,11 @@ export interface components {
         SandboxSmsMessageList: components["schemas"]["Page"] & {
             data: components["schemas"]["SandboxSmsMessage"][];
         };
-        /** @description One payout of a batch: `createPayout`'s body. Its values are checked per item (an item breaking a rule is rejected alone), so the amount and the identifiers are any short text here. */
+        /** @description One payout of a batch: `createCustomerPayout`'s body. Its values are checked per item (an item breaking a rule is rejected alone), so the amount and the identifiers are any short text here. */
         BulkPayoutItemInput: {
             /** @description Positive decimal string with at most two decimals (else the item is rejected, `VALIDATION_ERROR`). */
             payout_amount?: string;
-            /** @description As `createPayout`'s. */
+            /** @description As `createCustomerPayout`'s. */
             payout_purpose?: string;
             external_reference?: components["schemas"]["ExternalReference"];
             /** @description The receiving customer's id (a UUID). */
@@ -2534,7 +2534,7 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
         };
         /**
-         * @description Why an item is `REJECTED` (the code `createPayout` would have answered) or its payout `FAILED` (the payout's `failure_code`); null otherwise. The list may grow.
+         * @description Why an item is `REJECTED` (the code `createCustomerPayout` would have answered) or its payout `FAILED` (the payout's `failure_code`); null otherwise. The list may grow.
          * @enum {string|null}
          */
         BulkPayoutFailureCode: "VALIDATION_ERROR" | "CUSTOMER_NOT_FOUND" | "CUSTOMER_NOT_ACTIVE" | "PAYOUT_RECEIVER_NOT_WHITELISTED" | "INSUFFICIENT_FUNDS" | "BALANCE_LIMIT_EXCEEDED" | "RECEIVER_NOT_ACTIVE" | "REJECTED_BY_BANK" | "TIMEOUT" | null;
@@ -2603,10 +2603,10 @@ export interface components {
             enforced: boolean;
         };
         PayoutWhitelistEnforcement: {
-            /** @description Whether `createPayout` refuses receivers not on the whitelist. */
+            /** @description Whether `createCustomerPayout` refuses receivers not on the whitelist. */
             enforced: boolean;
         };
-        /** @description Seed E4's body. Exactly one of `customer_id`, `walletAccountNumber` and `mobileNumber`. */
+        /** @description Seed E4's body. Exactly one of `customer_id`, `wallet_account_number` and `mobile_number`. */
         PayoutCreateRequest: {
             payout_amount: components["schemas"]["AmountInput"];
             /**
@@ -2618,9 +2618,9 @@ export interface components {
             /** @description The receiving customer's id. */
             customer_id?: components["schemas"]["Uuid"];
             /** @description The receiving customer's wallet account number (prefix `9`). */
-            walletAccountNumber?: components["schemas"]["AccountNumber"];
+            wallet_account_number?: components["schemas"]["AccountNumber"];
             /** @description The receiving customer's mobile number. */
-            mobileNumber?: components["schemas"]["MobileNumber"];
+            mobile_number?: components["schemas"]["MobileNumber"];
         };
         /** @description Seed E4's answer. */
         PayoutCreated: {
@@ -3276,7 +3276,7 @@ export interface components {
             account_number: components["schemas"]["AccountNumber"];
             customer_id: components["schemas"]["Uuid"];
             status: components["schemas"]["CardIssuanceStatus"];
-            /** @description The `idempotency-key` the issuance was requested with. */
+            /** @description The `Idempotency-Key` the issuance was requested with. */
             idempotency_key: components["schemas"]["IdempotencyKey"];
             card_type: components["schemas"]["CardType"];
             design: components["schemas"]["CardDesign"];
@@ -3504,7 +3504,7 @@ export interface components {
          * @description Supported API versions. The list may grow.
          * @enum {string}
          */
-        ApiVersion: "v1" | "v2" | "v3";
+        ApiVersion: "v1" | "v2" | "v3" | "v4";
         /** @description A client-credentials token request. `client_id` and `client_secret` are required here unless the client authenticates with HTTP Basic. */
         TokenRequest: {
             /** @enum {string} */
@@ -4087,7 +4087,8 @@ export interface components {
             business_id: components["schemas"]["Uuid"];
             amount: components["schemas"]["Amount"];
             currency: components["schemas"]["Currency"];
-            completed_at: components["schemas"]["Timestamp"];
+            /** @description When the money arrived (the ledger transaction's time), as every event's time is named. */
+            occurred_at: components["schemas"]["Timestamp"];
         };
         /** @description `data` of the `payout.*` events: the payout as of the event. */
         PayoutEventData: {
@@ -4393,7 +4394,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["IdempotencyKeyInUseProblem"];
             };
         };
-        /** @description This `idempotency-key` was used with another request (`IDEMPOTENCY_KEY_REUSED`): nothing was done. */
+        /** @description This `Idempotency-Key` was used with another request (`IDEMPOTENCY_KEY_REUSED`): nothing was done. */
         IdempotencyKeyReused: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4801,7 +4802,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["CustomerNotActiveProblem"];
             };
         };
-        /** @description The `idempotency-key` was already used for another card request (`IDEMPOTENCY_KEY_REUSED`), or the customer's wallet is not `ACTIVE` (`WALLET_NOT_ACTIVE`). Nothing changed. */
+        /** @description The `Idempotency-Key` was already used for another card request (`IDEMPOTENCY_KEY_REUSED`), or the customer's wallet is not `ACTIVE` (`WALLET_NOT_ACTIVE`). Nothing changed. */
         CardIssuanceRejected: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4981,7 +4982,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["CardStepNotFoundProblem"];
             };
         };
-        /** @description An earlier request with this `idempotency-key` is still running (`IDEMPOTENCY_KEY_IN_USE`, retry after `Retry-After`), or the receiving customer is not `ACTIVE` (`CUSTOMER_NOT_ACTIVE`): nothing moved. */
+        /** @description An earlier request with this `Idempotency-Key` is still running (`IDEMPOTENCY_KEY_IN_USE`, retry after `Retry-After`), or the receiving customer is not `ACTIVE` (`CUSTOMER_NOT_ACTIVE`): nothing moved. */
         PayoutConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5256,7 +5257,7 @@ export interface components {
          */
         TransactionReference: string;
         /**
-         * @description Payout id (`payout_id` of `createPayout`).
+         * @description Payout id (`payout_id` of `createCustomerPayout`).
          * @example 1f2e3d4c-5b6a-4798-8a1b-2c3d4e5f6a7b
          */
         PayoutId: components["schemas"]["Uuid"];
@@ -5266,7 +5267,7 @@ export interface components {
          */
         BulkPayoutId: components["schemas"]["Uuid"];
         /**
-         * @description Required: makes the batch safe to retry. The same request with the same key answers the same batch with `Idempotent-Replayed: true`; with another body, 422 `IDEMPOTENCY_KEY_REUSED`. Bulk payout keys are the business's, separate from `createPayout`'s, and kept with the batch. Printable ASCII, 1 to 255 characters.
+         * @description Required: makes the batch safe to retry. The same request with the same key answers the same batch with `Idempotent-Replayed: true`; with another body, 422 `IDEMPOTENCY_KEY_REUSED`. Bulk payout keys are the business's, separate from `createCustomerPayout`'s, and kept with the batch. Printable ASCII, 1 to 255 characters.
          * @example 7e6d5c4b-3a29-4817-9f6e-5d4c3b2a1908
          */
         BulkPayoutIdempotencyKey: components["schemas"]["IdempotencyKey"];
@@ -5503,7 +5504,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    createToken: {
+    createCoreToken: {
         parameters: {
             query?: never;
             header?: {
@@ -5568,7 +5569,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    createBusiness: {
+    createCoreBusiness: {
         parameters: {
             query?: never;
             header?: {
@@ -6790,7 +6791,7 @@ export interface operations {
                  * @description Makes the card request safe to retry, and is kept on the issuance as `idempotency_key`. The same request with the same key answers the same issuance (200), never a second card; the same key with another customer, type or design is 422 `IDEMPOTENCY_KEY_REUSED`. Keys are the business's and never expire. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
                  * @example 6a0f6c39-8a55-4d2e-9b1f-3c2d1e0f9a8b
                  */
-                "idempotency-key": components["parameters"]["CardIdempotencyKey"];
+                "Idempotency-Key": components["parameters"]["CardIdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -7790,7 +7791,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    createPayout: {
+    createCustomerPayout: {
         parameters: {
             query?: never;
             header: {
@@ -7803,7 +7804,7 @@ export interface operations {
                  * @description Required (seed E4): makes the payout safe to retry. The same request with the same key answers the same payout with `Idempotent-Replayed: true`; the same key while the first request still runs is 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`; with another body, 422 `IDEMPOTENCY_KEY_REUSED`. Keys are the business's and kept for 24 hours. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
                  * @example 3c9d2e1f-0a9b-4c8d-8e7f-6a5b4c3d2e1f
                  */
-                "idempotency-key": components["parameters"]["PayoutIdempotencyKey"];
+                "Idempotency-Key": components["parameters"]["PayoutIdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -7853,7 +7854,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Payout id (`payout_id` of `createPayout`).
+                 * @description Payout id (`payout_id` of `createCustomerPayout`).
                  * @example 1f2e3d4c-5b6a-4798-8a1b-2c3d4e5f6a7b
                  */
                 payout_id: components["parameters"]["PayoutId"];
@@ -7955,10 +7956,10 @@ export interface operations {
                  */
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
                 /**
-                 * @description Required: makes the batch safe to retry. The same request with the same key answers the same batch with `Idempotent-Replayed: true`; with another body, 422 `IDEMPOTENCY_KEY_REUSED`. Bulk payout keys are the business's, separate from `createPayout`'s, and kept with the batch. Printable ASCII, 1 to 255 characters.
+                 * @description Required: makes the batch safe to retry. The same request with the same key answers the same batch with `Idempotent-Replayed: true`; with another body, 422 `IDEMPOTENCY_KEY_REUSED`. Bulk payout keys are the business's, separate from `createCustomerPayout`'s, and kept with the batch. Printable ASCII, 1 to 255 characters.
                  * @example 7e6d5c4b-3a29-4817-9f6e-5d4c3b2a1908
                  */
-                "idempotency-key": components["parameters"]["BulkPayoutIdempotencyKey"];
+                "Idempotency-Key": components["parameters"]["BulkPayoutIdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -8646,7 +8647,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    listWallets: {
+    listCustomerWallets: {
         parameters: {
             query?: {
                 /**
@@ -8727,7 +8728,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getWallet: {
+    getCustomerWallet: {
         parameters: {
             query?: never;
             header?: {
@@ -8788,7 +8789,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getWalletBalance: {
+    getCustomerWalletBalance: {
         parameters: {
             query?: never;
             header?: {
@@ -8843,7 +8844,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    listWalletTransactions: {
+    listCustomerWalletTransactions: {
         parameters: {
             query?: {
                 /**
@@ -9030,7 +9031,7 @@ export interface operations {
                      *             "business_id": "3b7e1f0a-8c1d-4f7e-9d0a-2f5c6b7a8e91",
                      *             "amount": "1000.00",
                      *             "currency": "SAR",
-                     *             "completed_at": "2026-11-21T10:15:30.123Z"
+                     *             "occurred_at": "2026-11-21T10:15:30.123Z"
                      *           }
                      *         }
                      *       ],
@@ -9481,7 +9482,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Payout id (`payout_id` of `createPayout`).
+                 * @description Payout id (`payout_id` of `createCustomerPayout`).
                  * @example 1f2e3d4c-5b6a-4798-8a1b-2c3d4e5f6a7b
                  */
                 payout_id: components["parameters"]["PayoutId"];
@@ -9812,7 +9813,8 @@ export interface operations {
                      *           "supported": [
                      *             "v1",
                      *             "v2",
-                     *             "v3"
+                     *             "v3",
+                     *             "v4"
                      *           ],
                      *           "default": "v1"
                      *         }

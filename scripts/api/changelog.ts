@@ -177,3 +177,19 @@ export function releaseSection(text: string, release: string, date: string, summ
   if (!summary.trim()) throw new Error('a release needs a summary for people (--summary "…")');
   return writeUnreleased(text, changelogSection([])).replace(/^## Unreleased\n\n.*\n\n/m, (section) => `${section}## ${release} — ${date}\n\n${summary.trim()}\n\n${body}\n\n`);
 }
+
+/**
+ * The changelog's section for a new API version `version`: how to move to it, each version
+ * change made in it (its name and description, written for integrators) as one item.
+ */
+export function newVersionSection(version: string, changes: readonly { version: string; name: string; description: string }[]): string {
+  const made = changes.filter((c) => c.version === version);
+  const items = made.map((c) => `- **${c.name}**: ${c.description.replace(/\s+/g, ' ').trim()}`);
+  return [
+    `### New version ${version}`,
+    '',
+    `Send \`X-API-Version: ${version}\` to use it, test, then move each webhook endpoint (\`updateWebhookEndpoint\`) and the business's default (\`updateBusiness\`). The older versions keep their shapes. What changes from the version before it:`,
+    '',
+    ...items,
+  ].join('\n');
+}

@@ -19,6 +19,7 @@ import * as bulkPayoutsByTime from './migrations/034_bulk_payouts_by_time.js';
 import * as walletsByExternalReference from './migrations/035_wallets_by_external_reference.js';
 import * as listFiltersInPageOrder from './migrations/036_list_filters_in_page_order.js';
 import * as apiVersions from './migrations/037_api_versions.js';
+import * as eventDataVersions from './migrations/038_event_data_versions.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '035_wallets_by_external_reference': walletsByExternalReference,
   '036_list_filters_in_page_order': listFiltersInPageOrder,
   '037_api_versions': apiVersions,
+  '038_event_data_versions': eventDataVersions,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

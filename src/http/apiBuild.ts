@@ -22,6 +22,7 @@ import { OpenAPIBackend, type Document } from 'openapi-backend';
 import { GENERATED_OPENAPI } from '../paths.js';
 import type { ApiOperation, CompiledApi, DocumentName } from './apiTypes.js';
 import { operationDeprecations } from './deprecation.js';
+import { API_VERSIONING } from '../kernel/versioning/apiVersions.js';
 
 /** Every API document the service serves. */
 export const DOCUMENTS: DocumentName[] = ['closed-loop', 'core'];
@@ -39,17 +40,44 @@ export function createAjv(opts: Record<string, unknown> = {}): Ajv2020.default {
   return ajv;
 }
 
-/** An operation's validators, each with the Ajv options it was compiled with. */
+/** A validator with the Ajv options it was compiled with. */
+type BuiltValidator = { fn: ValidateFunction; options: Record<string, unknown> };
+
+/** An operation's validators; `versions`: those of the older versions whose request the version changes reshape. */
 interface BuiltOperation extends ApiOperation {
-  validators: { fn: ValidateFunction; options: Record<string, unknown> }[];
+  validators: BuiltValidator[];
+  versions: Record<string, BuiltValidator[]>;
 }
 
-/** Reads `name` with openapi-backend and compiles every operation's request validators. */
+/**
+ * Reads `name` with openapi-backend and compiles every operation's request validators; and,
+ * for each older API version, those of the operations a later version change names, from the
+ * document as that version serves it (found by method and path: a change may rename the
+ * operationId), so that a request is validated against its own version's document.
+ */
 async function buildOperations(name: DocumentName): Promise<BuiltOperation[]> {
+  const bundle = loadBundledDocument(name);
+  const newest = await readOperations(bundle);
+  const byRoute = new Map(newest.map((op) => [`${op.method} ${op.path}`, op]));
+  const built = newest.map((op) => ({ ...op, versions: {} as Record<string, BuiltValidator[]> }));
+  const builtById = new Map(built.map((op) => [op.operationId, op]));
+  for (const version of API_VERSIONING.versions) {
+    const reshaped = new Set(API_VERSIONING.changedAfter(version).flatMap((c) => c.operations ?? []));
+    if (reshaped.size === 0) continue;
+    for (const op of await readOperations(API_VERSIONING.document(bundle, version), (m, p) => reshaped.has(byRoute.get(`${m} ${p}`)?.operationId ?? ''))) {
+      const target = builtById.get(byRoute.get(`${op.method} ${op.path}`)!.operationId)!;
+      target.versions[version] = op.validators;
+    }
+  }
+  return built;
+}
+
+/** The operations of document `definition` with their validators (`only`: of the operations it selects by method and path; the others have none). */
+async function readOperations(definition: Document, only?: (method: string, path: string) => boolean): Promise<(ApiOperation & { validators: BuiltValidator[] })[]> {
   const ajvs = new Map<string, Ajv2020.default>();
   const optionsOf = new Map<ValidateFunction, Record<string, unknown>>();
   const backend = new OpenAPIBackend({
-    definition: loadBundledDocument(name),
+    definition,
     strict: true,
     quick: true, // validators are compiled below, once each
     validate: true,
@@ -77,7 +105,8 @@ async function buildOperations(name: DocumentName): Promise<BuiltOperation[]> {
   const documentSecurity = backend.definition.security ?? [];
   return backend.getOperations().map((op) => {
     const operationId = op.operationId ?? '';
-    const fns = (backend.validator.getRequestValidatorsForOperation(operationId) ?? []) as ValidateFunction[];
+    const selected = !only || only(op.method, op.path);
+    const fns = (selected ? (backend.validator.getRequestValidatorsForOperation(operationId) ?? []) : []) as ValidateFunction[];
     return {
       operationId,
       method: op.method,
@@ -94,9 +123,10 @@ async function buildOperations(name: DocumentName): Promise<BuiltOperation[]> {
 export async function buildApi(name: DocumentName): Promise<CompiledApi> {
   const built = await buildOperations(name);
   const validators = new Map(built.map((op) => [op.operationId, op.validators.map((v) => v.fn)]));
+  const versioned = new Map(built.map((op) => [op.operationId, Object.fromEntries(Object.entries(op.versions).map(([v, list]) => [v, list.map((x) => x.fn)]))]));
   return {
-    operations: built.map(({ validators: _, ...op }) => op),
-    validators: (operationId) => validators.get(operationId) ?? [],
+    operations: built.map(({ validators: _, versions: __, ...op }) => op),
+    validators: (operationId, version) => (version ? versioned.get(operationId)?.[version] : undefined) ?? validators.get(operationId) ?? [],
   };
 }
 
@@ -108,15 +138,18 @@ export async function buildApi(name: DocumentName): Promise<CompiledApi> {
 async function precompileApi(name: DocumentName, dir: string): Promise<void> {
   const built = await buildOperations(name);
   const byOptions = new Map<string, { options: Record<string, unknown>; refs: Record<string, string> }>();
-  const operations = built.map(({ validators, ...op }) => ({
-    ...op,
-    validators: validators.map(({ fn, options }, i) => {
+  const place = (list: BuiltValidator[], prefix: string) =>
+    list.map(({ fn, options }, i) => {
       const key = JSON.stringify(options);
       if (!byOptions.has(key)) byOptions.set(key, { options, refs: {} });
-      const exportName = `${op.operationId}_${i}`;
+      const exportName = `${prefix}_${i}`;
       byOptions.get(key)!.refs[exportName] = exportName;
       return { module: [...byOptions.keys()].indexOf(key), export: exportName, schema: fn.schema };
-    }),
+    });
+  const operations = built.map(({ validators, versions, ...op }) => ({
+    ...op,
+    validators: place(validators, op.operationId),
+    versions: Object.fromEntries(Object.entries(versions).map(([version, list]) => [version, place(list, `${op.operationId}_${version}`)])),
   }));
   mkdirSync(dir, { recursive: true });
   type Generate = (ajv: unknown, refs: Record<string, string>) => string;
@@ -125,11 +158,16 @@ async function precompileApi(name: DocumentName, dir: string): Promise<void> {
   [...byOptions.values()].forEach(({ options, refs }, module) => {
     const ajv = createAjv({ ...options, code: { source: true } });
     for (const op of operations) {
-      for (const v of op.validators) if (v.module === module) ajv.addSchema(v.schema as AnySchema, v.export);
+      for (const v of [...op.validators, ...Object.values(op.versions).flat()]) if (v.module === module) ajv.addSchema(v.schema as AnySchema, v.export);
     }
     writeFileSync(path.join(dir, `${name}.validators-${module}.cjs`), generate(ajv, refs));
   });
-  const index = operations.map((op) => ({ ...op, validators: op.validators.map(({ module, export: e }) => ({ module, export: e })) }));
+  const strip = (list: { module: number; export: string }[]) => list.map(({ module, export: e }) => ({ module, export: e }));
+  const index = operations.map((op) => ({
+    ...op,
+    validators: strip(op.validators),
+    versions: Object.fromEntries(Object.entries(op.versions).map(([version, list]) => [version, strip(list)])),
+  }));
   writeFileSync(path.join(dir, `${name}.operations.json`), `${JSON.stringify(index, null, 1)}\n`);
 }
 

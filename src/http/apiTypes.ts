@@ -25,8 +25,12 @@ export interface ApiOperation {
   deprecatedParameters: DeprecatedParameter[];
 }
 
-/** A document's operations and, by operationId, its request validators (body first, then parameters). */
+/**
+ * A document's operations and, by operationId, its request validators (body first, then
+ * parameters): the newest version's, or `version`'s where a version change reshapes the
+ * operation's request for it.
+ */
 export interface CompiledApi {
   operations: ApiOperation[];
-  validators(operationId: string): ValidateFunction[];
+  validators(operationId: string, version?: string): ValidateFunction[];
 }

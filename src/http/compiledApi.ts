@@ -14,6 +14,8 @@ import type { ApiOperation, CompiledApi, DocumentName } from './apiTypes.js';
 
 interface PrecompiledOperation extends ApiOperation {
   validators: { module: number; export: string }[];
+  /** The validators of the older versions whose request a version change reshapes. */
+  versions?: Record<string, { module: number; export: string }[]>;
 }
 
 const require = createRequire(import.meta.url);
@@ -38,9 +40,12 @@ function loadPrecompiled(name: DocumentName, dir: string): CompiledApi {
     return modules.get(i)!;
   };
   const validators = new Map(index.map((op) => [op.operationId, op.validators.map((v) => moduleOf(v.module)[v.export])]));
+  const versioned = new Map(
+    index.map((op) => [op.operationId, Object.fromEntries(Object.entries(op.versions ?? {}).map(([version, list]) => [version, list.map((v) => moduleOf(v.module)[v.export])]))]),
+  );
   return {
-    operations: index.map(({ validators: _, ...op }) => op),
-    validators: (operationId) => validators.get(operationId) ?? [],
+    operations: index.map(({ validators: _, versions: __, ...op }) => op),
+    validators: (operationId, version) => (version ? versioned.get(operationId)?.[version] : undefined) ?? validators.get(operationId) ?? [],
   };
 }
 

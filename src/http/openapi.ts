@@ -33,6 +33,7 @@ export function send(koa: KoaContext, res: StoredResponse): void {
   koa.status = res.status;
   koa.body = res.body as never;
   koa.type = res.contentType ?? 'application/json';
+  if (res.headers) koa.set(res.headers);
 }
 
 /** Whether the request carries a body (a length, or chunked). */
@@ -57,7 +58,7 @@ function rejectUndeclaredMediaType(operation: ApiOperation, koa: KoaContext): vo
  * client's rate limit, the token request against its address's (429
  * RATE_LIMITED), and sets the RateLimit headers.
  */
-async function admit(operationId: string, spec: { access: Access }, principal: Principal | null, koa: KoaContext, rateLimiter: RateLimiter): Promise<void> {
+async function admit(operationId: string, spec: { access: Access; countsAddress?: true }, principal: Principal | null, koa: KoaContext, rateLimiter: RateLimiter): Promise<void> {
   if (spec.access === 'platform' && principal?.kind !== 'PLATFORM') {
     throw new AppError('FORBIDDEN', 'This operation needs a platform token.');
   }
@@ -65,7 +66,7 @@ async function admit(operationId: string, spec: { access: Access }, principal: P
     throw new AppError('FORBIDDEN', 'This operation needs a business token.');
   }
   if (principal) koa.set(await rateLimiter.client(principal.clientId));
-  else if (operationId === 'createToken') koa.set(await rateLimiter.address(koa.ip));
+  else if (spec.access === 'public' && spec.countsAddress) koa.set(await rateLimiter.address(koa.ip));
 }
 
 /**
@@ -218,18 +219,18 @@ export function mountApi(args: {
     const version = koa.state.apiVersion as ApiVersion;
     await admit(operationId, spec, principal, koa, rateLimiter);
     rejectUndeclaredMediaType(operation, koa);
-    // Handlers see the newest shape only: an older version's body is brought up first, and
-    // validated as the newest version's.
+    // A request is validated against its own version's document, then brought up to the
+    // newest shape: handlers see that shape only.
     const sent = (koa.request as unknown as { body?: unknown }).body;
-    const body = sent === undefined ? sent : versioning.requestUp(operationId, sent, version);
-    const query = validateRequest(api.validators(operationId), {
+    const query = validateRequest(api.validators(operationId, version), {
       path: params,
       query: koa.query,
       headers: koa.headers,
-      body,
+      body: sent,
       contentType: koa.get('content-type'),
     });
-    rejectIllFormedStrings(body);
+    rejectIllFormedStrings(sent);
+    const body = sent === undefined ? sent : versioning.requestUp(operationId, sent, version);
     rejectIllFormedStrings(query, '/query');
 
     const run = async (idempotency: KeyClaim | null, db: Knex = services.db): Promise<StoredResponse> => {
@@ -242,6 +243,7 @@ export function mountApi(args: {
         idempotency,
         services,
         koa,
+        apiVersion: version,
       };
       return (await spec.handle(ctx as never)) as StoredResponse;
     };
@@ -249,7 +251,9 @@ export function mountApi(args: {
     // A success body is brought down to the request's version; a replay stored in the
     // newest shape is brought down the same way.
     const answer = (res: StoredResponse): StoredResponse =>
-      res.status < 300 && res.body !== null && typeof res.body === 'object' ? { ...res, body: versioning.responseDown(operationId, res.body, version) } : res;
+      res.status < 300 && res.body !== null && typeof res.body === 'object'
+        ? { ...res, status: versioning.statusDown(operationId, res.status, version), body: versioning.responseDown(operationId, res.body, version) }
+        : res;
     const key = koa.get('idempotency-key');
     if (!spec.idempotent || !key) {
       send(koa, answer(await run(null)));
@@ -260,7 +264,9 @@ export function mountApi(args: {
       {
         scope: principal?.businessId ?? principal?.clientId ?? 'anonymous',
         key,
-        hash: requestHash(operationId, params, body),
+        // The request as its client sent it, under the operation's first name: a key kept
+        // before a version change matches the same client's retry after it.
+        hash: requestHash(versioning.originalOperationId(operationId), params, sent),
         context: { request_id: String(koa.state.requestId), instance: koa.path },
       },
       // A create runs in one transaction with its key; a movement's ledger call takes the key itself.

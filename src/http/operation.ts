@@ -33,6 +33,8 @@ export type OperationResult<Op extends { responses: object }> = {
     body: Streamable<ContentOf<Op['responses'][S]>>;
     /** Media type when the operation offers several (default application/json). */
     contentType?: string;
+    /** Headers of the answer itself (a created resource's `Location`), kept with it for a replay. */
+    headers?: Record<string, string>;
   };
 }[Extract<keyof Op['responses'], SuccessStatus>];
 
@@ -51,6 +53,8 @@ export interface OperationContext<Op> {
   idempotency: KeyClaim | null;
   services: Services;
   koa: KoaContext;
+  /** The request's API version (the header's, else its business's): what a handler renders stored shapes at (events). */
+  apiVersion: string;
 }
 
 /**
@@ -72,6 +76,8 @@ export interface OperationSpec<Op extends { responses: object }> {
   idempotent?: true | 'transaction';
   /** With `idempotent: 'transaction'`: the answer holds a secret shown once (a new business's client secret), so its kept copy for replays is sealed. */
   sealReplay?: true;
+  /** A public operation counted against its caller's address's rate limit (the token request: it checks a secret). */
+  countsAddress?: true;
   /** The ledger transaction type a 201 of this operation posts (counted in the metrics). */
   ledgerType?: string;
   handle(ctx: OperationContext<Op>): Promise<OperationResult<Op>>;

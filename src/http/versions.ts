@@ -11,20 +11,10 @@
 import { stringify } from 'yaml';
 import { goneResponse, type Deprecation } from './deprecation.js';
 import { SIGNATURE_SCHEMES } from './signatures.js';
-import { API_VERSIONING, type ApiVersion } from '../kernel/versioning/apiVersions.js';
+import { API_VERSION_DEPRECATIONS, API_VERSIONING } from '../kernel/versioning/apiVersions.js';
 import type { ApiVersioning } from '../kernel/versioning/versionChange.js';
 
-export { API_VERSIONING, DEFAULT_API_VERSION, isApiVersion, SUPPORTED_API_VERSIONS, type ApiVersion } from '../kernel/versioning/apiVersions.js';
-
-/**
- * The deprecated API versions, the one place that says which, until when and what to move
- * to: e.g. `v1: { at: '2027-01-15', sunset: '2027-07-15', successor: 'v2' }`. Every response
- * to a request of a deprecated version carries the deprecation headers (./deprecation.ts),
- * and its documents mark every operation deprecated with those dates; from the sunset its
- * requests are answered 410 GONE, which its documents give every operation. None is
- * deprecated today.
- */
-export const API_VERSION_DEPRECATIONS: Partial<Record<ApiVersion, Deprecation>> = {};
+export { API_VERSION_DEPRECATIONS, API_VERSIONING, DEFAULT_API_VERSION, isApiVersion, RECOMMENDED_API_VERSION, SUPPORTED_API_VERSIONS, type ApiVersion } from '../kernel/versioning/apiVersions.js';
 
 /** `info.version` of a document served as `version`: the release with the version as build metadata. */
 export function servedInfoVersion(release: string, version: string): string {

@@ -50,6 +50,13 @@ export async function payoutCreation(
 }
 
 /**
+ * A payout's request as the payout SQL reads it (payout_create, payout_receiver): seed E4's
+ * body, its receiver named `customer_id`, `walletAccountNumber` or `mobileNumber` (the
+ * documents name the last two in snake_case from v4; the handler maps them).
+ */
+export type PayoutRequest = Omit<Schemas['PayoutCreateRequest'], 'wallet_account_number' | 'mobile_number'> & { walletAccountNumber?: string; mobileNumber?: string };
+
+/**
  * Seed E4: creates a PENDING payout (see the module comment). Throws AppError
  * VALIDATION_ERROR (amount, receiver identifiers), CUSTOMER_NOT_FOUND,
  * CUSTOMER_NOT_ACTIVE, INSUFFICIENT_FUNDS, and with the key IDEMPOTENCY_KEY_IN_USE
@@ -59,7 +66,7 @@ export async function createCustomerPayout(
   db: Knex,
   jobs: JobQueue,
   businessId: string,
-  req: Schemas['PayoutCreateRequest'],
+  req: PayoutRequest,
   claim: KeyClaim | null,
 ): Promise<Schemas['PayoutCreated']> {
   // The ledger's answer commits whatever it is (a refusal is stored with the key); it is interpreted after.

@@ -128,7 +128,7 @@ function signedHeaders(deps: DeliveryDeps, row: DeliveryRow, message: DeliveryMe
  * back). Never throws.
  */
 async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, shutdown: AbortSignal): Promise<Attempt | null> {
-  // The event is stored in the newest shape; each endpoint receives it at its own version.
+  // The event is stored in the shape of its data_version; each endpoint receives it at its own version.
   const message: DeliveryMessage = {
     eventId: row.event_id,
     code: row.code,
@@ -136,7 +136,7 @@ async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, 
     endpointId: row.endpoint_id,
     businessId: row.business_id,
     url: row.url,
-    data: deps.versioning.webhookDown(row.code, row.data, row.api_version),
+    data: deps.versioning.eventData(row.code, row.data, row.data_version, row.api_version),
     apiVersion: row.api_version,
   };
   const body = envelopeBody(message);

@@ -17,6 +17,8 @@ export interface DeliveryRow {
   event_id: string;
   code: string;
   data: unknown;
+  /** The API version whose shape `data` is stored in (outbox_events.data_version). */
+  data_version: string;
   event_created_at: Date;
   endpoint_id: string;
   url: string;
@@ -90,7 +92,7 @@ async function deliveryRows(db: Knex, ids: string[], businessId: string | undefi
   if (businessId) query.where('d.business_id', businessId);
   const rows = (await query
     .select(
-      'd.id', 'd.business_id', 'd.status', 'd.attempt_count', 'e.id as event_id', 'e.code', 'e.data', 'e.created_at as event_created_at',
+      'd.id', 'd.business_id', 'd.status', 'd.attempt_count', 'e.id as event_id', 'e.code', 'e.data', 'e.data_version', 'e.created_at as event_created_at',
       'w.id as endpoint_id', 'w.url', 'w.secret_sealed', 'w.secret_key_version', 'w.status as endpoint_status', 'w.api_version',
       'w.previous_secret_sealed', 'w.previous_secret_key_version', 'w.previous_secret_expires_at',
     )) as DeliveryRow[];

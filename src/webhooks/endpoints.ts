@@ -85,14 +85,14 @@ export function requireEnabled(row: { id: string; status: string; disabled_reaso
   }
 }
 
-/** Stores an endpoint registration, ENABLED, its secret sealed with `keys`; throws 400 WEBHOOK_URL_NOT_ALLOWED. */
+/** Stores an endpoint registration, ENABLED, its secret sealed with `keys`, and returns it (as getWebhookEndpoint); throws 400 WEBHOOK_URL_NOT_ALLOWED. */
 export async function createWebhookEndpoint(
   db: Knex,
   policy: UrlPolicy,
   keys: SealingKeys,
   businessId: string,
   req: Schemas['WebhookEndpointCreateRequest'],
-): Promise<void> {
+): Promise<WebhookEndpointView> {
   await checkRegistrationUrl(policy, req.url);
   const id = randomUUID();
   // The business's default version unless the registration names one (Stripe's rule), read
@@ -108,6 +108,7 @@ export async function createWebhookEndpoint(
     api_version: apiVersion,
     status: 'ENABLED',
   });
+  return getWebhookEndpoint(db, businessId, id);
 }
 
 /** A page of the business's endpoints, newest first, deleted ones left out (secrets are never returned). */

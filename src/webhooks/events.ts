@@ -11,6 +11,8 @@ import type { JobQueue } from '../jobs/queue.js';
 import { DELIVERY_QUEUE, type DeliveryJob } from './deliveryJobs.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
 import { TEST_EVENT_CODE } from './endpoints.js';
+import { API_VERSIONING } from '../kernel/versioning/apiVersions.js';
+import type { ApiVersioning } from '../kernel/versioning/versionChange.js';
 
 type Schemas = components['schemas'];
 
@@ -21,17 +23,18 @@ export interface EventFilter extends PageQuery {
 }
 
 /**
- * A page of the business's events, newest first; throws 400 INVALID_CURSOR. Test events
- * (`sendWebhookTestEvent`, ./endpoints.ts) are left out: they belong to one endpoint and
- * show in its delivery attempts.
+ * A page of the business's events, newest first, each event's `data` rendered at API version
+ * `version` (brought up from the shape it was stored in, then down: API_VERSIONING.eventData);
+ * throws 400 INVALID_CURSOR. Test events (`sendWebhookTestEvent`, ./endpoints.ts) are left
+ * out: they belong to one endpoint and show in its delivery attempts.
  */
-export async function listEvents(db: Knex, businessId: string, filter: EventFilter): Promise<Page<Schemas['Event']>> {
-  const query = db('outbox_events').where({ business_id: businessId }).whereNot({ code: TEST_EVENT_CODE }).select('id', 'code', 'data', 'created_at');
+export async function listEvents(db: Knex, businessId: string, filter: EventFilter, version: string, versioning: ApiVersioning = API_VERSIONING): Promise<Page<Schemas['Event']>> {
+  const query = db('outbox_events').where({ business_id: businessId }).whereNot({ code: TEST_EVENT_CODE }).select('id', 'code', 'data', 'data_version', 'created_at');
   if (filter.code) query.where({ code: filter.code });
   if (filter.created_from) query.where('created_at', '>=', new Date(filter.created_from));
   if (filter.created_to) query.where('created_at', '<', new Date(filter.created_to));
-  return paginate<{ id: string; code: string; data: object; created_at: Date }, Schemas['Event']>(query, filter, (rows) =>
-    rows.map((r) => ({ id: r.id, code: r.code, data: r.data, created_at: r.created_at.toISOString() }) as Schemas['Event']),
+  return paginate<{ id: string; code: string; data: object; data_version: string; created_at: Date }, Schemas['Event']>(query, filter, (rows) =>
+    rows.map((r) => ({ id: r.id, code: r.code, data: versioning.eventData(r.code, r.data, r.data_version, version), created_at: r.created_at.toISOString() }) as Schemas['Event']),
   );
 }
 

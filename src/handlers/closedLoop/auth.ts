@@ -41,6 +41,7 @@ function invalidClient(): AppError {
 export const authOperations = {
   createToken: {
     access: 'public',
+    countsAddress: true,
     async handle({ body, db, services, koa }) {
       const credentials = clientCredentials(koa.get('authorization'), body);
       const principal = await authenticateClient(db, credentials.id, credentials.secret);

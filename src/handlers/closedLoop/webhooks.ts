@@ -21,8 +21,8 @@ export const webhookOperations = {
     idempotent: 'transaction',
     async handle(ctx) {
       const keys = await webhookSecretKeys(ctx.services.db, ctx.services.config);
-      await createWebhookEndpoint(ctx.db, { sandbox: ctx.services.config.sandbox }, keys, businessIdOf(ctx), ctx.body);
-      return { status: 200, body: {} };
+      const endpoint = await createWebhookEndpoint(ctx.db, { sandbox: ctx.services.config.sandbox }, keys, businessIdOf(ctx), ctx.body);
+      return { status: 201, body: endpoint, headers: { Location: `/cl/v1/webhooks/endpoints/${endpoint.id}` } };
     },
   },
   listWebhookEndpoints: {

@@ -8,7 +8,7 @@ type EventOperations = Pick<operations, 'listEvents' | 'redeliverEvent'>;
 export const eventOperations = {
   listEvents: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await listEvents(ctx.db, businessIdOf(ctx), ctx.query) }),
+    handle: async (ctx) => ({ status: 200, body: await listEvents(ctx.db, businessIdOf(ctx), ctx.query, ctx.apiVersion) }),
   },
   redeliverEvent: {
     access: 'business',

@@ -23,8 +23,8 @@ import { coreTransactionOperations } from './transactions.js';
 /** Every operation of the document but its `webhooks` (events the service sends, not serves). */
 export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> = {
   // The same clients and tokens as the closed-loop API: the same handlers.
-  createToken: authOperations.createToken,
-  createBusiness: businessOperations.createBusiness,
+  createCoreToken: authOperations.createToken,
+  createCoreBusiness: businessOperations.createBusiness,
   ...onboardingOperations,
   ...customerOperations,
   ...mobileNumberChangeOperations,

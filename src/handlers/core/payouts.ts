@@ -10,7 +10,7 @@ import { requireSandbox } from './flowEnv.js';
 
 type PayoutOperations = Pick<
   operations,
-  'listCustomerPayouts' | 'createPayout' | 'getPayoutStatus' | 'receivePayoutRailResult' | 'createSandboxPayoutAccountTopup' | 'setSandboxPayoutOutcome'
+  'listCustomerPayouts' | 'createCustomerPayout' | 'getPayoutStatus' | 'receivePayoutRailResult' | 'createSandboxPayoutAccountTopup' | 'setSandboxPayoutOutcome'
 >;
 
 export const payoutOperations = {
@@ -18,11 +18,16 @@ export const payoutOperations = {
     access: 'business',
     handle: async (ctx) => ({ status: 200, body: await listCustomerPayouts(ctx.db, businessIdOf(ctx), ctx.query) }),
   },
-  createPayout: {
+  createCustomerPayout: {
     access: 'business',
     idempotent: true,
     ledgerType: 'CUSTOMER_PAYOUT',
-    handle: async (ctx) => ({ status: 200, body: await createCustomerPayout(ctx.db, ctx.services.jobs, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
+    async handle(ctx) {
+      // The documents' receiver fields are snake_case (v4); the payout's own request keeps the seed's names.
+      const { wallet_account_number: walletAccountNumber, mobile_number: mobileNumber, ...rest } = ctx.body;
+      const request = { ...rest, ...(walletAccountNumber !== undefined && { walletAccountNumber }), ...(mobileNumber !== undefined && { mobileNumber }) };
+      return { status: 200, body: await createCustomerPayout(ctx.db, ctx.services.jobs, businessIdOf(ctx), request, ctx.idempotency) };
+    },
   },
   getPayoutStatus: {
     access: 'business',

@@ -39,7 +39,7 @@ export const coreTestHelperOperations = {
     access: 'business',
     async handle(ctx) {
       requireSandbox(ctx.services);
-      return { status: 200, body: await listEvents(ctx.db, businessIdOf(ctx), ctx.query) };
+      return { status: 200, body: await listEvents(ctx.db, businessIdOf(ctx), ctx.query, ctx.apiVersion) };
     },
   },
 } satisfies OperationMap<TestHelperOperations>;

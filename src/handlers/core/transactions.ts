@@ -13,7 +13,7 @@ import { walletOperations } from '../closedLoop/wallets.js';
 
 type TransactionGroupOperations = Pick<
   operations,
-  'getBusinessAccountBalance' | 'listBusinessTransactions' | 'getTransactionDetails' | 'listWallets' | 'getWallet' | 'getWalletBalance' | 'listWalletTransactions'
+  'getBusinessAccountBalance' | 'listBusinessTransactions' | 'getTransactionDetails' | 'listCustomerWallets' | 'getCustomerWallet' | 'getCustomerWalletBalance' | 'listCustomerWalletTransactions'
 >;
 
 export const coreTransactionOperations = {
@@ -27,8 +27,8 @@ export const coreTransactionOperations = {
     handle: async (ctx) => ({ status: 200, body: await getTransaction(ctx.db, businessIdOf(ctx), ctx.path.reference, { by: 'reference' }) }),
   },
   // The same wallets as the closed loop: the same handlers.
-  listWallets: walletOperations.listWallets,
-  getWallet: walletOperations.getWallet,
-  getWalletBalance: walletOperations.getWalletBalance,
-  listWalletTransactions: transactionOperations.listWalletTransactions,
+  listCustomerWallets: walletOperations.listWallets,
+  getCustomerWallet: walletOperations.getWallet,
+  getCustomerWalletBalance: walletOperations.getWalletBalance,
+  listCustomerWalletTransactions: transactionOperations.listWalletTransactions,
 } satisfies OperationMap<TransactionGroupOperations>;

@@ -39,6 +39,8 @@ export interface StoredResponse {
   status: number;
   body: unknown;
   contentType?: string;
+  /** Headers of the answer itself (a created resource's `Location`), kept and replayed with it. */
+  headers?: Record<string, string>;
 }
 
 /** Stable JSON (sorted object keys) for hashing request bodies. */
@@ -230,14 +232,14 @@ export async function keyedTransaction(
         if (!(err instanceof AppError)) throw err;
         response = problemResponse(err, claim.context);
       }
-      const kept = seal ? { status: response.status, contentType: response.contentType, sealedBody: sealValue(seal, context, JSON.stringify(response.body)) } : response;
+      const kept = seal ? { status: response.status, contentType: response.contentType, headers: response.headers, sealedBody: sealValue(seal, context, JSON.stringify(response.body)) } : response;
       await trx.raw('SELECT idempotency_leave(?::uuid, ?, ?, ?, ?::int, ?::boolean, ?::jsonb)', [business, scope, key, hash, ttl, entered.fresh === true, JSON.stringify(kept)]);
       return response;
     });
   } catch (err) {
     const sealedBody = err instanceof StoredReplay ? (err.response as { sealedBody?: Sealed }).sealedBody : undefined;
     if (!sealedBody || !seal) throw err;
-    const { status, contentType } = (err as StoredReplay).response;
-    throw new StoredReplay({ status, contentType, body: JSON.parse(openValue(seal, context, sealedBody)) });
+    const { status, contentType, headers } = (err as StoredReplay).response;
+    throw new StoredReplay({ status, contentType, headers, body: JSON.parse(openValue(seal, context, sealedBody)) });
   }
 }

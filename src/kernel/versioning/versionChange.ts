@@ -6,11 +6,16 @@
  *   document(doc)      the newest document rewritten to the older shape (a copy is given)
  *   request(body)      an older request body brought up to the newer shape
  *   response(body)     a newer response body brought down to the older shape
- *   webhook(payload)   a newer webhook event payload brought down to the older shape
+ *   status(status)     a newer success status brought down to the older one (e.g. 201 to 200)
+ *   webhook(data)      a newer event's `data` brought down to the older shape
+ *   webhookUp(data)    an older event's `data` (stored before the change) brought up
  *
- * `operations` (operationIds) and `events` (event types) say where request/response and
- * webhook transforms apply. A request at version V is brought up through every change made
- * after V, oldest first; a response or payload down through them, newest first.
+ * `operations` (the newest operationIds) and `events` (event types) say where the request,
+ * response and event transforms apply; they must name every operation and event whose
+ * bodies the document change reaches (`npm run api:diff` checks it). A request at version V
+ * is brought up through every change made after V, oldest first; a response or an event
+ * down through them, newest first. An event is stored with the version whose shape its
+ * `data` has, and brought up from there before it is brought down (eventData).
  */
 
 /** An OpenAPI document (bundled JSON). */
@@ -28,10 +33,14 @@ export interface VersionChange {
   operations?: readonly string[];
   /** The webhook event types whose payloads `webhook` rewrites. */
   events?: readonly string[];
+  /** OperationIds this change renames, newest → before (the document transform renames them back). */
+  operationIds?: Readonly<Record<string, string>>;
   document?(doc: OpenApiDocument): OpenApiDocument;
   request?(body: unknown, operationId: string): unknown;
   response?(body: unknown, operationId: string): unknown;
-  webhook?(payload: unknown, eventType: string): unknown;
+  status?(status: number, operationId: string): number;
+  webhook?(data: unknown, eventType: string): unknown;
+  webhookUp?(data: unknown, eventType: string): unknown;
 }
 
 /**
@@ -52,6 +61,19 @@ export class ApiVersioning {
   /** The newest version: the shape of the documents and the handlers. */
   get latest(): string {
     return this.versions[this.versions.length - 1];
+  }
+
+  /**
+   * The operationId `operationId` (newest) had in the first version: what an Idempotency-Key's
+   * request fingerprint names, so that a key kept before a rename still matches its request.
+   */
+  originalOperationId(operationId: string): string {
+    return [...this.changes].reverse().reduce((id, c) => c.operationIds?.[id] ?? id, operationId);
+  }
+
+  /** The changes made after `version`, oldest first: what a request of `version` is brought up through. Throws for an unknown version. */
+  changedAfter(version: string): VersionChange[] {
+    return this.after(version);
   }
 
   /** The changes made after `version`, oldest first. Throws for an unknown version. */
@@ -82,11 +104,34 @@ export class ApiVersioning {
       .reduce((b, c) => c.response!(b, operationId), body);
   }
 
-  /** A webhook event payload of `eventType` (newest shape) as an endpoint at `version` receives it. */
-  webhookDown(eventType: string, payload: unknown, version: string): unknown {
+  /** A success status of `operationId` (the newest version's) as `version` answers it. */
+  statusDown(operationId: string, status: number, version: string): number {
+    return this.after(version)
+      .reverse()
+      .filter((c) => c.status && c.operations?.includes(operationId))
+      .reduce((s, c) => c.status!(s, operationId), status);
+  }
+
+  /** An event's `data` of `eventType` (newest shape) as an endpoint or a request at `version` receives it. */
+  webhookDown(eventType: string, data: unknown, version: string): unknown {
     return this.after(version)
       .reverse()
       .filter((c) => c.webhook && c.events?.includes(eventType))
-      .reduce((p, c) => c.webhook!(p, eventType), payload);
+      .reduce((p, c) => c.webhook!(p, eventType), data);
+  }
+
+  /**
+   * An event's `data` of `eventType`, stored in `stored`'s shape, as `version` receives it:
+   * brought up through the changes made after `stored` (webhookUp), then down to `version`.
+   * Throws for an unknown version, and when a change that reshapes the event cannot bring
+   * it up (it has no webhookUp).
+   */
+  eventData(eventType: string, data: unknown, stored: string, version: string): unknown {
+    const up = this.after(stored).filter((c) => c.events?.includes(eventType) && (c.webhook || c.webhookUp));
+    const newest = up.reduce((d, c) => {
+      if (!c.webhookUp) throw new Error(`version change ${c.name} reshapes ${eventType} but cannot bring an event stored at ${stored} up`);
+      return c.webhookUp(d, eventType);
+    }, data);
+    return this.webhookDown(eventType, newest, version);
   }
 }
