@@ -1,6 +1,8 @@
 /**
- * Contract check for every response a test receives: the operation is found
- * by method and path in the bundled document, the status must be documented
+ * Contract check for every response a test receives, against the documents of the API
+ * version that served it (its `X-API-Version`; openapi/released/<version>/, which main keeps
+ * equal to what the sources serve): the operation is found
+ * by method and path in that document, the status must be documented
  * for it (an undocumented status fails, unlike openapi-backend's own
  * validateResponse), the media type must be one it declares, the body must
  * validate against that media type's schema, and declared required response
@@ -8,7 +10,11 @@
  * must be problem details.
  */
 import { OpenAPIBackend, type Document } from 'openapi-backend';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { createAjv, loadBundledDocument } from '../../src/http/apiBuild.js';
+import { SUPPORTED_API_VERSIONS } from '../../src/http/versions.js';
+import { RELEASED_OPENAPI } from '../../src/paths.js';
 
 type Schema = Record<string, unknown>;
 interface MediaType { schema?: Schema }
@@ -26,17 +32,31 @@ function validate(schema: Schema, value: unknown): string | null {
   return fn(value) ? null : ajv.errorsText(fn.errors);
 }
 
-const routers: { name: 'closed-loop' | 'core'; backend: OpenAPIBackend }[] = [];
+type Router = { name: 'closed-loop' | 'core'; backend: OpenAPIBackend };
+/** The newest documents (the sources, bundled): the coverage gate counts their operations and responses. */
+const routers: Router[] = [];
+/** Each supported version's documents as released, by version. */
+const versionRouters = new Map<string, Router[]>();
 let problemSchema: Schema;
 
-/** Loads and dereferences both bundled documents (once). */
-export async function loadContracts(): Promise<void> {
-  if (routers.length) return;
+/** Both documents of `definitions`, dereferenced. */
+async function loadRouters(definition: (name: 'closed-loop' | 'core') => Document): Promise<Router[]> {
+  const loaded: Router[] = [];
   for (const [name, root] of [['closed-loop', '/cl/v1'], ['core', '/']] as const) {
-    const backend = new OpenAPIBackend({ definition: loadBundledDocument(name) as Document, apiRoot: root, validate: false, quick: false });
+    const backend = new OpenAPIBackend({ definition: definition(name), apiRoot: root, validate: false, quick: false });
     backend.validateDefinition = () => backend.document;
     await backend.init();
-    routers.push({ name, backend });
+    loaded.push({ name, backend });
+  }
+  return loaded;
+}
+
+/** Loads and dereferences the bundled documents and every supported version's released ones (once). */
+export async function loadContracts(): Promise<void> {
+  if (routers.length) return;
+  routers.push(...(await loadRouters((name) => loadBundledDocument(name) as Document)));
+  for (const version of SUPPORTED_API_VERSIONS) {
+    versionRouters.set(version, await loadRouters((name) => JSON.parse(readFileSync(path.join(RELEASED_OPENAPI, version, `${name}.json`), 'utf8')) as Document));
   }
   const components = routers[0].backend.definition.components as { schemas: Record<string, Schema> };
   problemSchema = components.schemas.Problem;
@@ -121,10 +141,12 @@ export function documentedOperation(method: string, path: string): string | null
 
 /** Throws an Error describing every way `res` departs from the documents. */
 export function assertMatchesContract(res: ObservedResponse): void {
-  const where = `${res.method} ${res.path} → ${res.status}`;
+  const version = res.headers.get('x-api-version') ?? '';
+  const where = `${res.method} ${res.path} → ${res.status} at ${version || 'no version'}`;
   const problems: string[] = [];
   const mediaType = (res.headers.get('content-type') ?? '').split(';')[0].trim();
-  const { name, backend } = res.path.startsWith('/cl/v1') ? routers[0] : routers[1];
+  const served = versionRouters.get(version) ?? routers;
+  const { backend } = res.path.startsWith('/cl/v1') ? served[0] : served[1];
   const operation = matchOperation(backend, res.method.toLowerCase(), res.path);
   if (!operation) {
     if (![404, 405].includes(res.status)) problems.push(`unrouted request answered ${res.status}`);
@@ -132,8 +154,8 @@ export function assertMatchesContract(res: ObservedResponse): void {
     const err = validate(problemSchema, res.body);
     if (err) problems.push(`problem body: ${err}`);
   } else {
-    if (res.coverage !== false) {
-      const key = operationKey(name, operation.operationId ?? '');
+    const key = res.coverage !== false ? documentedOperation(res.method, res.path) : null;
+    if (key) {
       const seen = observed.get(key) ?? new Set<string>();
       observed.set(key, seen.add(coverageKey(res.status)));
       const code = (res.body as { code?: unknown } | null)?.code;
