@@ -2407,11 +2407,6 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
-         * @description The registered endpoint's address (`GET` it with `getWebhookEndpoint`).
-         * @example /cl/v1/webhooks/endpoints/e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
-         */
-        WebhookEndpointLocation: string;
-        /**
          * @description Identifier of this request, also given as `request_id` in problem details. An incoming `X-Request-Id` of 1 to 128 characters `[A-Za-z0-9._-]` is kept.
          * @example 0d6e5e0e-2b8e-4a3e-a0f4-0e7b6b1f9c2a
          */
@@ -4400,7 +4395,11 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-API-Version": components["headers"]["X-API-Version"];
-                    Location: components["headers"]["WebhookEndpointLocation"];
+                    /**
+                     * @description The registered endpoint's address (`GET` it with `getWebhookEndpoint`).
+                     * @example /cl/v1/webhooks/endpoints/e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+                     */
+                    Location: string;
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

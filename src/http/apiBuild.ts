@@ -64,9 +64,10 @@ async function buildOperations(name: DocumentName): Promise<BuiltOperation[]> {
   for (const version of API_VERSIONING.versions) {
     const reshaped = new Set(API_VERSIONING.changedAfter(version).flatMap((c) => c.operations ?? []));
     if (reshaped.size === 0) continue;
-    for (const op of await readOperations(API_VERSIONING.document(bundle, version), (m, p) => reshaped.has(byRoute.get(`${m} ${p}`)?.operationId ?? ''))) {
-      const target = builtById.get(byRoute.get(`${op.method} ${op.path}`)!.operationId)!;
-      target.versions[version] = op.validators;
+    const selected = (method: string, route: string) => reshaped.has(byRoute.get(`${method} ${route}`)?.operationId ?? '');
+    for (const op of await readOperations(API_VERSIONING.document(bundle, version), selected)) {
+      if (!selected(op.method, op.path)) continue;
+      builtById.get(byRoute.get(`${op.method} ${op.path}`)!.operationId)!.versions[version] = op.validators;
     }
   }
   return built;
