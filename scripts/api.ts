@@ -18,7 +18,8 @@
  *                                 info.version (minor for additions, patch for
  *                                 documentation; 1.0.0 for the first release), turns
  *                                 Unreleased into a dated release headed by the summary,
- *                                 regenerates generated/ and writes openapi/released/<version>/
+ *                                 regenerates generated/, writes openapi/released/<version>/
+ *                                 and regenerates clients/typescript/ (scripts/clients.ts)
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -27,6 +28,7 @@ import { servedDocument, SUPPORTED_API_VERSIONS } from '../src/http/versions.js'
 import { parseArgs } from 'node:util';
 import { changelogSection, newVersionSection, releaseSection, writeUnreleased } from './api/changelog.js';
 import { VERSION_CHANGES } from '../src/kernel/versioning/changes.js';
+import { generateClients } from './clients.js';
 import { CHANGELOG, DOCUMENTS, ROOT, diffAll, formatChanges, newVersions, releasedFile, uncoveredChanges, unreleasedDocuments, writeJson, type VersionedChange } from './apiContract.js';
 
 const { positionals, values: options } = parseArgs({ allowPositionals: true, options: { summary: { type: 'string' } } });
@@ -126,9 +128,10 @@ async function main(): Promise<void> {
     }
     execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/generate.ts'], { cwd: ROOT, stdio: 'inherit' });
     writeReleased();
+    await generateClients(); // the pinned clients follow the documents just released
     const date = new Date().toISOString().slice(0, 10);
     writeFileSync(CHANGELOG, releaseSection(readFileSync(CHANGELOG, 'utf8'), release, date, summary, notes));
-    console.log(`released ${release} (${date}): openapi/released/, openapi/CHANGELOG.md, generated/`);
+    console.log(`released ${release} (${date}): openapi/released/, openapi/CHANGELOG.md, generated/, clients/typescript/`);
     return;
   }
   console.error('usage: tsx scripts/api.ts diff | changelog | release --summary "…"');

@@ -21,7 +21,7 @@ describe('Portal: the default API version of the business', function () {
     await showPage(page, 'overview', 'Overview');
     await page.waitForSelector('#api-version option[value="v3"]');
     expect(await page.$eval('#api-version', (el) => (el as HTMLSelectElement).value)).to.equal('v1');
-    expect(await page.$$eval('#api-version option', (os) => os.map((o) => o.textContent))).to.deep.equal(['v1 (current)', 'v2', 'v3']);
+    expect(await page.$$eval('#api-version option', (os) => os.map((o) => o.textContent))).to.deep.equal(['v1 (current)', 'v2', 'v3', 'v4 (recommended)']);
     await page.select('#api-version', 'v2');
     await clickButton(page, 'Save');
     await page.waitForFunction(() => document.querySelector('main [role="status"]')?.textContent?.includes('now use v2'));

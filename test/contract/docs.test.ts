@@ -24,6 +24,7 @@ describe('API reference page (GET /docs)', () => {
       'v1 /docs?version=v1',
       'v2 /docs?version=v2',
       'v3 /docs?version=v3',
+      'v4 /docs?version=v4',
     ]);
     expect(String(res.body)).to.include('<a aria-current="page" href="/docs?version=v1">v1</a>');
     for (const link of links) expect((await get(link.split(' ').pop()!)).status, link).to.equal(200);

@@ -38,7 +38,7 @@ describe('gateway (core API)', () => {
   });
 
   it('serves each version\'s documents at /openapi/{version}/, info.version saying which; the unversioned ones as the request\'s version', async () => {
-    for (const version of ['v1', 'v2', 'v3']) {
+    for (const version of ['v1', 'v2', 'v3', 'v4']) {
       const json = await get(`/openapi/${version}/core.json`);
       expect(json.status).to.equal(200);
       expect(json.body.info.version).to.match(new RegExp(`^[0-9]+\\.[0-9]+\\.[0-9]+\\+${version}$`));
@@ -61,8 +61,8 @@ describe('gateway (core API)', () => {
     const bad = await get('/ping', { headers: { 'X-API-Version': 'v9' } });
     expectProblem(bad, 400, 'UNSUPPORTED_API_VERSION');
     expect(bad.headers.get('x-api-version'), 'served at the default version').to.equal('v1');
-    expect(bad.body.detail).to.include('v1, v2, v3');
-    expect(bad.body.errors).to.deep.equal([{ pointer: '/header/X-API-Version', detail: 'must be one of v1, v2, v3' }]);
+    expect(bad.body.detail).to.include('v1, v2, v3, v4');
+    expect(bad.body.errors).to.deep.equal([{ pointer: '/header/X-API-Version', detail: 'must be one of v1, v2, v3, v4' }]);
   });
 
   it('names X-API-Version in Vary on every response, beside CORS\'s Origin', async () => {

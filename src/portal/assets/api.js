@@ -8,7 +8,14 @@
  *
  * The access token lives in this module's closure only: never in localStorage, sessionStorage
  * or a cookie, so it ends with the page (and with sign-out).
+ *
+ * The portal is a client pinned to one API version (`PORTAL_API_VERSION`, sent as
+ * `X-API-Version` on every request), as every client should be: a business that changes its
+ * default version does not change the shapes the portal reads and sends.
  */
+
+/** The API version the portal is written against: the newest, the one recommended to integrations. */
+export const PORTAL_API_VERSION = 'v4';
 
 /** A refused request: the problem details the service answered (`application/problem+json`). */
 export class ApiError extends Error {
@@ -77,7 +84,7 @@ export function requestToken(clientId, clientSecret) {
  * (the token expired or was refused), before the ApiError is thrown.
  */
 export function createApi(token, { onUnauthorized } = {}) {
-  const headers = (extra = {}) => ({ Authorization: `Bearer ${token}`, Accept: 'application/json', ...extra });
+  const headers = (extra = {}) => ({ Authorization: `Bearer ${token}`, Accept: 'application/json', 'X-API-Version': PORTAL_API_VERSION, ...extra });
   const call = async (url, init) => {
     try {
       return await send(url, init);

@@ -60,7 +60,7 @@ function actions(sandbox) {
       ],
       summary: (v) => `Pay out ${formatMoney(v.amount)} to wallet ${v.wallet.trim()}${v.purpose.trim() ? ` for “${v.purpose.trim()}”` : ''}.`,
       send: (api, v, key) => {
-        const body = { payout_amount: v.amount.trim(), walletAccountNumber: v.wallet.trim() };
+        const body = { payout_amount: v.amount.trim(), wallet_account_number: v.wallet.trim() };
         if (v.purpose.trim()) body.payout_purpose = v.purpose.trim();
         if (v.reference.trim()) body.external_reference = v.reference.trim();
         return api.post('/payouts/', body, { idempotencyKey: key });
