@@ -230,6 +230,8 @@ describe('ledger (PL/pgSQL): what it returns is what it committed', () => {
     const events = await db()('outbox_events').where({ business_id: b.id });
     expect(events).to.have.length(1);
     expect(events[0].code).to.equal('topup.complete');
-    expect(events[0].data).to.deep.equal({ transaction_id: top.id, business_id: b.id, amount: '12.34', currency: 'SAR', completed_at: top.created_at });
+    // Stored in v4's shape, and saying so: each reader renders it at its own version.
+    expect(events[0].data).to.deep.equal({ transaction_id: top.id, business_id: b.id, amount: '12.34', currency: 'SAR', occurred_at: top.created_at });
+    expect(events[0].data_version).to.equal('v4');
   });
 });

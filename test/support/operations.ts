@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { loadBundledDocument } from '../../src/http/apiBuild.js';
+import { API_VERSIONING } from '../../src/http/versions.js';
 import { closedLoopOperations } from '../../src/handlers/closedLoop/index.js';
 import { coreOperations } from '../../src/handlers/core/index.js';
 import { SIGNATURE_SCHEMES } from '../../src/http/signatures.js';
@@ -31,7 +32,7 @@ export interface DocumentedOperation {
   queryParams: string[];
   /** Every query parameter with its documented example, as a query string (may be empty). */
   exampleQuery: string;
-  /** Every required header parameter with its documented example (e.g. `idempotency-key` of issueCard). */
+  /** `X-API-Version` (the newest version: the examples' shapes) and every required header parameter with its documented example (e.g. `Idempotency-Key` of issueCard). */
   exampleHeaders: Record<string, string>;
 }
 
@@ -64,9 +65,11 @@ export function operationsOf(name: 'closed-loop' | 'core', prefix: string): Docu
         exampleQuery: new URLSearchParams(
           params.filter((p: any) => p.in === 'query' && p.example !== undefined).map((p: any) => [p.name, String(p.example)]),
         ).toString(),
-        exampleHeaders: Object.fromEntries(
-          params.filter((p: any) => p.in === 'header' && p.required && p.example !== undefined).map((p: any) => [p.name, String(p.example)]),
-        ),
+        // The examples are the newest version's shapes: the call names that version, whatever the business's default.
+        exampleHeaders: {
+          'X-API-Version': API_VERSIONING.latest,
+          ...Object.fromEntries(params.filter((p: any) => p.in === 'header' && p.required && p.example !== undefined).map((p: any) => [p.name, String(p.example)])),
+        },
       });
     }
   }
