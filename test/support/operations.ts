@@ -91,11 +91,14 @@ export function signatureHeaders(op: Pick<DocumentedOperation, 'signedBy'> & Par
 export const documentedOperations: DocumentedOperation[] = [...operationsOf('closed-loop', '/cl/v1'), ...operationsOf('core', '')];
 
 /**
- * The access rule of an operation's handler, from either document's handler map (an
- * operationId both documents have, such as `createToken`, has the same rule in both).
+ * The access rule of an operation's handler, from either document's handler map (the two
+ * documents' token requests, `createToken` and `createCoreToken`, share one handler).
  */
-export const accessOf = (operationId: string): string =>
-  ({ ...coreOperations, ...closedLoopOperations } as Record<string, { access: string }>)[operationId]?.access ?? 'public';
+export const accessOf = (operationId: string): string => specOf(operationId)?.access ?? 'public';
+
+/** The handler spec of an operation, from either document's handler map. */
+const specOf = (operationId: string): { access: string; countsAddress?: true } | undefined =>
+  ({ ...coreOperations, ...closedLoopOperations } as Record<string, { access: string; countsAddress?: true }>)[operationId];
 
 
 /**
@@ -104,7 +107,7 @@ export const accessOf = (operationId: string): string =>
  * a token of the kind it needs.
  */
 export const databaseOperations = (): DocumentedOperation[] =>
-  documentedOperations.filter((o) => accessOf(o.operationId) !== 'public' || o.operationId === 'createToken');
+  documentedOperations.filter((o) => accessOf(o.operationId) !== 'public' || specOf(o.operationId)?.countsAddress === true);
 
 /** Path, with the example query, and body of `op` as the fault and outage tests send it. */
 export function exampleRequest(op: DocumentedOperation): { path: string; body: unknown } {
