@@ -16,9 +16,8 @@
  * passed, then go out in one write, and what is queued is flushed when the process
  * exits. A synchronous write would stall every request whenever the reader of the
  * output (a pipe to a log collector) falls behind: pino's writer then sleeps 100 ms
- * per retry. One write per line cost about 30 µs of the event loop per request
- * under load (the hand-off of each write to libuv's thread pool); a block
- * of lines costs that once. A log file stays synchronous, so that a test reads
+ * per retry. One write per line costs the event loop a hand-off to libuv's thread
+ * pool per request under load; a block of lines costs that once. A log file stays synchronous, so that a test reads
  * every line as soon as it is logged.
  */
 import pino, { type Logger } from 'pino';

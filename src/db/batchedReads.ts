@@ -5,11 +5,11 @@
  * (docs/scale-out.md) it is served by that business's node; reads of several businesses
  * in one turn are one statement per business.
  *
- * On this machine a round trip to PostgreSQL costs the service about as much CPU as the
- * rest of a simple read (the socket write alone, a loopback TCP send, was a third of
- * the node process's time under `getWallet` load), and PostgreSQL pays per statement
- * too. Posting movements in batches (src/ledger/batching.ts) showed it: the node
- * process's CPU per transfer fell from 0.54 to 0.30 ms.
+ * A round trip to PostgreSQL costs the service about as much CPU as the rest of a simple
+ * read (the socket write alone, a loopback TCP send, is a large share of the node
+ * process's time under `getWallet` load), and PostgreSQL pays per statement too; posting
+ * movements in batches (src/ledger/batching.ts) cuts the node process's CPU per transfer
+ * for the same reason.
  *
  * Same discipline as batched posting, with no timer: while fewer than READS_IN_FLIGHT
  * statements of a reader are in flight, a read goes at once (alone, or with the reads

@@ -93,21 +93,20 @@ export async function freePort(): Promise<number> {
  * do not grow with the ledger"):
  * - `shared_buffers` (1 GB; PostgreSQL's default is 128 MB): a posting's working set is
  *   the right edges of the ledger's indexes and, per account, its last leaf in three
- *   indexes (its entries, its debits, its credits): about 6,000 pages for 2,000 wallets,
- *   whatever the ledger's size. Beside the reads of a grown ledger (2 million entries)
- *   128 MB no longer held them, and transfers ran at 0.77–0.88 × their fresh rate; with
- *   1 GB, 1.05 ×. Shared memory is touched as it fills, so a small database does not
- *   take it.
+ *   indexes (its entries, its debits, its credits), whatever the ledger's size. Beside the
+ *   reads of a grown ledger, 128 MB does not hold them and transfers slow below their
+ *   fresh rate; 1 GB does. Shared memory is touched as it fills, so a small database does
+ *   not take it.
  * The other two are about commits beside a burst of background writes (ten 1,000-item
- * bulk payouts write about 200 MB of WAL in 20 s):
+ * bulk payouts write hundreds of MB of WAL within seconds):
  * - `wal_buffers`: PostgreSQL's default is 1/32 of shared_buffers (4 MB here); a bulk
  *   payout's batch fills that, and every backend inserting WAL then writes it out itself
- *   under WALWriteLock (59,932 times during the ten; 28 with 64 MB).
+ *   under WALWriteLock, over and over during a burst; 64 MB absorbs it.
  * - `min_wal_size`: after a checkpoint, up to this much finished WAL is renamed for reuse
  *   instead of deleted (default 80 MB, five 16 MB segments). Past the recycled segments
  *   PostgreSQL creates and zero-fills a new one while holding WALWriteLock, and every
- *   commit waits for it: single transfers beside the bulk payouts stalled 40–60 ms
- *   every second or two.
+ *   commit waits for it: single transfers beside the bulk payouts stall at each new
+ *   segment.
  * An operator's own PostgreSQL (DATABASE_URL) is configured by its operator; docs/operating.md
  * recommends the same.
  */

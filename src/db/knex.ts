@@ -77,8 +77,8 @@ export interface ConnectionOptions {
 
 /**
  * Makes `connection` send every statement unnamed: the name of a query config is
- * dropped, so PostgreSQL parses the statement again each time (a few per cent of CPU
- * on the hottest statements) and no server connection needs to know it beforehand.
+ * dropped, so PostgreSQL parses the statement again each time (a small cost on the
+ * hottest statements) and no server connection needs to know it beforehand.
  */
 function sendUnnamed(connection: pg.Client): void {
   const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;

@@ -10,7 +10,7 @@
  * `pg_prioritize` extension sets it from SQL (`set_backend_priority(pid, 19)`); the
  * service, which starts the embedded cluster and runs as its owner or as root, sets it
  * directly (setpriority(2), nice 19: a runnable nice-0 process gets about 98 % of a core
- * it shares with a nice-19 one). Measured in openapi/DESIGN.md ("Where the other
+ * it shares with a nice-19 one). Why it matters: openapi/DESIGN.md ("Where the other
  * traffic's p99 goes").
  *
  * Sessions of their own: PostgreSQL starts every backend in a process session of its own

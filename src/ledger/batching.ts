@@ -19,10 +19,9 @@
  *     wallet: a transfer whose wallet a batch in flight holds waits for the next batch,
  *     and so does any later transfer naming a wallet of a transfer left waiting (so the
  *     movements of one wallet keep their order of arrival). Without that rule the
- *     batches' wallet locks made them wait on each other inside PostgreSQL: two batches
- *     in flight measured 0.74 × the reference in `npm run bench`, like posting each
- *     transfer alone, though they cost the database 0.85 ms of CPU per transfer
- *     against 1.45 ms alone.
+ *     batches' wallet locks make them wait on each other inside PostgreSQL, and batched
+ *     transfers are no faster than transfers posted alone, though each costs the
+ *     database less CPU.
  * - A movement whose Idempotency-Key is in a batch in flight is not queued but sent
  *   alone at once: the database answers it as any request whose key another holds
  *   (409 IDEMPOTENCY_KEY_IN_USE, 422 IDEMPOTENCY_KEY_REUSED), where queued it would wait
@@ -79,7 +78,7 @@ export const HOT_BATCH_ITEMS = 256;
 /**
  * Hot-lane batches of one business in flight at once from one instance. Two keep the
  * database busy while a batch's answer travels back and the next one is gathered; more
- * would only queue on the hot account's lock (measured: 1 and 3 are slower than 2).
+ * would only queue on the hot account's lock (1 and 3 are both slower than 2).
  */
 export const HOT_BATCHES_IN_FLIGHT = 2;
 
@@ -87,18 +86,16 @@ export const HOT_BATCHES_IN_FLIGHT = 2;
  * Wallet-lane batches of one business in flight at once from one instance, holding
  * disjoint wallets: enough to keep both of the database's cores busy while answers
  * travel back, few enough that each batch carries many transfers under load. Posted
- * set-wise, a transfer costs the database less the more share its batch (1.03 ms a
- * transfer in batches of 2, 0.46 in batches of 16): three batches of up to 16 served
- * 1.12 × the reference's transfers where six of up to 8 served 0.82 × (`npm run bench`,
- * same machine, one after the other).
+ * set-wise, a transfer costs the database less the more share its batch, so three
+ * batches of up to 16 serve more transfers a second than six of up to 8.
  */
 export const WALLET_BATCHES_IN_FLIGHT = 3;
 
 /**
  * Most items in one wallet-lane batch. A batch's time grows with its items; without a
- * cap, the first batch to return took every waiting transfer while the other slots
- * went out nearly empty, and the big batch set the p99 (2.0 × the reference's against
- * 1.2–1.5 × with the cap). Three batches of 16 hold about the bench's 50 connections.
+ * cap, the first batch to return takes every waiting transfer while the other slots
+ * go out nearly empty, and the big batch sets the p99. Three batches of 16 hold about the
+ * bench's 50 connections.
  */
 export const WALLET_BATCH_ITEMS = 16;
 

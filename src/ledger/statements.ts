@@ -27,9 +27,9 @@ export const STATEMENT_PAGE_MAX = 10_000;
 export const CSV_CHUNK_ENTRIES = 2_000;
 /**
  * Entries per piece of text the CSV stream hands on (about 15 KiB, an ordinary short-lived
- * string). One piece per chunk was a string of 150–300 KiB, past V8's 128 KiB regular
- * objects; ten CSV requests at a time then grew the service's resident memory by about
- * 60 MiB (openapi/DESIGN.md, "Memory: the old generation bounded").
+ * string). One piece per chunk would be a string past V8's 128 KiB regular objects, a
+ * large object per CSV request that grows the service's resident memory under
+ * concurrent statements (openapi/DESIGN.md, "Memory: the old generation bounded").
  */
 export const CSV_PIECE_ENTRIES = 100;
 

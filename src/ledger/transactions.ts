@@ -28,9 +28,9 @@ interface JoinedRow extends TransactionRow {
  * is named as a value, not only as `t.business_id`: distributed by business
  * (docs/scale-out.md), each table of the statement is then known to be on that business's
  * node, and the whole statement is sent there. A lookup, not a
- * join: joined, a page of 21 rows was planned as a hash of all the business's accounts for
- * each side (2 × 2,000 rows read and hashed: 0.67 ms of database time a page, against 0.08
- * ms on a fresh ledger) once the ledger had grown to a million transactions; a subquery with LIMIT is not merged into the join, so each row
+ * join: joined, a page of a few rows is planned, once the ledger has grown, as a hash of all
+ * the business's accounts for each side, so its cost grows with the business instead of the
+ * page; a subquery with LIMIT is not merged into the join, so each row
  * takes one index step.
  */
 function joined(db: Knex, businessId: string, from: Knex.QueryBuilder = db('transactions as t')): Knex.QueryBuilder {
@@ -80,8 +80,8 @@ export function postingView(posting: Posting): TransactionView {
  * Maps joined rows, all of one business (every caller filters by it), to API views, loading
  * all their entries in one query under that business (its index `(business_id,
  * transaction_id)`). An entry's account is its transaction's debit or credit account, whose
- * number the joined row holds: joining `accounts` again was planned as a hash of all the
- * business's accounts (0.85 ms of 1.06 for a page of 20 with 2,000 wallets).
+ * number the joined row holds: joining `accounts` again is planned as a hash of all the
+ * business's accounts, most of a page's cost.
  */
 async function toViews(db: Knex, rows: JoinedRow[]): Promise<TransactionView[]> {
   if (!rows.length) return [];

@@ -91,7 +91,8 @@ const ITEM_ROW = `(${ITEM_COLUMNS.map(() => '?').join(', ')})`;
  * in one multi-row `INSERT … VALUES`: on Citus that is one statement on the business's
  * node, where an `INSERT … SELECT` from a parameter would be copied through the
  * coordinator and commit in two phases. The VALUES list is written here, placeholders
- * only: knex's builder (`batchInsert`) takes 2–4 ms of the event loop for each 500 rows.
+ * only: knex's builder (`batchInsert`) spends event-loop time on every row it builds,
+ * which adds up at a bulk payout's size.
  */
 async function insertItems(trx: Knex.Transaction, businessId: string, bulkId: string, currency: string, rows: Record<string, unknown>[]): Promise<void> {
   const bindings = rows.flatMap((row, itemIndex) => [

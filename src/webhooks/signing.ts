@@ -52,8 +52,8 @@ export interface Signer {
 /**
  * The signing key of endpoint secret `secret` (`whsec_` + base64). Made once per
  * endpoint and kept by the delivery worker (./delivery.ts): decoding the secret for
- * every delivery was a fifth of the CPU of sending one. Throws Error for a secret that
- * decodes to no key.
+ * every delivery would be a large share of the CPU of sending one. Throws Error for a
+ * secret that decodes to no key.
  */
 export function signerFor(secret: string): Signer {
   const key = signingKey(secret);
@@ -68,8 +68,8 @@ const JWT_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toS
  * An HS256 JWT (RFC 7519) of `claims`, in the JWS compact serialization (RFC 7515 §7.1):
  * `base64url(header) "." base64url(claims) "." base64url(HMAC-SHA256(key, the two before))`.
  * Made with node:crypto's HMAC, not `jose`, whose signing goes through WebCrypto's
- * asynchronous jobs: 46 µs of the event loop per token against 3 µs, at thousands of
- * deliveries a second a sixth of the CPU of sending them. `jose` verifies these tokens in
+ * asynchronous jobs and costs the event loop far more per token: at thousands of
+ * deliveries a second, a large share of the CPU of sending them. `jose` verifies these tokens in
  * the tests (test/webhooks/webhookSigning.test.ts checks the bytes are those `jose` signs).
  */
 export function hs256Jwt(claims: Record<string, unknown>, key: KeyObject): string {
@@ -81,8 +81,8 @@ export function hs256Jwt(claims: Record<string, unknown>, key: KeyObject): strin
  * The Standard Webhooks signature of message `id` sent at `timestamp` (unix seconds) with
  * body `body`: `v1,` + base64(HMAC-SHA256(key, "id.timestamp.body")) (the specification's
  * "Signature scheme", version 1). Made with node:crypto's HMAC rather than
- * `standardwebhooks`' `sign`, whose SHA-256 is JavaScript: 7.4 µs a signature against
- * 1.9 µs, at thousands of deliveries a second. `standardwebhooks` verifies these
+ * `standardwebhooks`' `sign`, whose SHA-256 is JavaScript and far slower, which counts at
+ * thousands of deliveries a second. `standardwebhooks` verifies these
  * signatures in the tests (test/webhooks/webhookSigning.test.ts checks the bytes are those it signs).
  */
 export function webhookSignature(id: string, timestamp: number, body: string, key: KeyObject): string {

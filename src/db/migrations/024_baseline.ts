@@ -444,7 +444,7 @@ const WEBHOOKS = `
   -- producer's transaction (src/webhooks/sql/outbox_event_pending.sql); the relay deletes
   -- the rows it dispatches. Marking events dispatched by updating an indexed column of
   -- outbox_events instead wrote each event twice with every index entry of both versions
-  -- (no HOT update; about 1 KB of WAL per event), and the relay's scan walked the dead
+  -- (no HOT update, so WAL for every index of every event), and the relay's scan walked the dead
   -- entries. No foreign key to outbox_events: its rows are written only by that trigger,
   -- and a foreign key would lock the event row (FOR KEY SHARE, with its WAL record) at
   -- every insert.
@@ -688,8 +688,8 @@ const PAYOUTS = `
   -- request_hash: SHA-256 of the request (src/kernel/idempotency/idempotency.ts), which a replay must match.
   -- The counts per state are kept on the row, moved with the payouts in each move's
   -- transaction (payout_bulk_count.sql), so that reading a bulk payout is one row, not a
-  -- join of its items with their payouts (1.7 ms of database time per 1,000 items on a
-  -- busy database). PENDING is accepted_count less the other three, REJECTED
+  -- join of its items with their payouts, whose cost grows with the batch on a busy
+  -- database. PENDING is accepted_count less the other three, REJECTED
   -- item_count - accepted_count; the CHECK keeps them within what the batch accepted.
   CREATE TABLE bulk_payouts (
     id uuid NOT NULL,

@@ -4,11 +4,10 @@
  *
  * `ledger_post` stamps a transaction greatest(now(), the last entry time of either account),
  * so that an account's entries follow each other in time in the order they were posted. It
- * read that time with `max(created_at)` over the account's entries: an index step that
- * cost 0.04 ms on a fresh ledger and 0.27 ms once the ledger held 2 million entries (its
- * pages no longer in PostgreSQL's buffers), twice per posting. The account's row is locked
- * and updated by the same posting anyway, so the time now travels with the balance:
- * nothing a posting reads grows with the ledger.
+ * read that time with `max(created_at)` over the account's entries: an index step twice
+ * per posting, which grows dear once the ledger outgrows PostgreSQL's buffers (its pages
+ * read from disk). The account's row is locked and updated by the same posting anyway,
+ * so the time now travels with the balance: nothing a posting reads grows with the ledger.
  */
 import type { Knex } from 'knex';
 

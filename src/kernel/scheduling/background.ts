@@ -9,11 +9,11 @@
  *
  * Why: each of these transactions keeps a PostgreSQL backend busy for up to about a
  * second (a 1,000-item bulk payout), and ten bulk payouts sent at once, their 10,000
- * payouts' processing and their 30,000 deliveries otherwise had every core of a small
- * database busy, so the requests of everyone else waited for a CPU: beside them the
- * other traffic's p99 went from 5 to 58 ms (`npm run bench`, 2 cores). One at a time it
- * is 18–25 ms, and the payouts complete sooner, not later, because they no longer compete
- * with each other for the same cores and the same WAL flushes (openapi/DESIGN.md).
+ * payouts' processing and their 30,000 deliveries would otherwise keep every core of a
+ * small database busy, so the requests of everyone else would wait for a CPU and their
+ * p99 would be many times the quiet service's. One at a time, the other traffic keeps
+ * most of the machine, and the payouts complete sooner, not later, because they do not
+ * compete with each other for the same cores and the same WAL flushes (openapi/DESIGN.md).
  *
  * Order: payout work (LaneWork `payouts`) starts before waiting webhook work
  * (`deliveries`), in order of arrival within each, except that after
@@ -28,13 +28,13 @@
  * (BACKGROUND_REST_RATIO, default 1), and DELIVERY_REST_FACTOR (2.5) times that after
  * webhook work, before the next piece starts. While the API has traffic the lane then
  * keeps a PostgreSQL backend busy at most half the time for payouts and 2 in 7 for
- * webhooks (beside ten bulk payouts of 1,000 items about 40 % in all, as with one ratio
- * of 1.5 for both), and leaves the rest of the CPU, of the WAL flushes and of the event
+ * webhooks (beside ten bulk payouts of 1,000 items, about what one ratio of 1.5 for both
+ * would give), and leaves the rest of the CPU, of the WAL flushes and of the event
  * loop to everyone else's requests. Work that no request overlapped does not rest: there
  * is no one to give way to, and the rest would only delay the lane's own work (the
  * payouts' processing, the deliveries a webhook receiver waits for). Beside a dead
- * webhook endpoint a bulk payout's 3,000 events then reach a healthy receiver in about
- * half the time (openapi/DESIGN.md, "Webhook endpoints isolated from each other"). The
+ * webhook endpoint, a bulk payout's events then reach a healthy receiver sooner
+ * (openapi/DESIGN.md, "Webhook endpoints isolated from each other"). The
  * caller has its answer as soon as its work ends: a bulk payout's creation answers
  * without waiting for the rest. Each piece of work disturbs about as many of the other
  * requests however it is spaced, so the share of disturbed requests falls with the share
@@ -98,7 +98,7 @@ export const MAX_BACKGROUND_REST_RATIO = 10;
 /**
  * The longest rest after one piece of work, in ms (see the module comment). The lane's
  * transactions run for tens to hundreds of milliseconds (a 500-item call of a bulk
- * payout's creation about 160 ms on 2 cores), so their rests stay well below it. Work can
+ * payout's creation among the longest), so their rests stay well below it. Work can
  * take far longer than it works: waiting for a lock another transaction holds, or for a
  * connection while the database does not answer (knex's pool waits up to 60 s for one),
  * and a rest in proportion would stall the lane half as long again after the wait.

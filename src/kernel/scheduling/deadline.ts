@@ -5,10 +5,9 @@
  *
  * Why not `AbortSignal.any([shutdown, AbortSignal.timeout(ms)])`: in Node 20 every signal
  * composed with a long-lived one stays registered on it (a WeakRef and its cell per call,
- * never pruned), and each `AbortSignal.timeout` keeps its timer until it fires. Thirty
- * thousand webhook deliveries left 34,300 WeakRefs and thousands of pending timers in the
- * heap (`npm run bench`, ten bulk payouts); a deadline here is one timer and one listener,
- * both removed by `dispose()`.
+ * never pruned), and each `AbortSignal.timeout` keeps its timer until it fires, so the
+ * deliveries of ten bulk payouts leave tens of thousands of WeakRefs and pending timers in
+ * the heap; a deadline here is one timer and one listener, both removed by `dispose()`.
  */
 export interface Deadline {
   /** Aborts at the deadline or when the outer signal does. */

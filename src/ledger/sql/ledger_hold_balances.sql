@@ -10,10 +10,9 @@
 -- posting, so holding an account posted to once or twice would only cost).
 --
 -- Why: each UPDATE of a row leaves a version of it that nothing can prune before the
--- transaction ends, and each later lookup of the row in that transaction walks them all.
--- 2,000 postings over the same two accounts in one transaction cost 0.20 ms each at the
--- start and 0.55 ms at the end; with the balances held, 0.11 ms throughout
--- (openapi/DESIGN.md, "Held balances").
+-- transaction ends, and each later lookup of the row in that transaction walks them all:
+-- postings over the same accounts in one transaction slow down as it goes. With the
+-- balances held, each costs the same throughout (openapi/DESIGN.md, "Held balances").
 --
 -- Locks p_accounts, the business's own, FOR NO KEY UPDATE in ascending id order
 -- (ledger_post's mode and order: after the batch's wallets, which its caller locked), so
