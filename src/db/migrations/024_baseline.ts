@@ -26,10 +26,18 @@
  * No default, check or index calls a function of the `.sql` files (they do not exist yet
  * when this runs, and a test keeps it so): should one ever need to, the function's file
  * sets it (`ALTER TABLE … ALTER COLUMN … SET DEFAULT`), as it creates its trigger.
+ *
+ * The sections below group the tables in creation order (a table after those it references),
+ * not strictly by owner: each table's owner, the one room that writes its rows, is in
+ * src/db/tableOwners.ts, and a section says which of its tables belong to another room.
  */
 import type { Knex } from 'knex';
 
-/** The platform's own tables: no business's data. */
+/**
+ * The platform's own tables: no business's data. Their owners (src/db/tableOwners.ts): the
+ * kernel's `settings` (src/kernel/secrets/settings.ts), the HTTP layer's `rate_limits`, db's
+ * `sql_definitions`, and the businesses' `businesses` and `api_clients`.
+ */
 const PLATFORM = `
   -- The service's own secrets and keys (sandbox), shared by every instance.
   CREATE TABLE settings (
@@ -100,8 +108,13 @@ const PLATFORM = `
  * SETTLEMENT (mirrors money outside the closed loop, may go negative), WALLET, PAYOUT and
  * IN_TRANSIT (a payout's money between the payout account and the customer's wallet);
  * one account of each kind but WALLET per business.
+ *
+ * Two tables here are not the ledger's (src/db/tableOwners.ts): `labels` is the businesses'
+ * (src/businesses/labels.ts; created first because accounts point at it), and
+ * `idempotency_keys` is the kernel's (its functions are src/kernel/sql/idempotency_*.sql).
  */
 const LEDGER = `
+  -- The labels a business gives its wallets: the businesses' (src/businesses/labels.ts).
   CREATE TABLE labels (
     id uuid NOT NULL,
     business_id uuid NOT NULL,
@@ -192,7 +205,7 @@ const LEDGER = `
   CREATE INDEX ledger_entries_account_id_id_index ON ledger_entries (account_id, id);
   CREATE INDEX ledger_entries_transaction_id_index ON ledger_entries (transaction_id);
 
-  -- Idempotency-Key records (src/kernel/idempotency/idempotency.ts, src/ledger/sql/idempotency_*.sql).
+  -- Idempotency-Key records, the kernel's (src/kernel/idempotency/idempotency.ts, src/kernel/sql/idempotency_*.sql).
   -- The primary key is (scope, key): the unique index that refuses a second row for a key,
   -- so two effects can never both commit; the random id is kept as a column but not
   -- indexed (one random b-tree fewer to write per keyed request). business_id is NULL for
@@ -215,15 +228,18 @@ const LEDGER = `
 `;
 
 /**
- * Customers, their onboarding, identity and mobile number changes, the one OTP engine's
- * operations, the providers' requests and callbacks, and the sandbox's per-business
- * clock, SMS outbox and provider outages. OTP codes are never stored, only a keyed hash;
+ * Customers, their onboarding, identity and mobile number changes and the providers' requests
+ * (what the customer flows asked the identity and screening providers); and, kept in this
+ * section but owned by other rooms (src/db/tableOwners.ts): the one OTP engine's operations
+ * and the sandbox's per-business clock, the kernel's (src/kernel/otp/, src/kernel/clock.ts),
+ * and the providers' callback record, sandbox SMS outbox and provider outages, the
+ * providers' (src/providers/). OTP codes are never stored, only a keyed hash;
  * national ids only sealed (AES-256-GCM) and as a keyed hash for lookups and uniqueness
  * (src/customers/identityData.ts). Rule timestamps (expiry, completion) come from the
  * business's clock (src/kernel/clock.ts); created_at/updated_at are the database's.
  */
 const CUSTOMERS = `
-  -- How far one business's sandbox clock runs ahead of real time.
+  -- How far one business's sandbox clock runs ahead of real time: the kernel's (src/kernel/clock.ts).
   CREATE TABLE sandbox_clocks (
     business_id uuid NOT NULL,
     offset_ms bigint NOT NULL DEFAULT '0'::bigint,
@@ -233,7 +249,7 @@ const CUSTOMERS = `
     CONSTRAINT sandbox_clocks_forward CHECK (offset_ms >= 0)
   );
 
-  -- The sandbox SMS provider: what a handset would receive.
+  -- The sandbox SMS provider: what a handset would receive; the providers' (src/providers/sms.ts).
   CREATE TABLE sandbox_sms_messages (
     id uuid NOT NULL,
     business_id uuid NOT NULL,
@@ -248,7 +264,7 @@ const CUSTOMERS = `
   CREATE INDEX sandbox_sms_messages_business_id_mobile_number_created_at_id_in
     ON sandbox_sms_messages (business_id, mobile_number, created_at, id);
 
-  -- Sandbox provider outages: the next \`remaining\` calls of a provider fail.
+  -- Sandbox provider outages: the next \`remaining\` calls of a provider fail; the providers' (src/providers/outages.ts).
   CREATE TABLE sandbox_provider_outages (
     business_id uuid NOT NULL,
     provider text NOT NULL,
@@ -257,6 +273,7 @@ const CUSTOMERS = `
     CONSTRAINT sandbox_provider_outages_business_id_foreign FOREIGN KEY (business_id) REFERENCES businesses(id)
   );
 
+  -- The one OTP engine's operations: the kernel's (src/kernel/otp/otp.ts).
   CREATE TABLE otp_operations (
     id uuid NOT NULL,
     business_id uuid NOT NULL,
@@ -360,7 +377,7 @@ const CUSTOMERS = `
   );
   CREATE INDEX provider_requests_subject_type_subject_id_index ON provider_requests (subject_type, subject_id);
 
-  -- Provider event ids already processed (replay protection of callbacks).
+  -- Provider event ids already processed (replay protection of callbacks); the providers' (src/providers/callbackEvents.ts).
   CREATE TABLE provider_callback_events (
     provider text NOT NULL,
     event_id text NOT NULL,
