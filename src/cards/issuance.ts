@@ -16,7 +16,7 @@ import { cardIssuanceMachine, LIVE_ISSUANCE_STATES, type CardIssuanceEvent, type
 import { businessNow } from '../kernel/clock.js';
 import { smsDelivery, type FlowEnv } from '../kernel/otp/flowEnv.js';
 import type { Locale } from '../kernel/otp/messages.js';
-import { assertOtpFormat, assertOtpOperationOpen, issueOtp, resendOtp, type IssueRequest } from '../kernel/otp/otp.js';
+import { assertOtpFormat, assertOtpOperationOpen, getOtpOperation, issueOtp, resendOtp, type IssueRequest } from '../kernel/otp/otp.js';
 import { expireRowIfDue, moveRow } from '../kernel/stateMachine.js';
 
 type Schemas = components['schemas'];
@@ -45,7 +45,7 @@ interface IssuanceRow {
 
 async function toView(db: Knex, row: IssuanceRow): Promise<CardIssuanceView> {
   const account = await db('accounts').where({ id: row.account_id, business_id: row.business_id }).first('account_number');
-  const otp = row.otp_operation_id ? await db('otp_operations').where({ id: row.otp_operation_id, business_id: row.business_id }).first('expires_at') : undefined;
+  const otp = row.otp_operation_id ? await getOtpOperation(db, row.business_id, row.otp_operation_id) : undefined;
   const card = row.card_id ? await db('cards').where({ id: row.card_id, business_id: row.business_id }).first() : undefined;
   return {
     id: row.id,

@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import { AppError } from '../kernel/errors.js';
 import type { CardKeyring } from './data.js';
 import type { FlowEnv } from '../kernel/otp/flowEnv.js';
-import { getOtpOperation, otpFailure, verifyOtp, type OtpOutcome, type OtpPolicy } from '../kernel/otp/otp.js';
+import { failOtpOperation, getOtpOperation, otpFailure, verifyOtp, type OtpOutcome, type OtpPolicy } from '../kernel/otp/otp.js';
 
 /** What the card flows work with: a business request's environment and the card data keys. */
 export interface CardEnv extends FlowEnv {
@@ -40,7 +40,7 @@ export async function verifyCardOtp(
 ): Promise<CardOtpOutcome> {
   const operation = await getOtpOperation(trx, env.businessId, args.operationId);
   if (operation?.status === 'PENDING' && operation.mobile_number !== args.customerMobileNumber) {
-    await trx('otp_operations').where({ id: operation.id, business_id: env.businessId, status: 'PENDING' }).update({ status: 'FAILED', updated_at: trx.fn.now(3) });
+    await failOtpOperation(trx, env.businessId, operation.id);
     return { result: 'NUMBER_CHANGED' };
   }
   return verifyOtp(trx, env.otpKey, { operationId: args.operationId, businessId: env.businessId, code: args.code, now: args.now });

@@ -21,7 +21,7 @@ import type { CardRow } from './cards.js';
 import { cardRow } from './cards.js';
 import { businessNow } from '../kernel/clock.js';
 import { smsDelivery, type FlowEnv } from '../kernel/otp/flowEnv.js';
-import { issueOtp, verifyOtp, type OtpPolicy } from '../kernel/otp/otp.js';
+import { failOtpOperation, issueOtp, verifyOtp, type OtpPolicy } from '../kernel/otp/otp.js';
 import { stateMachine } from '../kernel/stateMachine.js';
 
 type Schemas = components['schemas'];
@@ -174,7 +174,7 @@ export async function confirmActivationIvr(env: FlowEnv, id: string, result: Sch
   return env.db.transaction(async (trx) => {
     const row = await requestRow(trx, env.businessId, id, true);
     const status = activationRequestMachine.next(row.status, result === 'CONFIRMED' ? 'CONFIRM_IVR' : 'REJECT_IVR');
-    await trx('otp_operations').where({ id: row.otp_operation_id, business_id: row.business_id, status: 'PENDING' }).update({ status: 'FAILED', updated_at: trx.fn.now(3) });
+    await failOtpOperation(trx, row.business_id, row.otp_operation_id);
     const [updated] = await trx('tokenization_activation_requests')
       .where({ id: row.id, business_id: row.business_id })
       .update({ status, verification_result: result === 'CONFIRMED' ? 'IVR_CONFIRMED' : 'IVR_REJECTED', ivr_completed_at: now, updated_at: trx.fn.now(3) })

@@ -22,7 +22,7 @@ import {
   type OnboardingState,
   type OnboardingStatusReason,
 } from './onboardingStates.js';
-import { assertOtpFormat, assertOtpOperationOpen, issueOtp, otpFailure, resendOtp, verifyOtp } from '../kernel/otp/otp.js';
+import { assertOtpFormat, assertOtpOperationOpen, issueOtp, otpFailure, otpOperationOf, resendOtp, verifyOtp } from '../kernel/otp/otp.js';
 import { expireRowIfDue, moveRow } from '../kernel/stateMachine.js';
 
 type Schemas = components['schemas'];
@@ -51,7 +51,7 @@ const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() 
 
 /** The session as the API shows it, with its current code's timing. */
 export async function toView(db: Knex, row: SessionRow): Promise<OnboardingSessionView> {
-  const otp = await db('otp_operations').where({ id: row.otp_operation_id, business_id: row.business_id }).first('expires_at', 'sent_at', 'resend_count');
+  const otp = await otpOperationOf(db, row.business_id, row.otp_operation_id);
   const waiting = row.status === 'PENDING_OTP_VERIFICATION';
   const policy = CUSTOMER_OTP_POLICY;
   return {

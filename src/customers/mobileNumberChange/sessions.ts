@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../../generated/types/core.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Locale } from '../../kernel/otp/messages.js';
+import { otpOperationOf } from '../../kernel/otp/otp.js';
 import { mobileChangeMachine, type MobileChangeEvent, type MobileChangeState, type MobileChangeStatusReason } from './states.js';
 import { expireRowIfDue, moveRow } from '../../kernel/stateMachine.js';
 
@@ -39,7 +40,7 @@ export interface ChangeRow {
 
 /** The session as the API shows it. */
 export async function toChangeView(db: Knex, row: ChangeRow): Promise<MobileNumberChangeView> {
-  const otp = await db('otp_operations').where({ id: row.otp_operation_id, business_id: row.business_id }).first('expires_at');
+  const otp = await otpOperationOf(db, row.business_id, row.otp_operation_id);
   return {
     session_id: row.id,
     customer_id: row.customer_id,

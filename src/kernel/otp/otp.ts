@@ -142,8 +142,18 @@ export async function resendOtp(db: Knex, key: Buffer, operationId: string, req:
     const wait = Math.ceil((allowedAt.getTime() - req.now.getTime()) / 1000);
     throw new AppError('OTP_RESEND_TOO_SOON', `A new code can be sent in ${wait} seconds.`, { headers: { 'Retry-After': String(wait) } });
   }
-  await db('otp_operations').where({ id: operationId, business_id: req.businessId, status: 'PENDING' }).update({ status: 'FAILED', updated_at: db.fn.now(3) });
+  await failOtpOperation(db, req.businessId, operationId);
   return insertOperation(db, key, req, { resendCount: previous.resend_count + 1, previousId: operationId });
+}
+
+/**
+ * Fails operation `operationId` of the business if it is still PENDING (a newer code replaced
+ * it, its code went to a number the customer no longer has, or its flow ended otherwise): its
+ * code stops working and a verification is 412 OTP_OPERATION_WRONG_STATUS. Changes nothing
+ * for an operation in any other state. Run it in the caller's transaction.
+ */
+export async function failOtpOperation(db: Knex, businessId: string, operationId: string): Promise<void> {
+  await db('otp_operations').where({ id: operationId, business_id: businessId, status: 'PENDING' }).update({ status: 'FAILED', updated_at: db.fn.now(3) });
 }
 
 /** Throws 400 INVALID_OTP_FORMAT unless `code` is `min` to `max` digits (seed E5/E6 formats). */
@@ -220,6 +230,16 @@ export function otpFailure(outcome: Exclude<OtpOutcome, { result: 'VERIFIED' }>)
     case 'NOT_FOUND':
       return new AppError('OTP_OPERATION_NOT_FOUND', 'No such OTP operation.');
   }
+}
+
+/**
+ * The operation `id` (no hash) that a flow's row names: flows store the id of an operation they
+ * issued, so it exists; throws (an internal error) when it does not.
+ */
+export async function otpOperationOf(db: Knex, businessId: string, id: string): Promise<OtpOperationRow> {
+  const row = await getOtpOperation(db, businessId, id);
+  if (!row) throw new Error(`OTP operation ${id} of business ${businessId} is missing`);
+  return row;
 }
 
 /** The operation `id` (no hash), or undefined. */

@@ -60,11 +60,6 @@ const KNOWN_SIDEWAYS: readonly Sideways[] = [
   { room: 'payouts', table: 'customers', kind: 'read', file: 'src/payouts/sql/payout_move_set.sql' },
   { room: 'payouts', table: 'customers', kind: 'read', file: 'src/payouts/whitelist.ts' },
 
-  // The OTP engine owns otp_operations: a card step fails an operation through the engine
-  // (src/kernel/otp/otp.ts) instead of updating its row. (Reading it is allowed: the kernel is below.)
-  { room: 'cards', table: 'otp_operations', kind: 'write', file: 'src/cards/otp.ts' },
-  { room: 'cards', table: 'otp_operations', kind: 'write', file: 'src/cards/tokenization.ts' },
-
   // The kernel owns idempotency_keys: ledger_move_set claims a batch's keys through the
   // kernel's idempotency functions (src/kernel/sql/) instead of inserting them.
   { room: 'ledger', table: 'idempotency_keys', kind: 'write', file: 'src/ledger/sql/ledger_move_set.sql' },
