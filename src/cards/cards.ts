@@ -37,7 +37,7 @@ export interface CardRow {
   cvv_key_version: number;
   pin_sealed: string | null;
   pin_key_version: number | null;
-  /** Wrong PINs in a row; at 3 the PIN is blocked until a new one is set (./cardSimulator.ts). */
+  /** Wrong PINs in a row; at 3 the PIN is blocked until a new one is set (./simulator.ts). */
   pin_failed_tries: number;
   /** 0 for a newly drawn PAN; a replacement that keeps the PAN has its predecessor's + 1. */
   pan_generation: number;

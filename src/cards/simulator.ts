@@ -18,7 +18,7 @@
  * right one resets the count, and the third wrong PIN in a row blocks the PIN: it is
  * declined PIN_TRIES_EXCEEDED, and so is every later transaction that sends a PIN,
  * the right one included, until a new PIN is set through the set-PIN step and its
- * code (./cardSteps.ts resets the count). A transaction without a PIN (an online
+ * code (./steps.ts resets the count). A transaction without a PIN (an online
  * purchase) does not check the PIN and is not affected. The count is moved by one
  * conditional UPDATE each, so concurrent tries never count past the limit and a
  * right PIN passes only while the PIN is not blocked.

@@ -161,18 +161,8 @@ export async function createBulkPayout(
   key: string,
   req: Schemas['BulkPayoutCreateRequest'],
 ): Promise<{ replayed: boolean; bulk: BulkPayoutView }> {
-  return inBusinessTurn(db, businessId, PAYOUT_ACCOUNTS_TURN, () => createBulkPayoutNow(db, jobs, businessId, key, req));
-}
-
-async function createBulkPayoutNow(
-  db: Knex,
-  jobs: JobQueue,
-  businessId: string,
-  key: string,
-  req: Schemas['BulkPayoutCreateRequest'],
-): Promise<{ replayed: boolean; bulk: BulkPayoutView }> {
   const hash = requestHash('createBulkPayout', {}, req);
-  const result = await backgroundTransaction(db, async (trx) => {
+  return inBusinessTurn(db, businessId, PAYOUT_ACCOUNTS_TURN, () => backgroundTransaction(db, async (trx) => {
     const id = randomUUID();
     const [inserted] = await trx('bulk_payouts')
       .insert({ id, business_id: businessId, idempotency_key: key, request_hash: hash, item_count: req.items.length, accepted_count: 0 })
@@ -192,6 +182,5 @@ async function createBulkPayoutNow(
     const accepted = submissions.length;
     const [row] = await trx('bulk_payouts').where({ id, business_id: businessId }).update({ accepted_count: accepted }).returning('*');
     return { replayed: false, bulk: createdView(row) };
-  });
-  return result;
+  }));
 }

@@ -15,7 +15,7 @@
  *     a NULL reference (a label-less account) is not checked.
  *   - Values unique across businesses get directory tables keyed by the value, written
  *     in the transaction that writes the row they index: account numbers
- *     (`account_numbers`, by a trigger of `accounts`: src/ledger/sql/account_number_directory.sql),
+ *     (`account_numbers`, written with each account by src/ledger/accounts.ts insertAccount),
  *     card tokens and PAN fingerprints (`card_tokens`, `card_pans`, written by
  *     src/cards/cards.ts as it inserts the card). The directory's primary key is the
  *     global rule (one account per number, one card per token, one card per PAN and

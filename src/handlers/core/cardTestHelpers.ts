@@ -10,7 +10,7 @@ import { simulateCardAuthorization, simulateCardBalanceInquiry, type SimulatorEn
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import type { Principal, Services } from '../../kernel/services.js';
 import type { Knex } from 'knex';
-import { flowEnv, requireSandbox } from './flowEnv.js';
+import { requestEnv, requireSandbox } from './requestEnv.js';
 import { confirmActivationIvr, createActivationCodeRequest, getActivationCodeRequest, verifyActivationCode } from '../../cards/tokenization.js';
 
 type CardTestHelperOperations = Pick<
@@ -19,9 +19,9 @@ type CardTestHelperOperations = Pick<
 >;
 
 /** A business request's flow environment, once the sandbox is checked. */
-async function sandboxFlowEnv(ctx: Parameters<typeof flowEnv>[0]) {
+async function sandboxRequestEnv(ctx: Parameters<typeof requestEnv>[0]) {
   requireSandbox(ctx.services);
-  return flowEnv(ctx);
+  return requestEnv(ctx);
 }
 
 /** The simulator's environment, once the sandbox is checked. */
@@ -41,18 +41,18 @@ export const cardTestHelperOperations = {
   },
   createSandboxActivationCodeRequest: {
     access: 'business',
-    handle: async (ctx) => ({ status: 201, body: await createActivationCodeRequest(await sandboxFlowEnv(ctx), ctx.body) }),
+    handle: async (ctx) => ({ status: 201, body: await createActivationCodeRequest(await sandboxRequestEnv(ctx), ctx.body) }),
   },
   getActivationCodeRequest: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await getActivationCodeRequest(await sandboxFlowEnv(ctx), ctx.path.requestId) }),
+    handle: async (ctx) => ({ status: 200, body: await getActivationCodeRequest(await sandboxRequestEnv(ctx), ctx.path.requestId) }),
   },
   verifyOtp: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await verifyActivationCode(await sandboxFlowEnv(ctx), ctx.path.requestId, ctx.body.otp) }),
+    handle: async (ctx) => ({ status: 200, body: await verifyActivationCode(await sandboxRequestEnv(ctx), ctx.path.requestId, ctx.body.otp) }),
   },
   confirmIvr: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await confirmActivationIvr(await sandboxFlowEnv(ctx), ctx.path.requestId, ctx.body.result) }),
+    handle: async (ctx) => ({ status: 200, body: await confirmActivationIvr(await sandboxRequestEnv(ctx), ctx.path.requestId, ctx.body.result) }),
   },
 } satisfies OperationMap<CardTestHelperOperations>;

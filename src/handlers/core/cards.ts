@@ -9,7 +9,7 @@ import { changeCardStatus, getCard } from '../../cards/cards.js';
 import { displayCardSensitiveData, verifyDisplaySensitiveDataOtp } from '../../cards/sensitiveData.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import type { Principal, Services } from '../../kernel/services.js';
-import { flowEnv } from './flowEnv.js';
+import { requestEnv } from './requestEnv.js';
 import { startCardStep, verifyCardStep, type CardStepPurpose, type StepRequest } from '../../cards/steps.js';
 
 type CardOperations = Pick<
@@ -35,7 +35,7 @@ type CardOperations = Pick<
 
 /** A business request's environment with the card data keys. */
 async function cardEnv(ctx: { db: Knex; principal: Principal | null; services: Services; koa: KoaContext }): Promise<CardEnv> {
-  return { ...(await flowEnv(ctx)), cardKeys: await cardKeys(ctx.services.db, ctx.services.config) };
+  return { ...(await requestEnv(ctx)), cardKeys: await cardKeys(ctx.services.db, ctx.services.config) };
 }
 
 type StepContext = Parameters<typeof cardEnv>[0] & { path: { card_id: string } };
@@ -63,17 +63,17 @@ export const cardOperations = {
   issueCard: {
     access: 'business',
     async handle(ctx) {
-      const { created, issuance } = await issueCard(await flowEnv(ctx), ctx.koa.get('idempotency-key'), ctx.body);
+      const { created, issuance } = await issueCard(await requestEnv(ctx), ctx.koa.get('idempotency-key'), ctx.body);
       return created ? { status: 201, body: issuance } : { status: 200, body: issuance };
     },
   },
   getCardIssuance: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await getCardIssuance(await flowEnv(ctx), ctx.path.card_issuance_id) }),
+    handle: async (ctx) => ({ status: 200, body: await getCardIssuance(await requestEnv(ctx), ctx.path.card_issuance_id) }),
   },
   completeCardIssuance: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await completeCardIssuance(await flowEnv(ctx), ctx.path.card_issuance_id, ctx.body) }),
+    handle: async (ctx) => ({ status: 200, body: await completeCardIssuance(await requestEnv(ctx), ctx.path.card_issuance_id, ctx.body) }),
   },
   verifyCardIssuanceOtp: {
     access: 'business',
@@ -89,7 +89,7 @@ export const cardOperations = {
   },
   displayCardSensitiveData: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await displayCardSensitiveData(await flowEnv(ctx), ctx.path.card_id, ctx.body) }),
+    handle: async (ctx) => ({ status: 200, body: await displayCardSensitiveData(await requestEnv(ctx), ctx.path.card_id, ctx.body) }),
   },
   verifyDisplaySensitiveDataOtp: {
     access: 'business',

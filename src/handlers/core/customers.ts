@@ -6,7 +6,7 @@ import { settle, type ServiceEnv } from '../../customers/customerEnv.js';
 import { receiveIdentityVerificationResult, receiveScreeningResult, type CallbackAcknowledgement } from '../../customers/providerCallbacks.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import { decodeCursor } from '../../kernel/pagination.js';
-import { serviceEnv } from './flowEnv.js';
+import { serviceEnv } from './requestEnv.js';
 
 type CustomerOperations = Pick<operations, 'listCustomers' | 'getCustomer' | 'listCustomerCards' | 'receiveIdentityVerificationResult' | 'receiveScreeningResult'>;
 

@@ -10,7 +10,7 @@ import {
 import { receiveMobileOwnershipResult } from '../../customers/providerCallbacks.js';
 import type { OperationMap } from '../../http/operation.js';
 import { callback } from './customers.js';
-import { flowEnv } from './flowEnv.js';
+import { requestEnv } from './requestEnv.js';
 
 type MobileNumberChangeOperations = Pick<
   operations,
@@ -28,7 +28,7 @@ export const mobileNumberChangeOperations = {
   changeMobileNumber: {
     access: 'business',
     async handle(ctx) {
-      const env = await flowEnv(ctx);
+      const env = await requestEnv(ctx);
       const body = await startMobileNumberChange(env, { channel: 'PROFILE', customerId: ctx.body.customer_id }, ctx.body);
       await settle(env); // the sandbox ownership check's result, delivered now that the request committed
       return { status: 200, body };
@@ -36,16 +36,16 @@ export const mobileNumberChangeOperations = {
   },
   verifyMobileNumberChangeOtp: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await verifyMobileNumberChangeOtp(await flowEnv(ctx), 'PROFILE', ctx.path.session_id, ctx.body.otp) }),
+    handle: async (ctx) => ({ status: 200, body: await verifyMobileNumberChangeOtp(await requestEnv(ctx), 'PROFILE', ctx.path.session_id, ctx.body.otp) }),
   },
   getMobileNumberChangeStatus: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await getMobileNumberChange(await flowEnv(ctx), 'PROFILE', ctx.path.session_id) }),
+    handle: async (ctx) => ({ status: 200, body: await getMobileNumberChange(await requestEnv(ctx), 'PROFILE', ctx.path.session_id) }),
   },
   changeMobileNumberFromLogin: {
     access: 'business',
     async handle(ctx) {
-      const env = await flowEnv(ctx);
+      const env = await requestEnv(ctx);
       const body = await startMobileNumberChange(env, { channel: 'LOGIN', nationalId: ctx.body.national_id }, ctx.body);
       await settle(env);
       return { status: 200, body };
@@ -53,12 +53,12 @@ export const mobileNumberChangeOperations = {
   },
   verifyLoginMobileNumberChangeOtp: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await verifyMobileNumberChangeOtp(await flowEnv(ctx), 'LOGIN', ctx.path.session_id, ctx.body.otp) }),
+    handle: async (ctx) => ({ status: 200, body: await verifyMobileNumberChangeOtp(await requestEnv(ctx), 'LOGIN', ctx.path.session_id, ctx.body.otp) }),
   },
   initiateLoginIdentityVerification: {
     access: 'business',
     async handle(ctx) {
-      const env = await flowEnv(ctx);
+      const env = await requestEnv(ctx);
       await initiateLoginIdentityVerification(env, ctx.path.session_id, ctx.body);
       await settle(env);
       return { status: 200, body: await getMobileNumberChange(env, 'LOGIN', ctx.path.session_id) };
@@ -66,7 +66,7 @@ export const mobileNumberChangeOperations = {
   },
   getLoginMobileNumberChangeStatus: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await getMobileNumberChange(await flowEnv(ctx), 'LOGIN', ctx.path.session_id) }),
+    handle: async (ctx) => ({ status: 200, body: await getMobileNumberChange(await requestEnv(ctx), 'LOGIN', ctx.path.session_id) }),
   },
   receiveMobileOwnershipResult: callback(receiveMobileOwnershipResult),
 } satisfies OperationMap<MobileNumberChangeOperations>;

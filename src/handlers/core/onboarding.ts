@@ -11,7 +11,7 @@ import { completeCustomerInformation } from '../../customers/customerInformation
 import { settle } from '../../customers/customerEnv.js';
 import { initiateIdentityVerification } from '../../customers/identityVerification.js';
 import type { OperationMap } from '../../http/operation.js';
-import { flowEnv } from './flowEnv.js';
+import { requestEnv } from './requestEnv.js';
 
 type OnboardingOperations = Pick<
   operations,
@@ -27,28 +27,28 @@ type OnboardingOperations = Pick<
 export const onboardingOperations = {
   startOnboarding: {
     access: 'business',
-    handle: async (ctx) => ({ status: 201, body: await startOnboarding(await flowEnv(ctx), ctx.body) }),
+    handle: async (ctx) => ({ status: 201, body: await startOnboarding(await requestEnv(ctx), ctx.body) }),
   },
   getOnboardingSession: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await getOnboardingSession(await flowEnv(ctx), ctx.path.session_id) }),
+    handle: async (ctx) => ({ status: 200, body: await getOnboardingSession(await requestEnv(ctx), ctx.path.session_id) }),
   },
   verifyOnboardingOtp: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await verifyOnboardingOtp(await flowEnv(ctx), ctx.path.session_id, ctx.body.otp) }),
+    handle: async (ctx) => ({ status: 200, body: await verifyOnboardingOtp(await requestEnv(ctx), ctx.path.session_id, ctx.body.otp) }),
   },
   resendOnboardingOtp: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await resendOnboardingOtp(await flowEnv(ctx), ctx.path.session_id, ctx.body) }),
+    handle: async (ctx) => ({ status: 200, body: await resendOnboardingOtp(await requestEnv(ctx), ctx.path.session_id, ctx.body) }),
   },
   cancelOnboardingSession: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await cancelOnboardingSession(await flowEnv(ctx), ctx.path.session_id, ctx.body) }),
+    handle: async (ctx) => ({ status: 200, body: await cancelOnboardingSession(await requestEnv(ctx), ctx.path.session_id, ctx.body) }),
   },
   initiateIdentityVerification: {
     access: 'business',
     async handle(ctx) {
-      const env = await flowEnv(ctx);
+      const env = await requestEnv(ctx);
       await initiateIdentityVerification(env, ctx.path.session_id, ctx.body);
       await settle(env); // the sandbox providers' results, delivered now that the request committed
       return { status: 200, body: await getOnboardingSession(env, ctx.path.session_id) };
@@ -56,6 +56,6 @@ export const onboardingOperations = {
   },
   completeCustomerInformation: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await completeCustomerInformation(await flowEnv(ctx), ctx.body) }),
+    handle: async (ctx) => ({ status: 200, body: await completeCustomerInformation(await requestEnv(ctx), ctx.body) }),
   },
 } satisfies OperationMap<OnboardingOperations>;

@@ -6,7 +6,7 @@ import type { operations } from '../../../generated/types/core.js';
 import { createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from '../../payouts/customerPayouts.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import { receivePayoutRailResult } from '../../payouts/railCallbacks.js';
-import { requireSandbox } from './flowEnv.js';
+import { requireSandbox } from './requestEnv.js';
 
 type PayoutOperations = Pick<
   operations,

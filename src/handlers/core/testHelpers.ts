@@ -9,7 +9,7 @@ import { listEvents } from '../../webhooks/events.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import { setOutage } from '../../providers/outages.js';
 import { listSandboxSmsMessages } from '../../providers/sms.js';
-import { requireSandbox } from './flowEnv.js';
+import { requireSandbox } from './requestEnv.js';
 
 type TestHelperOperations = Pick<operations, 'listSandboxSmsMessages' | 'advanceSandboxClock' | 'createSandboxProviderOutage' | 'listSandboxOutboxEvents'>;
 

@@ -36,7 +36,7 @@ export async function serviceEnv(ctx: { db: Knex; services: Services; koa: KoaCo
 }
 
 /** The environment of a business request (access `business`). */
-export async function flowEnv(ctx: { db: Knex; principal: Principal | null; services: Services; koa: KoaContext }): Promise<CustomerEnv> {
+export async function requestEnv(ctx: { db: Knex; principal: Principal | null; services: Services; koa: KoaContext }): Promise<CustomerEnv> {
   return { ...(await serviceEnv(ctx)), businessId: businessIdOf(ctx) };
 }
 
