@@ -11,7 +11,7 @@ import { rowReader } from '../db/batchedReads.js';
 import { preparedQuery, preparedStatement } from '../db/knex.js';
 import type { components } from '../../generated/types/closed-loop.js';
 import { AppError } from '../kernel/errors.js';
-import { openWalletAccount } from '../ledger/accounts.js';
+import { openWalletAccount, updateWalletSettings, type WalletSettings } from '../ledger/accounts.js';
 import { getLabel } from './labels.js';
 import type { AccountRow } from '../ledger/ledger.js';
 import { Decimal, formatMoney } from '../kernel/money.js';
@@ -166,12 +166,11 @@ export async function updateWallet(db: Knex, businessId: string, id: string, req
     if (req.can_overdraft === false && new Decimal(row.balance).isNegative()) {
       throw new AppError('WALLET_BALANCE_NOT_ZERO', `The wallet owes ${formatMoney(row.balance)}; settle it before turning overdraft off.`);
     }
-    const changes: Record<string, unknown> = {};
+    const changes: WalletSettings = {};
     for (const field of ['name', 'external_reference', 'can_overdraft', 'status'] as const) {
-      if (req[field] !== undefined) changes[field] = req[field];
+      if (req[field] !== undefined) Object.assign(changes, { [field]: req[field] });
     }
-    const [updated] = await trx('accounts').where({ id, business_id: businessId }).update({ ...changes, updated_at: trx.fn.now(3) }).returning('*');
-    return toView(updated);
+    return toView((await updateWalletSettings(trx, businessId, id, changes))!);
   });
 }
 
@@ -179,8 +178,7 @@ export async function updateWallet(db: Knex, businessId: string, id: string, req
 export async function assignWalletLabel(db: Knex, businessId: string, id: string, labelId: string): Promise<WalletView> {
   await walletRow(db, businessId, id);
   await getLabel(db, businessId, labelId);
-  const [row] = await db('accounts').where({ id, business_id: businessId }).update({ label_id: labelId, updated_at: db.fn.now(3) }).returning('*');
-  return toView(row);
+  return toView((await updateWalletSettings(db, businessId, id, { label_id: labelId }))!);
 }
 
 /**
@@ -192,6 +190,5 @@ export async function removeWalletLabel(db: Knex, businessId: string, id: string
   if (onlyLabelId && wallet.label_id !== onlyLabelId) {
     throw new AppError('LABEL_NOT_FOUND', `Label ${onlyLabelId} is not assigned to wallet ${id}.`);
   }
-  const [row] = await db('accounts').where({ id, business_id: businessId }).update({ label_id: null, updated_at: db.fn.now(3) }).returning('*');
-  return toView(row);
+  return toView((await updateWalletSettings(db, businessId, id, { label_id: null }))!);
 }

@@ -1,9 +1,10 @@
 /**
  * Opening ledger accounts that belong to someone other than the business itself:
- * wallets (kind WALLET, account number prefix 9, ./accountNumbers.ts). The ledger owns
- * the accounts; a business opens wallets through the closed-loop API
- * (src/businesses/wallets.ts) and a customer gets one when its onboarding completes
- * (src/customers/customerInformation.ts), both through `openWalletAccount`.
+ * wallets (kind WALLET, account number prefix 9, ./accountNumbers.ts), and changing a
+ * wallet's settings. The ledger owns the accounts; a business opens wallets through the
+ * closed-loop API (src/businesses/wallets.ts) and a customer gets one when its onboarding
+ * completes (src/customers/customerInformation.ts), both through `openWalletAccount`; a
+ * wallet's name, status, overdraft and label change through `updateWalletSettings`.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -61,4 +62,18 @@ export async function openWalletAccount(db: Knex, businessId: string, req: Walle
     label_id: req.labelId ?? null,
     external_reference: req.externalReference ?? null,
   });
+}
+
+/** What a business may change of its wallet: not its number, kind, currency or balance, which are the ledger's. */
+export type WalletSettings = Partial<Pick<AccountRow, 'name' | 'external_reference' | 'can_overdraft' | 'status' | 'label_id'>>;
+
+/**
+ * Changes the settings of wallet `id` of business `businessId` and returns its row, or
+ * undefined when the business has no such wallet. The caller checks its rules (a CLOSED
+ * wallet stays closed, a wallet that holds money does not close) first, in the same
+ * transaction. Throws database errors only.
+ */
+export async function updateWalletSettings(db: Knex, businessId: string, id: string, settings: WalletSettings): Promise<AccountRow | undefined> {
+  const [row] = await db('accounts').where({ id, business_id: businessId, kind: 'WALLET' }).update({ ...settings, updated_at: db.fn.now(3) }).returning('*');
+  return row as AccountRow | undefined;
 }

@@ -64,10 +64,6 @@ const KNOWN_SIDEWAYS: readonly Sideways[] = [
   // kernel's idempotency functions (src/kernel/sql/) instead of inserting them.
   { room: 'ledger', table: 'idempotency_keys', kind: 'write', file: 'src/ledger/sql/ledger_move_set.sql' },
 
-  // The ledger's door to a wallet's settings: name, status, overdraft and label change through
-  // a function of src/ledger/accounts.ts instead of an UPDATE of accounts by the businesses.
-  { room: 'businesses', table: 'accounts', kind: 'write', file: 'src/businesses/wallets.ts' },
-
   // The kernel's idempotency takes the key's business from its caller (the scope names it)
   // instead of looking it up in businesses, a table of a higher floor.
   { room: 'kernel', table: 'businesses', kind: 'read', file: 'src/kernel/sql/idempotency_begin.sql' },
