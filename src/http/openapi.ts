@@ -58,7 +58,7 @@ function rejectUndeclaredMediaType(operation: ApiOperation, koa: KoaContext): vo
  * client's rate limit, the token request against its address's (429
  * RATE_LIMITED), and sets the RateLimit headers.
  */
-async function admit(operationId: string, spec: { access: Access; countsAddress?: true }, principal: Principal | null, koa: KoaContext, rateLimiter: RateLimiter): Promise<void> {
+async function admit(spec: { access: Access; countsAddress?: true }, principal: Principal | null, koa: KoaContext, rateLimiter: RateLimiter): Promise<void> {
   if (spec.access === 'platform' && principal?.kind !== 'PLATFORM') {
     throw new AppError('FORBIDDEN', 'This operation needs a platform token.');
   }
@@ -66,7 +66,7 @@ async function admit(operationId: string, spec: { access: Access; countsAddress?
     throw new AppError('FORBIDDEN', 'This operation needs a business token.');
   }
   if (principal) koa.set(await rateLimiter.client(principal.clientId));
-  else if (spec.access === 'public' && spec.countsAddress) koa.set(await rateLimiter.address(koa.ip));
+  else if (spec.countsAddress) koa.set(await rateLimiter.address(koa.ip));
 }
 
 /**
@@ -166,10 +166,13 @@ export function mountApi(args: {
   const now = args.now ?? Date.now;
   const operations = args.operations as unknown as Record<string, OperationSpec<{ responses: object }>>;
   const security = new Map<string, Security>();
+  /** The operations behind the token, which a version's deprecation and sunset reach (isVersioned). */
+  const versioned = new Set<string>();
   for (const op of api.operations) {
     const spec = operations[op.operationId];
     if (!spec) throw new Error(`no handler for operation ${op.operationId}`);
     security.set(op.operationId, securityOf(op, spec, services));
+    if (isVersioned(JSON.parse(op.security))) versioned.add(op.operationId);
   }
   const routes = new RoutingTable(api.operations, args.apiRoot);
 
@@ -178,15 +181,13 @@ export function mountApi(args: {
     const spec = operations[operationId];
     koa.state.operationId = operationId;
     const secured = security.get(operationId)!;
-    // What needs no token (token, health, readiness, documents, docs, portal, changelog) and
-    // what a provider calls with a signature answer every version alike: a version's
-    // deprecation and sunset do not reach them.
-    const versioned = isVersioned(JSON.parse(operation.security));
     // The deprecation headers of the request at `at`, and (`checkSunset`) its version's sunset.
+    // What needs no token (token, health, readiness, documents, docs, portal, changelog) and
+    // what a provider calls with a signature answer every version alike: neither reaches them.
     const applyVersion = (at: ApiVersion, checkSunset: boolean): void => {
       koa.state.apiVersion = at;
       koa.set('X-API-Version', at);
-      const versionDeprecation = versioned ? versionDeprecations[at] : undefined;
+      const versionDeprecation = versioned.has(operationId) ? versionDeprecations[at] : undefined;
       const deprecation = requestDeprecation(operation, { query: koa.query, headers: koa.headers }, versionDeprecation);
       for (const name of ['Deprecation', 'Sunset', 'Link']) koa.remove(name);
       if (deprecation) koa.set(deprecationHeaders(deprecation));
@@ -217,7 +218,7 @@ export function mountApi(args: {
       applyVersion(pinned, true);
     }
     const version = koa.state.apiVersion as ApiVersion;
-    await admit(operationId, spec, principal, koa, rateLimiter);
+    await admit(spec, principal, koa, rateLimiter);
     rejectUndeclaredMediaType(operation, koa);
     // A request is validated against its own version's document, then brought up to the
     // newest shape: handlers see that shape only.

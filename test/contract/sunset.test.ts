@@ -7,9 +7,30 @@
  */
 import { expect } from 'chai';
 import type { RunningService } from '../../src/server.js';
+import { createAjv, loadBundledDocument } from '../../src/http/apiBuild.js';
+import { servedDocument } from '../../src/http/versions.js';
 import { get, post } from '../support/client.js';
 import { tokenFor, uniq } from '../support/fixtures.js';
 import { startExtraService } from '../support/service.js';
+
+/** v1 past its sunset, as the service under test runs it. */
+const SUNSET = { v1: { at: '2025-01-15', sunset: '2025-07-15', successor: 'v2' } };
+
+/**
+ * The errors of `body` against the 410 that `GET <path>` documents in the closed-loop document
+ * as v1 serves it once sunset (servedDocument with SUNSET), or null; throws when no 410 is documented.
+ */
+function goneProblem(path: string, body: unknown): string | null {
+  const served = servedDocument(loadBundledDocument('closed-loop') as never, 'v1', { deprecations: SUNSET }) as unknown as {
+    paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: object }> }> } }>;
+    components: object;
+  };
+  const gone = served.paths[path].get.responses['410'];
+  if (!gone) throw new Error(`GET ${path} documents no 410 in sunset v1`);
+  const ajv = createAjv();
+  const validate = ajv.compile({ ...gone.content['application/problem+json'].schema, components: served.components });
+  return validate(body) ? null : ajv.errorsText(validate.errors);
+}
 
 describe('a sunset version breaks nothing else', function () {
   this.timeout(120_000);
@@ -17,7 +38,7 @@ describe('a sunset version breaks nothing else', function () {
   let base: string;
 
   before(async () => {
-    sunset = await startExtraService({}, undefined, { versionDeprecations: { v1: { at: '2025-01-15', sunset: '2025-07-15', successor: 'v2' } } });
+    sunset = await startExtraService({}, undefined, { versionDeprecations: SUNSET });
     base = sunset.url;
   });
   after(() => sunset?.close());
@@ -51,11 +72,15 @@ describe('a sunset version breaks nothing else', function () {
     // suite's client checks against: read as it is sent.
     const gone = await fetch(`${base}/cl/v1/wallets`, { headers: { authorization: `Bearer ${onV1}` } });
     expect(gone.status).to.equal(410);
-    expect(await gone.json()).to.deep.include({ code: 'GONE', sunset: '2025-07-15', successor: 'v2' });
+    const problem = await gone.json();
+    expect(problem).to.deep.include({ code: 'GONE', sunset: '2025-07-15', successor: 'v2' });
+    expect(goneProblem('/wallets', problem), 'the 410 as sunset v1 documents it').to.equal(null);
     expect(gone.headers.get('sunset')).to.equal('Tue, 15 Jul 2025 00:00:00 GMT');
     const moved = await get('/cl/v1/wallets', { token: onV1, baseUrl: base, headers: { 'X-API-Version': 'v2' } });
     expect(moved.status, 'the header wins').to.equal(200);
     // The platform's requests without the header are at the default version, v1 here: gone too.
-    expect((await fetch(`${base}/cl/v1/businesses`, { headers: { authorization: `Bearer ${platform}` } })).status).to.equal(410);
+    const platformGone = await fetch(`${base}/cl/v1/businesses`, { headers: { authorization: `Bearer ${platform}` } });
+    expect(platformGone.status).to.equal(410);
+    expect(goneProblem('/businesses', await platformGone.json())).to.equal(null);
   });
 });
