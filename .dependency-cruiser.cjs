@@ -3,8 +3,9 @@
  * Layers point down only:
  *   handlers (the contract seam, one folder per document) and http, wired together
  *     by src/server.ts
- *   → capabilities, side by side: businesses, customers, payouts, cards, webhooks.
- *     A capability imports no other capability: what two of them share lives below.
+ *   → the capabilities that serve the parties, side by side: payouts, cards, webhooks.
+ *     None imports another: what two of them share lives below.
+ *   → the parties, side by side: businesses and customers. They import no capability.
  *   → the shared layers below them: ledger, providers, kernel, jobs, db. They import
  *     no capability, no http and no handlers; the kernel also imports neither the
  *     ledger nor the providers (it declares an interface where it needs one, and a
@@ -13,7 +14,8 @@
  * configuration), src/log.ts and src/paths.ts may be imported by any layer, and
  * import only the kernel and db.
  */
-const CAPABILITY_NAMES = ['businesses', 'customers', 'payouts', 'cards', 'webhooks'];
+const PARTY_NAMES = ['businesses', 'customers'];
+const CAPABILITY_NAMES = ['payouts', 'cards', 'webhooks', ...PARTY_NAMES];
 const BELOW = '^src/(ledger|providers|kernel|jobs|db)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -29,8 +31,15 @@ module.exports = {
     {
       name: 'capabilities-side-by-side',
       severity: 'error',
-      comment: 'A capability imports no other capability: shared code lives in the ledger, providers, kernel, jobs or db.',
-      from: { path: `^src/(${CAPABILITY_NAMES.join('|')})/` },
+      comment: 'Payouts, cards and webhooks import none of each other: shared code lives below them (the parties, the ledger, providers, kernel, jobs or db).',
+      from: { path: '^src/(payouts|cards|webhooks)/' },
+      to: { path: '^src/(payouts|cards|webhooks)/', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'parties-below-capabilities',
+      severity: 'error',
+      comment: 'Businesses and customers import no capability, nor each other: payouts, cards and webhooks stand on them.',
+      from: { path: `^src/(${PARTY_NAMES.join('|')})/` },
       to: { path: `^src/(${CAPABILITY_NAMES.join('|')})/`, pathNot: '^src/$1/' },
     },
     {

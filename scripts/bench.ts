@@ -12,7 +12,7 @@
  *    phase, to show where the peak falls.
  * 3. The service's own targets (peak RSS, start-up), the ledger checked afterwards
  *    (balanced transactions, balances = entries, money conserved, no wallet below zero),
- *    and the table of targets.
+ *    and the table of targets, printed and written to docs/benchmark-results.md.
  *
  * `ONLY=citus` runs the service on a Citus cluster beside one PostgreSQL 15 instead
  * (bench/citus.ts). Exits 1 when a target is missed or the ledger check fails.
@@ -21,7 +21,7 @@ import { runBulkScenarios } from './bench/bulkScenarios.js';
 import { startBench, type BenchContext } from './bench/context.js';
 import { runGrowth } from './bench/growthScenario.js';
 import { KNOBS } from './bench/knobs.js';
-import { printChecks, printTable, type Check } from './bench/print.js';
+import { printChecks, printTable, writeResults, type Check } from './bench/print.js';
 import { peakRssMiB } from './bench/processes.js';
 import { checkLedger } from './bench/seed.js';
 import { runSingleScenarios } from './bench/single.js';
@@ -43,7 +43,8 @@ function printMemory(ctx: BenchContext): void {
 let ctx: BenchContext | undefined;
 let failed = true;
 try {
-  console.log(`wallet-service benchmark: ${KNOBS.connections} connections, ${KNOBS.wallets} wallets, ${KNOBS.warmup} s warm-up + ${KNOBS.seconds} s per run, pool ${KNOBS.poolSize}`);
+  const settings = `${KNOBS.connections} connections, ${KNOBS.wallets} wallets, ${KNOBS.warmup} s warm-up + ${KNOBS.seconds} s per run, pool ${KNOBS.poolSize}${KNOBS.only ? `, only ${KNOBS.only.join(', ')}` : ', every scenario'}`;
+  console.log(`wallet-service benchmark: ${settings}`);
   ctx = await startBench();
   const checks: Check[] = [];
   for (const scenario of [runSingleScenarios, runBulkScenarios, runGrowth]) checks.push(...(await scenario(ctx)));
@@ -61,7 +62,9 @@ try {
   const missed = printChecks(checks);
   const ledger = await checkLedger(ctx.databaseUrl, ctx.seed.businessId);
   console.log(`\nledger check (${ledger.transactions} transactions): ${ledger.problems.length ? ledger.problems.join('; ') : 'balanced, balances and last entry times = entries, money conserved, no wallet below 0.00'}`);
-  console.log(missed ? `${missed} target(s) missed` : 'every target met');
+  const verdict = missed ? `${missed} target(s) missed` : 'every target met';
+  console.log(verdict);
+  writeResults(checks, settings, [`Ledger check (${ledger.transactions} transactions): ${ledger.problems.length ? ledger.problems.join('; ') : 'balanced, money conserved'}. ${verdict}.`]);
   failed = missed > 0 || ledger.problems.length > 0;
 } catch (err) {
   console.error(err);

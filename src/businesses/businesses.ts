@@ -112,6 +112,24 @@ export async function businessApiVersion(db: Knex, id: string): Promise<ApiVersi
   return version;
 }
 
+/** What the capabilities above a business read of it: its currency (ISO 4217) and its default API version, read now (no cache). */
+export interface BusinessSettings {
+  currency: string;
+  api_version: ApiVersion;
+}
+
+/**
+ * The settings of business `id`, read in `db` (a transaction when the caller's decision
+ * depends on them). Payouts and webhooks read a business through this function, not from
+ * its table (src/db/tableOwners.ts). Throws a plain Error for a business that is not there:
+ * its callers act for an authenticated business.
+ */
+export async function businessSettings(db: Knex, id: string): Promise<BusinessSettings> {
+  const row = await db('businesses').where({ id }).first('currency', 'api_version');
+  if (!row) throw new Error(`business ${id} is not there`);
+  return row;
+}
+
 /**
  * A page of all businesses, newest first: the platform's list, a read across businesses
  * (each business's operational account is on its own node: docs/scale-out.md).

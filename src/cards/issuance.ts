@@ -18,6 +18,7 @@ import { smsDelivery, type FlowEnv } from '../kernel/otp/flowEnv.js';
 import type { Locale } from '../kernel/otp/messages.js';
 import { assertOtpFormat, assertOtpOperationOpen, getOtpOperation, issueOtp, resendOtp, type IssueRequest } from '../kernel/otp/otp.js';
 import { expireRowIfDue, moveRow } from '../kernel/stateMachine.js';
+import { customerContact, customerStanding } from '../customers/contact.js';
 
 type Schemas = components['schemas'];
 export type CardIssuanceView = Schemas['CardIssuance'];
@@ -101,7 +102,7 @@ export async function issueCard(env: FlowEnv, key: string, req: Schemas['CardIss
   return env.db.transaction(async (trx) => {
     const earlier: IssuanceRow | undefined = await existing(trx);
     if (earlier) return { created: false, issuance: await toView(trx, sameRequest(earlier, wanted)) };
-    const customer = await trx('customers').where({ id: req.customer_id, business_id: env.businessId }).first('id', 'status', 'wallet_id');
+    const customer = await customerStanding(trx, env.businessId, req.customer_id);
     if (!customer) throw new AppError('CUSTOMER_NOT_FOUND', `No customer ${req.customer_id} for this business.`);
     if (customer.status !== 'ACTIVE') throw new AppError('CUSTOMER_NOT_ACTIVE', `The customer is ${customer.status}; cards are issued to ACTIVE customers only.`);
     const wallet = await trx('accounts').where({ id: customer.wallet_id, business_id: env.businessId }).first('status');
@@ -144,7 +145,7 @@ export async function completeCardIssuance(env: FlowEnv, id: string, req: { loca
   return env.db.transaction(async (trx) => {
     const row = await issuanceRow(trx, env.businessId, id, true);
     cardIssuanceMachine.next(row.status, 'COMPLETE');
-    const customer = await trx('customers').where({ id: row.customer_id, business_id: row.business_id }).first('mobile_number', 'locale');
+    const customer = await customerContact(trx, row.business_id, row.customer_id);
     const send: IssueRequest = {
       businessId: env.businessId,
       purpose: 'CARD_ISSUANCE',
@@ -176,7 +177,7 @@ export async function verifyCardIssuanceOtp(env: CardEnv, id: string, code: stri
     if (!row.otp_operation_id) throw new AppError('OTP_OPERATION_NOT_FOUND', 'No code was asked for this card issuance yet; call completeCardIssuance first.');
     await assertOtpOperationOpen(trx, env.businessId, row.otp_operation_id);
     cardIssuanceMachine.next(row.status, 'VERIFY_OTP');
-    const customer = await trx('customers').where({ id: row.customer_id, business_id: row.business_id }).first('mobile_number');
+    const customer = await customerContact(trx, row.business_id, row.customer_id);
     const result = await verifyCardOtp(trx, env, { operationId: row.otp_operation_id, code, now, customerMobileNumber: customer.mobile_number });
     if (result.result !== 'VERIFIED') return { outcome: result, view: undefined };
     const card = await createCard(trx, env.cardKeys, row, now);

@@ -16,6 +16,7 @@ import { businessNow } from '../kernel/clock.js';
 import { smsDelivery, type FlowEnv } from '../kernel/otp/flowEnv.js';
 import type { Locale } from '../kernel/otp/messages.js';
 import { assertOtpFormat, assertOtpOperationOpen, issueOtp } from '../kernel/otp/otp.js';
+import { customerContact } from '../customers/contact.js';
 
 type Schemas = components['schemas'];
 
@@ -35,7 +36,7 @@ export async function displayCardSensitiveData(env: FlowEnv, cardId: string, req
   return env.db.transaction(async (trx) => {
     const card = await cardRow(trx, env.businessId, cardId);
     assertActive(card);
-    const customer = await trx('customers').where({ id: card.customer_id, business_id: card.business_id }).first('mobile_number', 'locale');
+    const customer = await customerContact(trx, card.business_id, card.customer_id);
     const otpId = await issueOtp(trx, env.otpKey, {
       businessId: env.businessId,
       purpose: PURPOSE,
@@ -68,7 +69,7 @@ export async function verifyDisplaySensitiveDataOtp(env: CardEnv, req: Schemas['
     const card = await cardRow(trx, env.businessId, session.card_id, true);
     await assertOtpOperationOpen(trx, env.businessId, session.otp_operation_id);
     assertActive(card);
-    const customer = await trx('customers').where({ id: card.customer_id, business_id: card.business_id }).first('mobile_number');
+    const customer = await customerContact(trx, card.business_id, card.customer_id);
     const result = await verifyCardOtp(trx, env, { operationId: session.otp_operation_id, code: req.otp, now, customerMobileNumber: customer.mobile_number });
     if (result.result !== 'VERIFIED') return { outcome: result, data: undefined };
     const open = (field: 'pan' | 'cvv' | 'pin', sealed: string, keyVersion: number) => openCardValue(env.cardKeys, card.id, field, { sealed, keyVersion });

@@ -22,6 +22,7 @@ import { businessNow } from '../kernel/clock.js';
 import { smsDelivery } from '../kernel/otp/flowEnv.js';
 import type { Locale } from '../kernel/otp/messages.js';
 import { assertOtpFormat, getOtpOperation, issueOtp, type OtpPolicy } from '../kernel/otp/otp.js';
+import { customerContact } from '../customers/contact.js';
 
 type Schemas = components['schemas'];
 export type CardStepPurpose = 'SET_PIN' | 'ACTIVATION' | 'CONVERSION' | 'REPLACEMENT';
@@ -74,7 +75,7 @@ export async function startCardStep(env: CardEnv, cardId: string, purpose: CardS
   return env.db.transaction(async (trx) => {
     const card = await cardRow(trx, env.businessId, cardId, true);
     cardMachine.next(card.status, stepEvent(card, purpose, req.reason));
-    const customer = await trx('customers').where({ id: card.customer_id, business_id: card.business_id }).first('mobile_number', 'locale');
+    const customer = await customerContact(trx, card.business_id, card.customer_id);
     const otpId = await issueOtp(trx, env.otpKey, {
       businessId: env.businessId,
       purpose: `CARD_${purpose}`,
@@ -150,7 +151,7 @@ export async function verifyCardStep(env: CardEnv, cardId: string, purpose: Card
     // Only a pending code is worth the card check: a spent one answers its own status.
     const event = () => stepEvent(row, purpose, session.reason);
     if (operation?.status === 'PENDING') cardMachine.next(row.status, event());
-    const customer = await trx('customers').where({ id: row.customer_id, business_id: row.business_id }).first('mobile_number');
+    const customer = await customerContact(trx, row.business_id, row.customer_id);
     const result = await verifyCardOtp(trx, env, { operationId: session.otp_operation_id, code: otp, now, customerMobileNumber: customer.mobile_number });
     if (result.result !== 'VERIFIED') return { outcome: result, card: undefined };
     return { outcome: result, card: await applyStep(env, trx, row, session, event(), now) };

@@ -23,6 +23,7 @@ import { businessNow } from '../kernel/clock.js';
 import { smsDelivery, type FlowEnv } from '../kernel/otp/flowEnv.js';
 import { failOtpOperation, issueOtp, verifyOtp, type OtpPolicy } from '../kernel/otp/otp.js';
 import { stateMachine } from '../kernel/stateMachine.js';
+import { customerContact } from '../customers/contact.js';
 
 type Schemas = components['schemas'];
 type RequestView = Schemas['ActivationCodeRequest'];
@@ -102,7 +103,7 @@ export async function createActivationCodeRequest(env: FlowEnv, req: Schemas['Ac
   return env.db.transaction(async (trx) => {
     const card = await cardRow(trx, env.businessId, req.card_id);
     if (card.status !== 'ACTIVE') throw new AppError('INVALID_CARD_STATUS', `The card is ${card.status}; only an ACTIVE card is tokenized.`);
-    const customer = await trx('customers').where({ id: card.customer_id, business_id: card.business_id }).first('mobile_number', 'locale');
+    const customer = await customerContact(trx, card.business_id, card.customer_id);
     const otpId = await issueOtp(trx, env.otpKey, {
       businessId: env.businessId,
       purpose: 'TOKENIZATION_ACTIVATION',

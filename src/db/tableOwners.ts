@@ -32,8 +32,12 @@ export type Room =
  * and the rooms of lower floors; rooms on one floor are side by side (neither reads the
  * other's tables).
  *
- * - 5: handlers and http, the top (handlers import http, nothing imports either);
- * - 4: the capabilities, side by side (none imports another);
+ * - 6: handlers and http, the top (handlers import http, nothing imports either);
+ * - 5: the capabilities that serve a customer or a business: payouts, cards and webhooks,
+ *   side by side (none imports another);
+ * - 4: the parties they serve, businesses and customers, side by side: payouts and cards
+ *   find a customer through the customers' face (src/customers/contact.ts and
+ *   customer_by_identifier), and payouts and webhooks read a business's settings;
  * - 3: ledger and providers (they import the kernel and db, no capability);
  * - 2: kernel (it imports neither the ledger nor the providers, and does import jobs: the
  *   JobQueue type of src/kernel/services.ts);
@@ -41,13 +45,13 @@ export type Room =
  * - 0: db.
  */
 export const ROOM_FLOORS: Readonly<Record<Room, number>> = {
-  handlers: 5,
-  http: 5,
+  handlers: 6,
+  http: 6,
+  payouts: 5,
+  cards: 5,
+  webhooks: 5,
   businesses: 4,
   customers: 4,
-  payouts: 4,
-  cards: 4,
-  webhooks: 4,
   ledger: 3,
   providers: 3,
   kernel: 2,

@@ -25,6 +25,7 @@ import type { JobQueue } from '../jobs/queue.js';
 import { backgroundTransaction } from '../kernel/scheduling/background.js';
 import { inBusinessTurn } from '../kernel/scheduling/turns.js';
 import { PAYOUT_ACCOUNTS_TURN, PAYOUT_QUEUE, payoutJobs } from './processing.js';
+import { businessSettings } from '../businesses/businesses.js';
 
 type Schemas = components['schemas'];
 type Item = Schemas['BulkPayoutItemInput'];
@@ -174,7 +175,7 @@ export async function createBulkPayout(
       if (earlier.request_hash !== hash) throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This idempotency-key was used with a different bulk payout request.');
       return { replayed: true, bulk: createdView(earlier) };
     }
-    const { currency } = await trx('businesses').where({ id: businessId }).first('currency');
+    const { currency } = await businessSettings(trx, businessId);
     const submissions: string[] = [];
     const rows = await createItems(trx, businessId, req.items, submissions);
     await insertItems(trx, businessId, id, currency, rows);

@@ -50,7 +50,7 @@ export async function payoutCreation(
 }
 
 /**
- * A payout's request as the payout SQL reads it (payout_create, payout_receiver): seed E4's
+ * A payout's request as the payout SQL reads it (payout_create, customer_by_identifier): seed E4's
  * body, its receiver named `customer_id`, `walletAccountNumber` or `mobileNumber` (the
  * documents name the last two in snake_case from v4; the handler maps them).
  */

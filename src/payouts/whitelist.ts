@@ -43,9 +43,9 @@ function toEntry(row: EntryRow): Entry {
   };
 }
 
-/** The customer id `input` names (the ledger's `payout_receiver`); 404 CUSTOMER_NOT_FOUND. */
+/** The customer id `input` names (the customers' `customer_by_identifier`); 404 CUSTOMER_NOT_FOUND. */
 async function receiverOf(trx: Knex, businessId: string, input: EntryInput): Promise<string> {
-  const { rows } = await trx.raw('SELECT (payout_receiver(?::uuid, ?::jsonb)).id AS id', [businessId, JSON.stringify(input)]);
+  const { rows } = await trx.raw('SELECT (customer_by_identifier(?::uuid, ?::jsonb)).id AS id', [businessId, JSON.stringify(input)]);
   if (!rows[0].id) {
     const [name, value] = Object.entries(input)[0] as [string, string];
     throw new AppError('CUSTOMER_NOT_FOUND', `No customer with ${name} ${value} for this business.`);

@@ -26,6 +26,7 @@ import { DELIVERY_QUEUE, type DeliveryJob } from './deliveryJobs.js';
 import { endpointSecret, newEndpointSecret, sealEndpointSecret, sealPreviousSecret, type StoredSecret } from './secrets.js';
 import { checkRegistrationUrl, type UrlPolicy } from './urlPolicy.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
+import { businessSettings } from '../businesses/businesses.js';
 
 type Schemas = components['schemas'];
 export type WebhookEndpointView = Schemas['WebhookEndpoint'];
@@ -97,7 +98,7 @@ export async function createWebhookEndpoint(
   const id = randomUUID();
   // The business's default version unless the registration names one (Stripe's rule), read
   // first: a subquery inside VALUES is a statement Citus cannot route to one shard.
-  const apiVersion = req.api_version ?? ((await db('businesses').where({ id: businessId }).first('api_version')) as { api_version: string }).api_version;
+  const apiVersion = req.api_version ?? (await businessSettings(db, businessId)).api_version;
   await db('webhook_endpoints').insert({
     id,
     business_id: businessId,

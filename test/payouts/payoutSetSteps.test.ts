@@ -154,7 +154,7 @@ describe('payouts stepped set-wise', function () {
     const sixty = await rolledBack(id, createdSetWise(id, items(60)));
     expect((sixty.result as any[]).every((r) => r.payout)).to.equal(true);
     expect(sixty.writes.payouts).to.have.length(60);
-    // payout_receiver, one index lookup per item; every other statement once per batch.
+    // customer_by_identifier, one index lookup per item; every other statement once per batch.
     expect(sixty.statements - five.statements).to.equal(55);
   });
 

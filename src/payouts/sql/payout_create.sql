@@ -3,7 +3,7 @@
 -- `payout.pending` event, in the caller's transaction. Money is always in exactly
 -- one place: on the payout account, in transit, or (once the payout completes,
 -- payout_move) on the customer's wallet.
--- Request: the E4 body {payout_amount, one receiver identifier (payout_receiver),
+-- Request: the E4 body {payout_amount, one receiver identifier (customer_by_identifier),
 -- payout_purpose?, external_reference?}.
 --
 -- Refusals, in this order, all before the first write: VALIDATION_ERROR
@@ -15,7 +15,7 @@
 -- The posting adds {payout: {id, created_at, customer_id}}.
 --
 -- payout_create_refusal is that order of refusals, decided from the request r and what the
--- caller read of its receiver (payout_receiver: the customer's id, status and wallet, all
+-- caller read of its receiver (customer_by_identifier: the customer's id, status and wallet, all
 -- NULL when the request names none that exists) and of the business's whitelist
 -- (p_unlisted: the business enforces its whitelist and the receiver is not on it); NULL
 -- when none applies. It reads no table, so payout_create (one payout) and payout_create_set
@@ -26,9 +26,9 @@ RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT CASE
     WHEN ledger_amount_problem(r->>'payout_amount') IS NOT NULL THEN
       ledger_refusal('VALIDATION_ERROR', ledger_amount_problem(r->>'payout_amount'), '/payout_amount')
-    WHEN payout_receiver_count(r) <> 1 THEN
+    WHEN customer_identifier_count(r) <> 1 THEN
       ledger_refusal('VALIDATION_ERROR',
-        format('exactly one of customer_id, walletAccountNumber and mobileNumber must be present (%s given)', payout_receiver_count(r)),
+        format('exactly one of customer_id, walletAccountNumber and mobileNumber must be present (%s given)', customer_identifier_count(r)),
         '/customer_id')
     WHEN p_customer IS NULL THEN
       ledger_refusal('CUSTOMER_NOT_FOUND', format('No customer with %s %s for this business.',
@@ -52,8 +52,8 @@ DECLARE
   posting jsonb;
   p payouts;
 BEGIN
-  IF ledger_amount_problem(r->>'payout_amount') IS NULL AND payout_receiver_count(r) = 1 THEN
-    receiver := payout_receiver(p_business, r);
+  IF ledger_amount_problem(r->>'payout_amount') IS NULL AND customer_identifier_count(r) = 1 THEN
+    receiver := customer_by_identifier(p_business, r);
     unlisted := coalesce((SELECT whitelist_enforced FROM payout_settings WHERE business_id = p_business), false)
                 AND NOT EXISTS (SELECT 1 FROM payout_whitelist_entries w WHERE w.business_id = p_business AND w.customer_id = receiver.id);
   END IF;
@@ -85,8 +85,8 @@ AS $$
 DECLARE
   result jsonb := payout_create(p_business, r);
 BEGIN
-  IF result->'refusal' IS NOT NULL AND payout_receiver_count(r) = 1 THEN
-    RETURN result || jsonb_build_object('customer_id', (payout_receiver(p_business, r)).id);
+  IF result->'refusal' IS NOT NULL AND customer_identifier_count(r) = 1 THEN
+    RETURN result || jsonb_build_object('customer_id', (customer_by_identifier(p_business, r)).id);
   END IF;
   RETURN result;
 END $$;

@@ -2,7 +2,7 @@
 -- payout_create creates one payout (its refusal by payout_create_refusal, or its ledger
 -- transaction, its `payouts` row and its `payout.pending` event), by a fixed number of
 -- statements whatever the number of items, but for one lookup of each item's receiver
--- (payout_receiver, one statement by the index its identifier names); NULL, having written
+-- (customer_by_identifier, one statement by the index its identifier names); NULL, having written
 -- nothing, when the ledger would refuse one of the accepted items (the payout account's funds
 -- run out part-way), and the items are then created one by one (payout_create_item), which
 -- decides where.
@@ -13,7 +13,7 @@
 -- `customer_id` the item names when it names exactly one that exists).
 --
 -- The statements:
---   1. each item's receiver (payout_receiver), whitelist standing and refusal, and the
+--   1. each item's receiver (customer_by_identifier), whitelist standing and refusal, and the
 --      wallet's account number its event shows, into arrays;
 --   2. the accepted items' postings (ledger_move_set, their sides named as payout_create's
 --      ledger_post names them);
@@ -36,10 +36,10 @@ BEGIN
            payout_create_refusal(i.r, c.id, c.status, c.wallet_id,
              enforced AND NOT EXISTS (SELECT 1 FROM payout_whitelist_entries w WHERE w.business_id = p_business AND w.customer_id = c.id)) AS refusal
       FROM jsonb_array_elements(p_items) WITH ORDINALITY i(r, n)
-      CROSS JOIN LATERAL payout_receiver(p_business, i.r) c
+      CROSS JOIN LATERAL customer_by_identifier(p_business, i.r) c
   )
   SELECT array_agg(x.r ORDER BY x.n), array_agg(x.refusal ORDER BY x.n),
-         array_agg(CASE WHEN payout_receiver_count(x.r) = 1 THEN x.id END ORDER BY x.n),
+         array_agg(CASE WHEN customer_identifier_count(x.r) = 1 THEN x.id END ORDER BY x.n),
          array_agg(x.n ORDER BY x.n) FILTER (WHERE x.refusal IS NULL),
          array_agg(x.r ORDER BY x.n) FILTER (WHERE x.refusal IS NULL),
          array_agg(x.id ORDER BY x.n) FILTER (WHERE x.refusal IS NULL),
@@ -79,7 +79,7 @@ BEGIN
      ORDER BY u.k;
   END IF;
   -- 5. The results, in item order: payout_create_item's.
-  RETURN (SELECT jsonb_agg(coalesce(a.result, u.refusal || CASE WHEN payout_receiver_count(u.r) = 1
+  RETURN (SELECT jsonb_agg(coalesce(a.result, u.refusal || CASE WHEN customer_identifier_count(u.r) = 1
                                                                 THEN jsonb_build_object('customer_id', u.named) ELSE '{}' END)
                            ORDER BY u.n)
             FROM ROWS FROM (unnest(requests), unnest(refusals), unnest(named)) WITH ORDINALITY u(r, refusal, named, n)

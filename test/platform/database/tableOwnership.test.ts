@@ -48,18 +48,6 @@ const KNOWN_SIDEWAYS: readonly Sideways[] = [
   // the kernel's metrics, instead of the kernel reading outbox_pending.
   { room: 'kernel', table: 'outbox_pending', kind: 'read', file: 'src/kernel/metrics/metrics.ts' },
 
-  // Customers below cards and payouts, with a face: the customer's status, mobile number and
-  // wallet read through the customers' functions instead of their table.
-  { room: 'cards', table: 'customers', kind: 'read', file: 'src/cards/issuance.ts' },
-  { room: 'cards', table: 'customers', kind: 'read', file: 'src/cards/sensitiveData.ts' },
-  { room: 'cards', table: 'customers', kind: 'read', file: 'src/cards/steps.ts' },
-  { room: 'cards', table: 'customers', kind: 'read', file: 'src/cards/tokenization.ts' },
-  { room: 'payouts', table: 'customers', kind: 'read', file: 'src/payouts/sql/payout_receiver.sql' },
-  { room: 'payouts', table: 'customers', kind: 'read', file: 'src/payouts/sql/payout_create.sql' }, // `receiver customers;`, the row payout_receiver returns
-  { room: 'payouts', table: 'customers', kind: 'read', file: 'src/payouts/sql/payout_move.sql' },
-  { room: 'payouts', table: 'customers', kind: 'read', file: 'src/payouts/sql/payout_move_set.sql' },
-  { room: 'payouts', table: 'customers', kind: 'read', file: 'src/payouts/whitelist.ts' },
-
   // The kernel owns idempotency_keys: ledger_move_set claims a batch's keys through the
   // kernel's idempotency functions (src/kernel/sql/) instead of inserting them.
   { room: 'ledger', table: 'idempotency_keys', kind: 'write', file: 'src/ledger/sql/ledger_move_set.sql' },
@@ -68,11 +56,6 @@ const KNOWN_SIDEWAYS: readonly Sideways[] = [
   // instead of looking it up in businesses, a table of a higher floor.
   { room: 'kernel', table: 'businesses', kind: 'read', file: 'src/kernel/sql/idempotency_begin.sql' },
   { room: 'kernel', table: 'businesses', kind: 'read', file: 'src/kernel/sql/idempotency_store.sql' },
-
-  // Businesses below payouts and webhooks, with a face: the business's currency and default
-  // API version read through the businesses' functions instead of their table.
-  { room: 'payouts', table: 'businesses', kind: 'read', file: 'src/payouts/bulk.ts' },
-  { room: 'webhooks', table: 'businesses', kind: 'read', file: 'src/webhooks/endpoints.ts' },
 ];
 
 /** The rooms of src/ with their floors, as a lookup that also answers for a folder that is no room. */

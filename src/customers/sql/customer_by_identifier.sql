@@ -1,18 +1,19 @@
--- Who a payout request pays. A request names its receiver by exactly one of
--- `customer_id`, `walletAccountNumber` and `mobileNumber`; payout_receiver_count
--- says how many it gives (payout_create refuses anything but one), and
--- payout_receiver finds the customer of business p_business it names: the
--- ACTIVE one first (a mobile number may have belonged to earlier customers),
--- then the newest; NULL when there is none. createPayout, each bulk payout item
--- and the whitelist's additions find receivers through these two.
-CREATE OR REPLACE FUNCTION payout_receiver_count(r jsonb) RETURNS int LANGUAGE sql IMMUTABLE AS $$
+-- The customers' face in SQL: a customer of business p_business named by exactly one
+-- identifier of r, `customer_id`, `walletAccountNumber` (the number of the customer's
+-- wallet) or `mobileNumber` (the seed's payout receiver and whitelist entry shapes);
+-- customer_identifier_count says how many r gives (a caller refuses anything but one).
+-- By wallet number or mobile number, the ACTIVE customer comes first (a mobile number
+-- may have belonged to earlier customers), then the newest; NULL when there is none.
+-- Payouts (createPayout, each bulk payout item, the whitelist's additions) find their
+-- receivers through it.
+CREATE OR REPLACE FUNCTION customer_identifier_count(r jsonb) RETURNS int LANGUAGE sql IMMUTABLE AS $$
   SELECT jsonb_exists(r, 'customer_id')::int + jsonb_exists(r, 'walletAccountNumber')::int + jsonb_exists(r, 'mobileNumber')::int
 $$;
 
 -- One statement per kind of identifier, each served by its own index (customers' primary
 -- key, accounts' account number, customers' (business_id, mobile_number)): a single
 -- statement choosing its condition per row would read every customer of the business.
-CREATE OR REPLACE FUNCTION payout_receiver(p_business uuid, r jsonb) RETURNS customers LANGUAGE plpgsql STABLE
+CREATE OR REPLACE FUNCTION customer_by_identifier(p_business uuid, r jsonb) RETURNS customers LANGUAGE plpgsql STABLE
   SET enable_seqscan = off
 AS $$
 DECLARE
