@@ -50,13 +50,16 @@ export function newClientSecret(): string {
 
 /**
  * Registers a client. `clientId` and `secret` default to random values.
- * Returns the credentials; the secret is not retrievable afterwards.
+ * Returns the credentials; the secret is not retrievable afterwards. A client id is never a
+ * uuid (throws an Error for one): an Idempotency-Key scoped to a uuid is a business's
+ * (src/kernel/sql/idempotency_owner.sql).
  */
 export async function createClient(
   db: Knex,
   args: { kind: Principal['kind']; businessId: string | null; clientId?: string; secret?: string },
 ): Promise<{ client_id: string; client_secret: string }> {
   const clientId = args.clientId ?? `bus_${randomBytes(12).toString('hex')}`;
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(clientId)) throw new Error(`a client id is never a uuid: ${clientId}`);
   const secret = args.secret ?? newClientSecret();
   await db('api_clients').insert({
     id: randomUUID(),

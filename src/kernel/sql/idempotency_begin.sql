@@ -9,7 +9,7 @@
 -- another one in flight. The response is returned as it was kept: a completed
 -- movement is kept as {transaction_id}, which the ledger turns back into its posting
 -- for a replay (ledger_move_keyed), so that this function names no capability.
--- The row is read under its business (the scope's, as idempotency_store derives it;
+-- The row is read under its business (the scope's: idempotency_owner;
 -- the nil UUID for the platform's keys): distributed by business, on that node only.
 --
 -- PostgreSQL releases a committed transaction's locks one by one, so a duplicate
@@ -24,7 +24,7 @@ AS $$
 DECLARE
   taken text := idempotency_lock(p_scope, p_key, p_hash);
   held idempotency_keys;
-  owner uuid := coalesce((SELECT id FROM businesses WHERE id = request_uuid(p_scope)), '00000000-0000-0000-0000-000000000000');
+  owner uuid := idempotency_owner(p_scope);
 BEGIN
   IF taken = 'REQUEST' THEN
     RETURN jsonb_build_object('request_hash', p_hash, 'state', 'IN_PROGRESS');

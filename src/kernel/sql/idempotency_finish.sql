@@ -25,3 +25,20 @@ BEGIN
         response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
         created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at;
 END $$;
+
+-- The set form, for a batch whose keys are all new: idempotency_lock took each of them in
+-- this transaction and none has a row (ledger_move_set checks both). Stores each key's
+-- response as COMPLETED under business p_business, kept its TTL (seconds); the arrays are
+-- parallel, one element per movement, and a NULL scope is a movement without a key. A
+-- plain INSERT: a key's row that exists after all is a broken invariant, and raises.
+CREATE OR REPLACE FUNCTION idempotency_finish_set(
+  p_business uuid, p_scopes text[], p_keys text[], p_hashes text[], p_ttls int[], p_responses jsonb[]
+) RETURNS void LANGUAGE plpgsql
+  SET enable_seqscan = off
+AS $$
+BEGIN
+  INSERT INTO idempotency_keys (id, scope, key, business_id, request_hash, state, response_body, expires_at)
+  SELECT gen_random_uuid(), u.scope, u.key, p_business, u.hash, 'COMPLETED', u.response, now() + make_interval(secs => u.ttl)
+    FROM unnest(p_scopes, p_keys, p_hashes, p_ttls, p_responses) u(scope, key, hash, ttl, response)
+   WHERE u.scope IS NOT NULL;
+END $$;

@@ -12,7 +12,7 @@ DECLARE
   held jsonb := idempotency_begin(p_scope, p_key, p_hash, p_stale_seconds);
 BEGIN
   IF held IS NULL THEN
-    PERFORM idempotency_finish(p_scope, p_key, p_hash, (SELECT id FROM businesses WHERE id = request_uuid(p_scope)),
+    PERFORM idempotency_finish(p_scope, p_key, p_hash, idempotency_owner(p_scope),
                                p_response, p_ttl_seconds);
   END IF;
   RETURN held;

@@ -149,12 +149,10 @@ BEGIN
     RETURN NULL;
   END IF;
 
-  -- 3. The keys' rows: each movement's outcome kept as ledger_keyed_close keeps it.
-  INSERT INTO idempotency_keys (id, scope, key, business_id, request_hash, state, response_body, expires_at)
-  SELECT gen_random_uuid(), u.scope, u.key, p_business, u.hash, 'COMPLETED', jsonb_build_object('transaction_id', u.id),
-         now() + make_interval(secs => u.ttl)
-    FROM unnest(k_scopes, k_keys, k_hashes, k_ttls, tids) u(scope, key, hash, ttl, id)
-   WHERE u.scope IS NOT NULL;
+  -- 3. The keys' rows, through the kernel: each movement's outcome kept as ledger_keyed_close keeps it.
+  PERFORM idempotency_finish_set(p_business, k_scopes, k_keys, k_hashes, k_ttls,
+                                 (SELECT array_agg(jsonb_build_object('transaction_id', u.id) ORDER BY u.n)
+                                    FROM unnest(tids) WITH ORDINALITY u(id, n)));
   -- 4. The business's own accounts, locked last (the hot rows, which every batch of the business
   -- waits for): their balances and numbers after follow from the locked rows, shifted by what
   -- committed to them since the plan read them, and the batch's time from their last entries.

@@ -47,15 +47,6 @@ const KNOWN_SIDEWAYS: readonly Sideways[] = [
   // The events room below the ledger: the outbox's gauges are the events room's, given to
   // the kernel's metrics, instead of the kernel reading outbox_pending.
   { room: 'kernel', table: 'outbox_pending', kind: 'read', file: 'src/kernel/metrics/metrics.ts' },
-
-  // The kernel owns idempotency_keys: ledger_move_set claims a batch's keys through the
-  // kernel's idempotency functions (src/kernel/sql/) instead of inserting them.
-  { room: 'ledger', table: 'idempotency_keys', kind: 'write', file: 'src/ledger/sql/ledger_move_set.sql' },
-
-  // The kernel's idempotency takes the key's business from its caller (the scope names it)
-  // instead of looking it up in businesses, a table of a higher floor.
-  { room: 'kernel', table: 'businesses', kind: 'read', file: 'src/kernel/sql/idempotency_begin.sql' },
-  { room: 'kernel', table: 'businesses', kind: 'read', file: 'src/kernel/sql/idempotency_store.sql' },
 ];
 
 /** The rooms of src/ with their floors, as a lookup that also answers for a folder that is no room. */
