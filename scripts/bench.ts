@@ -4,7 +4,7 @@
  * reference in the same run, or a time scaled to the machine by it (openapi/DESIGN.md,
  * "Benchmark targets relative to the bare stack"). Settings: scripts/bench/knobs.ts.
  *
- * 1. The service started, timed and seeded, and the reference started (bench/context.ts).
+ * 1. The service started, timed and given its dataset, and the reference started (bench/context.ts).
  * 2. The scenarios, each a module of one shape (run it against the context, print its
  *    tables, return its targets): single requests beside the reference (bench/single.ts),
  *    bulk payouts (bench/bulkScenarios.ts), growth last, since it grows the ledger
@@ -23,7 +23,7 @@ import { runGrowth } from './bench/growthScenario.js';
 import { KNOBS } from './bench/knobs.js';
 import { printChecks, printTable, writeResults, type Check } from './bench/print.js';
 import { peakRssMiB } from './bench/processes.js';
-import { checkLedger } from './bench/seed.js';
+import { checkLedger } from './bench/dataset.js';
 import { runSingleScenarios } from './bench/single.js';
 
 /** The service's own targets (README, "Benchmark"): memory and start-up; the scenarios carry their own. */
@@ -60,7 +60,7 @@ try {
     met: median <= TARGETS.startSeconds,
   });
   const missed = printChecks(checks);
-  const ledger = await checkLedger(ctx.databaseUrl, ctx.seed.businessId);
+  const ledger = await checkLedger(ctx.databaseUrl, ctx.dataset.businessId);
   console.log(`\nledger check (${ledger.transactions} transactions): ${ledger.problems.length ? ledger.problems.join('; ') : 'balanced, balances and last entry times = entries, money conserved, no wallet below 0.00'}`);
   const verdict = missed ? `${missed} target(s) missed` : 'every target met';
   console.log(verdict);

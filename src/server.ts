@@ -1,6 +1,7 @@
 /**
  * Starts the whole service: database (DATABASE_URL, or an embedded PostgreSQL
- * under DATA_DIR), migrations, sandbox seed, and the HTTP server.
+ * under DATA_DIR), migrations, the capabilities' faces (each starts what it runs from its
+ * own settings: the sandbox's demo data, payout processing, the webhooks), and the HTTP server.
  * Used by `npm start` (src/main.ts) and by the tests.
  *
  * The embedded PostgreSQL is started first: it comes up in its own process
@@ -15,11 +16,9 @@ import { PRECOMPILED_API_DIR, RUNNING_COMPILED } from './paths.js';
 import { JobQueue } from './jobs/queue.js';
 import { OutageLog } from './db/unavailable.js';
 import { createLogger, type Logger } from './log.js';
-import { startDispatcher } from './webhooks/dispatcher.js';
-import { startPayoutProcessing } from './payouts/processing.js';
+import type { StartContext, Started } from './kernel/capability.js';
 import { configureBackground } from './kernel/scheduling/background.js';
 import { lowPriorityConnections } from './db/priority.js';
-import { payoutRailOf } from './payouts/rails.js';
 import type { ApiVersion } from './kernel/versioning/apiVersions.js';
 import type { Deprecation } from './http/deprecation.js';
 
@@ -40,6 +39,13 @@ function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
 }
+
+/** The faces of the capabilities that start with the instance, in the order they start (loaded with the HTTP stack). */
+const CAPABILITIES = (): Promise<{ start(ctx: StartContext): Promise<Started> }>[] => [
+  import('./businesses/index.js'),
+  import('./payouts/index.js'),
+  import('./webhooks/index.js'),
+];
 
 /** The `application_name` of the background lane's sessions (what `pg_stat_activity` shows for them). */
 export const BACKGROUND_APPLICATION_NAME = 'wallet-service-background';
@@ -88,24 +94,22 @@ export async function startService(
   starting?.catch(() => undefined); // awaited below: an early failure must not go unhandled meanwhile
   const [
     { connectAndMigrate, openPool },
-    { seedSandbox },
     { jwtKey },
     { createApp },
     { closedLoopOperations },
     { coreOperations },
     { createMetrics },
-    { resealEndpointSecrets, webhookSecretKeys },
     { businessApiVersion },
+    capabilities,
   ] = await Promise.all([
     import('./db/knex.js'),
-    import('./businesses/sandboxSeed.js'),
     import('./kernel/secrets/settings.js'),
     import('./http/app.js'),
     import('./handlers/closedLoop/index.js'),
     import('./handlers/core/index.js'),
     import('./kernel/metrics/metrics.js'),
-    import('./webhooks/secrets.js'),
     import('./businesses/businesses.js'),
+    Promise.all(CAPABILITIES()),
   ]).catch(async (err) => {
     await starting?.then((e) => e.stop(), () => undefined);
     throw err;
@@ -126,15 +130,9 @@ export async function startService(
   // Generic plans for the lane's statements, but on Citus (src/kernel/scheduling/background.ts, GENERIC_PLANS).
   const citus: boolean = (await db.raw('SELECT database_distributed() AS citus')).rows[0].citus;
   configureBackground(db, { concurrency: config.backgroundConcurrency, restRatio: config.backgroundRestRatio, pool: backgroundPool, genericPlans: !citus });
-  if (config.sandbox) await seedSandbox(db);
   const apiDir = opts.apiDir ?? (RUNNING_COMPILED ? PRECOMPILED_API_DIR : undefined);
   const outages = new OutageLog(db, log);
   outages.watch(backgroundPool); // the outbox relay, whose queries end an outage, runs on it
-  // Webhook secrets sealed under an older key are sealed again under the current key.
-  const secretKeys = await webhookSecretKeys(db, config);
-  const resealed = await resealEndpointSecrets(db, secretKeys);
-  if (resealed.resealed) log.info({ resealed: resealed.resealed }, 'webhook endpoint secrets sealed again under the current data key');
-  if (resealed.unreadable) log.warn({ unreadable: resealed.unreadable }, 'webhook endpoint secrets under a data key version not configured: their deliveries fail');
   const jobs = await JobQueue.start({
     databaseUrl,
     db,
@@ -143,20 +141,9 @@ export async function startService(
     pollingIntervalSeconds: config.jobPollingIntervalMs / 1000,
     maintenanceIntervalSeconds: config.jobMaintenanceIntervalSeconds,
   });
-  const dispatcher = await startDispatcher({
-    db,
-    jobs,
-    log,
-    outages,
-    policy: { sandbox: config.sandbox },
-    timeoutMs: config.webhookTimeoutMs,
-    retryScale: config.webhookRetryScale,
-    secretKeys,
-    concurrency: config.webhookConcurrency,
-    disableFailingAfterMs: config.webhookDisableFailingAfterHours * 3_600_000,
-    relayIntervalMs: 500,
-  });
-  await startPayoutProcessing({ db, jobs, rail: payoutRailOf(config, log) });
+  // Each capability's face starts what it runs, from its own settings (src/kernel/capability.ts).
+  const started: Started[] = [];
+  for (const capability of capabilities) started.push(await capability.start({ db, jobs, config, log, outages }));
   const services = { db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db, backgroundPool), jobs };
   const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { apiDir, outages, pinnedVersion: (businessId) => businessApiVersion(db, businessId), versionDeprecations: opts.versionDeprecations });
   const host = opts.host ?? config.host;
@@ -184,7 +171,7 @@ export async function startService(
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const queueStopped = (async () => {
-        await dispatcher.stop();
+        await Promise.all(started.map((s) => s.stop()));
         await jobs.stop(JOBS_STOP_MS);
       })();
       await Promise.all([within(drained, SHUTDOWN_GRACE_MS), within(queueStopped, JOBS_STOP_MS + 1_000)]);

@@ -3,7 +3,7 @@
  * three times with a dead webhook endpoint (unresolvable host, refused connection, no
  * answer) beside the receiver and on another business, its receiver's 3,000 events within
  * the same 10 s; then ten of 1,000 at once, timed to created, every payout COMPLETED and
- * every event delivered. Beside the ten, other traffic (the seed business's getWallet and
+ * every event delivered. Beside the ten, other traffic (the bench business's getWallet and
  * transfers, OTHER_RATE requests a second, an open loop) runs for their whole course; its p99
  * is compared with the same traffic's over OTHER_QUIET_SECONDS on the quiet service just
  * before, after OTHER_WARMUP_SECONDS of it not measured (the database was just checkpointed:
@@ -20,7 +20,7 @@ import { TARGETS_SET_AT_REFERENCE_TRANSFERS } from './context.js';
 import { selected } from './knobs.js';
 import { pacedLoad, type PacedResult } from './load.js';
 import { printTable, times, type Check } from './print.js';
-import { settle } from './seed.js';
+import { waitUntilQuiet } from './dataset.js';
 
 const OTHER_RATE = 100;
 const OTHER_WARMUP_SECONDS = 3;
@@ -63,7 +63,7 @@ export async function runBulkScenarios(ctx: BenchContext): Promise<Check[]> {
   let other: { quiet: PacedResult; during: PacedResult } | undefined;
   for (const [name, bulks, limits, dead] of RUNS.filter(([name]) => selected(name))) {
     const { factor } = await ctx.machine();
-    await settle(ctx.databaseUrl);
+    await waitUntilQuiet(ctx.databaseUrl);
     const alongside = bulks === 10 ? await otherTraffic(ctx, (quiet, during) => (other = { quiet, during })) : undefined;
     // Gives up on a stage well after its target: at 1.2 × the longest target in seconds as scaled, at least 120 s.
     const giveUp = Math.max(120, ...Object.values(limits).filter(Number.isFinite).map((l) => 1.2 * l * factor));

@@ -9,7 +9,7 @@
  *    with `npm start` and distributes the cluster's (`npm run db:distribute`), with
  *    `citus.multi_task_query_log_level = 'error'` for its database as in the Citus suite:
  *    a request whose statement Citus splits over several shards fails, and counts below.
- * 2. Starts the service on each (`npm start`, pool DB_POOL_SIZE) and seeds each through
+ * 2. Starts the service on each (`npm start`, pool DB_POOL_SIZE) and makes the dataset on each through
  *    its API (a business, WALLETS wallets).
  * 3. For transfers between random wallets, funds from the hot operational account and
  *    getWallet: both services in alternating turns (scripts/bench/load.ts), then per
@@ -36,21 +36,21 @@ import { KNOBS } from './knobs.js';
 import { comparePair, type LoadResult, type Target } from './load.js';
 import { cpuMs, postgresCpuMs, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './processes.js';
 import { serviceRequests } from './requests.js';
-import { checkLedger, seedBench, settle } from './seed.js';
+import { checkLedger, createDataset, waitUntilQuiet } from './dataset.js';
 
 const { seconds: SECONDS, warmup: WARMUP, connections: CONNECTIONS, wallets: WALLETS } = KNOBS;
 const POOL_SIZE = String(KNOBS.poolSize);
 /** Statements on several shards a second that the background may send (relay rounds, the sweep, with room). */
 const BACKGROUND_MULTI_SHARD_PER_SECOND = 3;
 
-/** One side of the comparison: its database, its service, its seeded business. */
+/** One side of the comparison: its database, its service, its dataset's business. */
 interface Side {
   name: string;
   url: string;
   dataDirs: string[];
   service: Spawned;
   pid: number;
-  seed: Awaited<ReturnType<typeof seedBench>>;
+  dataset: Awaited<ReturnType<typeof createDataset>>;
 }
 
 async function startSide(name: string, url: string, dataDirs: string[], logDir: string): Promise<Side> {
@@ -59,8 +59,8 @@ async function startSide(name: string, url: string, dataDirs: string[], logDir: 
   const service = spawnServer('npm', ['start', '--silent'], env, port, path.join(logDir, `${name}.log`));
   await waitHealthy(service, 180_000);
   const pid = servicePid(service.child.pid!);
-  const seed = await seedBench(service.url, WALLETS);
-  return { name, url, dataDirs, service, pid, seed };
+  const dataset = await createDataset(service.url, WALLETS);
+  return { name, url, dataDirs, service, pid, dataset };
 }
 
 /** Sums the CPU time of the PostgreSQL clusters in `dirs`. */
@@ -121,12 +121,12 @@ export async function runCitusBench(): Promise<number> {
     sides.push(await startSide('single', singleUrl, [path.join(single.dir, 'single')], dir));
     sides.push(await startSide('citus', citusUrl, nodeDirs, dir));
     const [plain, citus] = sides;
-    // The worker that holds the seeded business: where its statements run.
+    // The worker that holds the bench business: where its statements run.
     const worker = Number(
-      sql(port, `SELECT n.nodeport FROM pg_dist_placement p JOIN pg_dist_node n ON n.groupid = p.groupid WHERE p.shardid = get_shard_id_for_distribution_column('accounts', '${citus.seed.businessId}')`),
+      sql(port, `SELECT n.nodeport FROM pg_dist_placement p JOIN pg_dist_node n ON n.groupid = p.groupid WHERE p.shardid = get_shard_id_for_distribution_column('accounts', '${citus.dataset.businessId}')`),
     );
     const target = (side: Side, build: Target['build']): Target => ({ url: side.service.url, build, cpu: () => ({ server: cpuMs(side.pid), database: databaseCpu(side.dataDirs) }) });
-    const [plainRequests, citusRequests] = [serviceRequests(plain.seed), serviceRequests(citus.seed)];
+    const [plainRequests, citusRequests] = [serviceRequests(plain.dataset), serviceRequests(citus.dataset)];
     const scenarios = [
       { name: 'transfer (random wallets)', plain: plainRequests.transfer, citus: citusRequests.transfer },
       { name: 'fund (hot operational account)', plain: plainRequests.fund, citus: citusRequests.fund },
@@ -135,7 +135,7 @@ export async function runCitusBench(): Promise<number> {
     const where: string[] = [];
     const rows: { name: string; plain: LoadResult; citus: LoadResult; coordinatorShare: number; single: number; multi: number; connections: number; twoPhase: number; seconds: number }[] = [];
     for (const s of scenarios) {
-      await Promise.all([settle(singleUrl), settle(citusUrl)]);
+      await Promise.all([waitUntilQuiet(singleUrl), waitUntilQuiet(citusUrl)]);
       for (const node of [port, port + 1, port + 2, single.port]) sql(node, 'SELECT pg_stat_statements_reset()');
       const before = await counters(citusUrl);
       const [coordinatorBefore, workersBefore] = [databaseCpu(nodeDirs.slice(0, 1)), databaseCpu(nodeDirs.slice(1))];
@@ -170,7 +170,7 @@ export async function runCitusBench(): Promise<number> {
     console.log(where.join('\n'));
     for (const side of sides) {
       // The check's reads may span shards: the suite's setting is off for its connection.
-      const ledger = await checkLedger(`${side.url}?options=${encodeURIComponent('-c citus.multi_task_query_log_level=off')}`, side.seed.businessId);
+      const ledger = await checkLedger(`${side.url}?options=${encodeURIComponent('-c citus.multi_task_query_log_level=off')}`, side.dataset.businessId);
       console.log(`ledger on ${side.name}: ${ledger.transactions} transactions, ${ledger.problems.length === 0 ? 'every invariant holds' : ledger.problems.join('; ')}`);
       if (ledger.problems.length > 0) failed = true;
     }

@@ -1,8 +1,8 @@
 /**
  * What every scenario of `npm run bench` runs against: the service started with `npm start`
- * on a fresh DATA_DIR (first start: initdb, migrations, sandbox seed), then started KNOBS.starts
+ * on a fresh DATA_DIR (first start: initdb, migrations, sandbox demo data), then started KNOBS.starts
  * times more on it, timed spawn → first 200 from /health, the last start staying up (its
- * own process: its peak RSS is its own); a business seeded through the API; the bare
+ * own process: its peak RSS is its own); a business and its wallets made through the API (the bench's dataset); the bare
  * reference (scripts/reference-server.ts) on the service's embedded PostgreSQL with the
  * same pool; the service's memory by phase; and the machine's speed, the reference's
  * transfers a second in this run, which scales the targets in seconds.
@@ -15,8 +15,8 @@ import { freePort } from '../../src/db/embedded.js';
 import { KNOBS } from './knobs.js';
 import { measure, type CpuReading, type LoadRequest, type Target } from './load.js';
 import { cpuMs, MemoryPhases, postgresCpuMs, postgresPort, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './processes.js';
-import { referenceRequests, serviceRequests, type Seeded } from './requests.js';
-import { seedBench } from './seed.js';
+import { referenceRequests, serviceRequests, type Dataset } from './requests.js';
+import { createDataset } from './dataset.js';
 import { prepareStatementStats, referenceDatabaseUrl, REFERENCE_ROLE, statementTime } from './statements.js';
 
 /**
@@ -31,8 +31,8 @@ export interface BenchContext {
   serviceUrl: string;
   servicePid: number;
   databaseUrl: string;
-  seed: Seeded;
-  /** The seeded business's requests to the service and to the reference (./requests.ts). */
+  dataset: Dataset;
+  /** The bench business's requests to the service and to the reference (./requests.ts). */
   requests: { service: ReturnType<typeof serviceRequests>; reference: ReturnType<typeof referenceRequests> };
   startups: number[];
   memory: MemoryPhases;
@@ -68,7 +68,7 @@ async function keepFailures(serviceLog: string): Promise<void> {
   console.log(`the service's ${failed.length} log lines of failed requests, warnings and errors: ${kept}`);
 }
 
-/** Starts the service (timing its starts), seeds it and starts the reference. */
+/** Starts the service (timing its starts), makes its dataset and starts the reference. */
 export async function startBench(): Promise<BenchContext> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-bench-'));
   chmodSync(dataDir, 0o755); // PostgreSQL runs as the `postgres` user when we are root
@@ -102,14 +102,14 @@ export async function startBench(): Promise<BenchContext> {
     const pid = servicePid(service.child.pid!);
     const memory = new MemoryPhases(pid);
     memory.mark('start-up');
-    const seed = await seedBench(service.url, KNOBS.wallets);
-    memory.mark(`seed: ${KNOBS.wallets} wallets`);
+    const dataset = await createDataset(service.url, KNOBS.wallets);
+    memory.mark(`dataset: ${KNOBS.wallets} wallets`);
     const databaseUrl = `postgres://postgres:postgres@127.0.0.1:${postgresPort(pgDataDir)}/wallet`;
     const referencePort = await freePort();
     const reference = spawnServer(process.execPath, ['--import', 'tsx', 'scripts/reference-server.ts'], { DATABASE_URL: referenceDatabaseUrl(databaseUrl), PORT: String(referencePort), DB_POOL_SIZE: String(KNOBS.poolSize) }, referencePort, path.join(dataDir, 'reference.log'));
     servers.push(reference);
     await waitHealthy(reference);
-    const requests = { service: serviceRequests(seed), reference: referenceRequests(seed) };
+    const requests = { service: serviceRequests(dataset), reference: referenceRequests(dataset) };
     statements = statementTime(databaseUrl);
     const referenceStatements = statements.of(REFERENCE_ROLE);
     const serviceStatements = statements.of('postgres');
@@ -125,7 +125,7 @@ export async function startBench(): Promise<BenchContext> {
       serviceUrl: service.url,
       servicePid: pid,
       databaseUrl,
-      seed,
+      dataset,
       requests,
       startups,
       memory,

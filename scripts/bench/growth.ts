@@ -1,6 +1,6 @@
 /**
  * The growth scenario of `npm run bench`: the same requests on two businesses of the same
- * shape, in turns interleaved with each other: the seed business, whose ledger has grown
+ * shape, in turns interleaved with each other: the bench business, whose ledger has grown
  * by GROWTH_TRANSFERS transfers (two entries each; 1,000,000 by default, so at least 2
  * million entries), one wallet (the busy one) in a quarter of them, and a control business
  * with a fresh ledger (its wallets funded, nothing more). Reads that cost the same whatever
@@ -42,7 +42,7 @@ export interface GrowthBusiness {
 export interface GrowthOptions {
   serviceUrl: string;
   databaseUrl: string;
-  /** The business whose ledger grows (the seed business). */
+  /** The business whose ledger grows (the bench business). */
   grown: GrowthBusiness;
   /** The business of the same shape whose ledger stays fresh. */
   fresh: GrowthBusiness;
@@ -53,7 +53,7 @@ export interface GrowthOptions {
   load: { connections: number; seconds: number; warmupSeconds: number };
   cpu: () => CpuReading;
   /** VACUUM ANALYZE and CHECKPOINT (before the measurements). */
-  settle: () => Promise<void>;
+  waitUntilQuiet: () => Promise<void>;
   /** Called after each request kind and after the history, e.g. to note memory. */
   mark?: (phase: string) => void;
 }
@@ -233,7 +233,7 @@ export async function runGrowthScenario(opts: GrowthOptions): Promise<GrowthResu
     };
     const freshKinds = await kindsOf(opts.fresh);
     const grownKinds = await kindsOf(opts.grown);
-    await opts.settle();
+    await opts.waitUntilQuiet();
     const rows: GrowthRow[] = [];
     for (const [i, [name, build]] of freshKinds.entries()) {
       const target = (b: () => LoadRequest) => ({ url: opts.serviceUrl, build: b, cpu: opts.cpu });

@@ -1,6 +1,6 @@
 /**
  * The growth scenario as `npm run bench` runs it (./growth.ts measures it), last since it
- * leaves the ledger millions of entries larger: the seed business grown by
+ * leaves the ledger millions of entries larger: the bench business grown by
  * KNOBS.growthTransfers transfers beside a business of the same shape with a fresh ledger,
  * each request kind in turns on both. Targets, grown/fresh: req/s at least 0.9 × with no
  * failure, p99 at most 1.2 ×. The CPU milliseconds per request in the service's node
@@ -12,25 +12,25 @@ import { growthRatios, runGrowthScenario } from './growth.js';
 import { KNOBS, selected } from './knobs.js';
 import { printTable, times, type Check } from './print.js';
 import { serviceRequests } from './requests.js';
-import { seedBench, settle } from './seed.js';
+import { createDataset, waitUntilQuiet } from './dataset.js';
 
 const GROWTH_TARGETS = { requestsPerSecond: 0.9, p99: 1.2 };
 
 /** Runs the growth scenario when selected; prints its table; returns its checks. */
 export async function runGrowth(ctx: BenchContext): Promise<Check[]> {
   if (!selected('growth')) return [];
-  const control = await seedBench(ctx.serviceUrl, KNOBS.wallets);
+  const control = await createDataset(ctx.serviceUrl, KNOBS.wallets);
   ctx.memory.mark(`growth: a business with a fresh ledger, ${KNOBS.wallets} wallets`);
   const g = await runGrowthScenario({
     serviceUrl: ctx.serviceUrl,
     databaseUrl: ctx.databaseUrl,
-    grown: { token: ctx.seed.token, businessId: ctx.seed.businessId, ...ctx.requests.service },
+    grown: { token: ctx.dataset.token, businessId: ctx.dataset.businessId, ...ctx.requests.service },
     fresh: { token: control.token, businessId: control.businessId, ...serviceRequests(control) },
     transfers: KNOBS.growthTransfers,
     window: 1_000,
     load: { connections: KNOBS.growthConnections, seconds: KNOBS.growthSeconds, warmupSeconds: 1 },
     cpu: ctx.serviceCpu,
-    settle: () => settle(ctx.databaseUrl),
+    waitUntilQuiet: () => waitUntilQuiet(ctx.databaseUrl),
     mark: (phase) => ctx.memory.mark(`growth: ${phase}`),
   });
   console.log(

@@ -3,7 +3,7 @@
  *
  *   SECONDS (10), WARMUP (3), CONNECTIONS (50)  each single-request scenario: seconds measured
  *                                               per server, seconds of warm-up, connections
- *   WALLETS (2000)                              wallets of the seeded business
+ *   WALLETS (2000)                              wallets of the bench business
  *   STARTS (3)                                  starts timed for the start-up target
  *   GROWTH_TRANSFERS (1000000), GROWTH_SECONDS (8), GROWTH_CONNECTIONS (10)
  *                                               the growth scenario's history and load

@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { LoadRequest } from './load.js';
 
-/** A business seeded for the bench (scripts/bench/seed.ts): its id, its client's token, its wallets. */
-export interface Seeded {
+/** The bench's business (its dataset) (scripts/bench/dataset.ts): its id, its client's token, its wallets. */
+export interface Dataset {
   businessId: string;
   token: string;
   wallets: string[];
@@ -31,7 +31,7 @@ function walletsOf(b: { wallets: string[] }): { one: () => string; two: () => [s
 }
 
 /** The service's requests on business `b`, each with an Idempotency-Key where it moves money. */
-export function serviceRequests(b: Seeded): { transfer: () => LoadRequest; fund: () => LoadRequest; getWallet: () => LoadRequest } {
+export function serviceRequests(b: Dataset): { transfer: () => LoadRequest; fund: () => LoadRequest; getWallet: () => LoadRequest } {
   const { one, two } = walletsOf(b);
   const authorization = `Bearer ${b.token}`;
   return {
@@ -51,7 +51,7 @@ export function serviceRequests(b: Seeded): { transfer: () => LoadRequest; fund:
 }
 
 /** The bare reference's requests on the wallets of business `b`. */
-export function referenceRequests(b: Seeded): { transfer: () => LoadRequest; fund: () => LoadRequest; getWallet: () => LoadRequest } {
+export function referenceRequests(b: Dataset): { transfer: () => LoadRequest; fund: () => LoadRequest; getWallet: () => LoadRequest } {
   const { one, two } = walletsOf(b);
   return {
     transfer: () => {

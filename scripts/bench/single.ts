@@ -22,7 +22,7 @@ import type { BenchContext } from './context.js';
 import { KNOBS, selected } from './knobs.js';
 import { comparePair, type LoadRequest, type LoadResult } from './load.js';
 import { printTable, times, type Check } from './print.js';
-import { settle } from './seed.js';
+import { waitUntilQuiet } from './dataset.js';
 import { sqlFunds, sqlReferenceTransfers, sqlWriteFloor } from './statements.js';
 
 interface Single {
@@ -56,17 +56,17 @@ export async function runSingleScenarios(ctx: BenchContext): Promise<Check[]> {
   let bareSql: { perSecond: number; msPerTransfer: number } | undefined;
   let floor: { checked: number; unchecked: number } | undefined;
   for (const s of SINGLE.filter((x) => selected(x.name))) {
-    await settle(ctx.databaseUrl);
+    await waitUntilQuiet(ctx.databaseUrl);
     const { reference, service } = s.requests(ctx);
     const [ref, svc] = await comparePair(ctx.referenceTarget(reference), ctx.serviceTarget(service), { connections: KNOBS.connections, seconds: KNOBS.seconds, warmupSeconds: KNOBS.warmup });
     if (s === SINGLE[0]) ctx.noteReferenceTransfers(ref.requestsPerSecond);
     rows.push({ s, ref, svc });
     if (s.perReferenceTransfer) {
-      await settle(ctx.databaseUrl);
-      inSql = await sqlFunds(ctx.databaseUrl, ctx.seed.businessId, ctx.seed.wallets, KNOBS.seconds / 2);
-      bareSql = await sqlReferenceTransfers(ctx.databaseUrl, ctx.seed.wallets, KNOBS.seconds / 2);
-      const checked = await sqlWriteFloor(ctx.databaseUrl, ctx.seed.businessId, ctx.seed.wallets, KNOBS.seconds / 4, true);
-      const unchecked = await sqlWriteFloor(ctx.databaseUrl, ctx.seed.businessId, ctx.seed.wallets, KNOBS.seconds / 4, false);
+      await waitUntilQuiet(ctx.databaseUrl);
+      inSql = await sqlFunds(ctx.databaseUrl, ctx.dataset.businessId, ctx.dataset.wallets, KNOBS.seconds / 2);
+      bareSql = await sqlReferenceTransfers(ctx.databaseUrl, ctx.dataset.wallets, KNOBS.seconds / 2);
+      const checked = await sqlWriteFloor(ctx.databaseUrl, ctx.dataset.businessId, ctx.dataset.wallets, KNOBS.seconds / 4, true);
+      const unchecked = await sqlWriteFloor(ctx.databaseUrl, ctx.dataset.businessId, ctx.dataset.wallets, KNOBS.seconds / 4, false);
       floor = { checked: checked.msPerFund, unchecked: unchecked.msPerFund };
     }
     ctx.memory.mark(s.name);

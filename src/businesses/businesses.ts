@@ -57,7 +57,7 @@ function toView(row: BusinessRow): BusinessView {
 
 /**
  * Creates a business with its accounts and client. `credentials` may fix the
- * client id and secret (sandbox seeding); by default both are random.
+ * client id and secret (the sandbox demo data); by default both are random.
  */
 export async function createBusiness(
   db: Knex,

@@ -13,7 +13,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { operations } from '../../../generated/types/core.js';
-import { SANDBOX_BUSINESS } from '../../businesses/sandboxSeed.js';
+import { SANDBOX_BUSINESS } from '../../businesses/sandboxDemo.js';
 import { AppError } from '../../kernel/errors.js';
 import type { OperationMap } from '../../http/operation.js';
 import { PORTAL_ASSETS } from '../../paths.js';

@@ -3,7 +3,7 @@
  * this test owns, so that it may kill it.
  *
  * 1. Both start at the same moment on the empty database: migrations, pg-boss's schema
- *    and the sandbox seed are made once, and both instances come up healthy.
+ *    and the sandbox demo data are made once, and both instances come up healthy.
  * 2. PostgreSQL is killed with SIGKILL while both serve a load of funds (each with its
  *    own Idempotency-Key: one ledger statement) and wallet renames (a transaction of
  *    several statements, whose ROLLBACK meets the broken connection), and started again

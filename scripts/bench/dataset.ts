@@ -31,7 +31,7 @@ async function inParallel<T, R>(items: T[], limit: number, fn: (item: T) => Prom
 }
 
 /** A new business with a well-stocked operational account and `count` wallets holding 1000.00 each. */
-export async function seedBench(base: string, count: number): Promise<{ token: string; businessId: string; wallets: string[] }> {
+export async function createDataset(base: string, count: number): Promise<{ token: string; businessId: string; wallets: string[] }> {
   const grant = { grant_type: 'client_credentials' };
   const platform = (await call(base, 'POST', '/auth/token', null, { ...grant, client_id: 'sandbox-platform', client_secret: 'sandbox-platform-secret' })).access_token;
   const business = await call(base, 'POST', '/businesses', platform, { name: `Bench ${Date.now()}` });
@@ -97,7 +97,7 @@ const QUIET_LIMIT_MS = 60_000;
  * autovacuum after 30,000 deliveries), then VACUUM ANALYZE and a CHECKPOINT (the next is
  * minutes away).
  */
-export async function settle(databaseUrl: string): Promise<void> {
+export async function waitUntilQuiet(databaseUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

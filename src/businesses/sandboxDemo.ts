@@ -1,9 +1,10 @@
 /**
- * Sandbox seeding on first start (SANDBOX=true): a platform client and one demo
+ * The sandbox's demo data, made on first start (SANDBOX=true): a platform client and one demo
  * business with fixed, documented credentials, so the quickstart (README.md, docs/) works
- * verbatim. Idempotent: existing clients keep their rows; their secrets are
+ * verbatim. ("Seed" in this repository means the requirement the service implements, never
+ * this data.) Idempotent: existing clients keep their rows; their secrets are
  * stored again in the current form (a data directory from an earlier version).
- * Safe when several instances start at once: the seed runs in one transaction under
+ * Safe when several instances start at once: it is made in one transaction under
  * a transaction-scoped advisory lock, so a second instance waits and then finds the
  * clients there.
  */
@@ -15,7 +16,7 @@ export const SANDBOX_PLATFORM = { clientId: 'sandbox-platform', secret: 'sandbox
 export const SANDBOX_BUSINESS = { clientId: 'demo-business', secret: 'demo-business-secret' } as const;
 
 /** Creates the sandbox clients and the demo business if missing (see the module comment). */
-export async function seedSandbox(db: Knex): Promise<void> {
+export async function createSandboxDemo(db: Knex): Promise<void> {
   await db.transaction(async (trx) => {
     await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['wallet-service:sandbox-seed']);
     if (!(await clientExists(trx, SANDBOX_PLATFORM.clientId))) {

@@ -1,0 +1,12 @@
+/**
+ * The businesses' face (src/kernel/capability.ts). Its start makes the sandbox's demo data
+ * (src/businesses/sandboxDemo.ts) when the instance runs as the sandbox (SANDBOX=true).
+ */
+import { NOTHING_TO_STOP, type StartContext, type Started } from '../kernel/capability.js';
+import { createSandboxDemo } from './sandboxDemo.js';
+
+/** Makes the sandbox's demo data if missing (SANDBOX=true); starts no worker. */
+export async function start({ db, config }: StartContext): Promise<Started> {
+  if (config.sandbox) await createSandboxDemo(db);
+  return { stop: NOTHING_TO_STOP };
+}

@@ -1,0 +1,14 @@
+/**
+ * The payouts' face (src/kernel/capability.ts): payout processing on the job queue, handing
+ * payouts to the rail the configuration names (src/payouts/rails.ts: PAYOUT_RAIL_URL, else
+ * the sandbox rail).
+ */
+import { NOTHING_TO_STOP, type StartContext, type Started } from '../kernel/capability.js';
+import { startPayoutProcessing } from './processing.js';
+import { payoutRailOf } from './rails.js';
+
+/** Starts payout processing: its queues' workers, which stop with the job queue. */
+export async function start({ db, jobs, config, log }: StartContext): Promise<Started> {
+  await startPayoutProcessing({ db, jobs, rail: payoutRailOf(config, log) });
+  return { stop: NOTHING_TO_STOP };
+}
