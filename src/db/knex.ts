@@ -157,7 +157,10 @@ async function migrate(db: Knex, connectionString: string): Promise<void> {
   }
 }
 
-/** A pool to `connectionString` (see ConnectionOptions) whose transactions retry conflicts (db/retry.ts); connections open on first use. */
+/**
+ * A pool to `connectionString` (see ConnectionOptions) whose transactions retry conflicts
+ * (db/retry.ts) and know their pool (db/committed.ts); connections open on first use.
+ */
 export function openPool(connectionString: string, opts: ConnectionOptions = {}): Knex {
   return retryTransactions(knexFactory(knexConfig(connectionString, opts)));
 }

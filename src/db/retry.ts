@@ -22,6 +22,7 @@
  * SQLSTATE: src/kernel/metrics/metrics.ts counts them (`db_transaction_retries_total`).
  */
 import type { Knex } from 'knex';
+import { trackTransaction } from './committed.js';
 
 /** Attempts of one transaction in all (the first and up to three retries). */
 export const TRANSACTION_ATTEMPTS = 4;
@@ -77,16 +78,18 @@ const installed = new WeakSet<Knex>();
 /**
  * Makes `db.transaction(callback[, config])` on the pool retry conflicts (see the module
  * comment); the other forms (no callback: a transaction the caller commits itself) are
- * left as they are. Idempotent per Knex instance.
+ * left as they are. Every transaction it opens, in either form, is recorded as the pool's
+ * (trackTransaction, ./committed.ts). Idempotent per Knex instance.
  */
 export function retryTransactions(db: Knex): Knex {
   if (installed.has(db)) return db;
   installed.add(db);
   const open = db.transaction.bind(db) as (...args: unknown[]) => Promise<unknown>;
   const retrying = (container?: unknown, config?: unknown) => {
-    if (typeof container !== 'function') return open(container, config);
+    if (typeof container !== 'function') return open(container, config).then((trx) => trackTransaction(db, trx));
+    const tracked = (trx: Knex.Transaction) => (container as (t: Knex.Transaction) => unknown)(trackTransaction(db, trx));
     return withConflictRetries(
-      () => open(container, config),
+      () => open(tracked, config),
       (code) => db.emit(RETRY_EVENT, { code }),
     );
   };

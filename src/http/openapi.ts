@@ -202,7 +202,6 @@ export function mountApi(args: {
     // judged now; without the header, the version is the business's, known once the token is.
     const requested = koa.state.apiVersionRequested === true;
     applyVersion(koa.state.apiVersion as ApiVersion, requested);
-    koa.state.ledgerType = spec.ledgerType;
     let principal: Principal | null = null;
     if (secured.kind === 'bearer') {
       principal = await authenticateCounted(koa, rateLimiter, false, () => tokens.verify(koa.get('authorization') || undefined));

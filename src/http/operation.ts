@@ -78,8 +78,6 @@ export interface OperationSpec<Op extends { responses: object }> {
   sealReplay?: true;
   /** A public operation counted against its caller's address's rate limit (the token request: it checks a secret). */
   countsAddress?: true;
-  /** The ledger transaction type a 201 of this operation posts (counted in the metrics). */
-  ledgerType?: string;
   handle(ctx: OperationContext<Op>): Promise<OperationResult<Op>>;
 }
 

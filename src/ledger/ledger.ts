@@ -20,6 +20,7 @@ import { refusalError, type Refusal } from '../kernel/errors.js';
 import type { KeyClaim } from '../kernel/idempotency/idempotency.js';
 import type { AccountKind } from './accountNumbers.js';
 import { batchedMovements, batcherOf } from './batching.js';
+import { reportPosted } from './posted.js';
 
 export type TransactionType =
   | 'TOPUP'
@@ -138,15 +139,20 @@ const LEDGER_MOVE_KEYED = preparedStatement(
  * `move`'s database call alone: nothing is interpreted or thrown but database errors.
  * On the pool, a batched movement (`batchedMovements`) goes through the pool's batcher
  * (./batching.ts), which answers exactly what this movement alone would have been
- * answered; inside a caller's transaction it is that transaction's own statement.
+ * answered; inside a caller's transaction it is that transaction's own statement. A fresh
+ * posting is reported here, whichever statement posted it (./posted.ts).
  */
 export async function moveRaw(db: Knex, businessId: string, type: Movement, request: object, claim?: KeyClaim | null): Promise<RawOutcome> {
+  let raw: RawOutcome;
   if (!db.isTransaction && (await batchedMovements(db)).has(type)) {
     if (claim) claim.sent = true;
     const batcher = batcherOf(db, (t, b, r, c) => postAlone(t, b, r, c, db));
-    return (await batcher.post(businessId, type, request, claim)) as RawOutcome;
+    raw = (await batcher.post(businessId, type, request, claim)) as RawOutcome;
+  } else {
+    raw = await postAlone(type, businessId, request, claim, db);
   }
-  return postAlone(type, businessId, request, claim, db);
+  reportPosted(db, [freshPosting(raw)?.type]);
+  return raw;
 }
 
 /** One movement in one statement: `ledger_move`, or with `claim` `ledger_move_keyed`. */

@@ -26,6 +26,8 @@ import { backgroundTransaction } from '../kernel/scheduling/background.js';
 import { inBusinessTurn } from '../kernel/scheduling/turns.js';
 import { PAYOUT_ACCOUNTS_TURN, PAYOUT_QUEUE, payoutJobs } from './processing.js';
 import { businessSettings } from '../businesses/businesses.js';
+import type { TransactionType } from '../ledger/ledger.js';
+import { reportPosted } from '../ledger/posted.js';
 
 type Schemas = components['schemas'];
 type Item = Schemas['BulkPayoutItemInput'];
@@ -54,8 +56,8 @@ const refusalText = (r: Refusal): string => (r.pointer ? `${r.pointer.slice(1)}:
 /** Items per `payout_create_batch` call: bounds one statement's size. */
 const ITEMS_PER_CALL = 500;
 
-/** What `payout_create_batch` answers for one item. */
-type ItemResult = { payout: { id: string; customer_id: string }; amount: string } | { refusal: Refusal; customer_id?: string | null };
+/** What `payout_create_batch` answers for one item: its posting (whose `type` is CUSTOMER_PAYOUT) with its payout, or its refusal. */
+type ItemResult = { payout: { id: string; customer_id: string }; amount: string; type: TransactionType } | { refusal: Refusal; customer_id?: string | null };
 
 /**
  * The items through E4's path in `trx` (`payout_create_batch`, one statement per
@@ -70,6 +72,7 @@ async function createItems(trx: Knex.Transaction, businessId: string, items: Ite
     const { rows } = await trx.raw('SELECT payout_create_batch(?::uuid, ?::jsonb) AS results', [businessId, JSON.stringify(call)]);
     results.push(...(rows[0].results as ItemResult[]));
   }
+  reportPosted(trx, results.map((r) => ('payout' in r ? r.type : null)));
   let next = 0;
   return items.map((item, i) => {
     const amount = item.payout_amount !== undefined && AMOUNT.test(item.payout_amount) ? item.payout_amount : null;

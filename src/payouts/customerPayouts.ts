@@ -15,6 +15,7 @@ import type { KeyClaim } from '../kernel/idempotency/idempotency.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { preparedQuery, preparedStatement } from '../db/knex.js';
 import { freshPosting, move, outcomeOf, type Posting, type RawOutcome } from '../ledger/ledger.js';
+import { reportPosted } from '../ledger/posted.js';
 import { formatMoney } from '../kernel/money.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
 import { payoutMove } from './moves.js';
@@ -45,6 +46,7 @@ export async function payoutCreation(
     claim ? [businessId, ...claim.sqlArgs(), JSON.stringify(req)] : [businessId, JSON.stringify(req)],
   );
   const fresh = freshPosting(answer) as (Posting & { payout: { id: string } }) | null;
+  reportPosted(trx, [fresh?.type]);
   if (fresh) await jobs.send(PAYOUT_QUEUE, { payout_id: fresh.payout.id, business_id: businessId, step: 'SUBMIT' } satisfies PayoutJob, { trx, businessId });
   return answer;
 }

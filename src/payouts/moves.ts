@@ -1,17 +1,26 @@
 /**
  * Moving a payout along its state table (./states.ts): one statement, the PL/pgSQL
  * `payout_move`, which checks the move under the payout's row lock and posts its
- * ledger transaction and event.
+ * ledger transaction and event. The transactions posted are reported to the metrics
+ * (reportPosted, src/ledger/posted.ts).
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import type { Refusal } from '../kernel/errors.js';
+import type { TransactionType } from '../ledger/ledger.js';
+import { reportPosted } from '../ledger/posted.js';
 import { payoutMachine, type FailureCode, type PayoutEvent } from './states.js';
 
 type Schemas = components['schemas'];
 
-/** What `payout_move` answers: the payout's new state, or a refusal (nothing changed). */
-export type PayoutMoveResult = { payout: { id: string; status: Schemas['PayoutStatus'] } } | { refusal: Refusal };
+/**
+ * What `payout_move` answers: the payout's new state and the type of the ledger transaction
+ * the move posted (null for a submission, which moves no money), or a refusal (nothing changed).
+ */
+export type PayoutMoveResult = { payout: { id: string; status: Schemas['PayoutStatus'] }; posted: TransactionType | null } | { refusal: Refusal };
+
+/** The types of the ledger transactions `results` posted, for reportPosted. */
+const postedTypes = (results: PayoutMoveResult[]) => results.map((r) => ('posted' in r ? r.posted : null));
 
 /**
  * Applies `event` (./states.ts) to payout `payoutId` of the business in one
@@ -27,7 +36,9 @@ export async function payoutMove(db: Knex, businessId: string, payoutId: string,
     to!, // every payout move enters a state
     failureCode ?? null,
   ]);
-  return rows[0].result as PayoutMoveResult;
+  const result = rows[0].result as PayoutMoveResult;
+  reportPosted(db, postedTypes([result]));
+  return result;
 }
 
 /** One move of a batch: `event` (./states.ts) for payout `payoutId`, with `failureCode` for FAIL. */
@@ -48,5 +59,7 @@ export async function payoutMoves(db: Knex, businessId: string, moves: PayoutMov
     return { payout_id: m.payoutId, from, to, failure_code: m.failureCode ?? null };
   });
   const { rows } = await db.raw('SELECT payout_move_batch(?::uuid, ?::jsonb) AS results', [businessId, JSON.stringify(batch)]);
-  return rows[0].results as PayoutMoveResult[];
+  const results = rows[0].results as PayoutMoveResult[];
+  reportPosted(db, postedTypes(results));
+  return results;
 }

@@ -15,13 +15,11 @@ export const moneyMovementOperations = {
   createFund: {
     access: 'business',
     idempotent: true,
-    ledgerType: 'FUND',
     handle: async (ctx) => ({ status: 201, body: await createFund(ctx.db, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
   },
   createPayout: {
     access: 'business',
     idempotent: true,
-    ledgerType: 'PAYOUT',
     handle: async (ctx) => ({ status: 201, body: await createWalletPayout(ctx.db, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
   },
   getPayout: {
@@ -34,25 +32,21 @@ export const moneyMovementOperations = {
   createReversal: {
     access: 'business',
     idempotent: true,
-    ledgerType: 'REVERSAL',
     handle: async (ctx) => ({ status: 201, body: await createReversal(ctx.db, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
   },
   createTransfer: {
     access: 'business',
     idempotent: true,
-    ledgerType: 'TRANSFER',
     handle: async (ctx) => ({ status: 201, body: await createTransfer(ctx.db, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
   },
   createWithdrawal: {
     access: 'business',
     idempotent: true,
-    ledgerType: 'WITHDRAWAL',
     handle: async (ctx) => ({ status: 201, body: await createWithdrawal(ctx.db, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
   },
   createRefund: {
     access: 'business',
     idempotent: true,
-    ledgerType: 'REFUND',
     handle: async (ctx) => ({ status: 201, body: await createRefund(ctx.db, businessIdOf(ctx), ctx.body, ctx.idempotency) }),
   },
 } satisfies Partial<ClosedLoopMap>;

@@ -8,7 +8,6 @@ export const testHelperOperations = {
   createSandboxTopup: {
     access: 'business',
     idempotent: true,
-    ledgerType: 'TOPUP',
     async handle(ctx) {
       if (!ctx.services.config.sandbox) throw new AppError('NOT_FOUND', 'Test helpers are disabled outside the sandbox.');
       return { status: 201, body: await createTopup(ctx.db, businessIdOf(ctx), ctx.body, ctx.idempotency) };

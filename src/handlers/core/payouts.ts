@@ -21,7 +21,6 @@ export const payoutOperations = {
   createCustomerPayout: {
     access: 'business',
     idempotent: true,
-    ledgerType: 'CUSTOMER_PAYOUT',
     async handle(ctx) {
       // The documents' receiver fields are snake_case (v4); the payout's own request keeps the seed's names.
       const { wallet_account_number: walletAccountNumber, mobile_number: mobileNumber, ...rest } = ctx.body;
@@ -39,7 +38,6 @@ export const payoutOperations = {
   },
   createSandboxPayoutAccountTopup: {
     access: 'business',
-    ledgerType: 'TOPUP',
     async handle(ctx) {
       requireSandbox(ctx.services);
       return { status: 201, body: await topupPayoutAccount(ctx.db, businessIdOf(ctx), ctx.body) };

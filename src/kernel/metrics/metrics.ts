@@ -5,7 +5,10 @@
  * - `http_requests_total` and `http_request_duration_seconds` (histogram) by
  *   `operation_id` (`unrouted` for paths no operation matches) and `status`;
  * - `ledger_transactions_total` by `type`: ledger transactions this instance posted,
- *   counted from the money-moving operations' 201 responses;
+ *   counted where the ledger posts them (the ledger's and the payouts' calls of a posting
+ *   function report LEDGER_POSTED_EVENT once the posting is committed, src/ledger/posted.ts):
+ *   requests, batches and background work alike; a replayed Idempotency-Key or a refusal
+ *   posts nothing;
  * - `db_pool_connections` by `pool` (`api`; `background`, the background lane's own pool
  *   when it has one) and `state` (`used`, `free`, `pending` acquisitions);
  * - `db_transaction_retries_total` by `sqlstate` (`40P01` deadlock, `40001`
@@ -32,12 +35,19 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 /** The metrics of one application instance. */
 export interface Metrics {
   registry: Registry;
-  /** Records one finished request. `ledgerType` names the ledger transaction a 201 posted, if any. */
-  observeRequest(operationId: string | undefined, status: number, seconds: number, ledgerType?: string): void;
+  /** Records one finished request. */
+  observeRequest(operationId: string | undefined, status: number, seconds: number): void;
 }
 
 /** The Knex event of one batch of batched posting sent (src/ledger/batching.ts); its argument is `{ items }`. */
 export const LEDGER_BATCH_EVENT = 'ledger-batch';
+
+/**
+ * The Knex event of committed ledger transactions (src/ledger/posted.ts), emitted on the pool
+ * whose transaction posted them (the API's or the background lane's); its argument is
+ * `{ type, count }`: `count` transactions of `type` (TransactionType, src/ledger/ledger.ts).
+ */
+export const LEDGER_POSTED_EVENT = 'ledger-posted';
 
 /** Creates the registry and its collectors over `db` (the API's pool) and `backgroundPool` (the background lane's own, if it has one). */
 export function createMetrics(db: Knex, backgroundPool?: Knex): Metrics {
@@ -62,6 +72,9 @@ export function createMetrics(db: Knex, backgroundPool?: Knex): Metrics {
     labelNames: ['type'],
     registers: [registry],
   });
+  for (const pool of backgroundPool ? [db, backgroundPool] : [db]) {
+    pool.on(LEDGER_POSTED_EVENT, ({ type, count }: { type: string; count: number }) => ledger.inc({ type }, count));
+  }
   const retries = new Counter({
     name: 'db_transaction_retries_total',
     help: 'Database transactions run again after a deadlock (40P01) or serialization failure (40001), by SQLSTATE.',
@@ -139,11 +152,10 @@ export function createMetrics(db: Knex, backgroundPool?: Knex): Metrics {
   });
   return {
     registry,
-    observeRequest(operationId, status, seconds, ledgerType) {
+    observeRequest(operationId, status, seconds) {
       const labels = { operation_id: operationId ?? 'unrouted', status: String(status) };
       requests.inc(labels);
       latency.observe(labels, seconds);
-      if (ledgerType && status === 201) ledger.inc({ type: ledgerType });
     },
   };
 }

@@ -9,8 +9,9 @@
 --   FAILED      in transit → the payout account (CUSTOMER_PAYOUT_RETURN);
 -- each with its `payout.<status>` event, and the counts of its bulk payout, if any
 -- (payout_bulk_count; p_count false leaves them to the caller, payout_move_batch,
--- which moves them once for the whole batch). Returns {payout: {id, status}} or the
--- refusal PAYOUT_NOT_FOUND / PAYOUT_STATUS_NOT_ALLOWED (nothing changed). The
+-- which moves them once for the whole batch). Returns {payout: {id, status}, posted: the
+-- type of the ledger transaction the move posted, or null} or the refusal
+-- PAYOUT_NOT_FOUND / PAYOUT_STATUS_NOT_ALLOWED (nothing changed). The
 -- ledger cannot refuse an outcome's posting (the money is in transit, the
 -- receiver was checked): a refusal there is a bug and raises.
 -- The rules of a move, written once for payout_move (one payout) and payout_move_set (a
@@ -92,7 +93,7 @@ BEGIN
   IF p_count THEN
     PERFORM payout_bulk_count(p_business, jsonb_build_array(jsonb_build_object('payout_id', p.id, 'from', previous, 'to', p.status)));
   END IF;
-  RETURN jsonb_build_object('payout', jsonb_build_object('id', p.id, 'status', p.status));
+  RETURN jsonb_build_object('payout', jsonb_build_object('id', p.id, 'status', p.status), 'posted', step.type);
 END $$;
 
 -- One move of a batch (payout_move_batch): m is

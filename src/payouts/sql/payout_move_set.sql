@@ -123,7 +123,8 @@ BEGIN
      ORDER BY u.k;
   END IF;
   -- 6. The results, in move order: payout_move's.
-  RETURN (SELECT jsonb_agg(coalesce(r.refusal, jsonb_build_object('payout', jsonb_build_object('id', r.payout, 'status', outcomes->(r.payout::text)->>0)))
+  RETURN (SELECT jsonb_agg(coalesce(r.refusal, jsonb_build_object('payout', jsonb_build_object('id', r.payout, 'status', outcomes->(r.payout::text)->>0),
+                                                                   'posted', (SELECT type FROM payout_step_posting(outcomes->(r.payout::text)->>0))))
                            ORDER BY r.n)
             FROM (SELECT u.n, u.refusal, request_uuid(x.m->>'payout_id') AS payout
                     FROM unnest(refusals) WITH ORDINALITY u(refusal, n)
