@@ -72,16 +72,16 @@ export function createMetrics(db: Knex, backgroundPool?: Knex): Metrics {
     labelNames: ['type'],
     registers: [registry],
   });
-  for (const pool of backgroundPool ? [db, backgroundPool] : [db]) {
-    pool.on(LEDGER_POSTED_EVENT, ({ type, count }: { type: string; count: number }) => ledger.inc({ type }, count));
-  }
+  // Both pools: payout steps and the webhooks' records run on the background lane's.
+  const bothPools = backgroundPool ? [db, backgroundPool] : [db];
+  for (const pool of bothPools) pool.on(LEDGER_POSTED_EVENT, ({ type, count }: { type: string; count: number }) => ledger.inc({ type }, count));
   const retries = new Counter({
     name: 'db_transaction_retries_total',
     help: 'Database transactions run again after a deadlock (40P01) or serialization failure (40001), by SQLSTATE.',
     labelNames: ['sqlstate'],
     registers: [registry],
   });
-  db.on(RETRY_EVENT, ({ code }: { code: string }) => retries.inc({ sqlstate: code }));
+  for (const pool of bothPools) pool.on(RETRY_EVENT, ({ code }: { code: string }) => retries.inc({ sqlstate: code }));
   const batches = new Histogram({
     name: 'ledger_batch_items',
     help: 'Movements per batch of batched posting (a batch is one database transaction; 1 is a movement that found no batch in flight).',
