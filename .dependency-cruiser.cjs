@@ -5,16 +5,17 @@
  *     by src/server.ts
  *   → capabilities, side by side: businesses, customers, payouts, cards, webhooks.
  *     A capability imports no other capability: what two of them share lives below.
- *   → the shared layers below them: ledger, providers, kernel, jobs, db. They import
- *     no capability, no http and no handlers; the kernel also imports neither the
- *     ledger nor the providers (it declares an interface where it needs one, and a
- *     provider satisfies it).
+ *   → the shared layers below them: ledger, providers, events, kernel, jobs, db. They
+ *     import no capability, no http and no handlers; events (the event outbox) imports
+ *     neither the ledger nor the providers; the kernel imports neither events, the ledger
+ *     nor the providers (it declares an interface where it needs one, and a room above
+ *     satisfies it).
  * Nothing below src/http imports it. The top-level modules src/config.ts (reads the
  * configuration), src/log.ts and src/paths.ts may be imported by any layer, and
  * import only the kernel and db.
  */
 const CAPABILITY_NAMES = ['businesses', 'customers', 'payouts', 'cards', 'webhooks'];
-const BELOW = '^src/(ledger|providers|kernel|jobs|db)/';
+const BELOW = '^src/(ledger|providers|events|kernel|jobs|db)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -29,14 +30,14 @@ module.exports = {
     {
       name: 'capabilities-side-by-side',
       severity: 'error',
-      comment: 'A capability imports no other capability: shared code lives in the ledger, providers, kernel, jobs or db.',
+      comment: 'A capability imports no other capability: shared code lives in the ledger, providers, events, kernel, jobs or db.',
       from: { path: `^src/(${CAPABILITY_NAMES.join('|')})/` },
       to: { path: `^src/(${CAPABILITY_NAMES.join('|')})/`, pathNot: '^src/$1/' },
     },
     {
       name: 'below-not-capabilities',
       severity: 'error',
-      comment: 'The ledger, providers, kernel, jobs and db sit below the capabilities, the HTTP layer and the handlers.',
+      comment: 'The ledger, providers, events, kernel, jobs and db sit below the capabilities, the HTTP layer and the handlers.',
       from: { path: BELOW },
       to: { path: `^src/(${CAPABILITY_NAMES.join('|')}|http|handlers)/` },
     },
@@ -62,11 +63,18 @@ module.exports = {
       to: { path: ['^src/db/', '/sql/'] },
     },
     {
-      name: 'kernel-not-ledger-or-providers',
+      name: 'events-not-ledger-or-providers',
       severity: 'error',
-      comment: 'The shared kernel is below the ledger and the providers: it declares an interface where it needs one of theirs.',
-      from: { path: '^src/kernel/' },
+      comment: 'The event outbox is below the ledger and the providers: the ledger records its events through it.',
+      from: { path: '^src/events/' },
       to: { path: '^src/(ledger|providers)/' },
+    },
+    {
+      name: 'kernel-not-events-ledger-or-providers',
+      severity: 'error',
+      comment: 'The shared kernel is below events, the ledger and the providers: it declares an interface where it needs one of theirs.',
+      from: { path: '^src/kernel/' },
+      to: { path: '^src/(events|ledger|providers)/' },
     },
     {
       name: 'top-level-modules-low',

@@ -94,6 +94,7 @@ export async function startService(
     { closedLoopOperations },
     { coreOperations },
     { createMetrics },
+    { outboxBacklog },
     { resealEndpointSecrets, webhookSecretKeys },
     { businessApiVersion },
   ] = await Promise.all([
@@ -104,6 +105,7 @@ export async function startService(
     import('./handlers/closedLoop/index.js'),
     import('./handlers/core/index.js'),
     import('./kernel/metrics/metrics.js'),
+    import('./events/outbox.js'),
     import('./webhooks/secrets.js'),
     import('./businesses/businesses.js'),
   ]).catch(async (err) => {
@@ -157,7 +159,7 @@ export async function startService(
     relayIntervalMs: 500,
   });
   await startPayoutProcessing({ db, jobs, rail: payoutRailOf(config, log) });
-  const services = { db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db, backgroundPool), jobs };
+  const services = { db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db, outboxBacklog(db), backgroundPool), jobs };
   const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { apiDir, outages, pinnedVersion: (businessId) => businessApiVersion(db, businessId), versionDeprecations: opts.versionDeprecations });
   const host = opts.host ?? config.host;
   const server: Server = await new Promise((resolve) => {

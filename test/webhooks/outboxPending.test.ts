@@ -1,6 +1,6 @@
 /**
  * The insert-only outbox: an event is pending while it has a row in `outbox_pending`,
- * inserted by the trigger of `outbox_events` (src/webhooks/sql/outbox_event_pending.sql)
+ * inserted by the trigger of `outbox_events` (src/events/sql/outbox_event_pending.sql)
  * in the producer's transaction, so that the event and its pending row commit or roll
  * back together. The relay's side: test/webhooks/.
  */

@@ -14,6 +14,7 @@ import type { Knex } from 'knex';
 import { connectAndMigrate } from '../../../src/db/knex.js';
 import { applySqlDefinitions, dependencyOrder, parseDefinition, sqlDefinitions, type SqlDefinition } from '../../../src/db/sqlFunctions.js';
 import { ERROR_STATUS } from '../../../src/kernel/errors.js';
+import { ROOM_FLOORS, type Room } from '../../../src/db/tableOwners.js';
 import { fundedWallet, newBusiness, newWallet, topup } from '../../support/fixtures.js';
 import { withNestedPlans } from '../../support/nestedPlans.js';
 import { running } from '../../support/service.js';
@@ -113,21 +114,22 @@ describe('SQL definitions: one current definition per function', () => {
     }
   });
 
-  it('calls down only: kernel files call the kernel; the ledger calls the kernel and itself; no capability is called by another', () => {
-    const folder = (name: string) => name.slice(0, name.indexOf('/'));
-    const rank = (f: string) => (f === 'kernel' ? 0 : f === 'ledger' ? 1 : 2);
+  it('calls down only: a file calls its own room and the rooms of lower floors (src/db/tableOwners.ts); no capability is called by another', () => {
+    const folder = (name: string) => name.slice(0, name.indexOf('/')) as Room;
     const calls: string[] = [];
     for (const d of definitions) {
+      expect(ROOM_FLOORS[folder(d.name)], `the floor of ${d.name}'s room`).to.be.a('number');
       for (const m of d.sql.replace(/--[^\n]*/g, '').matchAll(/\b([a-z_][a-z0-9_]*)\s*\(/g)) {
         const callee = definitions.find((o) => o.functions.includes(m[1]));
-        if (!callee || folder(callee.name) === folder(d.name) || rank(folder(callee.name)) < rank(folder(d.name))) continue;
+        if (!callee || folder(callee.name) === folder(d.name) || ROOM_FLOORS[folder(callee.name)] < ROOM_FLOORS[folder(d.name)]) continue;
         calls.push(`${d.name} → ${m[1]}`);
       }
     }
     expect(calls, 'calls up or sideways').to.deep.equal([]);
-    // The check sees calls down: payouts call the ledger and the kernel.
-    const down = definitions.filter((d) => folder(d.name) === 'payouts').flatMap((d) => [...d.sql.matchAll(/\b(ledger_[a-z_]+|idempotency_[a-z_]+)\s*\(/g)]);
-    expect(down.length, 'calls from payouts down to the ledger').to.be.greaterThan(0);
+    // The check sees calls down: payouts call the ledger, the events and the kernel; the ledger calls the events.
+    const down = definitions.filter((d) => folder(d.name) === 'payouts').flatMap((d) => [...d.sql.matchAll(/\b(ledger_[a-z_]+|idempotency_[a-z_]+|event_emit[a-z_]*)\s*\(/g)]);
+    expect(down.length, 'calls from payouts down to the ledger, the events and the kernel').to.be.greaterThan(0);
+    expect(definitions.filter((d) => folder(d.name) === 'ledger' && /\bevent_emit\s*\(/.test(d.sql)), 'calls from the ledger down to the events').to.have.length.greaterThan(0);
   });
 
   it('no default, constraint or index of the schema calls a function of the .sql files (the migrations run before them)', async () => {
