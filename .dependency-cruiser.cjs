@@ -6,17 +6,18 @@
  *   → the capabilities that serve the parties, side by side: payouts, cards, webhooks.
  *     None imports another: what two of them share lives below.
  *   → the parties, side by side: businesses and customers. They import no capability.
- *   → the shared layers below them: ledger, providers, kernel, jobs, db. They import
- *     no capability, no http and no handlers; the kernel also imports neither the
- *     ledger nor the providers (it declares an interface where it needs one, and a
- *     provider satisfies it).
+ *   → the shared layers below them: ledger, providers, events, kernel, jobs, db. They
+ *     import no capability, no http and no handlers; events (the event outbox) imports
+ *     neither the ledger nor the providers; the kernel imports neither events, the ledger
+ *     nor the providers (it declares an interface where it needs one, and a room above
+ *     satisfies it).
  * Nothing below src/http imports it. The top-level modules src/config.ts (reads the
  * configuration), src/log.ts and src/paths.ts may be imported by any layer, and
  * import only the kernel and db.
  */
 const PARTY_NAMES = ['businesses', 'customers'];
 const CAPABILITY_NAMES = ['payouts', 'cards', 'webhooks', ...PARTY_NAMES];
-const BELOW = '^src/(ledger|providers|kernel|jobs|db)/';
+const BELOW = '^src/(ledger|providers|events|kernel|jobs|db)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -45,7 +46,7 @@ module.exports = {
     {
       name: 'below-not-capabilities',
       severity: 'error',
-      comment: 'The ledger, providers, kernel, jobs and db sit below the capabilities, the HTTP layer and the handlers.',
+      comment: 'The ledger, providers, events, kernel, jobs and db sit below the capabilities, the HTTP layer and the handlers.',
       from: { path: BELOW },
       to: { path: `^src/(${CAPABILITY_NAMES.join('|')}|http|handlers)/` },
     },
@@ -71,11 +72,18 @@ module.exports = {
       to: { path: ['^src/db/', '/sql/'] },
     },
     {
-      name: 'kernel-not-ledger-or-providers',
+      name: 'events-not-ledger-or-providers',
       severity: 'error',
-      comment: 'The shared kernel is below the ledger and the providers: it declares an interface where it needs one of theirs.',
-      from: { path: '^src/kernel/' },
+      comment: 'The event outbox is below the ledger and the providers: the ledger records its events through it.',
+      from: { path: '^src/events/' },
       to: { path: '^src/(ledger|providers)/' },
+    },
+    {
+      name: 'kernel-not-events-ledger-or-providers',
+      severity: 'error',
+      comment: 'The shared kernel is below events, the ledger and the providers: it declares an interface where it needs one of theirs.',
+      from: { path: '^src/kernel/' },
+      to: { path: '^src/(events|ledger|providers)/' },
     },
     {
       name: 'top-level-modules-low',

@@ -99,6 +99,7 @@ export async function startService(
     { closedLoopOperations },
     { coreOperations },
     { createMetrics },
+    { outboxBacklog },
     { businessApiVersion },
     capabilities,
   ] = await Promise.all([
@@ -108,6 +109,7 @@ export async function startService(
     import('./handlers/closedLoop/index.js'),
     import('./handlers/core/index.js'),
     import('./kernel/metrics/metrics.js'),
+    import('./events/outbox.js'),
     import('./businesses/businesses.js'),
     Promise.all(CAPABILITIES()),
   ]).catch(async (err) => {
@@ -144,7 +146,7 @@ export async function startService(
   // Each capability's face starts what it runs, from its own settings (src/kernel/capability.ts).
   const started: Started[] = [];
   for (const capability of capabilities) started.push(await capability.start({ db, jobs, config, log, outages }));
-  const services = { db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db, backgroundPool), jobs };
+  const services = { db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db, outboxBacklog(db), backgroundPool), jobs };
   const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { apiDir, outages, pinnedVersion: (businessId) => businessApiVersion(db, businessId), versionDeprecations: opts.versionDeprecations });
   const host = opts.host ?? config.host;
   const server: Server = await new Promise((resolve) => {

@@ -4,9 +4,8 @@
  * failure a 400 naming its field), rated by the screening provider, and, in one
  * database transaction, the customer becomes ACTIVE with a wallet (prefix 9,
  * ACTIVE, 0.00, under the business), the session COMPLETED, and
- * `onboarding.complete` is written to the outbox with the seed's data.
+ * `onboarding.complete` is emitted (src/events/outbox.ts) with the seed's data.
  */
-import { randomUUID } from 'node:crypto';
 import type { components } from '../../generated/types/core.js';
 import { AppError, type FieldError } from '../kernel/errors.js';
 import { callProvider } from '../providers/call.js';
@@ -16,6 +15,7 @@ import { assertNationalIdFree } from './identityVerification.js';
 import { assertMobileNumberFree, expireIfDue, moveSession, type SessionRow } from './onboarding.js';
 import { onboardingMachine } from './onboardingStates.js';
 import { openWalletAccount } from '../ledger/accounts.js';
+import { emitEvent } from '../events/outbox.js';
 
 type Schemas = components['schemas'];
 type Info = Schemas['CustomerInformationRequest'];
@@ -94,7 +94,7 @@ export async function completeCustomerInformation(env: CustomerEnv, info: Info):
       completed_at: now.toISOString(),
       external_reference: customer.external_reference,
     };
-    await trx('outbox_events').insert({ id: randomUUID(), business_id: env.businessId, code: 'onboarding.complete', data: JSON.stringify(data) });
+    await emitEvent(trx, env.businessId, 'onboarding.complete', data);
   });
   return { customer_id: info.customer_id };
 }

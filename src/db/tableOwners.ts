@@ -23,6 +23,7 @@ export type Room =
   | 'webhooks'
   | 'ledger'
   | 'providers'
+  | 'events'
   | 'kernel'
   | 'jobs'
   | 'db';
@@ -32,28 +33,31 @@ export type Room =
  * and the rooms of lower floors; rooms on one floor are side by side (neither reads the
  * other's tables).
  *
- * - 6: handlers and http, the top (handlers import http, nothing imports either);
- * - 5: the capabilities that serve a customer or a business: payouts, cards and webhooks,
+ * - 7: handlers and http, the top (handlers import http, nothing imports either);
+ * - 6: the capabilities that serve a customer or a business: payouts, cards and webhooks,
  *   side by side (none imports another);
- * - 4: the parties they serve, businesses and customers, side by side: payouts and cards
+ * - 5: the parties they serve, businesses and customers, side by side: payouts and cards
  *   find a customer through the customers' face (src/customers/contact.ts and
  *   customer_by_identifier), and payouts and webhooks read a business's settings;
- * - 3: ledger and providers (they import the kernel and db, no capability);
- * - 2: kernel (it imports neither the ledger nor the providers, and does import jobs: the
- *   JobQueue type of src/kernel/services.ts);
+ * - 4: ledger and providers (they import events, the kernel and db, no capability);
+ * - 3: events, the event outbox (it imports the kernel and db, neither the ledger nor the
+ *   providers: the ledger records its events through it);
+ * - 2: kernel (it imports neither events, the ledger nor the providers, and does import
+ *   jobs: the JobQueue type of src/kernel/services.ts);
  * - 1: jobs (pg-boss; it imports db alone);
  * - 0: db.
  */
 export const ROOM_FLOORS: Readonly<Record<Room, number>> = {
-  handlers: 6,
-  http: 6,
-  payouts: 5,
-  cards: 5,
-  webhooks: 5,
-  businesses: 4,
-  customers: 4,
-  ledger: 3,
-  providers: 3,
+  handlers: 7,
+  http: 7,
+  payouts: 6,
+  cards: 6,
+  webhooks: 6,
+  businesses: 5,
+  customers: 5,
+  ledger: 4,
+  providers: 4,
+  events: 3,
   kernel: 2,
   jobs: 1,
   db: 0,
@@ -78,6 +82,10 @@ export const TABLE_OWNERS: Readonly<Record<string, Room>> = {
   idempotency_keys: 'kernel', // the Idempotency-Key bracket's functions are src/kernel/sql/idempotency_*.sql
   otp_operations: 'kernel', // the one OTP engine (src/kernel/otp/otp.ts) that onboarding, number change and card steps share
   sandbox_clocks: 'kernel', // the business clock (src/kernel/clock.ts), read by every time-based rule
+
+  // events
+  outbox_events: 'events', // the event outbox: written by event_emit (src/events/sql/event_emit.sql) and emitEvent (src/events/outbox.ts)
+  outbox_pending: 'events', // written by the event outbox's trigger (src/events/sql/outbox_event_pending.sql), taken by takePendingEvents
 
   // providers
   provider_callback_events: 'providers', // replay protection of signed provider callbacks (src/providers/callbackEvents.ts)
@@ -118,8 +126,6 @@ export const TABLE_OWNERS: Readonly<Record<string, Room>> = {
 
   // webhooks
   webhook_endpoints: 'webhooks',
-  outbox_events: 'webhooks', // the outbox of events the webhooks deliver (src/webhooks/events.ts)
-  outbox_pending: 'webhooks', // written by the outbox's trigger (src/webhooks/sql/outbox_event_pending.sql), drained by the relay
   webhook_deliveries: 'webhooks',
   webhook_delivery_attempts: 'webhooks',
 

@@ -4,7 +4,7 @@
  * refund and reversal. Each is one call of the ledger (`move`, ledger.ts):
  * one database statement that checks every rule, posts one balanced ledger
  * transaction and updates the balances (and, for a top-up, writes the
- * `topup.complete` event to the outbox) in one database transaction. The
+ * `topup.complete` event to the event outbox) in one database transaction. The
  * response is rendered from what that statement returned: nothing is read again.
  *
  * With `claim` (the request's Idempotency-Key) the same call also claims the
@@ -48,7 +48,7 @@ export const createWithdrawal = movement<Schemas['WithdrawalRequest']>('WITHDRAW
 /** Transfer: source wallet → destination wallet of the same business (they must differ). */
 export const createTransfer = movement<Schemas['TransferRequest']>('TRANSFER');
 
-/** Sandbox top-up: settlement account → operational account, with the `topup.complete` event in the outbox. */
+/** Sandbox top-up: settlement account → operational account, with the `topup.complete` event emitted (src/events/). */
 export const createTopup = movement<Schemas['TopupRequest']>('TOPUP');
 
 /**

@@ -1,19 +1,19 @@
 /**
- * The webhook dispatcher of one instance. Operations write their events to
- * the transactional outbox (`outbox_events`, in the transaction of their effect), and a
- * trigger makes each one pending (a row of `outbox_pending`, ./sql/outbox_event_pending.sql);
- * the relay turns each committed pending event into one delivery per ENABLED endpoint of
- * its business subscribed to its code, and `webhook-delivery` jobs for them (each naming
- * up to DELIVERIES_PER_JOB deliveries of one endpoint), in one transaction that also deletes its pending
- * row. It is the outbox's reader, not a job runner: every instance runs it, each round
- * finds the businesses with pending events and relays each business's in a transaction of
- * its own, `FOR UPDATE SKIP LOCKED` gives each pending event to one of them, and an event is either dispatched
- * with all its jobs or not at all. Delivery, retries, back-off and recovery after a
+ * The webhook dispatcher of one instance. Operations emit their events to the event
+ * outbox (src/events/outbox.ts: `outbox_events`, in the transaction of their effect), which
+ * makes each one pending (a row of `outbox_pending`); the relay turns each committed pending
+ * event into one delivery per ENABLED endpoint of its business subscribed to its code, and
+ * `webhook-delivery` jobs for them (each naming up to DELIVERIES_PER_JOB deliveries of one
+ * endpoint), in one transaction that also takes it from the pending ones (takePendingEvents).
+ * It is the outbox's reader, not a job runner: every instance runs it, each round finds the
+ * businesses with pending events and relays each business's in a transaction of its own,
+ * `FOR UPDATE SKIP LOCKED` gives each pending event to one of them, and an event is either
+ * dispatched with all its jobs or not at all. Delivery, retries, back-off and recovery after a
  * restart are the job queue's (./delivery.ts).
  *
- * Payouts and other producers need nothing from here: inserting into `outbox_events`
- * in their transaction is enough. The outbox itself is insert-only (why: `outbox_pending`
- * in src/db/migrations/024_baseline.ts).
+ * Payouts and other producers need nothing from here: emitting the event in their
+ * transaction is enough. The outbox itself is insert-only (why: `outbox_pending` in
+ * src/db/migrations/024_baseline.ts).
  */
 import { API_VERSIONING } from '../kernel/versioning/apiVersions.js';
 import type { ApiVersioning } from '../kernel/versioning/versionChange.js';
@@ -30,6 +30,7 @@ import { AttemptRecorder } from './attemptRecorder.js';
 import { runDeliveryJob, type DeliveryDeps } from './delivery.js';
 import { DELIVERIES_PER_JOB, DELIVERY_QUEUE, type DeliveryJob } from './deliveryJobs.js';
 import { DeliveryReader } from './deliveryReader.js';
+import { takePendingEvents } from '../events/outbox.js';
 
 /** Events taken per relay transaction. */
 const RELAY_BATCH = 100;
@@ -63,15 +64,7 @@ export async function pendingBusinesses(db: Knex, limit: number): Promise<string
  */
 export async function relayBusiness(db: Knex, jobs: JobQueue, businessId: string): Promise<number> {
   return backgroundTransaction(db, async (trx) => {
-    const taken = await trx.raw<{ rows: { event_id: string }[] }>(
-      `DELETE FROM outbox_pending p
-        USING (SELECT created_at, event_id FROM outbox_pending WHERE business_id = ?
-                ORDER BY created_at, event_id LIMIT ? FOR UPDATE SKIP LOCKED) t
-        WHERE p.business_id = ? AND p.created_at = t.created_at AND p.event_id = t.event_id
-        RETURNING p.event_id`,
-      [businessId, RELAY_BATCH, businessId],
-    );
-    const events = taken.rows.map((r) => r.event_id);
+    const events = await takePendingEvents(trx, businessId, RELAY_BATCH);
     if (events.length === 0) return 0;
     // Read, then written as VALUES: on Citus an INSERT … SELECT that draws ids would be
     // copied through the coordinator and commit in two phases. An endpoint gets the events

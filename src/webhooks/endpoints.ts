@@ -27,6 +27,7 @@ import { endpointSecret, newEndpointSecret, sealEndpointSecret, sealPreviousSecr
 import { checkRegistrationUrl, type UrlPolicy } from './urlPolicy.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
 import { businessSettings } from '../businesses/businesses.js';
+import { emitEvent } from '../events/outbox.js';
 
 type Schemas = components['schemas'];
 export type WebhookEndpointView = Schemas['WebhookEndpoint'];
@@ -219,9 +220,8 @@ export async function rotateWebhookEndpointSecret(
 export async function sendWebhookTestEvent(db: Knex, jobs: JobQueue, businessId: string, endpointId: string): Promise<Schemas['WebhookTestDelivery']> {
   return db.transaction(async (trx) => {
     requireEnabled(await endpointRow(trx, businessId, endpointId, true));
-    const eventId = randomUUID();
+    const eventId = await emitEvent(trx, businessId, TEST_EVENT_CODE, {});
     const id = randomUUID();
-    await trx('outbox_events').insert({ id: eventId, business_id: businessId, code: TEST_EVENT_CODE, data: JSON.stringify({}) });
     const [row] = await trx('webhook_deliveries')
       .insert({ id, business_id: businessId, event_id: eventId, endpoint_id: endpointId, kind: 'TEST', status: 'PENDING', next_attempt_at: trx.fn.now(3) })
       .returning(['created_at']);

@@ -1,6 +1,6 @@
 /**
- * The business's events (the transactional outbox, `outbox_events`) as the core API
- * shows them (`listEvents`, `redeliverEvent`). Producers write events in the
+ * The business's events (the event outbox, `outbox_events`, src/events/outbox.ts) as the
+ * core API shows them (`listEvents`, `redeliverEvent`). Producers emit events in the
  * transaction of their effect; src/webhooks/dispatcher.ts delivers them.
  */
 import { randomUUID } from 'node:crypto';

@@ -20,12 +20,12 @@
  * - `background_transactions` by `state` (`running`, `waiting`): the transactions of this
  *   instance's background lane (src/kernel/scheduling/background.ts); work waiting there long says the
  *   database has cores for a higher BACKGROUND_CONCURRENCY, or needs them;
- * - `outbox_backlog_events` and `outbox_oldest_event_age_seconds`: events not yet
- *   dispatched, read from the database at scrape time (the backlog is shared by all
- *   instances).
+ * - `outbox_backlog_events` and `outbox_oldest_event_age_seconds`: events of the event
+ *   outbox not yet dispatched, read from the database at scrape time (the backlog is shared
+ *   by all instances) through the OutboxBacklog the assembly gives (src/events/outbox.ts:
+ *   the events room, above the kernel, owns the outbox).
  * Plus prom-client's default process metrics (CPU, memory, event loop lag, GC).
  */
-import { acrossBusinesses } from '../../db/acrossBusinesses.js';
 import type { Knex } from 'knex';
 import { RETRY_EVENT } from '../../db/retry.js';
 import { backgroundLaneState } from '../scheduling/background.js';
@@ -39,6 +39,14 @@ export interface Metrics {
   observeRequest(operationId: string | undefined, status: number, seconds: number): void;
 }
 
+/** The event outbox's backlog, read at each scrape; a number is NaN while it is unknown (the database unreachable). */
+export interface OutboxBacklog {
+  /** Events not yet dispatched. */
+  events(): Promise<number>;
+  /** Age in seconds of the oldest event not yet dispatched, 0 when none. */
+  oldestAgeSeconds(): Promise<number>;
+}
+
 /** The Knex event of one batch of batched posting sent (src/ledger/batching.ts); its argument is `{ items }`. */
 export const LEDGER_BATCH_EVENT = 'ledger-batch';
 
@@ -49,8 +57,11 @@ export const LEDGER_BATCH_EVENT = 'ledger-batch';
  */
 export const LEDGER_POSTED_EVENT = 'ledger-posted';
 
-/** Creates the registry and its collectors over `db` (the API's pool) and `backgroundPool` (the background lane's own, if it has one). */
-export function createMetrics(db: Knex, backgroundPool?: Knex): Metrics {
+/**
+ * Creates the registry and its collectors over `db` (the API's pool), `outbox` (the event
+ * outbox's backlog) and `backgroundPool` (the background lane's own, if it has one).
+ */
+export function createMetrics(db: Knex, outbox: OutboxBacklog, backgroundPool?: Knex): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -113,16 +124,6 @@ export function createMetrics(db: Knex, backgroundPool?: Knex): Metrics {
       }
     },
   });
-  /** Reads one number about undispatched outbox events; NaN while the database is unreachable. */
-  const outbox = async (select: string): Promise<number> => {
-    try {
-      // Every business's pending events: a read across businesses (docs/scale-out.md).
-      const row = await acrossBusinesses(db, (trx) => trx('outbox_pending').first(trx.raw(`${select} AS v`)));
-      return Number(row?.v ?? 0);
-    } catch {
-      return Number.NaN; // the process metrics are still served; these are unknown
-    }
-  };
   new Gauge({
     name: 'background_transactions',
     help: 'Transactions of the background lane (bulk payout creation, batched payout steps, webhook relay and delivery records), by state (running, waiting).',
@@ -139,7 +140,7 @@ export function createMetrics(db: Knex, backgroundPool?: Knex): Metrics {
     help: 'Outbox events not yet dispatched.',
     registers: [registry],
     async collect() {
-      this.set(await outbox('count(*)::int'));
+      this.set(await outbox.events());
     },
   });
   new Gauge({
@@ -147,7 +148,7 @@ export function createMetrics(db: Knex, backgroundPool?: Knex): Metrics {
     help: 'Age of the oldest outbox event not yet dispatched (0 when none).',
     registers: [registry],
     async collect() {
-      this.set(await outbox('COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float'));
+      this.set(await outbox.oldestAgeSeconds());
     },
   });
   return {

@@ -17,7 +17,7 @@
 --      wallet's account number its event shows, into arrays;
 --   2. the accepted items' postings (ledger_move_set, their sides named as payout_create's
 --      ledger_post names them);
---   3. the payouts; 4. their events (payout_event_object); 5. the results.
+--   3. the payouts; 4. their events (payout_event_object, event_emit_set); 5. the results.
 CREATE OR REPLACE FUNCTION payout_create_set(p_business uuid, p_items jsonb) RETURNS jsonb LANGUAGE plpgsql
   SET enable_seqscan = off
 AS $$
@@ -68,15 +68,13 @@ BEGIN
            (u.posting->>'created_at')::timestamptz, (u.posting->>'created_at')::timestamptz
       FROM ROWS FROM (unnest(payout_ids), unnest(customers), unnest(wallets), unnest(a_requests), jsonb_array_elements(postings))
              u(id, customer, wallet, r, posting);
-    -- 4. Their `payout.pending` events, as payout_event writes each, in item order.
-    INSERT INTO outbox_events (id, business_id, code, data, created_at)
-    SELECT gen_random_uuid(), p_business, 'payout.pending',
-           payout_event_object(u.id, u.posting->>'reference', 'PENDING', (u.posting->>'amount')::numeric, u.posting->>'currency',
-                               u.customer, u.number, u.r->>'external_reference', NULL, (u.posting->>'created_at')::timestamptz),
-           clock_timestamp()
-      FROM ROWS FROM (unnest(payout_ids), unnest(customers), unnest(wallet_numbers), unnest(a_requests), jsonb_array_elements(postings))
-             WITH ORDINALITY u(id, customer, number, r, posting, k)
-     ORDER BY u.k;
+    -- 4. Their `payout.pending` events, as payout_event emits each, in item order.
+    PERFORM event_emit_set(p_business, array_agg('payout.pending'::text ORDER BY u.k),
+             array_agg(payout_event_object(u.id, u.posting->>'reference', 'PENDING', (u.posting->>'amount')::numeric, u.posting->>'currency',
+                                           u.customer, u.number, u.r->>'external_reference', NULL, (u.posting->>'created_at')::timestamptz)
+                       ORDER BY u.k))
+       FROM ROWS FROM (unnest(payout_ids), unnest(customers), unnest(wallet_numbers), unnest(a_requests), jsonb_array_elements(postings))
+              WITH ORDINALITY u(id, customer, number, r, posting, k);
   END IF;
   -- 5. The results, in item order: payout_create_item's.
   RETURN (SELECT jsonb_agg(coalesce(a.result, u.refusal || CASE WHEN customer_identifier_count(u.r) = 1

@@ -1,18 +1,19 @@
 -- A payout's events: payout_event_data is the payout as its events show it
 -- (shared.yaml PayoutEventData) at the step whose transaction is p_reference, and
--- payout_event writes `payout.<status>` to the outbox in the caller's transaction,
--- so an event exists exactly when its step does. It is stamped with the clock's
--- time, not the transaction's, so that two steps in one transaction (as the
--- sandbox helper makes them) are listed in their order.
+-- payout_event emits `payout.<status>` in the caller's transaction (event_emit,
+-- src/events/sql/event_emit.sql), so an event exists exactly when its step does. It is
+-- stamped with the clock's time, not the transaction's, so that two steps in one
+-- transaction (as the sandbox helper makes them) are listed in their order.
 --
 -- PL/pgSQL, not SQL: on Citus, a statement of an SQL function that reads a distributed
 -- table with the function's arguments cannot be planned (docs/scale-out.md).
 --
 -- payout_event_object builds the data from the values themselves (the payout's fields, the
 -- step's reference and the wallet's account number): a batch of payouts stepped set-wise
--- (payout_create_set, payout_move_set) has them in arrays and writes all its events in one
--- statement, which may not pass a table's row to a function (a distributed table's row is
--- a shard's row on its node). SQL, STABLE as to_char is, so the planner inlines it there.
+-- (payout_create_set, payout_move_set) has them in arrays and emits all its events in one
+-- statement (event_emit_set), which may not pass a table's row to a function (a
+-- distributed table's row is a shard's row on its node). SQL, STABLE as to_char is, so the
+-- planner inlines it there.
 CREATE OR REPLACE FUNCTION payout_event_object(
   p_id uuid, p_reference text, p_status text, p_amount numeric, p_currency text, p_customer uuid,
   p_wallet_account_number text, p_external_reference text, p_failure_code text, p_at timestamptz
@@ -37,6 +38,5 @@ CREATE OR REPLACE FUNCTION payout_event(p payouts, p_reference text) RETURNS voi
   SET enable_seqscan = off
 AS $$
 BEGIN
-  INSERT INTO outbox_events (id, business_id, code, data, created_at)
-  VALUES (gen_random_uuid(), p.business_id, 'payout.' || lower(p.status), payout_event_data(p, p_reference), clock_timestamp());
+  PERFORM event_emit(p.business_id, 'payout.' || lower(p.status), payout_event_data(p, p_reference), p_created_at => clock_timestamp());
 END $$;

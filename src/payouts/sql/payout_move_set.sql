@@ -13,7 +13,7 @@
 -- The statements: 1. the payouts, their customers, wallets and creations' references, each
 -- table read by key once; 2. the plan (each move's refusal, target, reference, the wallet's
 -- number its event shows), into arrays, reading no table; 3. the postings (ledger_move_set);
--- 4. the payouts' states; 5. their events (payout_event_object); 6. the results.
+-- 4. the payouts' states; 5. their events (payout_event_object, event_emit_set); 6. the results.
 CREATE OR REPLACE FUNCTION payout_move_set(p_business uuid, p_moves jsonb, p_ids uuid[]) RETURNS jsonb LANGUAGE plpgsql
   SET enable_seqscan = off
 AS $$
@@ -111,16 +111,14 @@ BEGIN
     UPDATE payouts SET status = outcomes->(id::text)->>0, failure_code = outcomes->(id::text)->>1,
                        outcome_transaction_id = (outcomes->(id::text)->>2)::uuid, updated_at = moved_at
      WHERE business_id = p_business AND id = ANY(ids);
-    -- 5. Their events, as payout_event writes each, in move order.
-    INSERT INTO outbox_events (id, business_id, code, data, created_at)
-    SELECT gen_random_uuid(), p_business, 'payout.' || lower(u.target),
-           payout_event_object(u.id, coalesce(u.reference, postings->(u.kp - 1)->>'reference'), u.target, u.amount, u.currency,
-                               u.customer, u.number, u.external, u.code, moved_at),
-           clock_timestamp()
-      FROM ROWS FROM (unnest(ids), unnest(targets), unnest(codes), unnest(amounts), unnest(currencies), unnest(customers),
-                      unnest(wallet_numbers), unnest(externals), unnest(references_), unnest(ks))
-             WITH ORDINALITY u(id, target, code, amount, currency, customer, number, external, reference, kp, k)
-     ORDER BY u.k;
+    -- 5. Their events, as payout_event emits each, in move order.
+    PERFORM event_emit_set(p_business, array_agg('payout.' || lower(u.target) ORDER BY u.k),
+             array_agg(payout_event_object(u.id, coalesce(u.reference, postings->(u.kp - 1)->>'reference'), u.target, u.amount, u.currency,
+                                           u.customer, u.number, u.external, u.code, moved_at)
+                       ORDER BY u.k))
+       FROM ROWS FROM (unnest(ids), unnest(targets), unnest(codes), unnest(amounts), unnest(currencies), unnest(customers),
+                       unnest(wallet_numbers), unnest(externals), unnest(references_), unnest(ks))
+              WITH ORDINALITY u(id, target, code, amount, currency, customer, number, external, reference, kp, k);
   END IF;
   -- 6. The results, in move order: payout_move's.
   RETURN (SELECT jsonb_agg(coalesce(r.refusal, jsonb_build_object('payout', jsonb_build_object('id', r.payout, 'status', outcomes->(r.payout::text)->>0),

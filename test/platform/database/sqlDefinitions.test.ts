@@ -114,20 +114,22 @@ describe('SQL definitions: one current definition per function', () => {
     }
   });
 
-  it('calls down only: a file calls functions of its own room or of a lower floor (src/db/tableOwners.ts, ROOM_FLOORS)', () => {
-    const room = (name: string) => name.slice(0, name.indexOf('/')) as Room;
+  it('calls down only: a file calls its own room and the rooms of lower floors (src/db/tableOwners.ts)', () => {
+    const folder = (name: string) => name.slice(0, name.indexOf('/')) as Room;
     const calls: string[] = [];
     for (const d of definitions) {
+      expect(ROOM_FLOORS[folder(d.name)], `the floor of ${d.name}'s room`).to.be.a('number');
       for (const m of d.sql.replace(/--[^\n]*/g, '').matchAll(/\b([a-z_][a-z0-9_]*)\s*\(/g)) {
         const callee = definitions.find((o) => o.functions.includes(m[1]));
-        if (!callee || room(callee.name) === room(d.name) || ROOM_FLOORS[room(callee.name)] < ROOM_FLOORS[room(d.name)]) continue;
+        if (!callee || folder(callee.name) === folder(d.name) || ROOM_FLOORS[folder(callee.name)] < ROOM_FLOORS[folder(d.name)]) continue;
         calls.push(`${d.name} → ${m[1]}`);
       }
     }
     expect(calls, 'calls up or sideways').to.deep.equal([]);
-    // The check sees calls down: payouts call the ledger, the kernel and the customers.
-    const down = definitions.filter((d) => room(d.name) === 'payouts').flatMap((d) => [...d.sql.matchAll(/\b(ledger_[a-z_]+|idempotency_[a-z_]+|customer_[a-z_]+)\s*\(/g)]);
+    // The check sees calls down: payouts call the ledger, the customers, the events and the kernel; the ledger calls the events.
+    const down = definitions.filter((d) => folder(d.name) === 'payouts').flatMap((d) => [...d.sql.matchAll(/\b(ledger_[a-z_]+|idempotency_[a-z_]+|event_emit[a-z_]*|customer_[a-z_]+)\s*\(/g)]);
     expect(down.length, 'calls from payouts down').to.be.greaterThan(0);
+    expect(definitions.filter((d) => folder(d.name) === 'ledger' && /\bevent_emit\s*\(/.test(d.sql)), 'calls from the ledger down to the events').to.have.length.greaterThan(0);
   });
 
   it('no default, constraint or index of the schema calls a function of the .sql files (the migrations run before them)', async () => {

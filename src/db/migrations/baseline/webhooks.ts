@@ -42,7 +42,7 @@ export const WEBHOOKS = `
   CREATE INDEX outbox_events_business_id_created_at_id_index ON outbox_events (business_id, created_at, id);
 
   -- The outbox's pending events. A trigger of outbox_events inserts the row in the
-  -- producer's transaction (src/webhooks/sql/outbox_event_pending.sql); the relay deletes
+  -- producer's transaction (src/events/sql/outbox_event_pending.sql); the relay deletes
   -- the rows it dispatches. Marking events dispatched by updating an indexed column of
   -- outbox_events instead wrote each event twice with every index entry of both versions
   -- (no HOT update, so WAL for every index of every event), and the relay's scan walked the dead

@@ -1,8 +1,9 @@
--- Every event inserted into the outbox is pending until the relay dispatches it: its row
--- in `outbox_pending` (why a table of its own: src/db/migrations/024_baseline.ts) is
--- inserted here, in the producer's transaction, and deleted by the relay in the
--- transaction that makes its deliveries (src/webhooks/dispatcher.ts). Producers insert
--- into `outbox_events` only; the outbox itself is never updated.
+-- Every event of the event outbox is pending until the relay dispatches it: its row in
+-- `outbox_pending` (why a table of its own: src/db/migrations/024_baseline.ts) is
+-- inserted here, in the producer's transaction, and deleted in the transaction that makes
+-- its deliveries (takePendingEvents, src/events/outbox.ts, which the webhooks' relay calls).
+-- Producers emit events (event_emit.sql, emitEvent) and nothing else; the outbox itself is
+-- never updated.
 --
 -- The trigger is defined here, beside its function (see ledger_entries_immutable.sql).
 CREATE OR REPLACE FUNCTION outbox_event_pending() RETURNS trigger LANGUAGE plpgsql

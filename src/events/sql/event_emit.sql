@@ -1,0 +1,44 @@
+-- The event outbox's door in SQL: an event is recorded in the transaction of its effect
+-- (so it exists exactly when its effect does), as one row of `outbox_events`, which the
+-- trigger of outbox_event_pending.sql makes pending for the webhooks' relay. Every SQL
+-- producer (the ledger's topup, the payouts' steps) calls these; TypeScript producers call
+-- emitEvent (src/events/outbox.ts). The outbox is insert-only.
+--
+-- An event: its business, its code (`topup.complete`, `payout.pending` …), its data (jsonb,
+-- in the shape of API version p_data_version: src/kernel/versioning/versionChange.ts
+-- renders it at every version), an id drawn at random (gen_random_uuid), and its time
+-- (created_at, which orders the business's events).
+--
+-- event_emit records one and returns its id. Its defaults are the column's: v3's shape
+-- (src/db/migrations/038_event_data_versions.ts) and the transaction's time; a producer
+-- that writes two steps in one transaction passes clock_timestamp() so that they are listed
+-- in their order.
+CREATE OR REPLACE FUNCTION event_emit(
+  p_business uuid, p_code text, p_data jsonb,
+  p_data_version text DEFAULT 'v3', p_created_at timestamptz DEFAULT CURRENT_TIMESTAMP
+) RETURNS uuid LANGUAGE plpgsql
+  SET enable_seqscan = off
+AS $$
+DECLARE
+  event_id uuid;
+BEGIN
+  INSERT INTO outbox_events (id, business_id, code, data, data_version, created_at)
+  VALUES (gen_random_uuid(), p_business, p_code, p_data, p_data_version, p_created_at)
+  RETURNING id INTO event_id;
+  RETURN event_id;
+END $$;
+
+-- event_emit_set records a batch's events in one statement (a set-wise producer such as
+-- payout_create_set emits all its events at once, not row by row): event k has code
+-- p_codes[k] and data p_data[k] (arrays of one length; NULL for none). Each event is in
+-- v3's shape (the column's default) and stamped with the clock's time as it is written, in
+-- the arrays' order, so that the batch's events are listed in that order.
+CREATE OR REPLACE FUNCTION event_emit_set(p_business uuid, p_codes text[], p_data jsonb[]) RETURNS void LANGUAGE plpgsql
+  SET enable_seqscan = off
+AS $$
+BEGIN
+  INSERT INTO outbox_events (id, business_id, code, data, created_at)
+  SELECT gen_random_uuid(), p_business, u.code, u.data, clock_timestamp()
+    FROM ROWS FROM (unnest(p_codes), unnest(p_data)) WITH ORDINALITY u(code, data, k)
+   ORDER BY u.k;
+END $$;
