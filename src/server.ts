@@ -96,6 +96,10 @@ export async function startService(
     { createMetrics },
     { resealEndpointSecrets, webhookSecretKeys },
     { businessApiVersion },
+    { cardKeys },
+    { nationalIdKeys, resealNationalIds },
+    { otpKeys },
+    { replayKeys },
   ] = await Promise.all([
     import('./db/knex.js'),
     import('./businesses/sandboxSeed.js'),
@@ -106,6 +110,10 @@ export async function startService(
     import('./kernel/metrics/metrics.js'),
     import('./webhooks/secrets.js'),
     import('./businesses/businesses.js'),
+    import('./cards/keys.js'),
+    import('./customers/identityData.js'),
+    import('./kernel/otp/flowEnv.js'),
+    import('./kernel/idempotency/idempotency.js'),
   ]).catch(async (err) => {
     await starting?.then((e) => e.stop(), () => undefined);
     throw err;
@@ -130,11 +138,21 @@ export async function startService(
   const apiDir = opts.apiDir ?? (RUNNING_COMPILED ? PRECOMPILED_API_DIR : undefined);
   const outages = new OutageLog(db, log);
   outages.watch(backgroundPool); // the outbox relay, whose queries end an outage, runs on it
-  // Webhook secrets sealed under an older key are sealed again under the current key.
-  const secretKeys = await webhookSecretKeys(db, config);
-  const resealed = await resealEndpointSecrets(db, secretKeys);
-  if (resealed.resealed) log.info({ resealed: resealed.resealed }, 'webhook endpoint secrets sealed again under the current data key');
-  if (resealed.unreadable) log.warn({ unreadable: resealed.unreadable }, 'webhook endpoint secrets under a data key version not configured: their deliveries fail');
+  // Each capability's keys, derived once; values sealed under an older key (or its family's
+  // predecessor) are sealed again under the current key.
+  const keys = {
+    cardData: await cardKeys(db, config),
+    webhookSecrets: await webhookSecretKeys(db, config),
+    nationalIds: await nationalIdKeys(db, config),
+    otp: await otpKeys(db, config),
+    replays: await replayKeys(db, config),
+  };
+  const resealedSecrets = await resealEndpointSecrets(db, keys.webhookSecrets);
+  if (resealedSecrets.resealed) log.info({ resealed: resealedSecrets.resealed }, 'webhook endpoint secrets sealed again under the current webhook secret key');
+  if (resealedSecrets.unreadable) log.warn({ unreadable: resealedSecrets.unreadable }, 'webhook endpoint secrets under a key version not configured: their deliveries fail');
+  const resealedIds = await resealNationalIds(db, keys.nationalIds);
+  if (resealedIds.resealed) log.info({ resealed: resealedIds.resealed }, 'national ids sealed again under the current national-id key');
+  if (resealedIds.unreadable) log.warn({ unreadable: resealedIds.unreadable }, 'national ids under a key version not configured: they cannot be sent to a provider');
   const jobs = await JobQueue.start({
     databaseUrl,
     db,
@@ -151,13 +169,13 @@ export async function startService(
     policy: { sandbox: config.sandbox },
     timeoutMs: config.webhookTimeoutMs,
     retryScale: config.webhookRetryScale,
-    secretKeys,
+    secretKeys: keys.webhookSecrets,
     concurrency: config.webhookConcurrency,
     disableFailingAfterMs: config.webhookDisableFailingAfterHours * 3_600_000,
     relayIntervalMs: 500,
   });
   await startPayoutProcessing({ db, jobs, rail: payoutRailOf(config, log) });
-  const services = { db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db, backgroundPool), jobs };
+  const services = { db, config, jwtKey: await jwtKey(db, config.jwtSecret), keys, log, metrics: createMetrics(db, backgroundPool), jobs };
   const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { apiDir, outages, pinnedVersion: (businessId) => businessApiVersion(db, businessId), versionDeprecations: opts.versionDeprecations });
   const host = opts.host ?? config.host;
   const server: Server = await new Promise((resolve) => {

@@ -104,6 +104,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     cardDataKeyVersion: 1,
     cardDataPreviousKeys: {},
     cardFingerprintKey: 'test-card-fingerprint-key-test-card-fingerprint-key',
+    webhookSecretKey: 'test-webhook-secret-key-test-webhook-secret-key',
+    idempotencyReplayKey: 'test-idempotency-replay-key-test-idempotency-replay-key',
     identityProviderCallbackSecret: TEST_CALLBACK_SECRETS.IDENTITY_VERIFICATION,
     screeningProviderCallbackSecret: TEST_CALLBACK_SECRETS.SCREENING,
     payoutRailCallbackSecret: TEST_CALLBACK_SECRETS.PAYOUT_RAIL,

@@ -17,7 +17,7 @@ import { get, post } from '../support/client.js';
 import { running, startExtraService, testConfig } from '../support/service.js';
 import { startReceiver, testSecret, verifyDelivery, type Receiver } from '../support/webhooks.js';
 
-const ROTATED = { cardDataKey: 'rotated-card-data-key-rotated-card-data-key', cardDataKeyVersion: 2, cardDataPreviousKeys: { 1: testConfig().cardDataKey! } };
+const ROTATED = { webhookSecretKey: 'rotated-webhook-secret-key-rotated-webhook-secret-key', webhookSecretKeyVersion: 2, webhookSecretPreviousKeys: { 1: testConfig().webhookSecretKey! } };
 
 describe('webhook endpoint secrets sealed at rest', function () {
   this.timeout(120_000);
