@@ -1,7 +1,7 @@
 /**
  * Card data protection: how PANs, CVVs and PINs are made, kept and
  * compared. Nothing here touches the database; ./keys.ts builds the keyring.
- * Sealing itself (AES-256-GCM under versioned data keys) is the kernel's
+ * Sealing itself (AES-256-GCM under the card data key family) is the kernel's
  * (src/kernel/secrets/sealing.ts); this module binds it to a card and a field.
  *
  * - PAN: 16 digits = the sandbox BIN `999001` (6 digits; major industry

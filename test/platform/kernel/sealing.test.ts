@@ -12,7 +12,8 @@ import { expect } from 'chai';
 import { cardKeys } from '../../../src/cards/keys.js';
 import { nationalIdKeys } from '../../../src/customers/identityData.js';
 import { replayKeys } from '../../../src/kernel/idempotency/idempotency.js';
-import { openValue, sealValue } from '../../../src/kernel/secrets/sealing.js';
+import { loadConfig } from '../../../src/config.js';
+import { keyFamilies, openValue, sealValue } from '../../../src/kernel/secrets/sealing.js';
 import { webhookSecretKeys } from '../../../src/webhooks/secrets.js';
 import { issuedCard } from '../../support/cards.js';
 import { post } from '../../support/client.js';
@@ -92,6 +93,28 @@ describe('sealing: a key family per purpose', function () {
     expect(again.status).to.equal(201);
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
     expect(again.body).to.deep.equal(first.body);
+  });
+
+  it('reads each family as CARD_DATA_KEY is read; IDENTITY_DATA_KEY stands for NATIONAL_ID_KEY when that is unset', () => {
+    const config = loadConfig({
+      WEBHOOK_SECRET_KEY: 'w',
+      WEBHOOK_SECRET_KEY_VERSION: '4',
+      WEBHOOK_SECRET_PREVIOUS_KEYS: '2:two,3:three',
+      NATIONAL_ID_KEY_VERSION: '2',
+      NATIONAL_ID_PREVIOUS_KEYS: '1:one',
+      IDEMPOTENCY_REPLAY_KEY: 'r',
+      IDENTITY_DATA_KEY: 'identity',
+    });
+    const families = keyFamilies(config);
+    expect(families.webhookSecret).to.deep.equal({ name: 'webhook-secret', key: 'w', version: 4, previousKeys: { 2: 'two', 3: 'three' } });
+    expect(families.nationalId).to.deep.equal({ name: 'national-id', key: 'identity', version: 2, previousKeys: { 1: 'one' } });
+    expect(families.idempotencyReplay).to.deep.equal({ name: 'idempotency-replay', key: 'r', version: 1, previousKeys: {} });
+    expect(keyFamilies(loadConfig({ NATIONAL_ID_KEY: 'national', IDENTITY_DATA_KEY: 'identity' })).nationalId.key).to.equal('national');
+    expect(() => loadConfig({ NATIONAL_ID_PREVIOUS_KEYS: 'nope' })).to.throw(/NATIONAL_ID_PREVIOUS_KEYS/);
+    expect(() => loadConfig({ WEBHOOK_SECRET_KEY_VERSION: '0' })).to.throw(/WEBHOOK_SECRET_KEY_VERSION/);
+    const production = { SANDBOX: 'false', PAYOUT_RAIL_URL: 'https://rail.example', PAYOUT_RAIL_CALLBACK_SECRET: 's', CARD_DATA_KEY: 'c', CARD_FINGERPRINT_KEY: 'f' };
+    expect(() => loadConfig(production)).to.throw(/^WEBHOOK_SECRET_KEY, IDEMPOTENCY_REPLAY_KEY required when SANDBOX=false/);
+    expect(loadConfig({ ...production, WEBHOOK_SECRET_KEY: 'w', IDEMPOTENCY_REPLAY_KEY: 'r' }).sandbox).to.equal(false);
   });
 
   it('no handler derives a key: each capability derives its keys once, at start (Services.keys)', () => {
