@@ -117,9 +117,6 @@ export function sealValue(keys: SealingKeys, context: string, value: string): Se
   return { sealed: [keys.family, ...[iv, cipher.getAuthTag(), data].map((p) => p.toString('base64url'))].join('.'), keyVersion: keys.current };
 }
 
-/** True when `value` was sealed under the current key of `keys`' family (nothing to re-seal). */
-export const isCurrent = (keys: SealingKeys, value: Sealed): boolean => value.keyVersion === keys.current && value.sealed.startsWith(`${keys.family}.`);
-
 /**
  * Opens a value sealed by `sealValue` with the same `context` (one of three parts with the
  * family's predecessor, see the module comment). Throws when it names another family, its
