@@ -16,16 +16,20 @@
  * LOG_LEVEL (default `info`) and LOG_FILE (default: stdout), see src/log.ts,
  * OTP_HASH_KEY (key of the OTPs' keyed hash; default: generated once and kept in
  * the database), PROVIDER_TIMEOUT_MS (default 5000: a provider call that takes
- * longer is answered 503 SERVICE_UNAVAILABLE), IDENTITY_DATA_KEY (seals national ids;
- * default generated once and kept), IDENTITY_PROVIDER_CALLBACK_SECRET and
+ * longer is answered 503 SERVICE_UNAVAILABLE), IDENTITY_PROVIDER_CALLBACK_SECRET and
  * SCREENING_PROVIDER_CALLBACK_SECRET (HMAC keys of the providers' signed callbacks;
  * default generated once and kept, which suits the sandbox providers).
- * Card data (src/cards/data.ts): CARD_DATA_KEY seals PANs, CVVs and PINs
- * (AES-256-GCM), as key version CARD_DATA_KEY_VERSION (default 1);
- * CARD_DATA_PREVIOUS_KEYS (`<version>:<secret>,…`) keeps older versions readable
- * after a rotation; CARD_FINGERPRINT_KEY keys the PAN fingerprints (never rotate
- * it). In the sandbox an unset CARD_DATA_KEY or CARD_FINGERPRINT_KEY is generated
- * once and kept in the database; with SANDBOX=false both are required.
+ * Sealing keys (src/kernel/secrets/sealing.ts), a family per purpose, each as
+ * `<FAMILY>_KEY` of version `<FAMILY>_KEY_VERSION` (default 1) with older versions in
+ * `<FAMILY>_PREVIOUS_KEYS` (`<version>:<secret>,…`): CARD_DATA_* seals PANs, CVVs and PINs
+ * (src/cards/data.ts), WEBHOOK_SECRET_* the webhook endpoints' secrets
+ * (src/webhooks/secrets.ts), NATIONAL_ID_* the national ids (src/customers/identityData.ts;
+ * NATIONAL_ID_INDEX_KEY keys their lookup hash, never rotated; IDENTITY_DATA_KEY is the old
+ * name of both), IDEMPOTENCY_REPLAY_* the kept answers that hold a secret shown once
+ * (src/kernel/idempotency/idempotency.ts). CARD_FINGERPRINT_KEY keys the PAN fingerprints
+ * (never rotate it). In the sandbox an unset key is generated once and kept in the
+ * database; with SANDBOX=false CARD_DATA_KEY, CARD_FINGERPRINT_KEY, WEBHOOK_SECRET_KEY and
+ * IDEMPOTENCY_REPLAY_KEY are required.
  * Webhook delivery (src/webhooks/): WEBHOOK_TIMEOUT_MS (default 15000, the time-out of
  * one attempt), WEBHOOK_RETRY_SCALE (default 1: multiplies every delay of the retry
  * schedule in src/webhooks/schedule.ts, e.g. 0.001 turns 5 minutes into 300 ms; tests
@@ -96,12 +100,12 @@ function originsFrom(value: string | undefined): '*' | string[] {
   return origins;
 }
 
-/** `<version>:<secret>,…` as a map; throws on a malformed entry. */
-function keysFrom(value: string | undefined): Record<number, string> {
+/** `<version>:<secret>,…` (the variable `name`) as a map; throws on a malformed entry. */
+function keysFrom(value: string | undefined, name: string): Record<number, string> {
   const keys: Record<number, string> = {};
   for (const entry of (value ?? '').split(',').filter(Boolean)) {
     const match = /^\s*([0-9]+):(.+)$/.exec(entry);
-    if (!match || Number(match[1]) < 1) throw new Error('CARD_DATA_PREVIOUS_KEYS must be a comma-separated list of <version>:<secret>, versions from 1');
+    if (!match || Number(match[1]) < 1) throw new Error(`${name} must be a comma-separated list of <version>:<secret>, versions from 1`);
     keys[Number(match[1])] = match[2];
   }
   return keys;
@@ -127,12 +131,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     otpHashKey: env.OTP_HASH_KEY || undefined,
     providerTimeoutMs: intFrom(env.PROVIDER_TIMEOUT_MS, 5000, 'PROVIDER_TIMEOUT_MS', 60_000, 1),
     identityDataKey: env.IDENTITY_DATA_KEY || undefined,
+    nationalIdKey: env.NATIONAL_ID_KEY || undefined,
+    nationalIdKeyVersion: intFrom(env.NATIONAL_ID_KEY_VERSION, 1, 'NATIONAL_ID_KEY_VERSION', 1_000_000, 1),
+    nationalIdPreviousKeys: keysFrom(env.NATIONAL_ID_PREVIOUS_KEYS, 'NATIONAL_ID_PREVIOUS_KEYS'),
+    nationalIdIndexKey: env.NATIONAL_ID_INDEX_KEY || undefined,
     identityProviderCallbackSecret: env.IDENTITY_PROVIDER_CALLBACK_SECRET || undefined,
     screeningProviderCallbackSecret: env.SCREENING_PROVIDER_CALLBACK_SECRET || undefined,
     cardDataKey: env.CARD_DATA_KEY || undefined,
     cardDataKeyVersion: intFrom(env.CARD_DATA_KEY_VERSION, 1, 'CARD_DATA_KEY_VERSION', 1_000_000, 1),
-    cardDataPreviousKeys: keysFrom(env.CARD_DATA_PREVIOUS_KEYS),
+    cardDataPreviousKeys: keysFrom(env.CARD_DATA_PREVIOUS_KEYS, 'CARD_DATA_PREVIOUS_KEYS'),
     cardFingerprintKey: env.CARD_FINGERPRINT_KEY || undefined,
+    webhookSecretKey: env.WEBHOOK_SECRET_KEY || undefined,
+    webhookSecretKeyVersion: intFrom(env.WEBHOOK_SECRET_KEY_VERSION, 1, 'WEBHOOK_SECRET_KEY_VERSION', 1_000_000, 1),
+    webhookSecretPreviousKeys: keysFrom(env.WEBHOOK_SECRET_PREVIOUS_KEYS, 'WEBHOOK_SECRET_PREVIOUS_KEYS'),
+    idempotencyReplayKey: env.IDEMPOTENCY_REPLAY_KEY || undefined,
+    idempotencyReplayKeyVersion: intFrom(env.IDEMPOTENCY_REPLAY_KEY_VERSION, 1, 'IDEMPOTENCY_REPLAY_KEY_VERSION', 1_000_000, 1),
+    idempotencyReplayPreviousKeys: keysFrom(env.IDEMPOTENCY_REPLAY_PREVIOUS_KEYS, 'IDEMPOTENCY_REPLAY_PREVIOUS_KEYS'),
     webhookTimeoutMs: intFrom(env.WEBHOOK_TIMEOUT_MS, 15_000, 'WEBHOOK_TIMEOUT_MS', 60_000, 100),
     webhookRetryScale: scaleFrom(env.WEBHOOK_RETRY_SCALE),
     webhookConcurrency: intFrom(env.WEBHOOK_CONCURRENCY, 4, 'WEBHOOK_CONCURRENCY', 64, 1),
@@ -156,8 +170,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
  * and again by `startService` (for configurations built in code).
  */
 export function checkConfig(config: Config): void {
-  if (!config.sandbox && (!config.cardDataKey || !config.cardFingerprintKey)) {
-    throw new Error('CARD_DATA_KEY and CARD_FINGERPRINT_KEY are required when SANDBOX=false');
+  const missing = Object.entries({
+    CARD_DATA_KEY: config.cardDataKey,
+    CARD_FINGERPRINT_KEY: config.cardFingerprintKey,
+    WEBHOOK_SECRET_KEY: config.webhookSecretKey,
+    IDEMPOTENCY_REPLAY_KEY: config.idempotencyReplayKey,
+  }).filter(([, key]) => !key);
+  if (!config.sandbox && missing.length) {
+    throw new Error(`${missing.map(([name]) => name).join(', ')} required when SANDBOX=false (CARD_DATA_KEY, CARD_FINGERPRINT_KEY, WEBHOOK_SECRET_KEY and IDEMPOTENCY_REPLAY_KEY)`);
   }
   if (!config.sandbox && !config.payoutRailUrl) {
     throw new Error('PAYOUT_RAIL_URL and PAYOUT_RAIL_CALLBACK_SECRET are required when SANDBOX=false: payouts are settled by the payout rail');

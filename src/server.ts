@@ -1,7 +1,7 @@
 /**
  * Starts the whole service: database (DATABASE_URL, or an embedded PostgreSQL
  * under DATA_DIR), migrations, the capabilities' faces (each starts what it runs from its
- * own settings: the sandbox's demo data, payout processing, the webhooks), and the HTTP server.
+ * own settings: the sandbox's demo data, the keys, payout processing, the webhooks), and the HTTP server.
  * Used by `npm start` (src/main.ts) and by the tests.
  *
  * The embedded PostgreSQL is started first: it comes up in its own process
@@ -16,7 +16,7 @@ import { PRECOMPILED_API_DIR, RUNNING_COMPILED } from './paths.js';
 import { JobQueue } from './jobs/queue.js';
 import { OutageLog } from './db/unavailable.js';
 import { createLogger, type Logger } from './log.js';
-import type { StartContext, Started } from './kernel/capability.js';
+import { instanceKeys, type StartContext, type Started } from './kernel/capability.js';
 import { configureBackground } from './kernel/scheduling/background.js';
 import { lowPriorityConnections } from './db/priority.js';
 import type { ApiVersion } from './kernel/versioning/apiVersions.js';
@@ -43,6 +43,8 @@ function urlHost(host: string): string {
 /** The faces of the capabilities that start with the instance, in the order they start (loaded with the HTTP stack). */
 const CAPABILITIES = (): Promise<{ start(ctx: StartContext): Promise<Started> }>[] => [
   import('./businesses/index.js'),
+  import('./customers/index.js'),
+  import('./cards/index.js'),
   import('./payouts/index.js'),
   import('./webhooks/index.js'),
 ];
@@ -102,6 +104,8 @@ export async function startService(
     { outboxBacklog },
     { businessApiVersion },
     capabilities,
+    { otpKeys },
+    { replayKeys },
   ] = await Promise.all([
     import('./db/knex.js'),
     import('./kernel/secrets/settings.js'),
@@ -112,6 +116,8 @@ export async function startService(
     import('./events/outbox.js'),
     import('./businesses/businesses.js'),
     Promise.all(CAPABILITIES()),
+    import('./kernel/otp/flowEnv.js'),
+    import('./kernel/idempotency/idempotency.js'),
   ]).catch(async (err) => {
     await starting?.then((e) => e.stop(), () => undefined);
     throw err;
@@ -143,10 +149,12 @@ export async function startService(
     pollingIntervalSeconds: config.jobPollingIntervalMs / 1000,
     maintenanceIntervalSeconds: config.jobMaintenanceIntervalSeconds,
   });
-  // Each capability's face starts what it runs, from its own settings (src/kernel/capability.ts).
+  // Each capability's face starts what it runs, from its own settings, and derives its keys
+  // once (src/kernel/capability.ts); the kernel's own keys (codes, kept answers) beside them.
   const started: Started[] = [];
   for (const capability of capabilities) started.push(await capability.start({ db, jobs, config, log, outages }));
-  const services = { db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db, outboxBacklog(db), backgroundPool), jobs };
+  const keys = instanceKeys({ otp: await otpKeys(db, config), replays: await replayKeys(db, config) }, started);
+  const services = { db, config, jwtKey: await jwtKey(db, config.jwtSecret), keys, log, metrics: createMetrics(db, outboxBacklog(db), backgroundPool), jobs };
   const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { apiDir, outages, pinnedVersion: (businessId) => businessApiVersion(db, businessId), versionDeprecations: opts.versionDeprecations });
   const host = opts.host ?? config.host;
   const server: Server = await new Promise((resolve) => {

@@ -1,7 +1,7 @@
 /**
  * Card data protection: how PANs, CVVs and PINs are made, kept and
  * compared. Nothing here touches the database; ./keys.ts builds the keyring.
- * Sealing itself (AES-256-GCM under versioned data keys) is the kernel's
+ * Sealing itself (AES-256-GCM under the card data key family) is the kernel's
  * (src/kernel/secrets/sealing.ts); this module binds it to a card and a field.
  *
  * - PAN: 16 digits = the sandbox BIN `999001` (6 digits; major industry
@@ -14,8 +14,8 @@
  * - CVV: 3 random digits (a processor derives it from the PAN and expiry with
  *   its card verification keys; the sandbox draws it). PIN: 4 digits, chosen by
  *   the customer.
- * - At rest: each value is sealed (src/kernel/secrets/sealing.ts) under the current data
- *   key derived for card data, with `card:<card id>:<field>` as additional
+ * - At rest: each value is sealed (src/kernel/secrets/sealing.ts) under the current key
+ *   of the card data family, with `card:<card id>:<field>` as additional
  *   authenticated data, so a sealed value cannot be moved to another card or
  *   field. The key's version is stored beside each value (`<field>_key_version`).
  * These values leave the service only through E6 (verify display sensitive data
@@ -44,7 +44,7 @@ export interface CardKeyring extends SealingKeys {
  * version has no secret or a version is not a positive integer.
  */
 export function cardKeyring(args: { current: number; secrets: ReadonlyMap<number, Buffer>; fingerprintSecret: Buffer }): CardKeyring {
-  return { ...sealingKeys(args.current, args.secrets, 'card-data-seal'), fingerprint: deriveKey(args.fingerprintSecret, 'card-pan-fingerprint') };
+  return { ...sealingKeys('card-data', args.current, args.secrets, 'card-data-seal'), fingerprint: deriveKey(args.fingerprintSecret, 'card-pan-fingerprint') };
 }
 
 /** A new PAN: SANDBOX_BIN + 9 random digits + Luhn check digit (16 digits). */
@@ -68,7 +68,7 @@ export function panFingerprint(keys: CardKeyring, pan: string): string {
 
 const aad = (cardId: string, field: SealedField): string => `card:${cardId}:${field}`;
 
-/** Seals `value` of card `cardId`'s `field` under the current key: `<iv>.<tag>.<ciphertext>` (base64url). */
+/** Seals `value` of card `cardId`'s `field` under the current key: `card-data.<iv>.<tag>.<ciphertext>` (base64url). */
 export function sealCardValue(keys: CardKeyring, cardId: string, field: SealedField, value: string): Sealed {
   return sealValue(keys, aad(cardId, field), value);
 }

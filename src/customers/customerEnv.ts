@@ -9,13 +9,13 @@ import type { Acceptance } from '../providers/identity.js';
 import type { Providers } from '../providers/index.js';
 import type { FlowEnv } from '../kernel/otp/flowEnv.js';
 import type { OtpPolicy } from '../kernel/otp/otp.js';
-import type { IdentityKeys } from './identityData.js';
+import type { NationalIdKeys } from './identityData.js';
 
 /** The environment of a request, before it is known which business it acts for (callbacks). */
 export interface ServiceEnv extends Omit<FlowEnv, 'businessId'> {
   providers: Providers;
   /** Keys of the national ids at rest. */
-  identityKeys: IdentityKeys;
+  nationalIdKeys: NationalIdKeys;
   /** The service's own base URL, where the sandbox providers deliver their callbacks. */
   selfUrl: string;
   /** Run by `settle` once the request's transaction has committed. */

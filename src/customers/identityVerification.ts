@@ -39,11 +39,11 @@ export async function initiateIdentityVerification(env: CustomerEnv, id: string,
   await env.db.transaction(async (trx) => {
     const session = await sessionRow(trx, env.businessId, id, true);
     onboardingMachine.next(session.status, 'INITIATE_IDENTITY_VERIFICATION');
-    const hash = nationalIdHash(env.identityKeys, env.businessId, req.national_id);
+    const hash = nationalIdHash(env.nationalIdKeys, env.businessId, req.national_id);
     await assertNationalIdFree(trx, env.businessId, hash, session.customer_id);
     await trx('customers').where({ id: session.customer_id, business_id: session.business_id }).update({
       national_id_hash: hash,
-      national_id_sealed: sealNationalId(env.identityKeys, req.national_id),
+      ...sealNationalId(env.nationalIdKeys, session.customer_id, req.national_id),
       date_of_birth: req.date_of_birth,
       updated_at: trx.fn.now(3),
     });
@@ -62,14 +62,14 @@ export async function initiateIdentityVerification(env: CustomerEnv, id: string,
  * transaction, and so the approval, rolls back).
  */
 export async function requestScreening(env: CustomerEnv, trx: Knex, session: SessionRow): Promise<void> {
-  const customer = await trx('customers').where({ id: session.customer_id, business_id: session.business_id }).first('full_name', 'national_id_sealed', 'date_of_birth');
+  const customer = await trx('customers').where({ id: session.customer_id, business_id: session.business_id }).first('id', 'full_name', 'national_id_sealed', 'national_id_key_version', 'date_of_birth');
   const reference = await createProviderRequest(trx, { businessId: env.businessId, kind: 'SCREENING', subjectType: 'ONBOARDING', subjectId: session.id });
   const acceptance = await callProvider('SCREENING', env.providers.timeoutMs, () =>
     env.providers.screening.screen({
       businessId: env.businessId,
       reference,
       fullName: customer.full_name,
-      nationalId: openNationalId(env.identityKeys, customer.national_id_sealed),
+      nationalId: openNationalId(env.nationalIdKeys, customer),
       dateOfBirth: customer.date_of_birth,
     }),
   );

@@ -20,6 +20,7 @@ import * as walletsByExternalReference from './migrations/035_wallets_by_externa
 import * as listFiltersInPageOrder from './migrations/036_list_filters_in_page_order.js';
 import * as apiVersions from './migrations/037_api_versions.js';
 import * as eventDataVersions from './migrations/038_event_data_versions.js';
+import * as nationalIdKeyVersions from './migrations/039_national_id_key_versions.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '036_list_filters_in_page_order': listFiltersInPageOrder,
   '037_api_versions': apiVersions,
   '038_event_data_versions': eventDataVersions,
+  '039_national_id_key_versions': nationalIdKeyVersions,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

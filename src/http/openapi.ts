@@ -8,7 +8,6 @@
  */
 import type { Context as KoaContext } from 'koa';
 import type { Knex } from 'knex';
-import { sealingKeysFor } from '../kernel/secrets/sealing.js';
 import { AppError } from '../kernel/errors.js';
 import type { TokenVerifier } from './auth.js';
 import type { ApiOperation, CompiledApi } from './apiTypes.js';
@@ -126,9 +125,6 @@ function securityOf(op: ApiOperation, spec: { access: Access }, services: Servic
     },
   };
 }
-
-/** The sealing purpose of kept answers that hold a secret (OperationSpec.sealReplay). */
-const REPLAY_SEAL = 'idempotency-replay-seal';
 
 /**
  * Mounts the document `api` (operations and request validators, see
@@ -272,7 +268,7 @@ export function mountApi(args: {
       // A create runs in one transaction with its key; a movement's ledger call takes the key itself.
       spec.idempotent === 'transaction'
         ? async (claim) =>
-            keyedTransaction(services.db, claim, principal?.businessId ?? null, (trx) => run(null, trx), spec.sealReplay ? await sealingKeysFor(services.db, services.config, REPLAY_SEAL) : undefined)
+            keyedTransaction(services.db, claim, principal?.businessId ?? null, (trx) => run(null, trx), spec.sealReplay ? services.keys.replays : undefined)
         : run,
     );
     send(koa, answer(response));

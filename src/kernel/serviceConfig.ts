@@ -22,7 +22,14 @@ export interface Config {
   logFile?: string;
   otpHashKey?: string;
   providerTimeoutMs: number;
+  /** The old name of the national-id key and index key (IDENTITY_DATA_KEY), and the key of national ids sealed before key versions. */
   identityDataKey?: string;
+  nationalIdKey?: string;
+  nationalIdKeyVersion: number;
+  /** Older national-id keys by version, still readable. */
+  nationalIdPreviousKeys: Record<number, string>;
+  /** Key of the national ids' lookup hash (never rotated). */
+  nationalIdIndexKey?: string;
   identityProviderCallbackSecret?: string;
   screeningProviderCallbackSecret?: string;
   cardDataKey?: string;
@@ -30,6 +37,14 @@ export interface Config {
   /** Older card data keys by version, still readable. */
   cardDataPreviousKeys: Record<number, string>;
   cardFingerprintKey?: string;
+  webhookSecretKey?: string;
+  webhookSecretKeyVersion: number;
+  /** Older webhook secret keys by version, still readable. */
+  webhookSecretPreviousKeys: Record<number, string>;
+  idempotencyReplayKey?: string;
+  idempotencyReplayKeyVersion: number;
+  /** Older idempotency replay keys by version, still readable. */
+  idempotencyReplayPreviousKeys: Record<number, string>;
   /** Most connections in the database pool (DB_POOL_SIZE; default DEFAULT_DB_POOL_SIZE of src/db/pool.ts). */
   dbPoolSize: number;
   /** False: statements are sent unnamed (pooler in transaction mode). */

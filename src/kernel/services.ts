@@ -9,6 +9,7 @@ import type { Config } from './serviceConfig.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from './metrics/metrics.js';
+import type { SealingKeys } from './secrets/sealing.js';
 
 /** Who is calling, from the bearer token. */
 export interface Principal {
@@ -18,12 +19,31 @@ export interface Principal {
   businessId: string | null;
 }
 
+/**
+ * The keys of a running instance, each derived once at start by its capability's
+ * `…Keys(db, config)` (src/server.ts); a handler takes them from here and derives none.
+ */
+export interface ServiceKeys {
+  /** Card data (src/cards/keys.ts cardKeys): sealing keys and the PAN fingerprint key. */
+  cardData: SealingKeys & { readonly fingerprint: Buffer };
+  /** Webhook endpoint secrets (src/webhooks/secrets.ts webhookSecretKeys). */
+  webhookSecrets: SealingKeys;
+  /** National ids (src/customers/identityData.ts nationalIdKeys): sealing keys and the lookup hash's key. */
+  nationalIds: { seal: SealingKeys; index: Buffer };
+  /** Kept idempotent answers that hold a secret (src/kernel/idempotency/idempotency.ts replayKeys). */
+  replays: SealingKeys;
+  /** The one-time codes' keyed hash (src/kernel/otp/flowEnv.ts otpKeys). */
+  otp: Buffer;
+}
+
 /** Long-lived dependencies of the handlers. */
 export interface Services {
   db: Knex;
   config: Config;
   /** HS256 key for access tokens. */
   jwtKey: Uint8Array;
+  /** Sealing and hashing keys, derived once at start. */
+  keys: ServiceKeys;
   log: Logger;
   metrics: Metrics;
   /** The durable job queue (pg-boss), shared by webhook delivery and later payouts. */

@@ -196,7 +196,7 @@ export async function rotateWebhookEndpointSecret(
     const stored = (await trx('webhook_endpoints').where({ id: endpointId, business_id: businessId }).first('id', 'secret_sealed', 'secret_key_version')) as StoredSecret;
     const replaced = openedOrNull(keys, stored);
     const secret = newEndpointSecret();
-    // A replaced secret that no longer opens (its data key is gone) cannot sign: it is dropped.
+    // A replaced secret that no longer opens (its key is gone) cannot sign: it is dropped.
     const expiresAt = previousSeconds > 0 && replaced !== null ? new Date(Date.now() + previousSeconds * 1000) : null;
     await trx('webhook_endpoints')
       .where({ id: endpointId, business_id: businessId })

@@ -14,13 +14,14 @@ const RELAY_INTERVAL_MS = 500;
 /**
  * Starts the webhooks of an instance: secrets sealed under an older key are sealed again
  * under the current one (those under a key version no longer configured are logged, their
- * deliveries fail), then the dispatcher starts. `stop` ends the relay loop.
+ * deliveries fail), then the dispatcher starts. `stop` ends the relay loop; `keys` holds the
+ * webhook secrets' key family (WEBHOOK_SECRET_KEY, docs/configuration.md).
  */
 export async function start({ db, jobs, config, log, outages }: StartContext): Promise<Started> {
   const secretKeys = await webhookSecretKeys(db, config);
   const resealed = await resealEndpointSecrets(db, secretKeys);
-  if (resealed.resealed) log.info({ resealed: resealed.resealed }, 'webhook endpoint secrets sealed again under the current data key');
-  if (resealed.unreadable) log.warn({ unreadable: resealed.unreadable }, 'webhook endpoint secrets under a data key version not configured: their deliveries fail');
+  if (resealed.resealed) log.info({ resealed: resealed.resealed }, 'webhook endpoint secrets sealed again under the current webhook secret key');
+  if (resealed.unreadable) log.warn({ unreadable: resealed.unreadable }, 'webhook endpoint secrets under a key version not configured: their deliveries fail');
   const dispatcher = await startDispatcher({
     db,
     jobs,
@@ -34,5 +35,5 @@ export async function start({ db, jobs, config, log, outages }: StartContext): P
     disableFailingAfterMs: config.webhookDisableFailingAfterHours * 3_600_000,
     relayIntervalMs: RELAY_INTERVAL_MS,
   });
-  return { stop: () => dispatcher.stop() };
+  return { stop: () => dispatcher.stop(), keys: { webhookSecrets: secretKeys } };
 }

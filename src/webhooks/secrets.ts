@@ -2,14 +2,18 @@
  * Webhook endpoint secrets at rest. The secret an integrator registers (E3's
  * `secret`, a Standard Webhooks `whsec_…` key) signs every delivery, so it must be
  * readable; it is kept sealed (src/kernel/secrets/sealing.ts): AES-256-GCM under the
- * data keys derived for this purpose (`webhookSecretKeys`), with `webhook-endpoint:<id>:secret` as additional
- * authenticated data (a sealed secret cannot be moved to another endpoint), in
- * `webhook_endpoints.secret_sealed` with its key version in `secret_key_version`.
+ * webhook secret key family (WEBHOOK_SECRET_KEY, `webhookSecretKeys`), with
+ * `webhook-endpoint:<id>:secret` as additional authenticated data (a sealed secret cannot
+ * be moved to another endpoint), in `webhook_endpoints.secret_sealed` with its key
+ * version in `secret_key_version`.
  *
  * Rotation: a secret opens with the key of its stored version as long as that version
- * is configured (current or in CARD_DATA_PREVIOUS_KEYS), so deliveries keep being
- * signed after the current key changes. At every start-up `resealEndpointSecrets`
- * re-seals secrets of an older key version under the current one, so an old key can be
+ * is configured (current or in WEBHOOK_SECRET_PREVIOUS_KEYS), so deliveries keep being
+ * signed after the current key changes. Secrets sealed before webhook secrets had a
+ * family of their own were sealed under the card data keys (CARD_DATA_KEY and
+ * CARD_DATA_PREVIOUS_KEYS, derived for this purpose): the family's predecessor, with
+ * which they still open. At every start-up `resealEndpointSecrets` re-seals those and
+ * the secrets of an older key version under the current key, so an old key can be
  * retired once every instance has started with the new one. No secret is stored in
  * clear (migration 033 dropped the column that held them before sealing).
  *
@@ -19,13 +23,24 @@
  * signing every delivery alongside the new one (./signing.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { acrossBusinesses } from '../db/acrossBusinesses.js';
 import type { Knex } from 'knex';
-import { openValue, sealingKeysFor, sealValue, type DataKeySettings, type SealingKeys } from '../kernel/secrets/sealing.js';
+import type { Config } from '../kernel/serviceConfig.js';
+import { resealColumn } from '../kernel/secrets/reseal.js';
+import { familyKeys, keyFamilies, openValue, sealValue, type SealingKeys } from '../kernel/secrets/sealing.js';
 
-/** The keys that seal webhook endpoint secrets: the data keys, derived for that purpose; a generated current secret is read from (or first written to) `db`. */
-export function webhookSecretKeys(db: Knex, settings: DataKeySettings): Promise<SealingKeys> {
-  return sealingKeysFor(db, settings, 'webhook-secret-seal');
+/** What the webhook secrets' AES keys are derived for (under their own family's secrets, and under the card data secrets of their predecessor). */
+const PURPOSE = 'webhook-secret-seal';
+
+/**
+ * The keys that seal webhook endpoint secrets: the webhook secret family, with the card
+ * data family derived for the same purpose as its predecessor (see the module comment); a
+ * generated current secret is read from (or first written to) `db`. Derived once, at
+ * start (src/server.ts), and handed to the handlers in Services.keys. Throws like
+ * `sealingKeys` on a malformed configuration.
+ */
+export async function webhookSecretKeys(db: Knex, config: Config): Promise<SealingKeys> {
+  const families = keyFamilies(config);
+  return familyKeys(db, families.webhookSecret, PURPOSE, await familyKeys(db, families.cardData, PURPOSE));
 }
 
 /** The columns of `webhook_endpoints` that hold its sealed secret. */
@@ -51,47 +66,21 @@ export function endpointSecret(keys: SealingKeys, row: StoredSecret): string {
   return openValue(keys, context(row.id), { sealed: row.secret_sealed, keyVersion: row.secret_key_version });
 }
 
-/** Endpoints handled per statement by `resealEndpointSecrets`. */
-const BATCH = 500;
-
 /**
- * Re-seals every secret of a key version older than the current one under the current
- * one (see the module comment). Safe with several
- * instances starting at once: each row is updated only if it still holds what was
- * read. A secret whose key version is not configured is left as it is and counted
- * in `unreadable` (its deliveries fail until the key is configured again).
+ * Re-seals every secret of a key version older than the current one, or sealed under the
+ * predecessor's keys, under the current key (see the module comment; src/kernel/secrets/
+ * reseal.ts). A secret whose key is not configured is left as it is and counted in
+ * `unreadable` (its deliveries fail until the key is configured again).
  */
-export async function resealEndpointSecrets(db: Knex, keys: SealingKeys): Promise<{ resealed: number; unreadable: number }> {
-  let resealed = 0;
-  let unreadable = 0;
-  let after = '00000000-0000-0000-0000-000000000000';
-  for (;;) {
-    // Every business's endpoints: the one scan across businesses at start (docs/scale-out.md).
-    const rows: (StoredSecret & { business_id: string })[] = await acrossBusinesses(db, (trx) =>
-      trx('webhook_endpoints')
-        .where('id', '>', after)
-        .andWhere('secret_key_version', '<', keys.current)
-        .orderBy('id')
-        .limit(BATCH)
-        .select('id', 'business_id', 'secret_sealed', 'secret_key_version'),
-    );
-    for (const row of rows) {
-      let clear: string;
-      try {
-        clear = endpointSecret(keys, row);
-      } catch {
-        unreadable++;
-        continue;
-      }
-      const updated = await db('webhook_endpoints')
-        .where({ id: row.id, business_id: row.business_id })
-        .where({ secret_sealed: row.secret_sealed })
-        .update(sealEndpointSecret(keys, row.id, clear));
-      resealed += updated;
-    }
-    if (rows.length < BATCH) return { resealed, unreadable };
-    after = rows[rows.length - 1].id;
-  }
+export function resealEndpointSecrets(db: Knex, keys: SealingKeys): Promise<{ resealed: number; unreadable: number }> {
+  return resealColumn<StoredSecret & { business_id: string }>(db, {
+    table: 'webhook_endpoints',
+    column: 'secret_sealed',
+    reads: ['secret_sealed', 'secret_key_version'],
+    stale: (rows) => rows.where('secret_key_version', '<', keys.current).orWhereNot('secret_sealed', 'like', `${keys.family}.%`),
+    open: (row) => endpointSecret(keys, row),
+    seal: (row, clear) => sealEndpointSecret(keys, row.id, clear),
+  });
 }
 
 /**

@@ -58,10 +58,13 @@ describe('card data protection', () => {
     expect(openCardValue(keys, CARD, 'pan', one)).to.equal(pan);
     expect(() => openCardValue(keys, CARD, 'cvv', one), 'another field').to.throw();
     expect(() => openCardValue(keys, '00000000-0000-4000-8000-000000000000', 'pan', one), 'another card').to.throw();
-    const [iv, tag, data] = one.sealed.split('.');
+    const [family, iv, tag, data] = one.sealed.split('.');
+    expect(family, 'the value names its key family').to.equal('card-data');
     const flipped = Buffer.from(data, 'base64url');
     flipped[0] ^= 1;
-    expect(() => openCardValue(keys, CARD, 'pan', { ...one, sealed: [iv, tag, flipped.toString('base64url')].join('.') }), 'altered').to.throw();
+    expect(() => openCardValue(keys, CARD, 'pan', { ...one, sealed: [family, iv, tag, flipped.toString('base64url')].join('.') }), 'altered').to.throw();
+    expect(() => openCardValue(keys, CARD, 'pan', { ...one, sealed: ['webhook-secret', iv, tag, data].join('.') }), 'another family').to.throw(/webhook-secret/);
+    expect(openCardValue(keys, CARD, 'pan', { ...one, sealed: [iv, tag, data].join('.') }), 'sealed before families were named').to.equal(pan);
     expect(() => openCardValue(ring(1, { 1: 'other-key' }), CARD, 'pan', one), 'another key').to.throw();
   });
 
@@ -87,7 +90,7 @@ describe('card data protection', () => {
     const config = loadConfig({ CARD_DATA_KEY: 'env-key', CARD_DATA_KEY_VERSION: '3', CARD_DATA_PREVIOUS_KEYS: '1:one,2:two', CARD_FINGERPRINT_KEY: 'fp' });
     expect(config).to.include({ cardDataKey: 'env-key', cardDataKeyVersion: 3, cardFingerprintKey: 'fp' });
     expect(config.cardDataPreviousKeys).to.deep.equal({ 1: 'one', 2: 'two' });
-    expect(() => loadConfig({ SANDBOX: 'false' })).to.throw(/CARD_DATA_KEY and CARD_FINGERPRINT_KEY are required/);
+    expect(() => loadConfig({ SANDBOX: 'false' })).to.throw(/CARD_DATA_KEY, CARD_FINGERPRINT_KEY, WEBHOOK_SECRET_KEY, IDEMPOTENCY_REPLAY_KEY required when SANDBOX=false/);
     expect(() => loadConfig({ CARD_DATA_PREVIOUS_KEYS: 'nope' })).to.throw(/CARD_DATA_PREVIOUS_KEYS/);
 
     const kept = { ...testConfig(), cardDataKey: undefined, cardFingerprintKey: undefined, cardDataKeyVersion: 1 };

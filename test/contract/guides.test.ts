@@ -113,7 +113,14 @@ async function startService(): Promise<Service> {
       // The Citus suite runs the guides against npm start on the cluster's database, which the
       // suite's own service shares: cards sealed with the suite's keys (its leak check opens them).
       DATABASE_URL: process.env.CITUS_SUITE ? (process.env.DATABASE_URL ?? '') : '',
-      ...(process.env.CITUS_SUITE ? { CARD_DATA_KEY: testConfig().cardDataKey, CARD_FINGERPRINT_KEY: testConfig().cardFingerprintKey } : {}),
+      ...(process.env.CITUS_SUITE
+        ? {
+            CARD_DATA_KEY: testConfig().cardDataKey,
+            CARD_FINGERPRINT_KEY: testConfig().cardFingerprintKey,
+            WEBHOOK_SECRET_KEY: testConfig().webhookSecretKey,
+            IDEMPOTENCY_REPLAY_KEY: testConfig().idempotencyReplayKey,
+          }
+        : {}),
       LOG_FILE: '',
       LOG_LEVEL: 'info',
       SANDBOX: 'true',

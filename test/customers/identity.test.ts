@@ -53,7 +53,8 @@ describe('onboarding: initiateIdentityVerification (sandbox providers)', () => {
     expect(res.body.status).to.equal('SCREENING_PASSED');
     const customer = await db()('customers').where({ id: verified.customer_id }).first();
     expect(customer.full_name).to.equal('Sandbox Customer 7890');
-    expect(customer.national_id_sealed).to.match(/^v1\./).and.not.include('1234567890');
+    expect(customer.national_id_sealed).to.match(/^national-id\./).and.not.include('1234567890');
+    expect(customer.national_id_key_version).to.equal(1);
     expect(customer.national_id_hash).to.match(/^[0-9a-f]{64}$/);
     const requests = await db()('provider_requests').where({ subject_id: verified.session_id }).orderBy('created_at');
     expect(requests.map((r) => [r.kind, r.status, r.outcome])).to.deep.equal([

@@ -176,6 +176,8 @@ describe('batched posting', function () {
       IDENTITY_DATA_KEY: config.identityDataKey!,
       CARD_DATA_KEY: config.cardDataKey!,
       CARD_FINGERPRINT_KEY: config.cardFingerprintKey!,
+      WEBHOOK_SECRET_KEY: config.webhookSecretKey!,
+      IDEMPOTENCY_REPLAY_KEY: config.idempotencyReplayKey!,
     });
     try {
       // The first movements (one per batch slot) wait on the operational account, the rest

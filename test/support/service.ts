@@ -14,6 +14,7 @@
  * configured (test/platform/running/metrics.test.ts fails then).
  */
 import { createHook } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -104,6 +105,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     cardDataKeyVersion: 1,
     cardDataPreviousKeys: {},
     cardFingerprintKey: 'test-card-fingerprint-key-test-card-fingerprint-key',
+    webhookSecretKey: 'test-webhook-secret-key-test-webhook-secret-key',
+    idempotencyReplayKey: 'test-idempotency-replay-key-test-idempotency-replay-key',
     identityProviderCallbackSecret: TEST_CALLBACK_SECRETS.IDENTITY_VERIFICATION,
     screeningProviderCallbackSecret: TEST_CALLBACK_SECRETS.SCREENING,
     payoutRailCallbackSecret: TEST_CALLBACK_SECRETS.PAYOUT_RAIL,
@@ -132,6 +135,33 @@ export function precompiledApiDir(): string {
 export async function startExtraService(overrides: Partial<Config>, database?: string, opts: Pick<Parameters<typeof startService>[1] & object, 'versionDeprecations'> = {}): Promise<RunningService> {
   const url = database ? databaseUrl!.replace(/\/[^/]*$/, `/${database}`) : databaseUrl;
   return startService(testConfig(overrides), { database: url, quiet: true, apiDir, ...opts });
+}
+
+/**
+ * Registers the hooks of a suite whose services run on a database of its own (named
+ * `<prefix>_<random>`, created in `before`, dropped in `after` with the services still
+ * running closed first): `start` starts one on it (startExtraService(`overrides`)), `stop`
+ * closes one.
+ */
+export function ownDatabaseServices(prefix: string): { start(overrides?: Partial<Config>): Promise<RunningService>; stop(service: RunningService): Promise<void> } {
+  const database = `${prefix}_${randomUUID().slice(0, 8)}`;
+  const services: RunningService[] = [];
+  before(() => running().db.raw(`CREATE DATABASE ${database}`));
+  after(async () => {
+    for (const s of services) await s.close().catch(() => undefined);
+    await running().db.raw(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  });
+  return {
+    async start(overrides = {}) {
+      const s = await startExtraService(overrides, database);
+      services.push(s);
+      return s;
+    },
+    async stop(s) {
+      services.splice(services.indexOf(s), 1);
+      await s.close();
+    },
+  };
 }
 
 /**

@@ -1,50 +1,46 @@
 /**
- * Webhook endpoint secrets at rest: sealed with the data keys (src/webhooks/secrets.ts),
- * never in clear in the database, still signing deliveries that an integrator verifies
- * with the secret (Standard Webhooks), across a rotation of the data key (a secret sealed
- * under the old version signs on an instance whose current key is new; the next start
- * re-seals it under the new version). A database still holding a secret in clear (stored
+ * Webhook endpoint secrets at rest: sealed under the webhook secret keys
+ * (src/webhooks/secrets.ts), never in clear in the database, still signing deliveries that
+ * an integrator verifies with the secret (Standard Webhooks), across a rotation of the key
+ * (a secret sealed under the old version signs on an instance whose current key is new; the
+ * next start re-seals it under the new version), and from before webhook secrets had keys
+ * of their own (sealed under the card data keys: the start re-seals it). A database still holding a secret in clear (stored
  * before sealing) is refused by the migration that drops the clear column, changing
  * nothing. On databases of their own, so that a rotated key never reaches the main
  * service's endpoints.
  */
-import { randomUUID } from 'node:crypto';
+import { createCipheriv, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import knex from 'knex';
 import { connectAndMigrate } from '../../src/db/knex.js';
 import type { RunningService } from '../../src/server.js';
 import { get, post } from '../support/client.js';
-import { running, startExtraService, testConfig } from '../support/service.js';
+import { ownDatabaseServices, running, testConfig } from '../support/service.js';
 import { startReceiver, testSecret, verifyDelivery, type Receiver } from '../support/webhooks.js';
 
-const ROTATED = { cardDataKey: 'rotated-card-data-key-rotated-card-data-key', cardDataKeyVersion: 2, cardDataPreviousKeys: { 1: testConfig().cardDataKey! } };
+const ROTATED = { webhookSecretKey: 'rotated-webhook-secret-key-rotated-webhook-secret-key', webhookSecretKeyVersion: 2, webhookSecretPreviousKeys: { 1: testConfig().webhookSecretKey! } };
 
 describe('webhook endpoint secrets sealed at rest', function () {
   this.timeout(120_000);
-  const database = `wallet_secrets_${randomUUID().slice(0, 8)}`;
-  const services: RunningService[] = [];
+  const { start, stop } = ownDatabaseServices('wallet_secrets');
   const receivers: Receiver[] = [];
-
-  before(() => running().db.raw(`CREATE DATABASE ${database}`));
   after(async () => {
-    for (const s of services) await s.close().catch(() => undefined);
     for (const r of receivers) await r.close();
-    await running().db.raw(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   });
-
-  async function start(overrides = {}): Promise<RunningService> {
-    const s = await startExtraService(overrides, database);
-    services.push(s);
-    return s;
-  }
-  async function stop(s: RunningService): Promise<void> {
-    services.splice(services.indexOf(s), 1);
-    await s.close();
-  }
   const tokenOf = async (s: RunningService) =>
     (await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: 'demo-business', client_secret: 'demo-business-secret' }, { baseUrl: s.url })).body
       .access_token as string;
   const rowOf = (s: RunningService, url: string) => s.db('webhook_endpoints').where({ url }).first('id', 'secret_sealed', 'secret_key_version');
+
+  /** A receiver registered as an endpoint of the demo business through `s`, with a new secret. */
+  async function registered(s: RunningService, token: string): Promise<{ hooks: Receiver; secret: string }> {
+    const hooks = await startReceiver();
+    receivers.push(hooks);
+    const secret = testSecret();
+    const res = await post('/cl/v1/webhooks/endpoints', { url: hooks.url, secret, events: ['topup.complete'] }, { token, baseUrl: s.url });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    return { hooks, secret };
+  }
 
   /** Tops up the demo business through `s` and returns the topup.complete deliveries `receiver` got for it, verified with `secret`. */
   async function deliveredTopup(s: RunningService, token: string, receiver: Receiver, secret: string): Promise<any> {
@@ -61,11 +57,7 @@ describe('webhook endpoint secrets sealed at rest', function () {
     const first = await start();
     const rotated = await start(ROTATED); // a rolling rotation: both versions run at once
     const token = await tokenOf(first);
-    const hooks = await startReceiver();
-    receivers.push(hooks);
-    const secret = testSecret();
-    const registered = await post('/cl/v1/webhooks/endpoints', { url: hooks.url, secret, events: ['topup.complete'] }, { token, baseUrl: first.url });
-    expect(registered.status, JSON.stringify(registered.body)).to.equal(200);
+    const { hooks, secret } = await registered(first, token);
 
     // At rest: sealed under version 1, nothing of the secret in clear.
     const sealed = await rowOf(first, hooks.url);
@@ -110,6 +102,29 @@ describe('webhook endpoint secrets sealed at rest', function () {
     }
     expect(attempt?.error).to.equal('the endpoint secret cannot be used for signing');
     expect(hooks.received.length).to.equal(received);
+  });
+
+  it('opens a secret sealed under the card data keys, before webhook secrets had keys of their own, and re-seals it under the webhook secret key at start', async () => {
+    const first = await start();
+    const token = await tokenOf(first);
+    const { hooks, secret } = await registered(first, token);
+    const { id } = await rowOf(first, hooks.url);
+    // The secret as a release before key families left it: sealed under card data key version 3,
+    // AES-256-GCM under HMAC-SHA256(CARD_DATA_KEY, "webhook-secret-seal"), `<iv>.<tag>.<ciphertext>`.
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', createHmac('sha256', testConfig().cardDataKey!).update('webhook-secret-seal').digest(), iv);
+    cipher.setAAD(Buffer.from(`webhook-endpoint:${id}:secret`));
+    const data = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+    const legacy = [iv, cipher.getAuthTag(), data].map((p) => p.toString('base64url')).join('.');
+    await first.db('webhook_endpoints').where({ id }).update({ secret_sealed: legacy, secret_key_version: 3 });
+    await stop(first);
+
+    // That card data key is now version 3 of its family; the webhook secret key is still version 1.
+    const next = await start({ cardDataKeyVersion: 3 });
+    const row = await rowOf(next, hooks.url);
+    expect(row.secret_key_version).to.equal(1);
+    expect(row.secret_sealed).to.match(/^webhook-secret\./);
+    await deliveredTopup(next, token, hooks, secret);
   });
 
   it('a database holding a secret in clear is refused by the migration that drops the clear column, changing nothing', async () => {

@@ -63,7 +63,7 @@ export async function startMobileNumberChange(
   return env.db.transaction(async (trx) => {
     const customers = trx('customers').where({ business_id: env.businessId }).forNoKeyUpdate();
     if (who.channel === 'PROFILE') customers.where({ id: who.customerId });
-    else customers.where({ national_id_hash: nationalIdHash(env.identityKeys, env.businessId, who.nationalId), status: 'ACTIVE' });
+    else customers.where({ national_id_hash: nationalIdHash(env.nationalIdKeys, env.businessId, who.nationalId), status: 'ACTIVE' });
     const customer = await customers.first();
     if (!customer) throw new AppError('CUSTOMER_NOT_FOUND', who.channel === 'PROFILE' ? `No customer ${who.customerId} for this business.` : 'No active customer of the business has this national id.');
     if (customer.status !== 'ACTIVE') throw new AppError('CUSTOMER_NOT_ACTIVE', `The customer is ${customer.status}; only ACTIVE customers change their mobile number.`);
@@ -80,7 +80,7 @@ export async function startMobileNumberChange(
       env.providers.identity.checkMobileOwnership({
         businessId: env.businessId,
         reference,
-        nationalId: openNationalId(env.identityKeys, customer.national_id_sealed),
+        nationalId: openNationalId(env.nationalIdKeys, customer),
         mobileNumber: req.new_mobile_number,
       }),
     );
@@ -157,7 +157,7 @@ export async function initiateLoginIdentityVerification(env: CustomerEnv, id: st
     const session = await changeRow(trx, env.businessId, 'LOGIN', id, true);
     mobileChangeMachine.next(session.status, 'INITIATE_IDENTITY_VERIFICATION');
     const customer = await trx('customers').where({ id: session.customer_id, business_id: env.businessId }).first('national_id_hash');
-    if (customer.national_id_hash !== nationalIdHash(env.identityKeys, env.businessId, req.national_id)) {
+    if (customer.national_id_hash !== nationalIdHash(env.nationalIdKeys, env.businessId, req.national_id)) {
       throw new AppError('NATIONAL_ID_MISMATCH', "The national id is not the customer's.");
     }
     const reference = await createProviderRequest(trx, { businessId: env.businessId, kind: 'IDENTITY', subjectType: 'MOBILE_NUMBER_CHANGE', subjectId: id });

@@ -1,5 +1,4 @@
 /** Webhook endpoints (preview): register, list, read, update, delete; their delivery log, test event, secret rotation and recovery. */
-import { webhookSecretKeys } from '../../webhooks/secrets.js';
 import {
   createWebhookEndpoint,
   DEFAULT_PREVIOUS_SECRET_SECONDS,
@@ -20,7 +19,7 @@ export const webhookOperations = {
     access: 'business',
     idempotent: 'transaction',
     async handle(ctx) {
-      const keys = await webhookSecretKeys(ctx.services.db, ctx.services.config);
+      const keys = ctx.services.keys.webhookSecrets;
       const endpoint = await createWebhookEndpoint(ctx.db, { sandbox: ctx.services.config.sandbox }, keys, businessIdOf(ctx), ctx.body);
       return { status: 201, body: endpoint, headers: { Location: `/cl/v1/webhooks/endpoints/${endpoint.id}` } };
     },
@@ -55,7 +54,7 @@ export const webhookOperations = {
   rotateWebhookEndpointSecret: {
     access: 'business',
     async handle(ctx) {
-      const keys = await webhookSecretKeys(ctx.services.db, ctx.services.config);
+      const keys = ctx.services.keys.webhookSecrets;
       const seconds = ctx.body?.previous_secret_valid_seconds ?? DEFAULT_PREVIOUS_SECRET_SECONDS;
       return { status: 200, body: await rotateWebhookEndpointSecret(ctx.db, keys, businessIdOf(ctx), ctx.path.endpoint_id, seconds) };
     },

@@ -5,7 +5,6 @@
  * requests (create, seed E9, verifyOtp, confirmIvr; src/cards/tokenization.ts).
  */
 import type { operations } from '../../../generated/types/core.js';
-import { cardKeys } from '../../cards/keys.js';
 import { simulateCardAuthorization, simulateCardBalanceInquiry, type SimulatorEnv } from '../../cards/simulator.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import type { Principal, Services } from '../../kernel/services.js';
@@ -27,7 +26,7 @@ async function sandboxRequestEnv(ctx: Parameters<typeof requestEnv>[0]) {
 /** The simulator's environment, once the sandbox is checked. */
 async function simulatorEnv(ctx: { db: Knex; principal: Principal | null; services: Services }): Promise<SimulatorEnv> {
   requireSandbox(ctx.services);
-  return { db: ctx.db, businessId: businessIdOf(ctx), cardKeys: await cardKeys(ctx.services.db, ctx.services.config) };
+  return { db: ctx.db, businessId: businessIdOf(ctx), cardKeys: ctx.services.keys.cardData };
 }
 
 export const cardTestHelperOperations = {

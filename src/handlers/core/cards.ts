@@ -3,7 +3,6 @@ import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
 import type { operations } from '../../../generated/types/core.js';
 import { completeCardIssuance, getCardIssuance, issueCard, verifyCardIssuanceOtp } from '../../cards/issuance.js';
-import { cardKeys } from '../../cards/keys.js';
 import type { CardEnv } from '../../cards/otp.js';
 import { changeCardStatus, getCard } from '../../cards/cards.js';
 import { displayCardSensitiveData, verifyDisplaySensitiveDataOtp } from '../../cards/sensitiveData.js';
@@ -35,7 +34,7 @@ type CardOperations = Pick<
 
 /** A business request's environment with the card data keys. */
 async function cardEnv(ctx: { db: Knex; principal: Principal | null; services: Services; koa: KoaContext }): Promise<CardEnv> {
-  return { ...(await requestEnv(ctx)), cardKeys: await cardKeys(ctx.services.db, ctx.services.config) };
+  return { ...(await requestEnv(ctx)), cardKeys: ctx.services.keys.cardData };
 }
 
 type StepContext = Parameters<typeof cardEnv>[0] & { path: { card_id: string } };

@@ -2,8 +2,6 @@
 import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
 import type { CustomerEnv, ServiceEnv } from '../../customers/customerEnv.js';
-import { identityKeys } from '../../customers/identityData.js';
-import { keptSecret } from '../../kernel/secrets/settings.js';
 import { AppError } from '../../kernel/errors.js';
 import { businessIdOf } from '../../http/operation.js';
 import type { Principal, Services } from '../../kernel/services.js';
@@ -22,14 +20,13 @@ function selfUrl(koa: KoaContext): string {
 
 /** The environment of any core request (provider callbacks included). */
 export async function serviceEnv(ctx: { db: Knex; services: Services; koa: KoaContext }): Promise<ServiceEnv> {
-  const { db, config } = ctx.services;
   const providers = providersOf(ctx.services);
   return {
     db: ctx.db,
     providers,
     sms: smsChannel(providers.sms, providers.timeoutMs),
-    otpKey: await keptSecret(db, 'otp_hash_key', config.otpHashKey),
-    identityKeys: identityKeys(await keptSecret(db, 'identity_data_key', config.identityDataKey)),
+    otpKey: ctx.services.keys.otp,
+    nationalIdKeys: ctx.services.keys.nationalIds,
     selfUrl: selfUrl(ctx.koa),
     afterCommit: [],
   };

@@ -29,9 +29,25 @@
 import { hash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError, refusalError, toProblem, type Refusal } from '../errors.js';
-import { openValue, sealValue, type Sealed, type SealingKeys } from '../secrets/sealing.js';
+import type { Config } from '../serviceConfig.js';
+import { familyKeys, keyFamilies, openValue, sealValue, type Sealed, type SealingKeys } from '../secrets/sealing.js';
 
 const KEY_TTL_HOURS = 24;
+
+/** What the kept answers' AES keys are derived for (under their family's secrets, and under the card data secrets of its predecessor). */
+const REPLAY_SEAL = 'idempotency-replay-seal';
+
+/**
+ * The keys that seal kept answers holding a secret (`keyedTransaction`'s `seal`): the
+ * idempotency replay family (IDEMPOTENCY_REPLAY_KEY), with the card data family derived
+ * for the same purpose as its predecessor, which sealed them before (a kept answer lives
+ * 24 hours). Derived once, at start (src/server.ts), and handed to the HTTP layer in
+ * Services.keys. Throws like `sealingKeys` on a malformed configuration.
+ */
+export async function replayKeys(db: Knex, config: Config): Promise<SealingKeys> {
+  const families = keyFamilies(config);
+  return familyKeys(db, families.idempotencyReplay, REPLAY_SEAL, await familyKeys(db, families.cardData, REPLAY_SEAL));
+}
 const STALE_SECONDS = 60;
 
 /** A response as sent on the wire. */

@@ -10,6 +10,8 @@
  * the kernel names no provider.
  */
 import type { Knex } from 'knex';
+import type { Config } from '../serviceConfig.js';
+import { keptSecret } from '../secrets/settings.js';
 import { otpMessage, type Locale } from './messages.js';
 import type { OtpPolicy } from './otp.js';
 
@@ -28,6 +30,15 @@ export interface TextMessage {
  */
 export interface TextMessages {
   send(message: TextMessage): Promise<void>;
+}
+
+/**
+ * The key of the OTPs' keyed hash: OTP_HASH_KEY, or generated once and kept in `settings`
+ * as `otp_hash_key`. Derived once, at start (src/server.ts), and handed to the handlers
+ * in Services.keys.
+ */
+export function otpKeys(db: Knex, config: Config): Promise<Buffer> {
+  return keptSecret(db, 'otp_hash_key', config.otpHashKey);
 }
 
 /** A business request's environment in an OTP flow. */

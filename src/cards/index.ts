@@ -1,0 +1,11 @@
+/**
+ * The cards' face (src/kernel/capability.ts). Its start derives the card data keys once
+ * (src/cards/keys.ts: CARD_DATA_KEY, docs/configuration.md); cards start no worker.
+ */
+import { NOTHING_TO_STOP, type StartContext, type Started } from '../kernel/capability.js';
+import { cardKeys } from './keys.js';
+
+/** Derives the card data keys (sealing and the PAN fingerprint) for the handlers. */
+export async function start({ db, config }: StartContext): Promise<Started> {
+  return { stop: NOTHING_TO_STOP, keys: { cardData: await cardKeys(db, config) } };
+}
