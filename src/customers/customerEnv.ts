@@ -18,7 +18,7 @@ export interface ServiceEnv extends Omit<FlowEnv, 'businessId'> {
   nationalIdKeys: NationalIdKeys;
   /** The service's own base URL, where the sandbox providers deliver their callbacks. */
   selfUrl: string;
-  /** Run by `settle` once the request's transaction has committed. */
+  /** Run by `runAfterCommit` once the request's transaction has committed. */
   afterCommit: (() => Promise<void>)[];
 }
 
@@ -26,13 +26,13 @@ export interface ServiceEnv extends Omit<FlowEnv, 'businessId'> {
 export interface CustomerEnv extends ServiceEnv, FlowEnv {}
 
 /** Arranges for a provider's sandbox result to be delivered once the caller has committed. */
-export function schedule(env: ServiceEnv, acceptance: Acceptance): void {
+export function deliverAfterCommit(env: ServiceEnv, acceptance: Acceptance): void {
   const deliver = acceptance.deliver;
   if (deliver) env.afterCommit.push(() => deliver(env.selfUrl));
 }
 
-/** Runs the work scheduled for after the commit, in order (deliveries never throw). */
-export async function settle(env: ServiceEnv): Promise<void> {
+/** Runs the work arranged for after the commit, in order (deliveries never throw). */
+export async function runAfterCommit(env: ServiceEnv): Promise<void> {
   for (const task of env.afterCommit.splice(0)) await task();
 }
 

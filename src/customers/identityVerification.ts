@@ -9,7 +9,7 @@ import type { components } from '../../generated/types/core.js';
 import { AppError, invalidField } from '../kernel/errors.js';
 import { callProvider } from '../providers/call.js';
 import { businessNow } from '../kernel/clock.js';
-import { schedule, type CustomerEnv } from './customerEnv.js';
+import { deliverAfterCommit, type CustomerEnv } from './customerEnv.js';
 import { nationalIdHash, openNationalId, sealNationalId } from './identityData.js';
 import { expireIfDue, moveSession, sessionRow, type SessionRow } from './onboarding.js';
 import { onboardingMachine } from './onboardingStates.js';
@@ -52,7 +52,7 @@ export async function initiateIdentityVerification(env: CustomerEnv, id: string,
       env.providers.identity.verifyIdentity({ businessId: env.businessId, reference, nationalId: req.national_id, dateOfBirth: req.date_of_birth }),
     );
     await moveSession(trx, session, 'INITIATE_IDENTITY_VERIFICATION');
-    schedule(env, acceptance);
+    deliverAfterCommit(env, acceptance);
   });
 }
 
@@ -73,5 +73,5 @@ export async function requestScreening(env: CustomerEnv, trx: Knex, session: Ses
       dateOfBirth: customer.date_of_birth,
     }),
   );
-  schedule(env, acceptance);
+  deliverAfterCommit(env, acceptance);
 }

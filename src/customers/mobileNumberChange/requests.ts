@@ -14,7 +14,7 @@ import type { components } from '../../../generated/types/core.js';
 import { AppError, invalidField } from '../../kernel/errors.js';
 import { callProvider } from '../../providers/call.js';
 import { businessNow } from '../../kernel/clock.js';
-import { CUSTOMER_OTP_POLICY, schedule, type CustomerEnv } from '../customerEnv.js';
+import { CUSTOMER_OTP_POLICY, deliverAfterCommit, type CustomerEnv } from '../customerEnv.js';
 import { smsDelivery } from '../../kernel/otp/flowEnv.js';
 import { nationalIdHash, openNationalId } from '../identityData.js';
 import type { Locale } from '../../kernel/otp/messages.js';
@@ -106,7 +106,7 @@ export async function startMobileNumberChange(
       ownership_check: 'PENDING',
       expires_at: new Date(now.getTime() + MOBILE_CHANGE_SESSION_TTL_SECONDS * 1000),
     });
-    schedule(env, acceptance);
+    deliverAfterCommit(env, acceptance);
     return { session_id: id, customer_id: customer.id, status: 'PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION' };
   });
 }
@@ -165,6 +165,6 @@ export async function initiateLoginIdentityVerification(env: CustomerEnv, id: st
       env.providers.identity.verifyIdentity({ businessId: env.businessId, reference, nationalId: req.national_id, dateOfBirth: req.date_of_birth }),
     );
     await moveChange(trx, session, 'INITIATE_IDENTITY_VERIFICATION');
-    schedule(env, acceptance);
+    deliverAfterCommit(env, acceptance);
   });
 }

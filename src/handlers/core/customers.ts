@@ -2,7 +2,7 @@
 import type { operations } from '../../../generated/types/core.js';
 import { listCustomerCards } from '../../cards/cards.js';
 import { getCustomer, listCustomers } from '../../customers/customers.js';
-import { settle, type ServiceEnv } from '../../customers/customerEnv.js';
+import { runAfterCommit, type ServiceEnv } from '../../customers/customerEnv.js';
 import { receiveIdentityVerificationResult, receiveScreeningResult, type CallbackAcknowledgement } from '../../customers/providerCallbacks.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import { decodeCursor } from '../../kernel/pagination.js';
@@ -17,7 +17,7 @@ export function callback<Body>(receive: (env: ServiceEnv, body: Body) => Promise
     async handle(ctx: Parameters<typeof serviceEnv>[0] & { body: Body }) {
       const env = await serviceEnv(ctx);
       const body = await receive(env, ctx.body);
-      await settle(env);
+      await runAfterCommit(env);
       return { status: 200 as const, body };
     },
   };

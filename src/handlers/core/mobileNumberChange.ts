@@ -1,6 +1,6 @@
 /** Mobile number change: from the profile settings (seed E7) and from the login screen. */
 import type { operations } from '../../../generated/types/core.js';
-import { settle } from '../../customers/customerEnv.js';
+import { runAfterCommit } from '../../customers/customerEnv.js';
 import {
   getMobileNumberChange,
   initiateLoginIdentityVerification,
@@ -30,7 +30,7 @@ export const mobileNumberChangeOperations = {
     async handle(ctx) {
       const env = await requestEnv(ctx);
       const body = await startMobileNumberChange(env, { channel: 'PROFILE', customerId: ctx.body.customer_id }, ctx.body);
-      await settle(env); // the sandbox ownership check's result, delivered now that the request committed
+      await runAfterCommit(env); // the sandbox ownership check's result, delivered now that the request committed
       return { status: 200, body };
     },
   },
@@ -47,7 +47,7 @@ export const mobileNumberChangeOperations = {
     async handle(ctx) {
       const env = await requestEnv(ctx);
       const body = await startMobileNumberChange(env, { channel: 'LOGIN', nationalId: ctx.body.national_id }, ctx.body);
-      await settle(env);
+      await runAfterCommit(env);
       return { status: 200, body };
     },
   },
@@ -60,7 +60,7 @@ export const mobileNumberChangeOperations = {
     async handle(ctx) {
       const env = await requestEnv(ctx);
       await initiateLoginIdentityVerification(env, ctx.path.session_id, ctx.body);
-      await settle(env);
+      await runAfterCommit(env);
       return { status: 200, body: await getMobileNumberChange(env, 'LOGIN', ctx.path.session_id) };
     },
   },

@@ -8,7 +8,7 @@ import {
   verifyOnboardingOtp,
 } from '../../customers/onboarding.js';
 import { completeCustomerInformation } from '../../customers/customerInformation.js';
-import { settle } from '../../customers/customerEnv.js';
+import { runAfterCommit } from '../../customers/customerEnv.js';
 import { initiateIdentityVerification } from '../../customers/identityVerification.js';
 import type { OperationMap } from '../../http/operation.js';
 import { requestEnv } from './requestEnv.js';
@@ -50,7 +50,7 @@ export const onboardingOperations = {
     async handle(ctx) {
       const env = await requestEnv(ctx);
       await initiateIdentityVerification(env, ctx.path.session_id, ctx.body);
-      await settle(env); // the sandbox providers' results, delivered now that the request committed
+      await runAfterCommit(env); // the sandbox providers' results, delivered now that the request committed
       return { status: 200, body: await getOnboardingSession(env, ctx.path.session_id) };
     },
   },
