@@ -96,6 +96,8 @@ export async function startService(
     { createMetrics },
     { resealEndpointSecrets, webhookSecretKeys },
     { businessApiVersion },
+    { portalPage },
+    { docsPage },
   ] = await Promise.all([
     import('./db/knex.js'),
     import('./businesses/sandboxSeed.js'),
@@ -106,6 +108,8 @@ export async function startService(
     import('./kernel/metrics/metrics.js'),
     import('./webhooks/secrets.js'),
     import('./businesses/businesses.js'),
+    import('./portal/portal.js'),
+    import('./docs/docs.js'),
   ]).catch(async (err) => {
     await starting?.then((e) => e.stop(), () => undefined);
     throw err;
@@ -158,7 +162,7 @@ export async function startService(
   });
   await startPayoutProcessing({ db, jobs, rail: payoutRailOf(config, log) });
   const services = { db, config, jwtKey: await jwtKey(db, config.jwtSecret), log, metrics: createMetrics(db, backgroundPool), jobs };
-  const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { apiDir, outages, pinnedVersion: (businessId) => businessApiVersion(db, businessId), versionDeprecations: opts.versionDeprecations });
+  const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { pages: [portalPage(config.sandbox), docsPage], apiDir, outages, pinnedVersion: (businessId) => businessApiVersion(db, businessId), versionDeprecations: opts.versionDeprecations });
   const host = opts.host ?? config.host;
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, host, () => resolve(s));

@@ -16,6 +16,8 @@
 export type Room =
   | 'handlers'
   | 'http'
+  | 'portal'
+  | 'docs'
   | 'businesses'
   | 'customers'
   | 'payouts'
@@ -32,7 +34,8 @@ export type Room =
  * and the rooms of lower floors; rooms on one floor are side by side (neither reads the
  * other's tables).
  *
- * - 5: handlers and http, the top (handlers import http, nothing imports either);
+ * - 5: handlers, http, and the service's pages (portal, docs), the top: handlers and the
+ *   pages import http, nothing imports any of them but the assembly (src/server.ts);
  * - 4: the capabilities, side by side (none imports another);
  * - 3: ledger and providers (they import the kernel and db, no capability);
  * - 2: kernel (it imports neither the ledger nor the providers, and does import jobs: the
@@ -43,6 +46,8 @@ export type Room =
 export const ROOM_FLOORS: Readonly<Record<Room, number>> = {
   handlers: 5,
   http: 5,
+  portal: 5,
+  docs: 5,
   businesses: 4,
   customers: 4,
   payouts: 4,
