@@ -128,7 +128,7 @@ export async function createApp(
       answered();
       const seconds = (performance.now() - started) / 1000;
       const replayed = ctx.response.get('Idempotent-Replayed') === 'true';
-      services.metrics.observeRequest(ctx.state.operationId, ctx.status, seconds, replayed ? undefined : ctx.state.ledgerType);
+      services.metrics.observeRequest(ctx.state.operationId ?? ctx.state.page, ctx.status, seconds, replayed ? undefined : ctx.state.ledgerType);
       requestLog.info(
         {
           req_id: requestId,

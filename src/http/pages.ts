@@ -56,6 +56,7 @@ export function servePages(pages: readonly ServicePage[]): Middleware {
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
         throw new AppError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}; use GET, HEAD.`, { headers: { Allow: 'GET, HEAD' } });
       }
+      ctx.state.page = page.root; // the request's label in the metrics, where an operation has its operationId
       const { body, contentType } = await page.file(rest, ctx.query);
       ctx.set('Content-Security-Policy', page.contentSecurityPolicy);
       ctx.status = 200;

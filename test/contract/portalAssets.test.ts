@@ -86,6 +86,14 @@ describe('Business portal page and assets (GET /portal, /portal/assets/…)', ()
     expect(String(preact.body)).to.match(/export\{[^}]*\bhtml\b[^}]*\}/).and.include(' as render');
   });
 
+  it("counts the page's requests in the metrics under its root, where an operation has its operationId", async () => {
+    const count = async () => Number(/^http_requests_total\{operation_id="\/portal",status="200"\} (\d+)$/m.exec(String((await get('/metrics')).body))?.[1] ?? 0);
+    const before = await count();
+    await get('/portal');
+    await get('/portal/assets/app.js');
+    expect(await count()).to.equal(before + 2);
+  });
+
   it('answers 404 NOT_FOUND for any path it has no file at, and 405 to another method', async () => {
     for (const url of ['/portal/assets/other.js', '/portal/assets/other.css', '/portal/assets/pages/other.js', '/portal/assets/pages/preact-htm.js',
       '/portal/assets/App.js', '/portal/assets/pages/..%2Fapi.js', '/portal/assets/%E0%A4%A', '/portal/assets/style.scss', '/portal/assets', '/portal/other']) {
