@@ -1,8 +1,9 @@
 /**
  * Layering rules of src/ (checked by `npm run lint:layers`, part of `npm test`).
  * Layers point down only:
- *   handlers (the contract seam, one folder per document) and http, wired together
- *     by src/server.ts
+ *   handlers (the contract seam, one folder per document), the service's pages for
+ *     people (portal, docs: outside the documents) and http, wired together by
+ *     src/server.ts
  *   → the capabilities that serve the parties, side by side: payouts, cards, webhooks.
  *     None imports another: what two of them share lives below.
  *   → the parties, side by side: businesses and customers. They import no capability.
@@ -18,6 +19,14 @@
 const PARTY_NAMES = ['businesses', 'customers'];
 const CAPABILITY_NAMES = ['payouts', 'cards', 'webhooks', ...PARTY_NAMES];
 const BELOW = '^src/(ledger|providers|events|kernel|jobs|db)/';
+/** The top floor beside the HTTP layer: what only the assembly (src/server.ts) imports. */
+const TOP = 'http|handlers|portal|docs';
+
+/** A rule that the rooms `names` sit side by side: none imports another (each imports its own room). */
+function sideBySide(name, names, comment) {
+  const rooms = `^src/(${names.join('|')})/`;
+  return { name, severity: 'error', comment, from: { path: rooms }, to: { path: rooms, pathNot: '^src/$1/' } };
+}
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -29,13 +38,7 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
-    {
-      name: 'capabilities-side-by-side',
-      severity: 'error',
-      comment: 'Payouts, cards and webhooks import none of each other: shared code lives below them (the parties, the ledger, providers, kernel, jobs or db).',
-      from: { path: '^src/(payouts|cards|webhooks)/' },
-      to: { path: '^src/(payouts|cards|webhooks)/', pathNot: '^src/$1/' },
-    },
+    sideBySide('capabilities-side-by-side', ['payouts', 'cards', 'webhooks'], 'Payouts, cards and webhooks import none of each other: shared code lives below them (the parties, the ledger, providers, events, kernel, jobs or db).'),
     {
       name: 'parties-below-capabilities',
       severity: 'error',
@@ -46,29 +49,30 @@ module.exports = {
     {
       name: 'below-not-capabilities',
       severity: 'error',
-      comment: 'The ledger, providers, events, kernel, jobs and db sit below the capabilities, the HTTP layer and the handlers.',
+      comment: 'The ledger, providers, events, kernel, jobs and db sit below the capabilities, the HTTP layer, the handlers and the pages.',
       from: { path: BELOW },
-      to: { path: `^src/(${CAPABILITY_NAMES.join('|')}|http|handlers)/` },
+      to: { path: `^src/(${CAPABILITY_NAMES.join('|')}|${TOP})/` },
     },
     {
       name: 'capabilities-not-http',
       severity: 'error',
-      comment: 'Capability code must not import the HTTP layer or the handlers: they are above it.',
+      comment: 'Capability code must not import the HTTP layer, the handlers or the pages: they are above it.',
       from: { path: `^src/(${CAPABILITY_NAMES.join('|')})/` },
-      to: { path: '^src/(http|handlers)/' },
+      to: { path: `^src/(${TOP})/` },
     },
     {
       name: 'http-not-handlers',
       severity: 'error',
-      comment: 'The HTTP layer mounts the operations src/server.ts gives it; it imports no handler.',
+      comment: 'The HTTP layer mounts the operations and pages src/server.ts gives it; it imports no handler and no page.',
       from: { path: '^src/http/' },
-      to: { path: '^src/handlers/' },
+      to: { path: '^src/(handlers|portal|docs)/' },
     },
+    sideBySide('pages-beside-handlers', ['handlers', 'portal', 'docs'], "The service's pages (portal, docs) and the handlers sit side by side on the top floor: none imports another; src/server.ts wires each in."),
     {
       name: 'handlers-not-sql',
       severity: 'error',
-      comment: 'Handlers are thin: they call capabilities, never the database layer or SQL directly.',
-      from: { path: '^src/handlers/' },
+      comment: 'Handlers are thin, and pages serve files: they call capabilities, never the database layer or SQL directly.',
+      from: { path: '^src/(handlers|portal|docs)/' },
       to: { path: ['^src/db/', '/sql/'] },
     },
     {

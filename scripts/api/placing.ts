@@ -6,7 +6,7 @@
  * (rules.ts). Used by scripts/apiContract.ts compareDocuments.
  */
 import { at, componentOf, METHODS, operationKey, operationsOf, pointerOf, resolveRef, segments, sideOf, type Json, type Usage } from './document.js';
-import { deprecationNote, isOpenEnum, pastSunset, type Change } from './rules.js';
+import { deprecationNote, isOpenEnum, leavingServicePage, pastSunset, SERVICE_PAGE_LEFT, type Change } from './rules.js';
 
 /** What the tool says happened to a node. */
 export type DiffKind = 'added' | 'removed' | 'modified';
@@ -110,13 +110,16 @@ export function withDetail(change: Change, doc: Json): Change {
 /**
  * The gate's judgement of a change at an operation, beyond the tool's: a new value of an
  * enum the client receives breaks it unless the enum is declared open (rules.ts
- * isOpenEnum); removing an operation after its sunset is allowed.
+ * isOpenEnum); removing an operation after its sunset is allowed, and so is removing one of
+ * the service's pages for people (rules.ts leavingServicePage).
  */
 export function judge(change: Change, base: Json, revision: Json, today: string): Change {
   if (change.rule === 'enum-values-added' && change.side === 'received' && !isOpenEnum(revision, change.pointer)) {
     return { ...change, kind: 'breaking', what: `${change.what} A client that checks the values it receives rejects the new one: declare the enum open (anyOf with a plain string, openapi/DESIGN.md "Open response enums") before adding values.` };
   }
   if (change.kind === 'breaking' && change.event === 'removed' && change.operation && change.location?.length === 0) {
+    const page = leavingServicePage(base, revision, change.operation);
+    if (page) return { ...change, kind: 'additive', excused: SERVICE_PAGE_LEFT(page) };
     const sunset = pastSunset(base, change.operation, today);
     if (sunset) return { ...change, kind: 'additive', excused: `Removed after its sunset, ${sunset}.` };
     const planned = deprecationNote(operationsOf(base).find((o) => o.key === change.operation)?.node)?.sunset;

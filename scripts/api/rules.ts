@@ -4,7 +4,8 @@
  * scripts/apiContract.ts compareDocuments. Sources: API_CONVENTIONS.md "Evolution";
  * oasdiff's breaking-change checks (path parameters, response headers, sunset dates).
  */
-import { at, operationsOf, pointerOf, resolveRef, segments, type Json, type Operation, type Side } from './document.js';
+import { isServicePage, PAGE_MEDIA_TYPES } from '../../src/kernel/servicePages.js';
+import { at, operationsOf, pointerOf, resolveRef, segments, usages, type Json, type Operation, type Side } from './document.js';
 
 export type ChangeKind = 'breaking' | 'additive' | 'documentation';
 
@@ -70,9 +71,41 @@ function change(kind: ChangeKind, rule: string, op: Operation, location: string[
   return { kind, rule, operation: op.key, location, where: `${op.key}${location.length ? ` ${location.join('/')}` : ''}`, what, pointer: opPointer(op, ...location), event: 'modified', ...extra };
 }
 
+/** The path `op` of `doc` is served at from the service's root: its server's path (`{baseUrl}/cl/v1` → `/cl/v1`), then its own. */
+function servedPath(doc: Json, op: Operation): string {
+  const server = (doc.servers as { url?: string }[] | undefined)?.[0]?.url ?? '';
+  return `${server.replace(/^\{baseUrl\}/, '').replace(/^[a-z]+:\/\/[^/]+/, '').replace(/\/$/, '')}${op.path}`;
+}
+
+/**
+ * The path of the operation `key` of `base` (the release) when it is one of the service's
+ * pages for people, which may leave the documents while the server keeps serving it at the
+ * same URL outside the contract (src/kernel/servicePages.ts); undefined otherwise, and when
+ * `revision` still has it. Narrow on purpose: the operation is public (`security: []`), every
+ * successful response has content of page media types only (HTML, scripts, style sheets:
+ * nothing a generated client reads), and its path as served is under one of the service's
+ * page roots (SERVICE_PAGE_ROOTS). No SDK calls such an operation, so its removal breaks none.
+ */
+export function leavingServicePage(base: Json, revision: Json, key: string): string | undefined {
+  const op = operationsOf(base).find((o) => o.key === key);
+  if (!op || op.top !== 'paths' || operationsOf(revision).some((o) => o.key === key)) return undefined;
+  const security = op.node.security ?? base.security;
+  if (!Array.isArray(security) || security.length !== 0) return undefined;
+  const successes = Object.entries((op.node.responses ?? {}) as Json).filter(([status]) => /^2/.test(status));
+  const mediaTypes = successes.map(([, raw]) => Object.keys((resolveRef(base, raw)?.content ?? {}) as Json));
+  if (!successes.length || mediaTypes.some((types) => !types.length || types.some((t) => !PAGE_MEDIA_TYPES.includes(t)))) return undefined;
+  const path = servedPath(base, op);
+  return isServicePage(path.replace(/\{[^}]*\}/g, 'x')) ? path : undefined;
+}
+
+/** Why a service page (leavingServicePage) may leave the documents, for the changelog. */
+export const SERVICE_PAGE_LEFT = (path: string): string =>
+  `Left the documents: a page for people (HTML or a file it loads) that no SDK calls, still served at ${path} outside the API contract.`;
+
 /**
  * Changed operationIds and removed or renamed component schemas: every generated SDK
- * renames the method or loses the type, even when the wire is the same.
+ * renames the method or loses the type, even when the wire is the same. A schema that only
+ * service pages leaving the documents used (leavingServicePage) leaves with them.
  */
 export function sdkChanges(base: Json, revision: Json): Change[] {
   const changes: Change[] = [];
@@ -84,9 +117,19 @@ export function sdkChanges(base: Json, revision: Json): Change[] {
   }
   const schemas = (doc: Json) => Object.keys(((doc.components as Json | undefined)?.schemas ?? {}) as Json);
   const kept = new Set(schemas(revision));
+  const used = usages(base);
   for (const name of schemas(base)) {
     if (kept.has(name)) continue;
     const pointer = `#/components/schemas/${name}`;
+    const users = used.get(pointer) ?? [];
+    if (users.length && users.every((u) => leavingServicePage(base, revision, u.operation))) {
+      // Listed under each page that used it: the changelog names operations.
+      for (const operation of new Set(users.map((u) => u.operation))) {
+        const what = `Takes along the schemas only the service's pages used: \`${name}\``;
+        changes.push({ kind: 'additive', where: `${operation} · ${name}`, what, excused: what, rule: 'component-schema', pointer, event: 'removed', component: name, operation, location: [] });
+      }
+      continue;
+    }
     changes.push({ kind: 'breaking', where: pointer.slice(1), what: `Component schema \`${name}\` was removed or renamed (every generated SDK loses the type).`, rule: 'component-schema', pointer, event: 'removed', component: name });
   }
   return changes;

@@ -16,6 +16,8 @@
 export type Room =
   | 'handlers'
   | 'http'
+  | 'portal'
+  | 'docs'
   | 'businesses'
   | 'customers'
   | 'payouts'
@@ -33,7 +35,8 @@ export type Room =
  * and the rooms of lower floors; rooms on one floor are side by side (neither reads the
  * other's tables).
  *
- * - 7: handlers and http, the top (handlers import http, nothing imports either);
+ * - 7: handlers, http, and the service's pages (portal, docs), the top: handlers and the
+ *   pages import http, nothing imports any of them but the assembly (src/server.ts);
  * - 6: the capabilities that serve a customer or a business: payouts, cards and webhooks,
  *   side by side (none imports another);
  * - 5: the parties they serve, businesses and customers, side by side: payouts and cards
@@ -58,6 +61,8 @@ export const ROOM_FLOORS: Readonly<Record<Room, number>> = {
   ledger: 4,
   providers: 4,
   events: 3,
+  portal: 7,
+  docs: 7,
   kernel: 2,
   jobs: 1,
   db: 0,

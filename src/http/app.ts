@@ -1,9 +1,11 @@
 /**
  * The Koa application: CORS, request ids, API versioning, problem-details errors,
- * body parsing (JSON; forms where an operation declares them), and the two API
- * documents mounted with @koa/router (closed-loop under /cl/v1, core at the root).
- * The handlers of each document's operations are given by the caller (src/server.ts
- * wires src/handlers in), so that nothing in src/http imports the handlers.
+ * body parsing (JSON; forms where an operation declares them), the service's pages for
+ * people (./pages.ts: the portal and the API reference, outside the documents), and the two
+ * API documents mounted with @koa/router (closed-loop under /cl/v1, core at the root).
+ * The handlers of each document's operations and the pages are given by the caller
+ * (src/server.ts wires src/handlers, src/portal and src/docs in), so that nothing in
+ * src/http imports them.
  */
 import { randomUUID } from 'node:crypto';
 import { bodyParser } from '@koa/bodyparser';
@@ -19,6 +21,7 @@ import { loadApi } from './compiledApi.js';
 import { bodyBudget } from './bodyBudget.js';
 import { corsMiddleware } from './cors.js';
 import { hasBody, mountApi } from './openapi.js';
+import { servePages, type ServicePage } from './pages.js';
 import type { Services } from '../kernel/services.js';
 import { RateLimiter } from './rateLimit.js';
 import { DEFAULT_API_VERSION, isApiVersion, SUPPORTED_API_VERSIONS, type ApiVersion } from './versions.js';
@@ -69,7 +72,8 @@ export interface ApiHandlers {
 const JSON_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * Builds the application over `services` with the operations' `handlers`. `apiDir`:
+ * Builds the application over `services` with the operations' `handlers` and the service's
+ * `pages` (answered before the documents' routing, which never sees them). `apiDir`:
  * where the API documents' operations and validators were precompiled (dist/api/);
  * without it they are built in process (compiledApi.ts). Throws when a document's
  * operation has no handler.
@@ -77,7 +81,7 @@ const JSON_LIMIT_BYTES = 1024 * 1024;
 export async function createApp(
   services: Services,
   handlers: ApiHandlers,
-  opts: { apiDir?: string; outages?: OutageLog; pinnedVersion?: (businessId: string) => Promise<ApiVersion>; versionDeprecations?: Partial<Record<ApiVersion, Deprecation>> } = {},
+  opts: { pages?: readonly ServicePage[]; apiDir?: string; outages?: OutageLog; pinnedVersion?: (businessId: string) => Promise<ApiVersion>; versionDeprecations?: Partial<Record<ApiVersion, Deprecation>> } = {},
 ): Promise<Koa> {
   const app = new Koa({ proxy: false });
   const rateLimiter = new RateLimiter(services.db, {
@@ -123,7 +127,7 @@ export async function createApp(
     } finally {
       answered();
       const seconds = (performance.now() - started) / 1000;
-      services.metrics.observeRequest(ctx.state.operationId, ctx.status, seconds);
+      services.metrics.observeRequest(ctx.state.operationId ?? ctx.state.page, ctx.status, seconds);
       requestLog.info(
         {
           req_id: requestId,
@@ -187,6 +191,7 @@ export async function createApp(
     versionDeprecations: opts.versionDeprecations,
   });
 
+  app.use(servePages(opts.pages ?? []));
   const router = new Router();
   router.all(['/cl/v1', '/cl/v1/{*rest}'], (ctx) => closedLoop.handle(ctx));
   router.all(['/', '/{*rest}'], (ctx) => core.handle(ctx));

@@ -178,7 +178,7 @@ export function mountApi(args: {
     koa.state.operationId = operationId;
     const secured = security.get(operationId)!;
     // The deprecation headers of the request at `at`, and (`checkSunset`) its version's sunset.
-    // What needs no token (token, health, readiness, documents, docs, portal, changelog) and
+    // What needs no token (token, health, readiness, documents, changelog) and
     // what a provider calls with a signature answer every version alike: neither reaches them.
     const applyVersion = (at: ApiVersion, checkSunset: boolean): void => {
       koa.state.apiVersion = at;

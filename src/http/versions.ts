@@ -113,8 +113,8 @@ function deprecateAll<T>(doc: T, deprecation: Deprecation): T {
 /**
  * Whether an operation with `security` (its requirements, the document's when it names none)
  * is versioned by its caller: one behind the bearer token. What needs no token (`[]`: the
- * token request, health, readiness, the documents, the docs page, the portal, the changelog)
- * and what a provider calls with a signature answer every version alike, so a version's
+ * token request, health, readiness, the documents, the changelog; the service's pages are
+ * no operations and answer every version alike too, ./pages.ts) and what a provider calls with a signature answer every version alike, so a version's
  * deprecation and sunset do not reach them (src/http/openapi.ts mountApi does the same).
  */
 export function isVersioned(security: unknown): boolean {

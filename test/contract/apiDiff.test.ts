@@ -29,6 +29,16 @@ const deprecateDelete = (sunset: string) => (doc: Doc) => Object.assign(deleteOp
 /** `{endpoint_id}` renamed `{id}` everywhere (path key and parameter). */
 const renameEndpointId = (doc: Doc) => Object.assign(doc, JSON.parse(JSON.stringify(doc).replaceAll('{endpoint_id}', '{id}').replaceAll('"endpoint_id"', '"id"')));
 
+/** A public page for people at `path`: its only success is HTML (`PortalPage`, a schema it alone uses). */
+const htmlPage = (path: string) => (doc: Doc) => {
+  doc.components.schemas.PortalPage = { type: 'string', maxLength: 100000, pattern: '^<!doctype html>' };
+  doc.paths[path] = { get: { operationId: `get${path.slice(1)}`, security: [], responses: { '200': { description: 'The page.', content: { 'text/html': { schema: { $ref: '#/components/schemas/PortalPage' } } } } } } };
+};
+const servicePages = (doc: Doc) => {
+  htmlPage('/portal')(doc);
+  htmlPage('/reports')(doc);
+};
+
 /** Each rule: a change that breaks clients and a change beside it that does not, both from `given` (the release; `passesGiven` for the passing one when it differs). */
 const PAIRS: { rule: string; given?: (doc: Doc) => void; passesGiven?: (doc: Doc) => void; breaks: (doc: Doc) => void; passes: (doc: Doc) => void }[] = [
   {
@@ -144,6 +154,12 @@ const PAIRS: { rule: string; given?: (doc: Doc) => void; passesGiven?: (doc: Doc
     passes: (doc) => Object.assign(doc.paths['/webhooks'].get, { deprecated: true, 'x-deprecated-at': '2026-01-01', 'x-sunset': '2027-01-01' }),
   },
   {
+    rule: "an HTML page outside the service's page roots leaving the documents breaks; the portal's page (served outside the contract) does not",
+    given: servicePages,
+    breaks: (doc) => delete doc.paths['/reports'],
+    passes: (doc) => delete doc.paths['/portal'],
+  },
+  {
     rule: 'a new required query parameter breaks; a new optional one does not',
     breaks: (doc) => (doc.paths['/webhooks'].get.parameters = [{ name: 'status', in: 'query', required: true, schema: { type: 'string', maxLength: 20 } }]),
     passes: (doc) => (doc.paths['/webhooks'].get.parameters = [{ name: 'status', in: 'query', required: false, schema: { type: 'string', maxLength: 20 } }]),
@@ -195,6 +211,28 @@ describe('api:diff rules (fixture pairs)', function () {
     expect(after.map((c) => [c.kind, c.operation, c.excused])).to.deep.equal([['additive', 'DELETE /webhooks/{endpoint_id}', 'Removed after its sunset, 2027-06-01.']]);
     const on = await changesOf('on-sunset', remove, deprecateDelete('2027-06-01'), '2027-06-01');
     expect(breaking(on).map((c) => c.what)).to.deep.equal(['Operation removed (operationId `deleteWebhookEndpoint`). Its sunset is 2027-06-01: it may be removed after that date, not before.']);
+  });
+
+  it('names a service page leaving the documents, and refuses one whose success is JSON or that needs a token', async () => {
+    const leave = (doc: Doc) => {
+      delete doc.paths['/portal'];
+      delete doc.components.schemas.PortalPage;
+    };
+    const left = await changesOf('page-left', leave, htmlPage('/portal'));
+    expect(left.filter((c) => c.kind !== 'documentation').map((c) => [c.kind, c.operation ?? c.where, c.excused])).to.deep.equal([
+      ['additive', 'GET /portal', 'Left the documents: a page for people (HTML or a file it loads) that no SDK calls, still served at /portal outside the API contract.'],
+      ['additive', 'GET /portal', "Takes along the schemas only the service's pages used: `PortalPage`"],
+    ]);
+    const json = (doc: Doc) => {
+      htmlPage('/portal')(doc);
+      doc.paths['/portal'].get.responses['200'].content['application/json'] = { schema: { type: 'object' } };
+    };
+    expect(breaking(await changesOf('page-json', leave, json)).map((c) => c.operation ?? c.where)).to.include('GET /portal');
+    const secured = (doc: Doc) => {
+      htmlPage('/portal')(doc);
+      delete doc.paths['/portal'].get.security;
+    };
+    expect(breaking(await changesOf('page-token', leave, secured)).map((c) => c.operation ?? c.where)).to.include('GET /portal');
   });
 
   it("refuses a version's sunset moved earlier, at every operation of the version's document", async () => {

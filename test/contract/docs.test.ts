@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { get } from '../support/client.js';
 import { expectValidation } from '../support/assertions.js';
 
-/** The API reference page over plain HTTP (the browser check is in docsBrowser.test.ts). */
+/** The API reference page over plain HTTP, a page of the service outside the documents (the browser check is in docsBrowser.test.ts). */
 describe('API reference page (GET /docs)', () => {
   it('serves an HTML page that loads its scripts from this service, with a self-only Content-Security-Policy', async () => {
     const res = await get('/docs');
@@ -39,7 +39,8 @@ describe('API reference page (GET /docs)', () => {
     expect(links).to.include.members(['/openapi/v2/closed-loop.json', '/openapi/v2/closed-loop.yaml', '/openapi/v2/core.json', '/openapi/v2/core.yaml']);
     expect(page).to.include('<a aria-current="page" href="/docs?version=v2">v2</a>');
     expectValidation(await get('/docs?version=v9'), '/query/version');
-    expectValidation(await get('/docs?next=true'), '/query/next');
+    expectValidation(await get('/docs?version=v1&version=v2'), '/query/version');
+    expect((await get('/docs?next=true')).status, 'a parameter the page does not read').to.equal(200);
   });
 
   it('opens the document named by ?api=, and refuses an unknown one', async () => {
@@ -65,7 +66,11 @@ describe('API reference page (GET /docs)', () => {
     for (const source of json.sources) expect(source.agent).to.deep.equal({ disabled: true });
   });
 
-  it('answers 400 for an asset it does not serve', async () => {
-    expectValidation(await get('/docs/assets/other.js'), '/path/asset_name');
+  it('answers 404 NOT_FOUND for a file it does not serve', async () => {
+    for (const url of ['/docs/assets/other.js', '/docs/other', '/docs/assets']) {
+      const res = await get(url);
+      expect(res.status, url).to.equal(404);
+      expect(res.body.code, url).to.equal('NOT_FOUND');
+    }
   });
 });

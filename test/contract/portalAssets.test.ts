@@ -1,21 +1,21 @@
 /**
- * The business portal's page and files over plain HTTP (`GET /portal`, `/portal/assets/…`):
- * every file of src/portal/assets/ is served as it is, with its media type and the strict
- * Content-Security-Policy; unknown names are 404 and malformed ones 400; the sandbox's page
- * carries the demo credentials and the production page does not. Then, in Chromium, the
- * page loads without a console error, and the harness (test/support/portal.ts) catches a
- * request to an operation the documents do not have.
+ * The business portal's page and files over plain HTTP (`GET /portal`, `/portal/assets/…`), a
+ * page of the service outside the API documents: every file of src/portal/assets/ (folders
+ * included) is served as it is, with its media type and the strict Content-Security-Policy;
+ * any other path is 404 and another method 405; the sandbox's page carries the demo
+ * credentials and the production page does not. Then, in Chromium, the page loads without a
+ * console error, and the harness (test/support/portal.ts) catches a request to an operation
+ * the documents do not have.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser } from 'puppeteer-core';
 import { PORTAL_ASSETS } from '../../src/paths.js';
 import type { RunningService } from '../../src/server.js';
-import { expectValidation } from '../support/assertions.js';
-import { get } from '../support/client.js';
+import { get, request } from '../support/client.js';
 import { launchBrowser, openPortal, retype, tabTo } from '../support/portal.js';
-import { extraServiceHooks } from '../support/service.js';
+import { extraServiceHooks, startExtraService } from '../support/service.js';
 
 const REQUIRED_CSP = [
   "default-src 'self'",
@@ -36,16 +36,11 @@ function expectStrictCsp(headers: Headers, what: string): void {
   expect(csp, `${what}: CSP`).to.not.match(/unsafe-|https?:|\*|blob:/);
 }
 
-/** Every file the portal serves: [URL, file on disk, media type]. */
+/** Every file the portal serves: [URL, file on disk, media type], folders included. */
 function servedFiles(): [string, string, string][] {
-  const files: [string, string, string][] = [];
-  for (const dir of ['', 'pages']) {
-    for (const name of readdirSync(path.join(PORTAL_ASSETS, dir))) {
-      if (!/\.(js|css)$/.test(name)) continue;
-      files.push([`/portal/assets/${dir ? `${dir}/` : ''}${name}`, path.join(PORTAL_ASSETS, dir, name), name.endsWith('.css') ? 'text/css' : 'text/javascript']);
-    }
-  }
-  return files;
+  return readdirSync(PORTAL_ASSETS, { recursive: true, encoding: 'utf8' })
+    .filter((name) => /\.(js|css)$/.test(name))
+    .map((name) => [`/portal/assets/${name.split(path.sep).join('/')}`, path.join(PORTAL_ASSETS, name), name.endsWith('.css') ? 'text/css' : 'text/javascript']);
 }
 
 describe('Business portal page and assets (GET /portal, /portal/assets/…)', () => {
@@ -91,15 +86,40 @@ describe('Business portal page and assets (GET /portal, /portal/assets/…)', ()
     expect(String(preact.body)).to.match(/export\{[^}]*\bhtml\b[^}]*\}/).and.include(' as render');
   });
 
-  it('answers 404 NOT_FOUND for a well-formed name it does not have, and 400 for a malformed one', async () => {
-    for (const url of ['/portal/assets/other.js', '/portal/assets/other.css', '/portal/assets/pages/other.js', '/portal/assets/pages/preact-htm.js']) {
+  it("counts the page's requests in the metrics under its root, where an operation has its operationId", async () => {
+    const count = async () => Number(/^http_requests_total\{operation_id="\/portal",status="200"\} (\d+)$/m.exec(String((await get('/metrics')).body))?.[1] ?? 0);
+    const before = await count();
+    await get('/portal');
+    await get('/portal/assets/app.js');
+    expect(await count()).to.equal(before + 2);
+  });
+
+  it('answers 404 NOT_FOUND for any path it has no file at, and 405 to another method', async () => {
+    for (const url of ['/portal/assets/other.js', '/portal/assets/other.css', '/portal/assets/pages/other.js', '/portal/assets/pages/preact-htm.js',
+      '/portal/assets/App.js', '/portal/assets/pages/..%2Fapi.js', '/portal/assets/%E0%A4%A', '/portal/assets/style.scss', '/portal/assets', '/portal/other']) {
       const res = await get(url);
       expect(res.status, url).to.equal(404);
       expect(res.body.code, url).to.equal('NOT_FOUND');
     }
-    expectValidation(await get('/portal/assets/App.js'), '/path/asset_name');
-    expectValidation(await get('/portal/assets/pages/..%2Fapi.js'), '/path/page_name');
-    expectValidation(await get('/portal/assets/style.scss'), '/path/asset_name');
+    const posted = await request('POST', '/portal', { body: {} });
+    expect(posted.status).to.equal(405);
+    expect(posted.headers.get('allow')).to.equal('GET, HEAD');
+  });
+
+  it('serves a page module from a folder of pages/', async () => {
+    const folder = mkdtempSync(path.join(PORTAL_ASSETS, 'pages', 'folder-'));
+    const service = await startExtraService({});
+    try {
+      writeFileSync(path.join(folder, 'probe.js'), 'export const probe = 1;\n');
+      const res = await get(`/portal/assets/pages/${path.basename(folder)}/probe.js`, { baseUrl: service.url });
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^text\/javascript/);
+      expectStrictCsp(res.headers, 'a page in a folder');
+      expect(res.body).to.equal('export const probe = 1;\n');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+      await service.close();
+    }
   });
 });
 

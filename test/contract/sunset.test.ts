@@ -1,7 +1,8 @@
 /**
  * A version past its sunset breaks nothing else, on a real service with v1 (the default)
- * sunset: what needs no token (token, health, readiness, documents, docs page, portal,
- * changelog) answers as before, with or without the header; a business pinned to v2 is served
+ * sunset: what needs no token (token, health, readiness, documents, changelog) and the
+ * service's pages outside the documents (docs page, portal) answer as before, with or without
+ * the header; a business pinned to v2 is served
  * at v2 without the header; a business still on v1 is answered 410 GONE naming the successor
  * (told, never moved to another version unasked); the header's v2 is served.
  */

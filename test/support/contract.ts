@@ -7,13 +7,17 @@
  * validateResponse), the media type must be one it declares, the body must
  * validate against that media type's schema, and declared required response
  * headers must be present and valid. Responses to unrouted requests (404/405)
- * must be problem details.
+ * must be problem details. The service's pages for people (src/kernel/servicePages.ts:
+ * the portal and the API reference) are outside the documents: their responses are
+ * checked as pages (pageProblems), never matched to an operation nor counted in the
+ * coverage; no other path is exempt.
  */
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createAjv, loadBundledDocument } from '../../src/http/apiBuild.js';
 import { SUPPORTED_API_VERSIONS } from '../../src/http/versions.js';
+import { isServicePage, PAGE_MEDIA_TYPES } from '../../src/kernel/servicePages.js';
 import { RELEASED_OPENAPI } from '../../src/paths.js';
 
 type Schema = Record<string, unknown>;
@@ -139,12 +143,38 @@ export function documentedOperation(method: string, path: string): string | null
   return operation ? operationKey(name, operation.operationId ?? '') : null;
 }
 
-/** Throws an Error describing every way `res` departs from the documents. */
+/**
+ * How a response of one of the service's pages departs from what a page answers: 200 with a
+ * page media type (HTML, a script, a style sheet) and a Content-Security-Policy that starts
+ * from this origin only, or a problem (400, 404, 405: problem details); either with its
+ * `X-Request-Id` and the `X-API-Version` it was served at, as every response of the service.
+ */
+function pageProblems(res: ObservedResponse, mediaType: string): string[] {
+  const problems: string[] = [];
+  for (const name of ['x-request-id', 'x-api-version']) if (!res.headers.get(name)) problems.push(`page answered without ${name}`);
+  if (res.status === 200) {
+    if (!PAGE_MEDIA_TYPES.includes(mediaType)) problems.push(`page answered ${mediaType}, not one of ${PAGE_MEDIA_TYPES.join(', ')}`);
+    if (!/^default-src 'self'(;|$)/.test(res.headers.get('content-security-policy') ?? '')) problems.push("page answered without a Content-Security-Policy starting default-src 'self'");
+    return problems;
+  }
+  if (![400, 404, 405].includes(res.status)) problems.push(`page answered ${res.status}`);
+  if (mediaType !== 'application/problem+json') problems.push(`page answered ${res.status} as ${mediaType}`);
+  const err = validate(problemSchema, res.body);
+  if (err) problems.push(`problem body: ${err}`);
+  return problems;
+}
+
+/** Throws an Error describing every way `res` departs from the documents (or, for one of the service's pages, from what a page answers). */
 export function assertMatchesContract(res: ObservedResponse): void {
   const version = res.headers.get('x-api-version') ?? '';
   const where = `${res.method} ${res.path} → ${res.status} at ${version || 'no version'}`;
-  const problems: string[] = [];
   const mediaType = (res.headers.get('content-type') ?? '').split(';')[0].trim();
+  if (isServicePage(res.path)) {
+    const problems = pageProblems(res, mediaType);
+    if (problems.length) throw new Error(`Response of a service page is not a page's (${where}):\n  - ${problems.join('\n  - ')}\n  body: ${JSON.stringify(res.body)?.slice(0, 500)}`);
+    return;
+  }
+  const problems: string[] = [];
   // A response that is not the service's (the mock, serving the sources) is checked against the sources.
   const served = res.coverage === false ? routers : (versionRouters.get(version) ?? routers);
   const { backend } = res.path.startsWith('/cl/v1') ? served[0] : served[1];

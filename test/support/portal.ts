@@ -4,9 +4,10 @@
  * records everything the page does, so that a test can require:
  *
  * - every request stays on the service's origin (others are aborted and listed);
- * - every request is a documented operation (`documentedOperation`), and every response
+ * - every request is a documented operation (`documentedOperation`) or one of the service's
+ *   pages and their files (`/portal/…`, src/kernel/servicePages.ts), and every response
  *   validates against the documents (`assertMatchesContract`, which also counts it for
- *   the contract coverage);
+ *   the contract coverage; a page's is checked as a page's);
  * - no console error, uncaught exception or failed request (a CSP violation is a console error);
  * - no serious or critical accessibility violation on a page (axe-core, `checkA11y`).
  *
@@ -18,6 +19,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { expect } from 'chai';
 import puppeteer, { type Browser, type HTTPResponse, type Page } from 'puppeteer-core';
+import { isServicePage } from '../../src/kernel/servicePages.js';
 import { assertMatchesContract, documentedOperation } from './contract.js';
 import { baseUrl } from './service.js';
 
@@ -52,11 +54,14 @@ export async function launchBrowser(ctx: Mocha.Context, what: string): Promise<B
   });
 }
 
+/** RecordedRequest.operation of a request for one of the service's pages (outside the documents). */
+export const SERVICE_PAGE = 'service page';
+
 /** One request the page made, as recorded. */
 export interface RecordedRequest {
   method: string;
   url: string;
-  /** `<document>#<operationId>`, or null when not documented (or not on the origin). */
+  /** `<document>#<operationId>`, SERVICE_PAGE for a page of the service or a file it loads, or null when neither (or not on the origin). */
   operation: string | null;
   status?: number;
 }
@@ -69,7 +74,7 @@ export interface PortalPage {
   consoleErrors: string[];
   /** Requests to another origin (aborted). */
   foreignRequests: string[];
-  /** Same-origin requests that no documented operation has. */
+  /** Same-origin requests that are neither a documented operation nor one of the service's pages. */
   undocumented(): string[];
   /** Every departure from the documents among the responses so far (awaits pending checks). */
   contractProblems(): Promise<string[]>;
@@ -116,7 +121,7 @@ export async function openPortal(browser: Browser, pathname = '/portal'): Promis
       foreignRequests.push(url);
       return void req.abort('blockedbyclient');
     }
-    requests.push({ method: req.method(), url: parsed.pathname + parsed.search, operation: documentedOperation(req.method(), parsed.pathname) });
+    requests.push({ method: req.method(), url: parsed.pathname + parsed.search, operation: isServicePage(parsed.pathname) ? SERVICE_PAGE : documentedOperation(req.method(), parsed.pathname) });
     void req.continue();
   });
   page.on('response', (res) => {

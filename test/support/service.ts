@@ -40,12 +40,7 @@ const NO_FAULT_REACHES = new Set([
   'getChangelog',
   'getVersionedApiDocument',
   'getVersionedApiDocumentYaml',
-  'getApiReference',
   'getMetrics', // serves NaN for the database's gauges rather than failing
-  'getApiReferenceAsset',
-  'getPortal',
-  'getPortalAsset',
-  'getPortalPageAsset',
   'getReadiness', // turns every database failure into its documented 503
 ]);
 

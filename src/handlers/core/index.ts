@@ -8,7 +8,6 @@ import { cardOperations } from './cards.js';
 import { cardTestHelperOperations } from './cardTestHelpers.js';
 import type { WebhookOperationId } from '../closedLoop/types.js';
 import { customerOperations } from './customers.js';
-import { docsOperations } from './docs.js';
 import { eventOperations } from './events.js';
 import { gatewayOperations } from './gateway.js';
 import { metricsOperations } from './metrics.js';
@@ -16,7 +15,6 @@ import { mobileNumberChangeOperations } from './mobileNumberChange.js';
 import { onboardingOperations } from './onboarding.js';
 import { payoutOperations } from './payouts.js';
 import { payoutWhitelistOperations } from './payoutWhitelist.js';
-import { portalOperations } from './portal.js';
 import { coreTestHelperOperations } from './testHelpers.js';
 import { coreTransactionOperations } from './transactions.js';
 
@@ -37,7 +35,5 @@ export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> 
   ...coreTestHelperOperations,
   ...cardTestHelperOperations,
   ...gatewayOperations,
-  ...docsOperations,
-  ...portalOperations,
   ...metricsOperations,
 };

@@ -3,7 +3,8 @@
  * format 0.0.4). One registry per application instance (several may run in one
  * process, as in the tests):
  * - `http_requests_total` and `http_request_duration_seconds` (histogram) by
- *   `operation_id` (`unrouted` for paths no operation matches) and `status`;
+ *   `operation_id` (a page's root, `/portal` or `/docs`, for the service's pages outside the
+ *   documents; `unrouted` for paths nothing matches) and `status`;
  * - `ledger_transactions_total` by `type`: ledger transactions this instance posted,
  *   counted where the ledger posts them (the ledger's and the payouts' calls of a posting
  *   function report LEDGER_POSTED_EVENT once the posting is committed, src/ledger/posted.ts):

@@ -1,5 +1,6 @@
 /**
- * API reference page (`GET /docs`): Scalar's browser bundle, served from
+ * The API reference page (`GET /docs`), a page of the service served outside the API
+ * documents (src/kernel/servicePages.ts): Scalar's browser bundle, served from
  * node_modules by this service, renders both bundled documents
  * (`/openapi/closed-loop.json`, `/openapi/core.json`). A header above it links
  * both documents (their page and their JSON and YAML downloads) and the API
@@ -12,11 +13,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import type { operations } from '../../../generated/types/core.js';
-import type { OperationMap } from '../../http/operation.js';
-import { DEFAULT_API_VERSION, SUPPORTED_API_VERSIONS, type ApiVersion } from '../../http/versions.js';
-
-type DocsOperations = Pick<operations, 'getApiReference' | 'getApiReferenceAsset'>;
+import type { ParsedUrlQuery } from 'node:querystring';
+import { AppError, invalidField } from '../kernel/errors.js';
+import { DEFAULT_API_VERSION, isApiVersion, SUPPORTED_API_VERSIONS, type ApiVersion } from '../kernel/versioning/apiVersions.js';
+import type { ServicePage } from '../http/pages.js';
 
 const SCALAR_BUNDLE = createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js');
 
@@ -24,7 +24,7 @@ const SCALAR_BUNDLE = createRequire(import.meta.url).resolve('@scalar/api-refere
  * The documents the page shows, in the order of its document selector (`?api=<slug>`),
  * with the path their operations are served under on this service.
  */
-export const REFERENCE_SOURCES = [
+const REFERENCE_SOURCES = [
   { title: 'Closed-loop API', slug: 'closed-loop', url: '/openapi/closed-loop.json', default: true, apiRoot: '/cl/v1' },
   { title: 'Core API', slug: 'core', url: '/openapi/core.json', apiRoot: '' },
 ] as const;
@@ -48,7 +48,7 @@ const SCALAR_CONFIGURATION = {
 };
 
 /** Scripts, data, images and fonts from this service only; Scalar injects its styles inline. */
-export const CONTENT_SECURITY_POLICY = [
+const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
@@ -122,22 +122,39 @@ for (const source of configuration.sources) {
 Scalar.createApiReference('#app', configuration);
 `;
 
+/**
+ * The query value `name` of `query` when it is one of `allowed` (undefined when absent);
+ * 400 VALIDATION_ERROR at `/query/<name>` for any other value, a repeated one included.
+ */
+function choice<T extends string>(query: ParsedUrlQuery, name: string, allowed: (value: string) => value is T, expected: readonly string[]): T | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && allowed(value)) return value;
+  throw invalidField(`/query/${name}`, `must be one of ${expected.join(', ')}`);
+}
+
+const isSlug = (value: string): value is (typeof REFERENCE_SOURCES)[number]['slug'] => REFERENCE_SOURCES.some((s) => s.slug === value);
+
 let scalarBundle: Promise<string> | undefined;
 
-export const docsOperations = {
-  getApiReference: {
-    access: 'public',
-    async handle({ koa, query }) {
-      koa.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-      return { status: 200, body: page(query.version), contentType: 'text/html' };
-    },
-  },
-  getApiReferenceAsset: {
-    access: 'public',
-    async handle({ path: params }) {
-      if (params.asset_name === 'configuration.js') return { status: 200, body: CONFIGURATION_SCRIPT, contentType: 'text/javascript' };
+/**
+ * The API reference, served at `/docs`: the page (`?api=` the document it opens, `?version=`
+ * the version whose documents it shows; another value of either is 400 VALIDATION_ERROR) and
+ * its two scripts under `/docs/assets/` (any other path is 404 `NOT_FOUND`).
+ */
+export const docsPage: ServicePage = {
+  root: '/docs',
+  contentSecurityPolicy: CONTENT_SECURITY_POLICY,
+  async file(rest, query) {
+    if (rest === '') {
+      choice(query, 'api', isSlug, REFERENCE_SOURCES.map((s) => s.slug));
+      return { body: page(choice(query, 'version', isApiVersion, SUPPORTED_API_VERSIONS)), contentType: 'text/html' };
+    }
+    if (rest === 'assets/configuration.js') return { body: CONFIGURATION_SCRIPT, contentType: 'text/javascript' };
+    if (rest === 'assets/api-reference.js') {
       scalarBundle ??= readFile(SCALAR_BUNDLE, 'utf8');
-      return { status: 200, body: await scalarBundle, contentType: 'text/javascript' };
-    },
+      return { body: await scalarBundle, contentType: 'text/javascript' };
+    }
+    throw new AppError('NOT_FOUND', `The API reference has no file ${rest}.`);
   },
-} satisfies OperationMap<DocsOperations>;
+};
