@@ -69,6 +69,13 @@ module.exports = {
     },
     sideBySide('pages-beside-handlers', ['handlers', 'portal', 'docs'], "The service's pages (portal, docs) and the handlers sit side by side on the top floor: none imports another; src/server.ts wires each in."),
     {
+      name: 'faces-only',
+      severity: 'error',
+      comment: "A capability is entered through its face (src/<capability>/index.ts, src/kernel/capability.ts): from outside its folder nothing imports another of its modules.",
+      from: { path: '^src/([^/]+)' },
+      to: { path: `^src/(${CAPABILITY_NAMES.join('|')})/`, pathNot: ['^src/$1/', `^src/(${CAPABILITY_NAMES.join('|')})/index\\.ts$`] },
+    },
+    {
       name: 'handlers-not-sql',
       severity: 'error',
       comment: 'Handlers are thin, and pages serve files: they call capabilities, never the database layer or SQL directly.',

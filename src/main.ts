@@ -11,7 +11,7 @@
  * ends the process (exit code 1) after its log line, as Node would.
  */
 import { loadConfig } from './config.js';
-import { SANDBOX_BUSINESS, SANDBOX_PLATFORM } from './businesses/sandboxDemo.js';
+import { SANDBOX_BUSINESS, SANDBOX_PLATFORM } from './businesses/index.js';
 import { createLogger } from './log.js';
 import { startService, type RunningService } from './server.js';
 

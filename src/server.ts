@@ -116,7 +116,7 @@ export async function startService(
     import('./handlers/core/index.js'),
     import('./kernel/metrics/metrics.js'),
     import('./events/outbox.js'),
-    import('./businesses/businesses.js'),
+    import('./businesses/index.js'),
     Promise.all(CAPABILITIES()),
     import('./kernel/otp/flowEnv.js'),
     import('./kernel/idempotency/idempotency.js'),

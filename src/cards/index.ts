@@ -9,3 +9,12 @@ import { cardKeys } from './keys.js';
 export async function start({ db, config }: StartContext): Promise<Started> {
   return { stop: NOTHING_TO_STOP, keys: { cardData: await cardKeys(db, config) } };
 }
+
+// What the handlers and the capabilities above call (the face is the only door: .dependency-cruiser.cjs).
+export { changeCardStatus, getCard, listCustomerCards } from './cards.js';
+export { completeCardIssuance, getCardIssuance, issueCard, verifyCardIssuanceOtp } from './issuance.js';
+export type { CardEnv } from './otp.js';
+export { displayCardSensitiveData, verifyDisplaySensitiveDataOtp } from './sensitiveData.js';
+export { simulateCardAuthorization, simulateCardBalanceInquiry, type SimulatorEnv } from './simulator.js';
+export { startCardStep, verifyCardStep, type CardStepPurpose, type StepRequest } from './steps.js';
+export { confirmActivationIvr, createActivationCodeRequest, getActivationCodeRequest, verifyActivationCode } from './tokenization.js';

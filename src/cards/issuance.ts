@@ -18,7 +18,7 @@ import { smsDelivery, type FlowEnv } from '../kernel/otp/flowEnv.js';
 import type { Locale } from '../kernel/otp/messages.js';
 import { assertOtpFormat, assertOtpOperationOpen, getOtpOperation, issueOtp, resendOtp, type IssueRequest } from '../kernel/otp/otp.js';
 import { expireRowIfDue, moveRow } from '../kernel/stateMachine.js';
-import { customerContact, customerStanding } from '../customers/contact.js';
+import { customerContact, customerStanding } from '../customers/index.js';
 
 type Schemas = components['schemas'];
 export type CardIssuanceView = Schemas['CardIssuance'];

@@ -16,7 +16,7 @@ import { businessNow } from '../kernel/clock.js';
 import { smsDelivery, type FlowEnv } from '../kernel/otp/flowEnv.js';
 import type { Locale } from '../kernel/otp/messages.js';
 import { assertOtpFormat, assertOtpOperationOpen, issueOtp } from '../kernel/otp/otp.js';
-import { customerContact } from '../customers/contact.js';
+import { customerContact } from '../customers/index.js';
 
 type Schemas = components['schemas'];
 

@@ -22,7 +22,7 @@ import { businessNow } from '../kernel/clock.js';
 import { smsDelivery } from '../kernel/otp/flowEnv.js';
 import type { Locale } from '../kernel/otp/messages.js';
 import { assertOtpFormat, getOtpOperation, issueOtp, type OtpPolicy } from '../kernel/otp/otp.js';
-import { customerContact } from '../customers/contact.js';
+import { customerContact } from '../customers/index.js';
 
 type Schemas = components['schemas'];
 export type CardStepPurpose = 'SET_PIN' | 'ACTIVATION' | 'CONVERSION' | 'REPLACEMENT';

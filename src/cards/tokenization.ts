@@ -23,7 +23,7 @@ import { businessNow } from '../kernel/clock.js';
 import { smsDelivery, type FlowEnv } from '../kernel/otp/flowEnv.js';
 import { failOtpOperation, issueOtp, verifyOtp, type OtpPolicy } from '../kernel/otp/otp.js';
 import { stateMachine } from '../kernel/stateMachine.js';
-import { customerContact } from '../customers/contact.js';
+import { customerContact } from '../customers/index.js';
 
 type Schemas = components['schemas'];
 type RequestView = Schemas['ActivationCodeRequest'];

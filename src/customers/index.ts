@@ -14,3 +14,13 @@ export async function start({ db, config, log }: StartContext): Promise<Started>
   if (resealed.unreadable) log.warn({ unreadable: resealed.unreadable }, 'national ids under a key version not configured: they cannot be sent to a provider');
   return { stop: NOTHING_TO_STOP, keys: { nationalIds: keys } };
 }
+
+// What the handlers and the capabilities above call (the face is the only door: .dependency-cruiser.cjs).
+export { customerContact, customerStanding } from './contact.js';
+export { runAfterCommit, type CustomerEnv, type ServiceEnv } from './customerEnv.js';
+export { completeCustomerInformation } from './customerInformation.js';
+export { getCustomer, listCustomers } from './customers.js';
+export { initiateIdentityVerification } from './identityVerification.js';
+export { getMobileNumberChange, initiateLoginIdentityVerification, startMobileNumberChange, verifyMobileNumberChangeOtp } from './mobileNumberChange/requests.js';
+export { cancelOnboardingSession, getOnboardingSession, resendOnboardingOtp, startOnboarding, verifyOnboardingOtp } from './onboarding.js';
+export { receiveIdentityVerificationResult, receiveMobileOwnershipResult, receiveScreeningResult, type CallbackAcknowledgement } from './providerCallbacks.js';

@@ -25,7 +25,7 @@ import type { JobQueue } from '../jobs/queue.js';
 import { backgroundTransaction } from '../kernel/scheduling/background.js';
 import { inBusinessTurn } from '../kernel/scheduling/turns.js';
 import { PAYOUT_ACCOUNTS_TURN, PAYOUT_QUEUE, payoutJobs } from './processing.js';
-import { businessSettings } from '../businesses/businesses.js';
+import { businessSettings } from '../businesses/index.js';
 import type { TransactionType } from '../ledger/ledger.js';
 import { reportPosted } from '../ledger/posted.js';
 

@@ -12,3 +12,10 @@ export async function start({ db, jobs, config, log }: StartContext): Promise<St
   await startPayoutProcessing({ db, jobs, rail: payoutRailOf(config, log) });
   return { stop: NOTHING_TO_STOP };
 }
+
+// What the handlers and the capabilities above call (the face is the only door: .dependency-cruiser.cjs).
+export { createBulkPayout } from './bulk.js';
+export { batchReportToCsv, getBatchReport, getBulkPayout, listBulkPayouts } from './bulkReports.js';
+export { createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from './customerPayouts.js';
+export { receivePayoutRailResult } from './railCallbacks.js';
+export { addWhitelistEntries, deleteWhitelistEntry, getWhitelistEnforcement, listWhitelistEntries, setWhitelistEnforcement } from './whitelist.js';

@@ -15,7 +15,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SANDBOX_BUSINESS } from '../businesses/sandboxDemo.js';
+import { SANDBOX_BUSINESS } from '../businesses/index.js';
 import { AppError } from '../kernel/errors.js';
 import type { PageFile, ServicePage } from '../http/pages.js';
 import { PORTAL_ASSETS } from '../paths.js';

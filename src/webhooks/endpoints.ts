@@ -26,7 +26,7 @@ import { DELIVERY_QUEUE, type DeliveryJob } from './deliveryJobs.js';
 import { endpointSecret, newEndpointSecret, sealEndpointSecret, sealPreviousSecret, type StoredSecret } from './secrets.js';
 import { checkRegistrationUrl, type UrlPolicy } from './urlPolicy.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
-import { businessSettings } from '../businesses/businesses.js';
+import { businessSettings } from '../businesses/index.js';
 import { emitEvent } from '../events/outbox.js';
 
 type Schemas = components['schemas'];

@@ -1,5 +1,5 @@
 /** Auth: createToken (OAuth2 client-credentials grant; form or JSON body; Basic or body client authentication). */
-import { authenticateClient } from '../../businesses/clients.js';
+import { authenticateClient } from '../../businesses/index.js';
 import { AppError, invalidField } from '../../kernel/errors.js';
 import { issueToken } from '../../http/auth.js';
 import type { ClosedLoopMap } from './types.js';

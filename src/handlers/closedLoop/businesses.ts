@@ -1,5 +1,5 @@
 /** Businesses: platform clients create and list; a business client reads and updates only its own. */
-import { createBusiness, getBusiness, listBusinesses, updateBusiness } from '../../businesses/businesses.js';
+import { createBusiness, getBusiness, listBusinesses, updateBusiness } from '../../businesses/index.js';
 import { AppError } from '../../kernel/errors.js';
 import type { ClosedLoopMap } from './types.js';
 

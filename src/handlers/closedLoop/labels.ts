@@ -1,5 +1,5 @@
 /** Labels: list and create. */
-import { createLabel, listLabels } from '../../businesses/labels.js';
+import { createLabel, listLabels } from '../../businesses/index.js';
 import { businessIdOf } from '../../http/operation.js';
 import type { ClosedLoopMap } from './types.js';
 

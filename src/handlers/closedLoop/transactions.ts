@@ -1,6 +1,6 @@
 /** Transactions: list, get, and list one wallet's. */
 import { getTransaction, listTransactions } from '../../ledger/transactions.js';
-import { getWallet } from '../../businesses/wallets.js';
+import { getWallet } from '../../businesses/index.js';
 import { businessIdOf } from '../../http/operation.js';
 import type { ClosedLoopMap } from './types.js';
 

@@ -8,7 +8,7 @@ import {
   lookupWallet,
   removeWalletLabel,
   updateWallet,
-} from '../../businesses/wallets.js';
+} from '../../businesses/index.js';
 import { businessIdOf } from '../../http/operation.js';
 import type { ClosedLoopMap } from './types.js';
 

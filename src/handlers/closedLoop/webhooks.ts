@@ -8,9 +8,9 @@ import {
   rotateWebhookEndpointSecret,
   sendWebhookTestEvent,
   updateWebhookEndpoint,
-} from '../../webhooks/endpoints.js';
-import { listDeliveryAttempts } from '../../webhooks/attempts.js';
-import { recoverDeliveries } from '../../webhooks/recovery.js';
+} from '../../webhooks/index.js';
+import { listDeliveryAttempts } from '../../webhooks/index.js';
+import { recoverDeliveries } from '../../webhooks/index.js';
 import { businessIdOf } from '../../http/operation.js';
 import type { ClosedLoopMap } from './types.js';
 

@@ -1,7 +1,7 @@
 /** Bulk payouts: list the batches, create one under an idempotency key, its status, its report as JSON and CSV. */
 import type { operations } from '../../../generated/types/core.js';
-import { batchReportToCsv, getBatchReport, getBulkPayout, listBulkPayouts } from '../../payouts/bulkReports.js';
-import { createBulkPayout } from '../../payouts/bulk.js';
+import { batchReportToCsv, getBatchReport, getBulkPayout, listBulkPayouts } from '../../payouts/index.js';
+import { createBulkPayout } from '../../payouts/index.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 
 type BulkPayoutOperations = Pick<operations, 'listBulkPayouts' | 'createBulkPayout' | 'getBulkPayoutStatus' | 'getBatchReport' | 'getBatchReportCsv'>;

@@ -5,12 +5,12 @@
  * requests (create, seed E9, verifyOtp, confirmIvr; src/cards/tokenization.ts).
  */
 import type { operations } from '../../../generated/types/core.js';
-import { simulateCardAuthorization, simulateCardBalanceInquiry, type SimulatorEnv } from '../../cards/simulator.js';
+import { simulateCardAuthorization, simulateCardBalanceInquiry, type SimulatorEnv } from '../../cards/index.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import type { Principal, Services } from '../../kernel/services.js';
 import type { Knex } from 'knex';
 import { requestEnv, requireSandbox } from './requestEnv.js';
-import { confirmActivationIvr, createActivationCodeRequest, getActivationCodeRequest, verifyActivationCode } from '../../cards/tokenization.js';
+import { confirmActivationIvr, createActivationCodeRequest, getActivationCodeRequest, verifyActivationCode } from '../../cards/index.js';
 
 type CardTestHelperOperations = Pick<
   operations,

@@ -2,14 +2,14 @@
 import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
 import type { operations } from '../../../generated/types/core.js';
-import { completeCardIssuance, getCardIssuance, issueCard, verifyCardIssuanceOtp } from '../../cards/issuance.js';
-import type { CardEnv } from '../../cards/otp.js';
-import { changeCardStatus, getCard } from '../../cards/cards.js';
-import { displayCardSensitiveData, verifyDisplaySensitiveDataOtp } from '../../cards/sensitiveData.js';
+import { completeCardIssuance, getCardIssuance, issueCard, verifyCardIssuanceOtp } from '../../cards/index.js';
+import type { CardEnv } from '../../cards/index.js';
+import { changeCardStatus, getCard } from '../../cards/index.js';
+import { displayCardSensitiveData, verifyDisplaySensitiveDataOtp } from '../../cards/index.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import type { Principal, Services } from '../../kernel/services.js';
 import { requestEnv } from './requestEnv.js';
-import { startCardStep, verifyCardStep, type CardStepPurpose, type StepRequest } from '../../cards/steps.js';
+import { startCardStep, verifyCardStep, type CardStepPurpose, type StepRequest } from '../../cards/index.js';
 
 type CardOperations = Pick<
   operations,

@@ -1,9 +1,9 @@
 /** Customers: read one, list them, list one's cards; and the provider callbacks that move their onboarding. */
 import type { operations } from '../../../generated/types/core.js';
-import { listCustomerCards } from '../../cards/cards.js';
-import { getCustomer, listCustomers } from '../../customers/customers.js';
-import { runAfterCommit, type ServiceEnv } from '../../customers/customerEnv.js';
-import { receiveIdentityVerificationResult, receiveScreeningResult, type CallbackAcknowledgement } from '../../customers/providerCallbacks.js';
+import { listCustomerCards } from '../../cards/index.js';
+import { getCustomer, listCustomers } from '../../customers/index.js';
+import { runAfterCommit, type ServiceEnv } from '../../customers/index.js';
+import { receiveIdentityVerificationResult, receiveScreeningResult, type CallbackAcknowledgement } from '../../customers/index.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import { decodeCursor } from '../../kernel/pagination.js';
 import { serviceEnv } from './requestEnv.js';

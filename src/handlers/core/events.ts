@@ -1,6 +1,6 @@
 /** Events: list the business's events, and send one again to one webhook endpoint. */
 import type { operations } from '../../../generated/types/core.js';
-import { listEvents, redeliverEvent } from '../../webhooks/events.js';
+import { listEvents, redeliverEvent } from '../../webhooks/index.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 
 type EventOperations = Pick<operations, 'listEvents' | 'redeliverEvent'>;

@@ -1,13 +1,13 @@
 /** Mobile number change: from the profile settings (seed E7) and from the login screen. */
 import type { operations } from '../../../generated/types/core.js';
-import { runAfterCommit } from '../../customers/customerEnv.js';
+import { runAfterCommit } from '../../customers/index.js';
 import {
   getMobileNumberChange,
   initiateLoginIdentityVerification,
   startMobileNumberChange,
   verifyMobileNumberChangeOtp,
-} from '../../customers/mobileNumberChange/requests.js';
-import { receiveMobileOwnershipResult } from '../../customers/providerCallbacks.js';
+} from '../../customers/index.js';
+import { receiveMobileOwnershipResult } from '../../customers/index.js';
 import type { OperationMap } from '../../http/operation.js';
 import { callback } from './customers.js';
 import { requestEnv } from './requestEnv.js';

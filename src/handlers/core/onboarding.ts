@@ -6,10 +6,10 @@ import {
   resendOnboardingOtp,
   startOnboarding,
   verifyOnboardingOtp,
-} from '../../customers/onboarding.js';
-import { completeCustomerInformation } from '../../customers/customerInformation.js';
-import { runAfterCommit } from '../../customers/customerEnv.js';
-import { initiateIdentityVerification } from '../../customers/identityVerification.js';
+} from '../../customers/index.js';
+import { completeCustomerInformation } from '../../customers/index.js';
+import { runAfterCommit } from '../../customers/index.js';
+import { initiateIdentityVerification } from '../../customers/index.js';
 import type { OperationMap } from '../../http/operation.js';
 import { requestEnv } from './requestEnv.js';
 

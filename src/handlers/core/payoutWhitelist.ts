@@ -6,7 +6,7 @@ import {
   getWhitelistEnforcement,
   listWhitelistEntries,
   setWhitelistEnforcement,
-} from '../../payouts/whitelist.js';
+} from '../../payouts/index.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 
 type WhitelistOperations = Pick<

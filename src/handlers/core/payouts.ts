@@ -3,9 +3,9 @@
  * callback; sandbox helpers for the payout account and outcomes.
  */
 import type { operations } from '../../../generated/types/core.js';
-import { createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from '../../payouts/customerPayouts.js';
+import { createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from '../../payouts/index.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
-import { receivePayoutRailResult } from '../../payouts/railCallbacks.js';
+import { receivePayoutRailResult } from '../../payouts/index.js';
 import { requireSandbox } from './requestEnv.js';
 
 type PayoutOperations = Pick<

@@ -1,7 +1,7 @@
 /** The environment of a core request: database handle, business, providers, keys, own URL. */
 import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
-import type { CustomerEnv, ServiceEnv } from '../../customers/customerEnv.js';
+import type { CustomerEnv, ServiceEnv } from '../../customers/index.js';
 import { AppError } from '../../kernel/errors.js';
 import { businessIdOf } from '../../http/operation.js';
 import type { Principal, Services } from '../../kernel/services.js';

@@ -5,7 +5,7 @@
  */
 import type { operations } from '../../../generated/types/core.js';
 import { advanceClock } from '../../kernel/clock.js';
-import { listEvents } from '../../webhooks/events.js';
+import { listEvents } from '../../webhooks/index.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import { setOutage } from '../../providers/outages.js';
 import { listSandboxSmsMessages } from '../../providers/sms.js';

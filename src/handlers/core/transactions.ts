@@ -5,7 +5,7 @@
  * only; another business's transaction or wallet is 404.
  */
 import type { operations } from '../../../generated/types/core.js';
-import { getBusinessAccountBalance } from '../../businesses/businesses.js';
+import { getBusinessAccountBalance } from '../../businesses/index.js';
 import { getTransaction } from '../../ledger/transactions.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 import { transactionOperations } from '../closedLoop/transactions.js';
