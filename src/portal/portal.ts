@@ -19,6 +19,7 @@ import { SANDBOX_BUSINESS } from '../businesses/index.js';
 import { AppError } from '../kernel/errors.js';
 import type { PageFile, ServicePage } from '../http/pages.js';
 import { PORTAL_ASSETS } from '../paths.js';
+import type { Config } from '../kernel/serviceConfig.js';
 
 /**
  * Preact and htm in one ES module (exports html, render, useState, useEffect, …): the
@@ -71,10 +72,10 @@ async function portalFiles(dir: string): Promise<Set<string>> {
 
 /**
  * The portal, served at `/portal`: the page, and under `/portal/assets/` the files of
- * src/portal/assets/ (listed at the first request) and `preact-htm.js`. `sandbox`: the page
- * carries the demo business's credentials.
+ * src/portal/assets/ (listed at the first request) and `preact-htm.js`. In the sandbox
+ * (`config.sandbox`) the page carries the demo business's credentials.
  */
-export function portalPage(sandbox: boolean): ServicePage {
+export function portalPage({ sandbox }: Pick<Config, 'sandbox'>): ServicePage {
   let listing: Promise<Set<string>> | undefined;
   /** The asset `name` (a path below src/portal/assets/) with its media type; AppError NOT_FOUND when the portal has none. */
   const asset = async (name: string): Promise<PageFile> => {
