@@ -1,8 +1,8 @@
 /**
  * The business portal (`GET /portal`), a page of the service served outside the API
  * documents (src/kernel/servicePages.ts): its scripts are plain browser ES modules from
- * src/portal/assets/ (no build step; `pages/` and any folder below it may hold folders of
- * their own) and Preact with htm (`htm/preact/standalone`), served from node_modules as
+ * src/portal/assets/ (no build step; the shell, the modules pages share, and `pages/`, where a
+ * page of several modules is a folder: docs/portal.md) and Preact with htm (`htm/preact/standalone`), served from node_modules as
  * `/portal/assets/preact-htm.js`. The portal is a client of the documented operations only:
  * it signs in with `createToken` and keeps the token in the page's memory. Its
  * Content-Security-Policy allows this origin only, with no inline script or style and no
@@ -62,7 +62,7 @@ function page(sandbox: boolean): string {
 `;
 }
 
-/** The portal's files under `dir`, as paths below it with `/` separators (`pages/overview.js`). */
+/** The portal's files under `dir`, as paths below it with `/` separators (`pages/payouts/csv.js`). */
 async function portalFiles(dir: string): Promise<Set<string>> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return new Set(

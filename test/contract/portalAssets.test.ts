@@ -68,8 +68,9 @@ describe('Business portal page and assets (GET /portal, /portal/assets/…)', ()
   it('serves every file of src/portal/assets as it is, with its media type and the CSP, and Preact with htm from node_modules', async () => {
     const files = servedFiles();
     expect(files.map(([url]) => url)).to.include.members([
-      '/portal/assets/app.js', '/portal/assets/api.js', '/portal/assets/ui.js', '/portal/assets/style.css',
-      ...['index', 'overview', 'wallets', 'webhooks', 'events', 'payouts', 'sandbox'].map((p) => `/portal/assets/pages/${p}.js`),
+      '/portal/assets/app.js', '/portal/assets/api.js', '/portal/assets/ui.js', '/portal/assets/lists.js', '/portal/assets/download.js', '/portal/assets/style.css',
+      ...['index', 'customers', 'events', 'sandbox'].map((p) => `/portal/assets/pages/${p}.js`),
+      ...['overview', 'move-money', 'payouts', 'wallets', 'webhooks'].map((p) => `/portal/assets/pages/${p}/index.js`),
     ]);
     for (const [url, file, type] of files) {
       const res = await get(url);
@@ -95,7 +96,7 @@ describe('Business portal page and assets (GET /portal, /portal/assets/…)', ()
   });
 
   it('answers 404 NOT_FOUND for any path it has no file at, and 405 to another method', async () => {
-    for (const url of ['/portal/assets/other.js', '/portal/assets/other.css', '/portal/assets/pages/other.js', '/portal/assets/pages/preact-htm.js',
+    for (const url of ['/portal/assets/other.js', '/portal/assets/other.css', '/portal/assets/pages/other.js', '/portal/assets/pages/payouts/other.js', '/portal/assets/pages/preact-htm.js',
       '/portal/assets/App.js', '/portal/assets/pages/..%2Fapi.js', '/portal/assets/%E0%A4%A', '/portal/assets/style.scss', '/portal/assets', '/portal/other']) {
       const res = await get(url);
       expect(res.status, url).to.equal(404);

@@ -1,5 +1,5 @@
 /**
- * The portal's bulk payout preview (src/portal/assets/pages/payouts-csv.js, run here as the
+ * The portal's bulk payout preview (src/portal/assets/pages/payouts/csv.js, run here as the
  * browser runs it) against the service itself: every row the preview marks rejected is
  * REJECTED `VALIDATION_ERROR` in the batch report with the same words, every row it leaves
  * to the service is not rejected for its values, and a file it refuses as a whole is 400
@@ -12,7 +12,7 @@ import { expect } from 'chai';
 import { get } from '../support/client.js';
 import { payoutBusinessHooks, sendBulkPayout, type PayoutBusiness } from '../support/payouts.js';
 
-const MODULE = pathToFileURL(path.resolve('src/portal/assets/pages/payouts-csv.js')).href;
+const MODULE = pathToFileURL(path.resolve('src/portal/assets/pages/payouts/csv.js')).href;
 
 /** The browser module (plain JavaScript, loaded by URL so the type checker leaves it alone). */
 async function previewModule(): Promise<{ bulkPreview: (text: string) => any; parseCsv: (text: string) => any[] }> {

@@ -6,7 +6,7 @@
  */
 import { html, useState } from '../preact-htm.js';
 import { Field, formatTime, Id, Money, Problem, RowToggle, Table, useLoad, words } from '../ui.js';
-import { ListPager, When, useFilteredList } from './wallets-view.js';
+import { ListPager, When, useFilteredList } from '../lists.js';
 
 /** core.yaml CustomerStatus. */
 const STATES = ['PENDING', 'ACTIVE', 'INACTIVE'];

@@ -5,15 +5,12 @@
  */
 import { html, useState } from '../preact-htm.js';
 import { Id, Problem, Table, instant, words } from '../ui.js';
-import { ListPager, When, useFilteredList } from './wallets-view.js';
+import { ListPager, PER_PAGE, When, useFilteredList } from '../lists.js';
 
 /** The codes of shared.yaml WebhookEventCode (the filter's schema). */
 const CODES = ['onboarding.complete', 'topup.complete', 'payout.pending', 'payout.processing', 'payout.failed', 'payout.completed'];
 
 /** The listEvents query of the filter form: only the filters the user set. */
-/** The page sizes listEvents takes (LimitParameter: 1 to 100). */
-export const PER_PAGE = ['10', '20', '50', '100'];
-
 function queryOf(filters, cursor) {
   const query = {};
   if (filters.code) query.code = filters.code;

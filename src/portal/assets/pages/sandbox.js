@@ -6,9 +6,9 @@
  * (`simulateCardAuthorization`).
  */
 import { html, useState } from '../preact-htm.js';
-import { PayoutDetail } from './payouts-list.js';
+import { PayoutDetail } from './payouts/list.js';
 import { Field, Problem, Table, formatMoney, words } from '../ui.js';
-import { ListPager, When, useFilteredList, useRequest } from './wallets-view.js';
+import { ListPager, When, useFilteredList, useRequest } from '../lists.js';
 
 /** The SMS messages sent for the business, newest first, optionally to one number. */
 function SmsInbox({ api }) {

@@ -8,7 +8,7 @@
  * Amounts stay decimal strings: they are converted to numbers only to place a point on the
  * drawing (a pixel needs no cent), never for a figure shown.
  */
-import { html } from '../preact-htm.js';
+import { html } from '../../preact-htm.js';
 
 /** Days of history. */
 export const DAYS = 30;

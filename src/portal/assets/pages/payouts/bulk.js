@@ -1,6 +1,6 @@
 /**
  * The bulk payout part of the Payouts page: a CSV file read in the browser, its preview
- * (payouts-csv.js: the rows the service will reject for their values, and what makes the
+ * (./csv.js: the rows the service will reject for their values, and what makes the
  * whole file unsendable), then core `createBulkPayout` under an idempotency key made with the
  * preview (sending the same file again is answered with the same batch), the batch's counts
  * (`getBulkPayoutStatus`), its report (`getBatchReport`) and the report as a CSV file
@@ -10,11 +10,11 @@
  * rejected alone and recorded in the report under its row's `item_index`, so the report
  * lines up with the file.
  */
-import { html, useState } from '../preact-htm.js';
-import { bulkPreview, ITEM_FIELDS } from './payouts-csv.js';
-import { downloadText } from './wallets-download.js';
-import { Id, Money, Problem, Table, plural, words } from '../ui.js';
-import { When, useRequest } from './wallets-view.js';
+import { html, useState } from '../../preact-htm.js';
+import { bulkPreview, ITEM_FIELDS } from './csv.js';
+import { downloadText } from '../../download.js';
+import { Id, Money, Problem, Table, plural, words } from '../../ui.js';
+import { When, useRequest } from '../../lists.js';
 
 /** core.yaml BulkPayoutCounts: the states an item of a batch is counted in. */
 export const STATES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REJECTED'];

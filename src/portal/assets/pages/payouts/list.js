@@ -2,13 +2,12 @@
  * The list of the business's payouts on the Payouts page (core `listCustomerPayouts`, newest
  * first, cursor pages) with the operation's filters (`status`, `created_from`, `created_to`,
  * `external_reference`), and a payout opened in place: its details and its timeline
- * (./payouts-timeline.js).
+ * (./timeline.js).
  */
-import { html, useState } from '../preact-htm.js';
-import { Id, instant, Money, Problem, RowToggle, Table, words } from '../ui.js';
-import { PER_PAGE } from './events.js';
-import { PayoutTimeline } from './payouts-timeline.js';
-import { ListPager, When, useFilteredList } from './wallets-view.js';
+import { html, useState } from '../../preact-htm.js';
+import { Id, instant, Money, Problem, RowToggle, Table, words } from '../../ui.js';
+import { PayoutTimeline } from './timeline.js';
+import { ListPager, PER_PAGE, When, useFilteredList } from '../../lists.js';
 
 /** shared.yaml PayoutStatus, the `status` filter's values. */
 export const PAYOUT_STATES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED'];

@@ -1,19 +1,19 @@
 /**
  * Overview: the signed-in business (`getBusiness`, held by the session), the balances of its
  * own accounts (`getBusinessAccountBalance`: operational, prefix 1, and payout, prefix 2)
- * each with its last 30 days drawn from the ledger (./overview-history.js), the recent
+ * each with its last 30 days drawn from the ledger (./history.js), the recent
  * activity (the newest transactions, `listBusinessTransactions`), and an alert naming the
- * webhook endpoints that fail or are disabled (./webhook-health.js), and the business's
+ * webhook endpoints that fail or are disabled (../webhooks/health.js), and the business's
  * default API version (./api-version.js). Each part loads on its own and offers Retry when
  * it fails.
  */
-import { html } from '../preact-htm.js';
-import { Id, Money, Problem, Table, formatTime, plural, useLoad, words } from '../ui.js';
-import { BalanceChart, DAYS, balancePoints, recentTransactions } from './overview-history.js';
-import { endpointHealth } from './webhook-health.js';
-import { allEndpoints } from './webhooks.js';
+import { html } from '../../preact-htm.js';
+import { Id, Money, Problem, Table, formatTime, plural, useLoad, words } from '../../ui.js';
+import { BalanceChart, DAYS, balancePoints, recentTransactions } from './history.js';
+import { endpointHealth } from '../webhooks/health.js';
+import { allEndpoints } from '../webhooks/index.js';
 import { ApiVersionSetting } from './api-version.js';
-import { When } from './wallets-view.js';
+import { When } from '../../lists.js';
 
 /** Endpoints that are disabled or whose newest attempt failed. */
 async function troubledEndpoints(api) {

@@ -1,14 +1,14 @@
 /**
  * Wallets page: the business's wallets (closed-loop `listWallets`, cursor pages, by status,
  * exact name and exact external reference), a wallet found by its account number
- * (`lookupWallet`), one wallet opened (./wallets-detail.js: its transactions and its
- * statement), and the transactions of all wallets (./wallets-transactions.js). Money is shown as the service's decimal strings, never as numbers.
+ * (`lookupWallet`), one wallet opened (./detail.js: its transactions and its
+ * statement), and the transactions of all wallets (./transactions.js). Money is shown as the service's decimal strings, never as numbers.
  */
-import { html, useState } from '../preact-htm.js';
-import { Field, Money, Problem, Table, words } from '../ui.js';
-import { ListPager, When, useFilteredList, useRequest } from './wallets-view.js';
-import { WalletDetail } from './wallets-detail.js';
-import { BusinessTransactions } from './wallets-transactions.js';
+import { html, useState } from '../../preact-htm.js';
+import { Field, Money, Problem, Table, words } from '../../ui.js';
+import { ListPager, When, useFilteredList, useRequest } from '../../lists.js';
+import { WalletDetail } from './detail.js';
+import { BusinessTransactions } from './transactions.js';
 
 const CL = '/cl/v1';
 

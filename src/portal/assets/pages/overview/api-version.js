@@ -6,8 +6,8 @@
  * marked as the one recommended to new integrations. Webhook endpoints keep their own version
  * (shown on each endpoint).
  */
-import { html, useState } from '../preact-htm.js';
-import { Problem, useLoad, useSubmit } from '../ui.js';
+import { html, useState } from '../../preact-htm.js';
+import { Problem, useLoad, useSubmit } from '../../ui.js';
 
 /** The setting, inside the business's facts (`business` as getBusiness answered it). */
 export function ApiVersionSetting({ api, business }) {

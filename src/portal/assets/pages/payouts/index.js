@@ -1,15 +1,15 @@
 /**
  * Payouts page: the business's payouts with filters and each payout's timeline
- * (./payouts-list.js, core `listCustomerPayouts`), its bulk payouts with their counts and
- * reports (./payouts-bulk-list.js, `listBulkPayouts`), a payout looked up by its id
- * (`getPayoutStatus`), and a bulk payout from a CSV file (./payouts-bulk.js).
+ * (./list.js, core `listCustomerPayouts`), its bulk payouts with their counts and
+ * reports (./bulk-list.js, `listBulkPayouts`), a payout looked up by its id
+ * (`getPayoutStatus`), and a bulk payout from a CSV file (./bulk.js).
  */
-import { html, useState } from '../preact-htm.js';
-import { BulkPayout } from './payouts-bulk.js';
-import { BulkPayoutList } from './payouts-bulk-list.js';
-import { OpenPayout, PayoutList } from './payouts-list.js';
-import { Field, Problem } from '../ui.js';
-import { useRequest } from './wallets-view.js';
+import { html, useState } from '../../preact-htm.js';
+import { BulkPayout } from './bulk.js';
+import { BulkPayoutList } from './bulk-list.js';
+import { OpenPayout, PayoutList } from './list.js';
+import { Field, Problem } from '../../ui.js';
+import { useRequest } from '../../lists.js';
 
 function PayoutLookup({ api }) {
   const lookup = useRequest();

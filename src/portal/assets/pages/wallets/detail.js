@@ -3,10 +3,10 @@
  * `listWalletTransactions`, newest first, cursor pages, by type and creation date) and its
  * statement as a CSV file (`getWalletStatementCsv`, `Accept: text/csv`).
  */
-import { html, useState } from '../preact-htm.js';
-import { Id, Money, Problem, Table, instant, words } from '../ui.js';
-import { ListPager, When, useFilteredList, useRequest } from './wallets-view.js';
-import { downloadText } from './wallets-download.js';
+import { html, useState } from '../../preact-htm.js';
+import { Id, Money, Problem, Table, instant, words } from '../../ui.js';
+import { ListPager, When, useFilteredList, useRequest } from '../../lists.js';
+import { downloadText } from '../../download.js';
 
 const CL = '/cl/v1';
 

@@ -11,8 +11,8 @@
  * The badge reads "Disabled: <reason>" for a disabled endpoint, "Failing" for a failing
  * one (both red), "Healthy" otherwise.
  */
-import { html } from '../preact-htm.js';
-import { words } from '../ui.js';
+import { html } from '../../preact-htm.js';
+import { words } from '../../ui.js';
 
 /** Pages of 100 attempts read for one figure. */
 const MAX_PAGES = 10;

@@ -1,10 +1,13 @@
 /**
- * View pieces the portal's pages share besides ../ui.js: a cursor pager, a hook that runs
- * one request at a time and keeps its problem, a hook for a cursor-paged list with a filter
- * form, and a timestamp element.
+ * Lists and requests, shared by the portal's pages beside ./ui.js: a cursor pager, a hook
+ * that runs one request at a time and keeps its problem, a hook for a cursor-paged list with
+ * a filter form, the page sizes a list offers, and a timestamp element.
  */
-import { html, useEffect, useState } from '../preact-htm.js';
-import { formatTime } from '../ui.js';
+import { html, useEffect, useState } from './preact-htm.js';
+import { formatTime } from './ui.js';
+
+/** The page sizes a list offers for its `limit` (shared.yaml LimitParameter: 1 to 100). */
+export const PER_PAGE = ['10', '20', '50', '100'];
 
 /**
  * Buttons for a cursor-paged list (`{data, has_more, next_cursor}`): back to the first page,

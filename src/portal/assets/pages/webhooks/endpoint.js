@@ -2,13 +2,13 @@
  * One webhook endpoint on the Webhooks page: editing it (`updateWebhookEndpoint`: url,
  * events, description, ENABLED/DISABLED), deleting it (`deleteWebhookEndpoint`), a test
  * event (`sendWebhookTestEvent`), rotating its secret (`rotateWebhookEndpointSecret`, the
- * new secret shown once), its health (./webhook-health.js) and its delivery log
- * (./webhook-log.js). Not a page of the registry: ./webhooks.js uses it.
+ * new secret shown once), its health (./health.js) and its delivery log
+ * (./log.js). Not a page of the registry: ./index.js uses it.
  */
-import { html, useState } from '../preact-htm.js';
-import { CopyButton, Field, Id, Problem, formatTime, useSubmit } from '../ui.js';
-import { DeliveryLog } from './webhook-log.js';
-import { HealthBadge, rateText } from './webhook-health.js';
+import { html, useState } from '../../preact-htm.js';
+import { CopyButton, Field, Id, Problem, formatTime, useSubmit } from '../../ui.js';
+import { DeliveryLog } from './log.js';
+import { HealthBadge, rateText } from './health.js';
 
 /** The codes an endpoint may subscribe to (the document's WebhookEventCode). */
 export const EVENT_CODES = ['onboarding.complete', 'topup.complete', 'payout.pending', 'payout.processing', 'payout.failed', 'payout.completed'];

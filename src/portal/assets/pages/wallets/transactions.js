@@ -3,10 +3,10 @@
  * (closed-loop `listTransactions`, newest first, cursor pages) by type and creation date,
  * each with the accounts it moved money between.
  */
-import { html } from '../preact-htm.js';
-import { Money, Problem, Table, words } from '../ui.js';
-import { NO_TRANSACTION_FILTER, TransactionFilters, transactionQuery } from './wallets-detail.js';
-import { ListPager, When, useFilteredList } from './wallets-view.js';
+import { html } from '../../preact-htm.js';
+import { Money, Problem, Table, words } from '../../ui.js';
+import { NO_TRANSACTION_FILTER, TransactionFilters, transactionQuery } from './detail.js';
+import { ListPager, When, useFilteredList } from '../../lists.js';
 
 export function BusinessTransactions({ api }) {
   const list = useFilteredList((f, cursor) => api.get('/cl/v1/transactions', { query: transactionQuery(f, cursor) }), NO_TRANSACTION_FILTER);

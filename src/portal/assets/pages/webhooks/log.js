@@ -10,8 +10,8 @@
  * `listEvents` answers it (the attempts carry the event's id and code, not its data). A
  * `webhook.test` event is not among the listed events; its data is `{}`.
  */
-import { html, useState } from '../preact-htm.js';
-import { formatTime, Id, plural, Problem, RowToggle, Table, useLoad, words } from '../ui.js';
+import { html, useState } from '../../preact-htm.js';
+import { formatTime, Id, plural, Problem, RowToggle, Table, useLoad, words } from '../../ui.js';
 
 /** A `datetime-local` value for `date` in the browser's time zone. */
 function localInputValue(date) {

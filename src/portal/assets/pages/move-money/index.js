@@ -1,15 +1,15 @@
 /**
  * Move money: the business's money movements from the portal, each with a confirmation
- * step and an Idempotency-Key per attempt (./money-action.js). In the sandbox, top-ups of
+ * step and an Idempotency-Key per attempt (./action.js). In the sandbox, top-ups of
  * the operational account (closed-loop `createSandboxTopup`) and of the payout account
  * (core `createSandboxPayoutAccountTopup`); everywhere, funding a wallet from the
  * operational account (`createFund`), a transfer between wallets (`createTransfer`) and a
  * payout to a customer's wallet from the payout account (core `createPayout`). The wallets
  * to choose from are the business's 100 newest (`listWallets`).
  */
-import { html } from '../preact-htm.js';
-import { Id, Money, Problem, formatMoney, useLoad } from '../ui.js';
-import { MoneyAction, walletLabel } from './money-action.js';
+import { html } from '../../preact-htm.js';
+import { Id, Money, Problem, formatMoney, useLoad } from '../../ui.js';
+import { MoneyAction, walletLabel } from './action.js';
 
 const CL = '/cl/v1';
 

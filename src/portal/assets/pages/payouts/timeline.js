@@ -5,9 +5,9 @@
  * payout's. At most MAX_PAGES pages of 100 are read; a payout whose events lie further
  * than that says so rather than show a partial story as whole.
  */
-import { html } from '../preact-htm.js';
-import { Problem, useLoad, words } from '../ui.js';
-import { When } from './wallets-view.js';
+import { html } from '../../preact-htm.js';
+import { Problem, useLoad, words } from '../../ui.js';
+import { When } from '../../lists.js';
 
 /** Pages of listEvents read for one timeline (100 events each). */
 const MAX_PAGES = 5;

@@ -1,14 +1,14 @@
 /**
  * Webhooks: the business's endpoints (`listWebhookEndpoints`) with their health over the
- * last 24 hours (./webhook-health.js: success rate, last success, failing since, a red badge
+ * last 24 hours (./health.js: success rate, last success, failing since, a red badge
  * for a failing or disabled endpoint), registering one
  * (`createWebhookEndpoint`, with a signing secret drawn in the browser and shown once),
- * and the selected endpoint's management and delivery log (./webhook-endpoint.js).
+ * and the selected endpoint's management and delivery log (./endpoint.js).
  */
-import { html, useRef, useState } from '../preact-htm.js';
-import { Field, Problem, Table, formatTime, useLoad, useSubmit } from '../ui.js';
-import { EndpointDetail, EventChoices, OneTimeSecret } from './webhook-endpoint.js';
-import { HealthBadge, endpointHealth, rateText } from './webhook-health.js';
+import { html, useRef, useState } from '../../preact-htm.js';
+import { Field, Problem, Table, formatTime, useLoad, useSubmit } from '../../ui.js';
+import { EndpointDetail, EventChoices, OneTimeSecret } from './endpoint.js';
+import { HealthBadge, endpointHealth, rateText } from './health.js';
 
 const ENDPOINTS = '/cl/v1/webhooks/endpoints';
 

@@ -1,12 +1,12 @@
 /**
  * The business's bulk payouts on the Payouts page (core `listBulkPayouts`, newest first,
  * cursor pages, by creation date), each with its items counted per state; one opened in
- * place shows its counts, its report and the report's CSV (./payouts-bulk.js Batch).
+ * place shows its counts, its report and the report's CSV (./bulk.js Batch).
  */
-import { html, useState } from '../preact-htm.js';
-import { instant, plural, Problem, RowToggle, Table, words } from '../ui.js';
-import { Batch, STATES } from './payouts-bulk.js';
-import { ListPager, When, useFilteredList } from './wallets-view.js';
+import { html, useState } from '../../preact-htm.js';
+import { instant, plural, Problem, RowToggle, Table, words } from '../../ui.js';
+import { Batch, STATES } from './bulk.js';
+import { ListPager, When, useFilteredList } from '../../lists.js';
 
 /** A batch's counts in words, the empty states left out: "2 completed, 1 rejected". */
 export function countsText(counts) {

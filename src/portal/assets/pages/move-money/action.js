@@ -9,10 +9,10 @@
  * send(api, values, key), result(answer) }`; `fields` are `{ name, label, kind: 'amount' |
  * 'wallet' | 'text', hint?, optional? }`.
  */
-import { html, useState } from '../preact-htm.js';
-import { newIdempotencyKey } from '../api.js';
-import { Field, Problem, formatMoney } from '../ui.js';
-import { useRequest } from './wallets-view.js';
+import { html, useState } from '../../preact-htm.js';
+import { newIdempotencyKey } from '../../api.js';
+import { Field, Problem, formatMoney } from '../../ui.js';
+import { useRequest } from '../../lists.js';
 
 /** A wallet as a choice: "900000000019 · Payroll · 250.00 SAR". */
 export const walletLabel = (w) => `${w.account_number} · ${w.name ?? 'No name'} · ${formatMoney(w.balance, w.currency)}`;
