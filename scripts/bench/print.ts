@@ -48,6 +48,7 @@ export function writeResults(checks: Check[], settings: string, extra: string[] 
     '<!-- Written by `npm run bench` (scripts/bench/print.ts, writeResults); a run replaces it. -->',
     '',
     `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${os.cpus().length} cores, Node.js ${process.version}: ${settings}.`,
+    `Load average at the end (1, 5, 15 min): ${os.loadavg().map((l) => l.toFixed(1)).join(', ')}: above the cores' count, other work shared the machine and the ratios say less.`,
     'How to run and read it: [benchmark.md](benchmark.md).',
     '',
     '| target | value | target | met |',
