@@ -10,6 +10,7 @@ import type { Context as KoaContext } from 'koa';
 import type { Knex } from 'knex';
 import { sealingKeysFor } from '../kernel/secrets/sealing.js';
 import { AppError } from '../kernel/errors.js';
+import { withFailoverRetries } from '../db/failover.js';
 import type { TokenVerifier } from './auth.js';
 import type { ApiOperation, CompiledApi } from './apiTypes.js';
 import { keyedTransaction, requestHash, withIdempotency, type KeyClaim, type StoredResponse } from '../kernel/idempotency/idempotency.js';
@@ -127,6 +128,9 @@ function securityOf(op: ApiOperation, spec: { access: Access }, services: Servic
   };
 }
 
+/** Methods whose requests change nothing (RFC 9110, section 9.2.1), so may be run again. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /** The sealing purpose of kept answers that hold a secret (OperationSpec.sealReplay). */
 const REPLAY_SEAL = 'idempotency-replay-seal';
 
@@ -142,7 +146,8 @@ const REPLAY_SEAL = 'idempotency-replay-seal';
  * request's version (`koa.state.apiVersion`: the header's; without one, an authenticated
  * business's default version, `pinnedVersion`, once the token is checked) is applied at this edge: the body is brought up
  * to the newest shape before validation, a success body down to the version after the
- * handler (src/kernel/versioning/).
+ * handler (src/kernel/versioning/). A read, or a write with an Idempotency-Key, that meets an
+ * unreachable database is run again for up to `config.dbFailoverWaitMs` (src/db/failover.ts).
  */
 export function mountApi(args: {
   api: CompiledApi;
@@ -290,7 +295,10 @@ export function mountApi(args: {
           headers: { Allow: allowed.join(', ') },
         });
       }
-      await dispatch(koa, match.operation, match.params);
+      // A read, or a write whose Idempotency-Key makes a second run replay the first, is sent
+      // again while the database cannot be reached (a failover, src/db/failover.ts).
+      const safe = SAFE_METHODS.has(koa.method) || (Boolean(operations[match.operation.operationId]?.idempotent) && koa.get('idempotency-key') !== '');
+      await withFailoverRetries(safe, services.config.dbFailoverWaitMs, () => dispatch(koa, match.operation, match.params));
     },
   };
 }
