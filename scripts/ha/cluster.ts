@@ -154,7 +154,7 @@ function launch(command: string, args: string[], log: string, asPostgres: boolea
   return child.pid;
 }
 
-/** Waits until `check()` resolves true (polled every 250 ms); throws `what` after `ms`. */
+/** Waits until `check()` resolves true (polled every 250 ms; a check that throws counts as false); throws `what` after `ms`. */
 export async function until(check: () => Promise<boolean> | boolean, ms: number, what: string): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -192,8 +192,9 @@ function patroniConfig(dir: string, name: string, ports: Ports): object {
             wal_keep_size: '256MB',
             archive_mode: 'on',
             // The WAL archive of the pgBackRest repository (scripts/ha/backup.ts); a segment
-            // is archived by whichever node is primary.
-            archive_command: `pgbackrest --config=${path.join(dir, 'pgbackrest.conf')} --stanza=${SCOPE} archive-push %p`,
+            // is archived by whichever node is primary. The command runs in the node's data
+            // folder, which pgBackRest wants named as its pg1-path.
+            archive_command: `pgbackrest --config=${path.join(dir, 'pgbackrest.conf')} --stanza=${SCOPE} --pg1-path="$(pwd)" archive-push %p`,
             archive_timeout: '10s',
           },
         },
