@@ -3,7 +3,8 @@
  * `npm run ha` and runs this file with DATABASE_URL on HAProxy's read-write port and HA_DIR
  * naming the cluster's folder).
  *
- * Two service processes (src/main.ts, as `npm start` runs it) serve a mixed load on the HA
+ * Two service processes (src/main.ts, as `npm start` runs it; the service under test runs on
+ * the same database, a third instance with the same keys) serve a mixed load on the HA
  * database: keyed funds, transfers and top-ups (each with its own Idempotency-Key and an
  * external_reference equal to it), keyed core payouts to an onboarded customer, one bulk
  * payout per phase, and the webhook deliveries of every top-up and payout event to a local
@@ -36,6 +37,7 @@ import { get, post } from '../support/client.js';
 import { activeCustomer } from '../support/customers.js';
 import { ledgerInvariants } from '../support/ledgerInvariants.js';
 import { killServiceProcess, startServiceProcesses, type ServiceProcess } from '../support/property/processes.js';
+import { testKeysEnv } from '../support/service.js';
 import { startReceiver, type Receiver } from '../support/webhooks.js';
 
 const HA_DIR = process.env.HA_DIR ?? '';
@@ -91,6 +93,8 @@ describe('failover drill on a highly available PostgreSQL', function () {
         // Instance 0 holds a keyed request through the failover (DB_FAILOVER_WAIT_MS, 5 s by
         // default); instance 1 answers it 503 at once, and its client sends it again with its key.
         [0, 1].map((i) => ({
+          // The keys of the service under test, a third instance on the same database.
+          ...testKeysEnv(),
           LOG_FILE: path.join(logDir, `instance-${i}.log`),
           PAYOUT_PROCESSING_MS: '1000',
           WEBHOOK_RETRY_SCALE: '0.001',
@@ -113,11 +117,16 @@ describe('failover drill on a highly available PostgreSQL', function () {
     expect((await post('/testhelpers/payout-account/topups', { amount: '100000.00' }, { token: tokens.core, baseUrl })).status).to.equal(201);
   });
 
+  let failed = false;
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed') failed = true;
+  });
   after(async () => {
     await Promise.all(services.map((s) => killServiceProcess(s)));
     await receiver?.close();
     await db?.destroy();
-    rmSync(logDir, { recursive: true, force: true });
+    if (failed) console.log(`      the instances' logs are kept in ${logDir}`);
+    else rmSync(logDir, { recursive: true, force: true });
   });
 
   /** The next write of worker `n`'s i-th turn: mostly funds and transfers, some top-ups and core payouts. */
@@ -197,7 +206,7 @@ describe('failover drill on a highly available PostgreSQL', function () {
         bulkIds.push(res.body.bulk_payout_id);
         return;
       }
-      if (attempt > 60) throw new Error(`the bulk payout of ${phase} was not accepted: ${res.status}`);
+      if (![0, 409, 503].includes(res.status) || attempt > 60) throw new Error(`the bulk payout of ${phase} was not accepted: ${res.status} ${JSON.stringify(res.body)}`);
       await new Promise((r) => setTimeout(r, 500));
     }
   }
@@ -282,10 +291,18 @@ describe('failover drill on a highly available PostgreSQL', function () {
       const codes = events.filter((e) => e.data.payout_id === id).map((e) => e.code).sort();
       expect([['payout.completed', 'payout.pending', 'payout.processing'], ['payout.failed', 'payout.pending', 'payout.processing']], `payout ${id}: one event per state`).to.deep.include(codes);
     }
-    await until(() => {
+    const undelivered = () => {
       const seen = new Set(receiver.received.map((r) => r.headers['webhook-id']));
-      return events.every((e) => seen.has(e.id));
-    }, 120_000, 'every event delivered');
+      return events.filter((e) => !seen.has(e.id));
+    };
+    await until(() => undelivered().length === 0, 120_000, 'every event delivered').catch(async (err) => {
+      // What became of them: their deliveries, and the queue's jobs.
+      const missing = undelivered();
+      const deliveries = await db('webhook_deliveries').whereIn('event_id', missing.map((e) => e.id)).select('event_id', 'status', 'attempt_count', 'last_status_code', 'last_error', 'next_attempt_at', 'created_at');
+      const jobs = await db.raw('SELECT name, state, count(*)::int AS n FROM pgboss.job GROUP BY 1, 2 ORDER BY 1, 2');
+      const outbox = await db('job_outbox').count<{ count: string }[]>('* as count');
+      throw new Error(`${(err as Error).message}: ${missing.length} events not delivered ${JSON.stringify(missing.slice(0, 5))}; their deliveries ${JSON.stringify(deliveries.slice(0, 10))}; jobs ${JSON.stringify(jobs.rows)}; job outbox ${outbox[0].count} rows`);
+    });
     console.log(`      afterwards: ledger invariants hold, ${allPayouts.length} payouts final with one event per state, ${events.length} events delivered (${receiver.received.length} deliveries)`);
   }
 

@@ -16,7 +16,7 @@ import { freePort } from '../../src/db/embedded.js';
 import { get, post } from '../support/client.js';
 import { ledgerInvariants } from '../support/ledgerInvariants.js';
 import { killServiceProcess, startServiceProcess, type ServiceProcess } from '../support/property/processes.js';
-import { running } from '../support/service.js';
+import { running, testKeysEnv } from '../support/service.js';
 
 const HA_DIR = process.env.HA_DIR ?? '';
 const FUNDS = 10;
@@ -71,7 +71,7 @@ describe('restoring a backup to a point in time', function () {
     expect(afterTarget, 'no fund after the target').to.equal(0);
     expect(invariants.filter((i) => i.offenders.length).map((i) => i.name)).to.deep.equal([]);
 
-    service = await startServiceProcess(url);
+    service = await startServiceProcess(url, undefined, testKeysEnv());
     expect((await get('/ready', { baseUrl: service.url })).status).to.equal(200);
     const again = (await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: 'demo-business', client_secret: 'demo-business-secret' }, { baseUrl: service.url })).body.access_token;
     expect((await get(`/cl/v1/wallets/${wallet}`, { token: again, baseUrl: service.url })).body.balance, 'the funds before the target').to.equal(`${FUNDS}.00`);
