@@ -48,6 +48,12 @@ const WORKERS = 6;
 const SETTLE_MS = 3_000;
 /** The drill's target: the first acknowledged write this soon after the fault. */
 const TARGET_SECONDS = 15;
+/**
+ * How long payouts and deliveries may take to settle after a phase: a job taken from the
+ * queue as the primary died (its fetch committed, its answer lost) runs again only once it
+ * expires, a minute for a delivery (src/webhooks/dispatcher.ts).
+ */
+const SETTLED_WITHIN_MS = 180_000;
 const EVENTS = ['topup.complete', 'payout.pending', 'payout.processing', 'payout.completed', 'payout.failed'];
 
 type Kind = 'fund' | 'transfer' | 'topup' | 'payout';
@@ -281,11 +287,11 @@ describe('failover drill on a highly available PostgreSQL', function () {
       await until(async () => {
         const { counts } = (await get(`/bulk-payouts/${id}`, { token: tokens.core, baseUrl: services[0].url })).body;
         return counts.PENDING + counts.PROCESSING === 0;
-      }, 120_000, `bulk payout ${id} to settle`);
+      }, SETTLED_WITHIN_MS, `bulk payout ${id} to settle`);
     }
     const allPayouts: string[] = await db('payouts').where({ business_id: businessId }).pluck('id');
     expect(allPayouts, 'every acknowledged payout is there').to.include.members(payoutIds);
-    await until(async () => (await db('payouts').whereIn('id', allPayouts).whereNotIn('status', ['COMPLETED', 'FAILED']).count<{ count: string }[]>('* as count'))[0].count === '0', 120_000, 'every payout to be final');
+    await until(async () => (await db('payouts').whereIn('id', allPayouts).whereNotIn('status', ['COMPLETED', 'FAILED']).count<{ count: string }[]>('* as count'))[0].count === '0', SETTLED_WITHIN_MS, 'every payout to be final');
     const events: { id: string; code: string; data: { payout_id?: string } }[] = await db('outbox_events').where({ business_id: businessId }).whereIn('code', EVENTS).select('id', 'code', 'data');
     for (const id of allPayouts) {
       const codes = events.filter((e) => e.data.payout_id === id).map((e) => e.code).sort();
@@ -295,7 +301,7 @@ describe('failover drill on a highly available PostgreSQL', function () {
       const seen = new Set(receiver.received.map((r) => r.headers['webhook-id']));
       return events.filter((e) => !seen.has(e.id));
     };
-    await until(() => undelivered().length === 0, 120_000, 'every event delivered').catch(async (err) => {
+    await until(() => undelivered().length === 0, SETTLED_WITHIN_MS, 'every event delivered').catch(async (err) => {
       // What became of them: their deliveries, and the queue's jobs.
       const missing = undelivered();
       const deliveries = await db('webhook_deliveries').whereIn('event_id', missing.map((e) => e.id)).select('event_id', 'status', 'attempt_count', 'last_status_code', 'last_error', 'next_attempt_at', 'created_at');
