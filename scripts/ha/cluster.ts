@@ -34,13 +34,13 @@ export const DATABASE = 'wallet';
 /** Patroni's cluster name (its `scope`): the etcd keys live under /service/<scope>/. */
 const SCOPE = 'wallet-ha';
 /** The two PostgreSQL nodes' names. */
-export const NODE_NAMES = ['node1', 'node2'] as const;
+const NODE_NAMES = ['node1', 'node2'] as const;
 
 /**
  * Patroni's timings for the drill (seconds): Patroni's rule loop_wait + 2 × retry_timeout ≤ ttl
  * holds. `primary_start_timeout: 0`: a primary whose PostgreSQL crashed is failed over at once.
  */
-export const DCS_TIMINGS = { ttl: 8, loop_wait: 1, retry_timeout: 3, primary_start_timeout: 0 } as const;
+const DCS_TIMINGS = { ttl: 8, loop_wait: 1, retry_timeout: 3, primary_start_timeout: 0 } as const;
 
 /** The ports of a cluster, drawn once and kept in cluster.json. */
 export interface Ports {
@@ -104,11 +104,6 @@ export function alive(pid: number | undefined): boolean {
 /** The connection string through HAProxy's read-write port (the service's DATABASE_URL). */
 export function databaseUrl(ports: Ports, database = DATABASE): string {
   return `postgres://postgres:postgres@${HOST}:${ports.primary}/${database}`;
-}
-
-/** The connection string of one node's own PostgreSQL (not through HAProxy). */
-export function nodeUrl(ports: Ports, name: string, database = DATABASE): string {
-  return `postgres://postgres:postgres@${HOST}:${ports.nodes[name].postgres}/${database}`;
 }
 
 function ensureInstalled(): void {
@@ -257,7 +252,7 @@ export async function members(ports: Ports): Promise<Member[] | null> {
 }
 
 /** The postmaster pid of node `name` (its postmaster.pid), or null when it is not running. */
-export function postmasterPid(dir: string, name: string): number | null {
+function postmasterPid(dir: string, name: string): number | null {
   const file = path.join(dir, name, 'data', 'postmaster.pid');
   if (!existsSync(file)) return null;
   const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
@@ -329,7 +324,7 @@ function startParts(dir: string, state: State): void {
 }
 
 /** Starts node `name`'s Patroni when it is not running (it starts and manages its PostgreSQL). */
-export function startPatroni(dir: string, state: State, name: string): void {
+function startPatroni(dir: string, state: State, name: string): void {
   if (alive(state.pids[name])) return;
   state.pids[name] = launch('patroni', [path.join(dir, name, 'patroni.yml')], path.join(dir, name, 'patroni.log'), true);
   writeState(dir, state);
@@ -467,13 +462,7 @@ function ensureStanza(dir: string): void {
   pgbackrest(dir, ['stanza-create']);
 }
 
-/** Ownership helper for other scripts: hands `target` to `postgres` when root (e.g. a restore's folder). */
-export function ownedByPostgres(target: string): void {
-  traversable(path.dirname(target));
-  giveToPostgres(target);
-}
-
-/** `chown` of a single path, for a folder made after the cluster (no-op unless root). */
+/** Hands the folder `target` (not what is in it) to `postgres` when root, e.g. a restore's. */
 export function chownToPostgres(target: string): void {
   const owner = ids();
   if (owner) chownSync(target, owner.uid, owner.gid);
