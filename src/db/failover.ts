@@ -1,8 +1,8 @@
 /**
- * Following the primary when it changes (docs/operating.md, "Running on highly available
- * PostgreSQL"). The service reaches the primary through one address (a router such as
- * HAProxy on Patroni's health check, or a managed database's endpoint); when the primary
- * fails, that address leads to the promoted standby a few seconds later. Meanwhile a request
+ * Following the primary when it changes (docs/operating.md, "Highly available PostgreSQL").
+ * The service reaches the primary through one address (a router such as HAProxy on
+ * Patroni's health check, or a managed database's endpoint); when the primary fails, that
+ * address leads to the promoted standby a few seconds later. Meanwhile a request
  * meets one of the errors `isDatabaseUnavailable` (./unavailable.ts) recognises: a connection
  * cut or refused, PostgreSQL shutting down (57P01) or starting (57P03), or a connection that
  * still reaches the former primary, now a read-only standby (25006, "cannot execute … in a
@@ -83,18 +83,16 @@ function watchErrors(connection: pg.Client, failed: () => void): void {
 /**
  * Runs `attempt`; when `safe` and it fails with an error `isDatabaseUnavailable` recognises,
  * runs it again after a pause (100 ms, doubled up to 1 s) until it does not, or until
- * `waitMs` have passed since the first attempt. Calls `retried(err)` before each retry.
- * Throws what the last attempt threw (the HTTP layer answers a database that stayed
+ * `waitMs` have passed since the first attempt. Throws what the last attempt threw (the HTTP layer answers a database that stayed
  * unreachable 503 with Retry-After).
  */
-export async function withFailoverRetries<T>(safe: boolean, waitMs: number, attempt: () => Promise<T>, retried: (err: unknown) => void = () => undefined): Promise<T> {
+export async function withFailoverRetries<T>(safe: boolean, waitMs: number, attempt: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + waitMs;
   for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
     try {
       return await attempt();
     } catch (err) {
       if (!safe || !isDatabaseUnavailable(err) || Date.now() + pause > deadline) throw err;
-      retried(err);
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }

@@ -174,6 +174,7 @@ export async function createApp(
     services,
     rateLimiter,
     tokens,
+    failoverWaitMs: services.config.dbFailoverWaitMs,
     pinnedVersion: opts.pinnedVersion,
     versionDeprecations: opts.versionDeprecations,
   });
@@ -184,6 +185,7 @@ export async function createApp(
     services,
     rateLimiter,
     tokens,
+    failoverWaitMs: services.config.dbFailoverWaitMs,
     pinnedVersion: opts.pinnedVersion,
     versionDeprecations: opts.versionDeprecations,
   });

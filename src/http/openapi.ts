@@ -147,7 +147,7 @@ const REPLAY_SEAL = 'idempotency-replay-seal';
  * business's default version, `pinnedVersion`, once the token is checked) is applied at this edge: the body is brought up
  * to the newest shape before validation, a success body down to the version after the
  * handler (src/kernel/versioning/). A read, or a write with an Idempotency-Key, that meets an
- * unreachable database is run again for up to `config.dbFailoverWaitMs` (src/db/failover.ts).
+ * unreachable database is run again for up to `failoverWaitMs` (src/db/failover.ts).
  */
 export function mountApi(args: {
   api: CompiledApi;
@@ -164,6 +164,8 @@ export function mountApi(args: {
   versioning?: ApiVersioning;
   /** A business's default API version, for its requests without `X-API-Version` (none: the default version). */
   pinnedVersion?: (businessId: string) => Promise<ApiVersion>;
+  /** How long a read or keyed write waits for an unreachable database (DB_FAILOVER_WAIT_MS; none: not at all). */
+  failoverWaitMs?: number;
 }): MountedApi {
   const { api, services, rateLimiter, tokens } = args;
   const versioning = args.versioning ?? API_VERSIONING;
@@ -298,7 +300,7 @@ export function mountApi(args: {
       // A read, or a write whose Idempotency-Key makes a second run replay the first, is sent
       // again while the database cannot be reached (a failover, src/db/failover.ts).
       const safe = SAFE_METHODS.has(koa.method) || (Boolean(operations[match.operation.operationId]?.idempotent) && koa.get('idempotency-key') !== '');
-      await withFailoverRetries(safe, services.config.dbFailoverWaitMs, () => dispatch(koa, match.operation, match.params));
+      await withFailoverRetries(safe, args.failoverWaitMs ?? 0, () => dispatch(koa, match.operation, match.params));
     },
   };
 }
