@@ -12,6 +12,9 @@
  * DB_POOL_SIZE (default 40: most database connections the service holds),
  * DB_PREPARED_STATEMENTS (default true; `false` sends every statement unnamed, for a
  * pooler in transaction mode such as pgbouncer before 1.21, see src/db/knex.ts),
+ * DB_FAILOVER_WAIT_MS (default 5000, at most 60000: how long a read or a write with an
+ * Idempotency-Key waits, sent again on fresh connections, for a database that cannot be
+ * reached, such as during a failover to a standby, before it is answered 503; src/db/failover.ts),
  * CORS_ORIGINS (default `*`; or a comma-separated list of allowed origins),
  * LOG_LEVEL (default `info`) and LOG_FILE (default: stdout), see src/log.ts,
  * OTP_HASH_KEY (key of the OTPs' keyed hash; default: generated once and kept in
@@ -125,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandbox: env.SANDBOX !== 'false',
     dbPoolSize: env.DB_POOL_SIZE ? intFrom(env.DB_POOL_SIZE, 0, 'DB_POOL_SIZE', 10_000, 1) : DEFAULT_DB_POOL_SIZE,
     dbPreparedStatements: booleanFrom(env.DB_PREPARED_STATEMENTS, true, 'DB_PREPARED_STATEMENTS'),
+    dbFailoverWaitMs: intFrom(env.DB_FAILOVER_WAIT_MS, 5000, 'DB_FAILOVER_WAIT_MS', 60_000, 0),
     corsOrigins: originsFrom(env.CORS_ORIGINS),
     logLevel: env.LOG_LEVEL || 'info',
     logFile: env.LOG_FILE || undefined,

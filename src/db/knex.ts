@@ -4,6 +4,7 @@
  */
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { followPrimary } from './failover.js';
 import { RETRY_EVENT, retryTransactions, withConflictRetries } from './retry.js';
 import * as baseline from './migrations/024_baseline.js';
 import * as businessKeys from './migrations/025_business_keys.js';
@@ -90,25 +91,25 @@ function sendUnnamed(connection: pg.Client): void {
   };
 }
 
-/** Knex configuration for a PostgreSQL connection string (see ConnectionOptions). */
+/** Knex configuration for a PostgreSQL connection string (see ConnectionOptions); its pool follows the primary across a failover (./failover.ts). */
 export function knexConfig(connectionString: string, opts: ConnectionOptions = {}): Knex.Config {
   const unnamed = opts.preparedStatements === false;
   const { afterConnect } = opts;
+  const primary = followPrimary();
   return {
     client: 'pg',
     connection: opts.applicationName ? { connectionString, application_name: opts.applicationName } : connectionString,
     pool: {
       min: 0,
       max: opts.poolSize ?? DEFAULT_DB_POOL_SIZE,
-      ...(unnamed || afterConnect
-        ? {
-            afterCreate(connection: pg.Client, done: (err: Error | null, connection: pg.Client) => void) {
-              if (unnamed) sendUnnamed(connection);
-              afterConnect?.(connection);
-              done(null, connection);
-            },
-          }
-        : {}),
+      afterCreate(connection: pg.Client, done: (err: Error | null, connection: pg.Client) => void) {
+        if (unnamed) sendUnnamed(connection);
+        primary.afterCreate(connection);
+        afterConnect?.(connection);
+        done(null, connection);
+      },
+      // A connection opened before a failover-class error is not handed out again (./failover.ts).
+      validate: primary.validate,
     },
     // knex would print each failed connection attempt to the console; every such error
     // also fails its request, which the service logs (one line per outage, see

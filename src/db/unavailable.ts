@@ -10,18 +10,22 @@ import type { Logger } from '../log.js';
 
 /** Network errors of a connection that could not be made or was cut. */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
+/** SQLSTATE read_only_sql_transaction. */
+const READ_ONLY = '25006';
 
 /**
  * True when `err` says the database cannot be reached, rather than that a query is
  * wrong: network errors, SQLSTATE classes 08 (connection exception) and 57P
  * (operator intervention: shutdown, crash recovery, cannot connect now), 53300 (too
- * many connections), and the pool's own time-out or shutdown.
+ * many connections), 25006 (a write on a read-only server: the connection reaches a
+ * former primary, demoted to a standby by a failover, ./failover.ts; the service never
+ * makes a transaction read-only itself), and the pool's own time-out or shutdown.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; name?: unknown; message?: unknown } | null;
   if (!e || typeof e !== 'object') return false;
   const code = typeof e.code === 'string' ? e.code : '';
-  if (NETWORK_CODES.has(code) || code.startsWith('08') || code.startsWith('57P') || code === '53300') return true;
+  if (NETWORK_CODES.has(code) || code.startsWith('08') || code.startsWith('57P') || code === '53300' || code === READ_ONLY) return true;
   if (e.name === 'KnexTimeoutError') return true;
   const message = typeof e.message === 'string' ? e.message : '';
   // "not queryable": a query (e.g. Knex's ROLLBACK) on a connection that broke earlier.

@@ -177,6 +177,7 @@ export async function createApp(
     services,
     rateLimiter,
     tokens,
+    failoverWaitMs: services.config.dbFailoverWaitMs,
     pinnedVersion: opts.pinnedVersion,
     versionDeprecations: opts.versionDeprecations,
   });
@@ -187,6 +188,7 @@ export async function createApp(
     services,
     rateLimiter,
     tokens,
+    failoverWaitMs: services.config.dbFailoverWaitMs,
     pinnedVersion: opts.pinnedVersion,
     versionDeprecations: opts.versionDeprecations,
   });

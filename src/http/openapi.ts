@@ -9,6 +9,7 @@
 import type { Context as KoaContext } from 'koa';
 import type { Knex } from 'knex';
 import { AppError } from '../kernel/errors.js';
+import { withFailoverRetries } from '../db/failover.js';
 import type { TokenVerifier } from './auth.js';
 import type { ApiOperation, CompiledApi } from './apiTypes.js';
 import { keyedTransaction, requestHash, withIdempotency, type KeyClaim, type StoredResponse } from '../kernel/idempotency/idempotency.js';
@@ -126,6 +127,9 @@ function securityOf(op: ApiOperation, spec: { access: Access }, services: Servic
   };
 }
 
+/** Methods whose requests change nothing (RFC 9110, section 9.2.1), so may be run again. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /**
  * Mounts the document `api` (operations and request validators, see
  * compiledApi.ts) at `apiRoot` with one OperationSpec per operationId.
@@ -138,7 +142,8 @@ function securityOf(op: ApiOperation, spec: { access: Access }, services: Servic
  * request's version (`koa.state.apiVersion`: the header's; without one, an authenticated
  * business's default version, `pinnedVersion`, once the token is checked) is applied at this edge: the body is brought up
  * to the newest shape before validation, a success body down to the version after the
- * handler (src/kernel/versioning/).
+ * handler (src/kernel/versioning/). A read, or a write with an Idempotency-Key, that meets an
+ * unreachable database is run again for up to `failoverWaitMs` (src/db/failover.ts).
  */
 export function mountApi(args: {
   api: CompiledApi;
@@ -155,6 +160,8 @@ export function mountApi(args: {
   versioning?: ApiVersioning;
   /** A business's default API version, for its requests without `X-API-Version` (none: the default version). */
   pinnedVersion?: (businessId: string) => Promise<ApiVersion>;
+  /** How long a read or keyed write waits for an unreachable database (DB_FAILOVER_WAIT_MS; none: not at all). */
+  failoverWaitMs?: number;
 }): MountedApi {
   const { api, services, rateLimiter, tokens } = args;
   const versioning = args.versioning ?? API_VERSIONING;
@@ -285,7 +292,10 @@ export function mountApi(args: {
           headers: { Allow: allowed.join(', ') },
         });
       }
-      await dispatch(koa, match.operation, match.params);
+      // A read, or a write whose Idempotency-Key makes a second run replay the first, is sent
+      // again while the database cannot be reached (a failover, src/db/failover.ts).
+      const safe = SAFE_METHODS.has(koa.method) || (Boolean(operations[match.operation.operationId]?.idempotent) && koa.get('idempotency-key') !== '');
+      await withFailoverRetries(safe, args.failoverWaitMs ?? 0, () => dispatch(koa, match.operation, match.params));
     },
   };
 }

@@ -49,6 +49,8 @@ export interface Config {
   dbPoolSize: number;
   /** False: statements are sent unnamed (pooler in transaction mode). */
   dbPreparedStatements: boolean;
+  /** How long a request that is safe to send again (a read, a write with an Idempotency-Key) waits for an unreachable database, e.g. through a failover, before its 503 (DB_FAILOVER_WAIT_MS; src/db/failover.ts). */
+  dbFailoverWaitMs: number;
   webhookTimeoutMs: number;
   webhookRetryScale: number;
   webhookConcurrency: number;

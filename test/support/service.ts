@@ -117,6 +117,27 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
+/**
+ * The environment under which a service process (test/support/property/processes.ts) uses
+ * testConfig's keys and secrets: for processes on the database of the service under test,
+ * where each must open what the others sealed (webhook secrets, identity data) and verify
+ * their tokens.
+ */
+export function testKeysEnv(): Record<string, string> {
+  const c = testConfig();
+  return {
+    JWT_SECRET: String(c.jwtSecret),
+    OTP_HASH_KEY: String(c.otpHashKey),
+    IDENTITY_DATA_KEY: String(c.identityDataKey),
+    CARD_DATA_KEY: String(c.cardDataKey),
+    CARD_DATA_KEY_VERSION: String(c.cardDataKeyVersion),
+    CARD_FINGERPRINT_KEY: String(c.cardFingerprintKey),
+    IDENTITY_PROVIDER_CALLBACK_SECRET: String(c.identityProviderCallbackSecret),
+    SCREENING_PROVIDER_CALLBACK_SECRET: String(c.screeningProviderCallbackSecret),
+    PAYOUT_RAIL_CALLBACK_SECRET: String(c.payoutRailCallbackSecret),
+  };
+}
+
 /** Where the API documents were precompiled for this run. */
 export function precompiledApiDir(): string {
   if (!apiDir) throw new Error('service not started');

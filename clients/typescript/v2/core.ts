@@ -1994,7 +1994,7 @@ export interface paths {
         };
         /**
          * Ready
-         * @description Readiness check; answers 200 when the database answers a query, 503 otherwise.
+         * @description Readiness check; answers 200 when the database answers a query and accepts writes (it is the primary), 503 otherwise (unreachable, or a read-only standby a failover left the service connected to).
          */
         get: operations["getReadiness"];
         put?: never;

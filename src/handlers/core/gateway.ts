@@ -68,11 +68,15 @@ export const gatewayOperations = {
   getReadiness: {
     access: 'public',
     async handle({ db }) {
+      // Ready only on a database that takes writes: a standby (a former primary after a
+      // failover, or a router that has not found the new primary yet) is read-only.
+      let readOnly: boolean;
       try {
-        await db.raw('SELECT 1');
+        readOnly = (await db.raw("SELECT current_setting('transaction_read_only') = 'on' AS read_only")).rows[0].read_only;
       } catch {
         throw new AppError('SERVICE_UNAVAILABLE', 'The database is not reachable.');
       }
+      if (readOnly) throw new AppError('SERVICE_UNAVAILABLE', 'The database is read-only: no primary is reachable.');
       return { status: 200, body: { status: 'ready', checks: { database: 'ok' }, timestamp: new Date().toISOString() } };
     },
   },

@@ -29,7 +29,8 @@ describe('database outage', function () {
     chmodSync(dataDir, 0o755);
     port = await freePort();
     database = await startEmbeddedPostgres(dataDir, { persistent: true, quiet: true, port });
-    service = await startService(testConfig({ logFile }), { database: database.url, quiet: true });
+    // No wait for the database (DB_FAILOVER_WAIT_MS=0): each request is answered 503 at once.
+    service = await startService(testConfig({ logFile, dbFailoverWaitMs: 0 }), { database: database.url, quiet: true });
   });
   after(async () => {
     await service?.close();
