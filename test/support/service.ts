@@ -132,6 +132,8 @@ export function testKeysEnv(): Record<string, string> {
     CARD_DATA_KEY: String(c.cardDataKey),
     CARD_DATA_KEY_VERSION: String(c.cardDataKeyVersion),
     CARD_FINGERPRINT_KEY: String(c.cardFingerprintKey),
+    WEBHOOK_SECRET_KEY: String(c.webhookSecretKey),
+    IDEMPOTENCY_REPLAY_KEY: String(c.idempotencyReplayKey),
     IDENTITY_PROVIDER_CALLBACK_SECRET: String(c.identityProviderCallbackSecret),
     SCREENING_PROVIDER_CALLBACK_SECRET: String(c.screeningProviderCallbackSecret),
     PAYOUT_RAIL_CALLBACK_SECRET: String(c.payoutRailCallbackSecret),
