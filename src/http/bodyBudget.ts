@@ -13,7 +13,7 @@
  */
 import type Koa from 'koa';
 import { AppError } from '../kernel/errors.js';
-import { hasBody } from './openapi.js';
+import { hasBody } from './exchange.js';
 
 /** Request-body bytes in progress at once, per instance: 16 MiB. */
 export const BODY_BYTES_IN_PROGRESS = 16 * 1024 * 1024;

@@ -9,6 +9,7 @@
 import type { Context as KoaContext } from 'koa';
 import type { Knex } from 'knex';
 import { AppError } from '../kernel/errors.js';
+import { rejectUndeclaredMediaType, send } from './exchange.js';
 import { withFailoverRetries } from '../db/failover.js';
 import type { TokenVerifier } from './auth.js';
 import type { ApiOperation, CompiledApi } from './apiTypes.js';
@@ -26,30 +27,6 @@ import type { ApiVersioning } from '../kernel/versioning/versionChange.js';
 export interface MountedApi {
   /** Serves a Koa request whose path belongs to this document. */
   handle(koa: KoaContext): Promise<void>;
-}
-
-/** Writes a response on the Koa context. */
-export function send(koa: KoaContext, res: StoredResponse): void {
-  koa.status = res.status;
-  koa.body = res.body as never;
-  koa.type = res.contentType ?? 'application/json';
-  if (res.headers) koa.set(res.headers);
-}
-
-/** Whether the request carries a body (a length, or chunked). */
-export function hasBody(koa: KoaContext): boolean {
-  return (koa.request.length ?? 0) > 0 || koa.get('transfer-encoding') !== '';
-}
-
-/**
- * Throws 400 UNSUPPORTED_MEDIA_TYPE when the request has a body whose media type the
- * operation does not declare (e.g. a form body anywhere but the token request).
- */
-function rejectUndeclaredMediaType(operation: ApiOperation, koa: KoaContext): void {
-  const declared = operation.mediaTypes;
-  if (declared.length && hasBody(koa) && !koa.is(declared)) {
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `The request body must be sent as ${declared.join(' or ')}.`);
-  }
 }
 
 /**
