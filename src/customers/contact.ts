@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import type { Locale } from '../kernel/otp/messages.js';
 
-/** Where a customer's codes go: their mobile number (E.164 without `+`, as stored) and the language of their messages. */
+/** Where a customer's codes go: their mobile number (as stored), and the language of their messages. */
 export interface CustomerContact {
   mobile_number: string;
   locale: Locale;
