@@ -9,6 +9,7 @@
 import type { Context as KoaContext } from 'koa';
 import type { Knex } from 'knex';
 import { AppError } from '../kernel/errors.js';
+import { isPermission, PERMISSION_MARKERS, PERMISSIONS, type Permission } from '../kernel/permissions.js';
 import type { TokenVerifier } from './auth.js';
 import type { ApiOperation, CompiledApi } from './apiTypes.js';
 import { keyedTransaction, requestHash, withIdempotency, type KeyClaim, type StoredResponse } from '../kernel/idempotency/idempotency.js';
@@ -52,17 +53,28 @@ function rejectUndeclaredMediaType(operation: ApiOperation, koa: KoaContext): vo
 }
 
 /**
- * Who may call `operationId` per its spec (403 FORBIDDEN for the wrong client
- * kind, before the body is looked at); counts an authenticated call against its
+ * Who may call `operation` per its spec (403 FORBIDDEN for the wrong client
+ * kind) and its document's `x-permission` (403 FORBIDDEN naming the permission a
+ * business token's key lacks), before the body is looked at; counts an authenticated call against its
  * client's rate limit, the token request against its address's (429
  * RATE_LIMITED), and sets the RateLimit headers.
  */
-async function admit(spec: { access: Access; countsAddress?: true }, principal: Principal | null, koa: KoaContext, rateLimiter: RateLimiter): Promise<void> {
+async function admit(
+  spec: { access: Access; countsAddress?: true },
+  operation: ApiOperation,
+  principal: Principal | null,
+  koa: KoaContext,
+  rateLimiter: RateLimiter,
+): Promise<void> {
   if (spec.access === 'platform' && principal?.kind !== 'PLATFORM') {
     throw new AppError('FORBIDDEN', 'This operation needs a platform token.');
   }
   if (spec.access === 'business' && principal?.kind !== 'BUSINESS') {
     throw new AppError('FORBIDDEN', 'This operation needs a business token.');
+  }
+  const needed = operation.permission;
+  if (principal?.kind === 'BUSINESS' && isPermission(needed) && !principal.permissions?.includes(needed)) {
+    throw new AppError('FORBIDDEN', `This operation needs the permission ${needed}, which this API key does not have.`);
   }
   if (principal) koa.set(await rateLimiter.client(principal.clientId));
   else if (spec.countsAddress) koa.set(await rateLimiter.address(koa.ip));
@@ -86,6 +98,20 @@ async function authenticateCounted<T>(koa: KoaContext, rateLimiter: RateLimiter,
   }
 }
 
+/**
+ * `principal` with its client's current permissions (`lookup`; every permission without one).
+ * Throws 401 UNAUTHORIZED (`invalid_token`) when the client has been revoked since its token was issued.
+ */
+async function withPermissions(principal: Principal, lookup?: (clientId: string) => Promise<readonly Permission[] | null>): Promise<Principal> {
+  const permissions = lookup ? await lookup(principal.clientId) : PERMISSIONS;
+  if (!permissions) {
+    throw new AppError('UNAUTHORIZED', 'The bearer token is invalid or expired.', {
+      headers: { 'WWW-Authenticate': `Bearer realm="wallet-service", error="invalid_token", error_description="The API key has been revoked"` },
+    });
+  }
+  return { ...principal, permissions };
+}
+
 /** How an operation's caller is identified, from its document security. */
 type Security = { kind: 'public' } | { kind: 'bearer' } | { kind: 'signature'; verify: (koa: KoaContext) => Promise<unknown> };
 
@@ -102,6 +128,10 @@ function securityOf(op: ApiOperation, spec: { access: Access }, services: Servic
   const isPublic = requirements.length === 0;
   if (isPublic !== (spec.access === 'public') || signed !== (spec.access === 'signature')) {
     throw new Error(`operation ${op.operationId}: access "${spec.access}" disagrees with the document's security`);
+  }
+  const marker = { public: 'none', signature: 'signature', platform: 'platform' }[spec.access as string];
+  if (marker ? op.permission !== marker : !isPermission(op.permission)) {
+    throw new Error(`operation ${op.operationId}: x-permission "${op.permission}" disagrees with access "${spec.access}" (${PERMISSION_MARKERS.join(', ')} or a permission)`);
   }
   if (!isPublic && !signed && !schemes.every((s) => s === 'bearerAuth' || s === 'oauth2ClientCredentials')) {
     throw new Error(`operation ${op.operationId}: unsupported security ${op.security}`);
@@ -155,6 +185,12 @@ export function mountApi(args: {
   versioning?: ApiVersioning;
   /** A business's default API version, for its requests without `X-API-Version` (none: the default version). */
   pinnedVersion?: (businessId: string) => Promise<ApiVersion>;
+  /**
+   * The current permissions of the API client a valid token names, or null when it is revoked
+   * (401): read per request, so that a revoked or narrowed key takes effect within the
+   * lookup's own bound, not the token's lifetime (none: every client may do all).
+   */
+  clientPermissions?: (clientId: string) => Promise<readonly Permission[] | null>;
 }): MountedApi {
   const { api, services, rateLimiter, tokens } = args;
   const versioning = args.versioning ?? API_VERSIONING;
@@ -200,7 +236,7 @@ export function mountApi(args: {
     applyVersion(koa.state.apiVersion as ApiVersion, requested);
     let principal: Principal | null = null;
     if (secured.kind === 'bearer') {
-      principal = await authenticateCounted(koa, rateLimiter, false, () => tokens.verify(koa.get('authorization') || undefined));
+      principal = await authenticateCounted(koa, rateLimiter, false, async () => withPermissions(await tokens.verify(koa.get('authorization') || undefined), args.clientPermissions));
     } else if (secured.kind === 'signature') {
       await authenticateCounted(koa, rateLimiter, true, () => secured.verify(koa));
     }
@@ -213,7 +249,7 @@ export function mountApi(args: {
       applyVersion(pinned, true);
     }
     const version = koa.state.apiVersion as ApiVersion;
-    await admit(spec, principal, koa, rateLimiter);
+    await admit(spec, operation, principal, koa, rateLimiter);
     rejectUndeclaredMediaType(operation, koa);
     // A request is validated against its own version's document, then brought up to the
     // newest shape: handlers see that shape only.

@@ -4205,7 +4205,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["UnauthorizedProblem"];
             };
         };
-        /** @description The token is valid but its client kind may not call this operation (`FORBIDDEN`): platform tokens manage businesses, business tokens everything else. */
+        /** @description The token is valid but its client kind may not call this operation (`FORBIDDEN`): platform tokens manage businesses, business tokens everything else; or the business token's API key lacks the permission the operation's `x-permission` names (the detail names it). */
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
