@@ -5,7 +5,7 @@ import { PERMISSION_MARKERS, PERMISSIONS, ROLES } from '../../../src/kernel/perm
 type Operation = { operationId: string; security?: unknown[]; responses: Record<string, unknown>; 'x-permission'?: string };
 
 /** Every documented operation of both documents, with its document's security when it names none. */
-export function documentedOperations(): { document: string; method: string; path: string; op: Operation; security: unknown[] }[] {
+function documentedOperations(): { document: string; method: string; path: string; op: Operation; security: unknown[] }[] {
   return DOCUMENTS.flatMap((document) => {
     const doc = loadBundledDocument(document) as unknown as { paths: Record<string, Record<string, Operation>>; security?: unknown[] };
     return Object.entries(doc.paths).flatMap(([path, item]) =>
