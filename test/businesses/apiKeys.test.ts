@@ -57,6 +57,7 @@ describe('API keys', () => {
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
     expect(again.body).to.deep.equal(first.body);
     expect(first.headers.get('location')).to.equal(`/api-keys/${first.body.id}`);
+    expectProblem(await post('/api-keys', { ...body, name: 'Other' }, { token: business.token, idempotencyKey }), 422, 'IDEMPOTENCY_KEY_REUSED');
   });
 
   it('refuses a role with permissions, and a grant beyond what the caller holds', async () => {
@@ -102,6 +103,10 @@ describe('API keys', () => {
     expect(narrowed.body).to.include({ name: 'Read only', role: null });
     expectProblem(await post('/cl/v1/wallets', { name: 'Refused' }, { token }), 403, 'FORBIDDEN');
     expect((await get('/cl/v1/wallets', { token })).status).to.equal(200);
+    // An operation platform and business tokens may both call refuses a key without its permission too.
+    const business403 = await get(`/cl/v1/businesses/${business.id}`, { token });
+    expectProblem(business403, 403, 'FORBIDDEN');
+    expect(business403.body.detail).to.include('business:read');
   });
 
   it('keeps the previous secret working alongside a rolled one until the overlap ends, then only the new one', async function () {
