@@ -12,12 +12,18 @@
  *
  * Rows written by earlier versions (`scrypt$<salt>$<hash>`) still verify, and are
  * rewritten in the new form on their first successful use.
+ *
+ * A client is an API key (./apiKeys.ts): it holds a role or a list of permissions
+ * (src/kernel/permissions.ts); after a roll its previous secret keeps working until
+ * `previous_secret_expires_at`; a revoked client (`revoked_at`) takes no token and its
+ * tokens are refused within CLIENT_PERMISSIONS_TTL_MS (clientPermissions).
  */
 import { createHmac, randomBytes, randomUUID, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Knex } from 'knex';
 import type { Principal } from '../kernel/services.js';
 import { clientSecretKey } from '../kernel/secrets/settings.js';
+import { permissionsOf, type Permission, type Role } from '../kernel/permissions.js';
 
 const scrypt = promisify(scryptCb) as (secret: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 const PREFIX = 'hmac-sha256$';
@@ -56,17 +62,30 @@ export function newClientSecret(): string {
  */
 export async function createClient(
   db: Knex,
-  args: { kind: Principal['kind']; businessId: string | null; clientId?: string; secret?: string },
+  args: {
+    kind: Principal['kind'];
+    businessId: string | null;
+    clientId?: string;
+    secret?: string;
+    /** What it may do: a role (default `owner`) or, instead, a list of permissions. */
+    grant?: { role: Role; permissions?: undefined } | { role?: undefined; permissions: readonly Permission[] };
+    name?: string | null;
+    id?: string;
+  },
 ): Promise<{ client_id: string; client_secret: string }> {
   const clientId = args.clientId ?? `bus_${randomBytes(12).toString('hex')}`;
   if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(clientId)) throw new Error(`a client id is never a uuid: ${clientId}`);
   const secret = args.secret ?? newClientSecret();
+  const grant = args.grant ?? { role: 'owner' };
   await db('api_clients').insert({
-    id: randomUUID(),
+    id: args.id ?? randomUUID(),
     client_id: clientId,
     secret_hash: await hashSecret(db, secret),
     kind: args.kind,
     business_id: args.businessId,
+    name: args.name ?? null,
+    role: grant.role ?? null,
+    permissions: grant.permissions ? [...grant.permissions] : null,
   });
   return { client_id: clientId, client_secret: secret };
 }
@@ -85,13 +104,42 @@ export async function setClientSecret(db: Knex, clientId: string, secret: string
 const DUMMY_HASH = PREFIX + Buffer.alloc(32).toString('base64');
 
 /**
- * The principal for valid credentials, or null (unknown id or wrong secret). Both
- * refusals cost the same: one indexed lookup and one HMAC compared in constant time.
+ * The principal for valid credentials, or null (unknown id, wrong secret, revoked client).
+ * The refusals cost the same: one indexed lookup and two HMACs compared in constant time
+ * (the current secret and, during a roll's overlap, the previous one). Records the use
+ * (`last_used_at`).
  */
-export async function authenticateClient(db: Knex, clientId: string, secret: string): Promise<Principal | null> {
+export async function authenticateClient(db: Knex, clientId: string, secret: string, now = new Date()): Promise<Principal | null> {
   const row = await db('api_clients').where({ client_id: clientId }).first();
-  const matches = await secretMatches(db, secret, row?.secret_hash ?? DUMMY_HASH);
-  if (!row || !matches) return null;
-  if (!String(row.secret_hash).startsWith(PREFIX)) await setClientSecret(db, clientId, secret);
+  const current = await secretMatches(db, secret, row?.secret_hash ?? DUMMY_HASH);
+  const overlapping = row?.previous_secret_hash && row.previous_secret_expires_at > now;
+  const previous = await secretMatches(db, secret, overlapping ? row.previous_secret_hash : DUMMY_HASH);
+  if (!row || row.revoked_at || !(current || previous)) return null;
+  if (current && !String(row.secret_hash).startsWith(PREFIX)) await setClientSecret(db, clientId, secret);
+  await db('api_clients').where({ id: row.id }).update({ last_used_at: now });
   return { kind: row.kind, clientId: row.client_id, businessId: row.business_id };
+}
+
+/** How long an instance keeps a client's permissions: a revocation or a narrowing reaches every instance within this (ms). */
+export const CLIENT_PERMISSIONS_TTL_MS = 5_000;
+const granted = new Map<string, { permissions: readonly Permission[] | null; until: number }>();
+
+/**
+ * The current permissions of client `clientId`, or null when it is revoked or gone: read at
+ * most once per CLIENT_PERMISSIONS_TTL_MS per instance (every authenticated request needs
+ * them). A change made through this module clears this instance's copy at once.
+ */
+export async function clientPermissions(db: Knex, clientId: string, now = Date.now()): Promise<readonly Permission[] | null> {
+  const cached = granted.get(clientId);
+  if (cached && cached.until > now) return cached.permissions;
+  const row = await db('api_clients').where({ client_id: clientId }).first('role', 'permissions', 'revoked_at');
+  const permissions = row && !row.revoked_at ? Object.freeze(permissionsOf(row)) : null;
+  if (granted.size >= 10_000) granted.clear();
+  granted.set(clientId, { permissions, until: now + CLIENT_PERMISSIONS_TTL_MS });
+  return permissions;
+}
+
+/** Drops this instance's copy of `clientId`'s permissions (after a change to them). */
+export function forgetClientPermissions(clientId: string): void {
+  granted.delete(clientId);
 }

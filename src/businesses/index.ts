@@ -13,7 +13,8 @@ export async function start({ db, config }: StartContext): Promise<Started> {
 
 // What the handlers and the capabilities above call (the face is the only door: .dependency-cruiser.cjs).
 export { businessApiVersion, businessSettings, createBusiness, getBusiness, getBusinessAccountBalance, listBusinesses, updateBusiness } from './businesses.js';
-export { authenticateClient } from './clients.js';
+export { authenticateClient, clientPermissions } from './clients.js';
+export { createApiKey, getApiKey, listApiKeys, revokeApiKey, rollApiKeySecret, updateApiKey } from './apiKeys.js';
 export { createLabel, listLabels } from './labels.js';
 export { SANDBOX_BUSINESS, SANDBOX_PLATFORM } from './sandboxDemo.js';
 export { assignWalletLabel, createWallet, getWallet, getWalletBalance, listWallets, lookupWallet, removeWalletLabel, updateWallet } from './wallets.js';

@@ -17,6 +17,11 @@ export interface ApiOperation {
   path: string;
   /** The operation's security requirements (the document's when it names none) as JSON: `[]` for a public operation. */
   security: string;
+  /**
+   * Its `x-permission`: the permission a business token needs (src/kernel/permissions.ts), or
+   * `none` (public), `signature` (a provider's callback), `platform` (platform tokens only).
+   */
+  permission: string;
   /** The media types its request body may be sent as (none when it takes no body). */
   mediaTypes: string[];
   /** Its deprecation (`deprecated: true`, `x-deprecated-at`, `x-sunset`), when deprecated. */

@@ -7,6 +7,7 @@
  * (src/server.ts wires src/handlers, src/portal and src/docs in), so that nothing in
  * src/http imports them.
  */
+import type { Permission } from '../kernel/permissions.js';
 import { randomUUID } from 'node:crypto';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
@@ -82,7 +83,7 @@ const JSON_LIMIT_BYTES = 1024 * 1024;
 export async function createApp(
   services: Services,
   handlers: ApiHandlers,
-  opts: { pages?: readonly ServicePage[]; apiDir?: string; outages?: OutageLog; pinnedVersion?: (businessId: string) => Promise<ApiVersion>; versionDeprecations?: Partial<Record<ApiVersion, Deprecation>> } = {},
+  opts: { pages?: readonly ServicePage[]; apiDir?: string; outages?: OutageLog; pinnedVersion?: (businessId: string) => Promise<ApiVersion>; clientPermissions?: (clientId: string) => Promise<readonly Permission[] | null>; versionDeprecations?: Partial<Record<ApiVersion, Deprecation>> } = {},
 ): Promise<Koa> {
   const app = new Koa({ proxy: false });
   const rateLimiter = new RateLimiter(services.db, {
@@ -180,6 +181,7 @@ export async function createApp(
     tokens,
     failoverWaitMs: services.config.dbFailoverWaitMs,
     pinnedVersion: opts.pinnedVersion,
+    clientPermissions: opts.clientPermissions,
     versionDeprecations: opts.versionDeprecations,
   });
   const core = mountApi({
@@ -191,6 +193,7 @@ export async function createApp(
     tokens,
     failoverWaitMs: services.config.dbFailoverWaitMs,
     pinnedVersion: opts.pinnedVersion,
+    clientPermissions: opts.clientPermissions,
     versionDeprecations: opts.versionDeprecations,
   });
 

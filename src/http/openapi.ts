@@ -11,6 +11,8 @@ import type { Knex } from 'knex';
 import { AppError } from '../kernel/errors.js';
 import { rejectUndeclaredMediaType, send } from './exchange.js';
 import { withFailoverRetries } from '../db/failover.js';
+import { isPermission, PERMISSION_MARKERS, type Permission } from '../kernel/permissions.js';
+import { admit, authenticateCounted, withPermissions } from './admission.js';
 import type { TokenVerifier } from './auth.js';
 import type { ApiOperation, CompiledApi } from './apiTypes.js';
 import { keyedTransaction, requestHash, withIdempotency, type KeyClaim, type StoredResponse } from '../kernel/idempotency/idempotency.js';
@@ -29,41 +31,6 @@ export interface MountedApi {
   handle(koa: KoaContext): Promise<void>;
 }
 
-/**
- * Who may call `operationId` per its spec (403 FORBIDDEN for the wrong client
- * kind, before the body is looked at); counts an authenticated call against its
- * client's rate limit, the token request against its address's (429
- * RATE_LIMITED), and sets the RateLimit headers.
- */
-async function admit(spec: { access: Access; countsAddress?: true }, principal: Principal | null, koa: KoaContext, rateLimiter: RateLimiter): Promise<void> {
-  if (spec.access === 'platform' && principal?.kind !== 'PLATFORM') {
-    throw new AppError('FORBIDDEN', 'This operation needs a platform token.');
-  }
-  if (spec.access === 'business' && principal?.kind !== 'BUSINESS') {
-    throw new AppError('FORBIDDEN', 'This operation needs a business token.');
-  }
-  if (principal) koa.set(await rateLimiter.client(principal.clientId));
-  else if (spec.countsAddress) koa.set(await rateLimiter.address(koa.ip));
-}
-
-/**
- * Runs `authenticate` after counting the request against its address's rate limit,
- * or, for a bearer token, counts it only when the token is refused: the 401 becomes
- * 429 past the address's limit (a valid token is counted per client instead).
- */
-async function authenticateCounted<T>(koa: KoaContext, rateLimiter: RateLimiter, before: boolean, authenticate: () => Promise<T>): Promise<T> {
-  if (before) {
-    koa.set(await rateLimiter.address(koa.ip));
-    return authenticate();
-  }
-  try {
-    return await authenticate();
-  } catch (err) {
-    koa.set(await rateLimiter.address(koa.ip));
-    throw err;
-  }
-}
-
 /** How an operation's caller is identified, from its document security. */
 type Security = { kind: 'public' } | { kind: 'bearer' } | { kind: 'signature'; verify: (koa: KoaContext) => Promise<unknown> };
 
@@ -80,6 +47,10 @@ function securityOf(op: ApiOperation, spec: { access: Access }, services: Servic
   const isPublic = requirements.length === 0;
   if (isPublic !== (spec.access === 'public') || signed !== (spec.access === 'signature')) {
     throw new Error(`operation ${op.operationId}: access "${spec.access}" disagrees with the document's security`);
+  }
+  const marker = { public: 'none', signature: 'signature', platform: 'platform' }[spec.access as string];
+  if (marker ? op.permission !== marker : !isPermission(op.permission)) {
+    throw new Error(`operation ${op.operationId}: x-permission "${op.permission}" disagrees with access "${spec.access}" (${PERMISSION_MARKERS.join(', ')} or a permission)`);
   }
   if (!isPublic && !signed && !schemes.every((s) => s === 'bearerAuth' || s === 'oauth2ClientCredentials')) {
     throw new Error(`operation ${op.operationId}: unsupported security ${op.security}`);
@@ -139,6 +110,12 @@ export function mountApi(args: {
   pinnedVersion?: (businessId: string) => Promise<ApiVersion>;
   /** How long a read or keyed write waits for an unreachable database (DB_FAILOVER_WAIT_MS; none: not at all). */
   failoverWaitMs?: number;
+  /**
+   * The current permissions of the API client a valid token names, or null when it is revoked
+   * (401): read per request, so that a revoked or narrowed key takes effect within the
+   * lookup's own bound, not the token's lifetime (none: every client may do all).
+   */
+  clientPermissions?: (clientId: string) => Promise<readonly Permission[] | null>;
 }): MountedApi {
   const { api, services, rateLimiter, tokens } = args;
   const versioning = args.versioning ?? API_VERSIONING;
@@ -184,7 +161,7 @@ export function mountApi(args: {
     applyVersion(koa.state.apiVersion as ApiVersion, requested);
     let principal: Principal | null = null;
     if (secured.kind === 'bearer') {
-      principal = await authenticateCounted(koa, rateLimiter, false, () => tokens.verify(koa.get('authorization') || undefined));
+      principal = await authenticateCounted(koa, rateLimiter, false, async () => withPermissions(await tokens.verify(koa.get('authorization') || undefined), args.clientPermissions));
     } else if (secured.kind === 'signature') {
       await authenticateCounted(koa, rateLimiter, true, () => secured.verify(koa));
     }
@@ -197,7 +174,7 @@ export function mountApi(args: {
       applyVersion(pinned, true);
     }
     const version = koa.state.apiVersion as ApiVersion;
-    await admit(spec, principal, koa, rateLimiter);
+    await admit(spec, operation, principal, koa, rateLimiter);
     rejectUndeclaredMediaType(operation, koa);
     // A request is validated against its own version's document, then brought up to the
     // newest shape: handlers see that shape only.

@@ -5,6 +5,7 @@
  * importing `src/http`.
  */
 import type { Knex } from 'knex';
+import type { Permission } from './permissions.js';
 import type { Config } from './serviceConfig.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
@@ -17,6 +18,11 @@ export interface Principal {
   clientId: string;
   /** The business a BUSINESS client acts for; null for PLATFORM clients. */
   businessId: string | null;
+  /**
+   * What its API key may do (src/kernel/permissions.ts), as read by the HTTP layer at most a
+   * few seconds ago; absent before that lookup, and on a PLATFORM client, which may do all.
+   */
+  permissions?: readonly Permission[];
 }
 
 /**

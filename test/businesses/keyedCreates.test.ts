@@ -1,6 +1,6 @@
 /**
- * Every create is safe to retry: `createWallet`, `createLabel`, `createWebhookEndpoint` and
- * `createBusiness` (both documents) take an `Idempotency-Key` with the money movements'
+ * Every create is safe to retry: `createWallet`, `createLabel`, `createWebhookEndpoint`,
+ * `createApiKey` and `createBusiness` (both documents) take an `Idempotency-Key` with the money movements'
  * semantics: the same key and body replay the first answer (`Idempotent-Replayed: true`) and
  * create nothing; another body is 422 `IDEMPOTENCY_KEY_REUSED`; a typed refusal is replayed
  * as it was; concurrent duplicates create one thing.
@@ -101,6 +101,7 @@ describe('creates are safe to retry (Idempotency-Key)', function () {
       { operationId: 'createWebhookEndpoint', path: '/cl/v1/webhooks/endpoints', token: business.token, scope: business.id, body: { url: receiver.url, secret: testSecret(), events: ['payout.failed'] } },
       { operationId: 'createBusiness', path: '/cl/v1/businesses', token: platform, scope: 'sandbox-platform', body: { name: `In flight ${uniq()}` } },
       { operationId: 'createBusiness', path: '/businesses', token: platform, scope: 'sandbox-platform', body: { name: `In flight ${uniq()}` } },
+      { operationId: 'createApiKey', path: '/api-keys', token: business.token, scope: business.id, body: { name: 'In flight', role: 'viewer' } },
     ];
     for (const c of creates) {
       const key = randomUUID();

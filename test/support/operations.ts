@@ -23,6 +23,8 @@ export interface DocumentedOperation {
   /** Path template with the API prefix, e.g. `/cl/v1/wallets/{wallet_id}`. */
   template: string;
   secured: boolean;
+  /** Its `x-permission`: the permission a business token needs, or `none`, `signature`, `platform` (src/kernel/permissions.ts). */
+  permission: string;
   /** The provider whose signature the operation requires instead of a token (provider callbacks). */
   signedBy?: (typeof SIGNATURE_SCHEMES)[string];
   statuses: string[];
@@ -57,6 +59,7 @@ export function operationsOf(name: 'closed-loop' | 'core', prefix: string): Docu
         path: prefix + filled,
         template: prefix + path,
         secured: security.length > 0,
+        permission: op['x-permission'],
         signedBy: SIGNATURE_SCHEMES[Object.keys(security[0] ?? {})[0]],
         statuses: Object.keys(op.responses),
         body,

@@ -1880,7 +1880,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["UnauthorizedProblem"];
             };
         };
-        /** @description The token is valid but its client kind may not call this operation (`FORBIDDEN`): platform tokens manage businesses, business tokens everything else. */
+        /** @description The token is valid but its client kind may not call this operation (`FORBIDDEN`): platform tokens manage businesses, business tokens everything else; or the business token's API key lacks the permission the operation's `x-permission` names (the detail names it). */
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2708,6 +2708,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["BusinessNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2761,6 +2762,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["BusinessNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -1334,6 +1334,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description The business's API keys, revoked ones included, newest first, with cursor pagination (`limit`, `cursor`). Never their secrets.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create API key
+         * @description Creates an API client of the business (client credentials for `POST /auth/token`), named, with a `role` or a list of `permissions` (exactly one of them). The answer carries its `client_secret`, shown this once: it is stored as a hash and cannot be read again. A key may grant only permissions its creator holds (403 `FORBIDDEN` naming the first one missing). Accepts an `Idempotency-Key`: a retry answers the same key and secret.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-keys/{api_key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description API key id (`id` of `createApiKey`).
+                 * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                api_key_id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get API key
+         * @description One of the business's API keys (never its secret).
+         */
+        get: operations["getApiKey"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke API key
+         * @description Revokes the key: its secrets take no more tokens (401 `INVALID_CLIENT`) and its tokens are refused (401 `UNAUTHORIZED`) within 5 seconds on every instance. Revoking a revoked key answers it as it is.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        /**
+         * Update API key
+         * @description Renames the key or changes what it may do (a `role` or a list of `permissions`, not both; either replaces the other). Its tokens follow within 5 seconds on every instance. A key may grant only permissions its caller holds; a revoked key cannot be changed (404 `API_KEY_NOT_FOUND`).
+         */
+        patch: operations["updateApiKey"];
+        trace?: never;
+    };
+    "/api-keys/{api_key_id}/secret-rolls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description API key id (`id` of `createApiKey`).
+                 * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                api_key_id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll API key secret
+         * @description Draws a new secret for the key and returns it, once. The secret it replaces keeps taking tokens for `previous_secret_valid_seconds` (0 to 604800; 86400, 24 hours, when left out, as when the body is empty), so that its users can move to the new one at any moment of that window; 0 stops it at once. A second roll within the window replaces the older secret: only the last two work. Tokens already issued stay valid until they expire.
+         */
+        post: operations["rollApiKeySecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payout-whitelist/entries": {
         parameters: {
             query?: never;
@@ -2494,6 +2578,70 @@ export interface components {
         };
         PayoutWhitelistEntries: {
             data: components["schemas"]["PayoutWhitelistEntry"][];
+        };
+        /** @description What a key may do, instead of a role. */
+        ApiKeyPermissions: components["schemas"]["Permission"][];
+        /** @description A name, and exactly one of `role` and `permissions`. */
+        ApiKeyCreateRequest: {
+            name: components["schemas"]["ApiKeyName"];
+            role?: components["schemas"]["Role"];
+            permissions?: components["schemas"]["ApiKeyPermissions"];
+        };
+        /** @description A new name, and at most one of `role` and `permissions`. */
+        ApiKeyUpdateRequest: {
+            name?: components["schemas"]["ApiKeyName"];
+            role?: components["schemas"]["Role"];
+            permissions?: components["schemas"]["ApiKeyPermissions"];
+        };
+        /**
+         * @description A name for people (unique or not).
+         * @example Reporting job
+         */
+        ApiKeyName: string;
+        ApiKeySecretRollRequest: {
+            /**
+             * Format: int32
+             * @description How long the previous secret keeps taking tokens (seconds).
+             * @default 86400
+             */
+            previous_secret_valid_seconds: number;
+        };
+        ApiKey: {
+            id: components["schemas"]["Uuid"];
+            /** @description Its name; null for the client a business was created with. */
+            name: string | null;
+            /** @description The `client_id` of `POST /auth/token`. */
+            client_id: string;
+            /** @description Its role, or null when it holds a list of permissions. */
+            role: components["schemas"]["Role"] | null;
+            /** @description What it may do now (its role's permissions, or its list). */
+            permissions: components["schemas"]["Permission"][];
+            /** @enum {string} */
+            status: "ACTIVE" | "REVOKED";
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When its secret last took a token; null if never.
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description After a roll, when the previous secret stops taking tokens; null when none does.
+             */
+            previous_secret_expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was revoked; null while active.
+             */
+            revoked_at: string | null;
+        };
+        ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
+            /** @description The secret, shown this once. */
+            client_secret: string;
+        };
+        ApiKeyList: components["schemas"]["Page"] & {
+            data: components["schemas"]["ApiKey"][];
         };
         PayoutWhitelistEntryList: components["schemas"]["Page"] & {
             data: components["schemas"]["PayoutWhitelistEntry"][];
@@ -3811,6 +3959,21 @@ export interface components {
             /** @enum {string} */
             code: "BULK_PAYOUT_NOT_FOUND";
         };
+        /**
+         * @description A named set of permissions: `owner` and `admin` hold every one; `developer` reads everything and manages keys, webhooks, the API version and the sandbox; `finance` reads everything, moves money and sends payouts; `support` reads everything and changes wallets and cards without moving money; `viewer` reads. The set may grow.
+         * @enum {string}
+         */
+        Role: "owner" | "admin" | "developer" | "finance" | "support" | "viewer";
+        /**
+         * @description What an API key may do: each operation names the one it needs in its `x-permission` (`none`, `signature` and `platform` mark the operations that need no grant). The set may grow.
+         * @enum {string}
+         */
+        Permission: "business:read" | "business:manage" | "keys:manage" | "wallets:read" | "wallets:write" | "money:move" | "customers:read" | "customers:write" | "cards:read" | "cards:write" | "payouts:read" | "payouts:write" | "webhooks:read" | "webhooks:manage" | "sandbox:simulate";
+        /** @description Problem details with the codes this response can carry. */
+        ApiKeyNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "API_KEY_NOT_FOUND";
+        };
         /** @description Problem details with the codes this response can carry. */
         PayoutWhitelistEntryNotFoundProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
@@ -4205,7 +4368,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["UnauthorizedProblem"];
             };
         };
-        /** @description The token is valid but its client kind may not call this operation (`FORBIDDEN`): platform tokens manage businesses, business tokens everything else. */
+        /** @description The token is valid but its client kind may not call this operation (`FORBIDDEN`): platform tokens manage businesses, business tokens everything else; or the business token's API key lacks the permission the operation's `x-permission` names (the detail names it). */
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4886,6 +5049,21 @@ export interface components {
                 "application/problem+json": components["schemas"]["BulkPayoutNotFoundProblem"];
             };
         };
+        /** @description No such API key for this business (`API_KEY_NOT_FOUND`). */
+        ApiKeyNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ApiKeyNotFoundProblem"];
+            };
+        };
         /** @description No such payout whitelist entry for this business (`PAYOUT_WHITELIST_ENTRY_NOT_FOUND`). */
         PayoutWhitelistEntryNotFound: {
             headers: {
@@ -5113,6 +5291,11 @@ export interface components {
          * @example 7e6d5c4b-3a29-4817-9f6e-5d4c3b2a1908
          */
         BulkPayoutIdempotencyKey: components["schemas"]["IdempotencyKey"];
+        /**
+         * @description API key id (`id` of `createApiKey`).
+         * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+         */
+        ApiKeyId: components["schemas"]["Uuid"];
         /**
          * @description Whitelist entry id (`entry_id` of `addPayoutWhitelistEntries`).
          * @example 4c5d6e7f-8a9b-4c0d-9e1f-2a3b4c5d6e7f
@@ -7995,6 +8178,311 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["BulkPayoutNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 100; 20 when absent.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["LimitParameter"];
+                /**
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+                 */
+                cursor?: components["parameters"]["CursorParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v4
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of API keys. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v4
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+                /**
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
+                 * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key with its secret (shown once). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /**
+                     * @description The key's address (`GET` it with `getApiKey`).
+                     * @example /api-keys/5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+                     */
+                    Location: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v4
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description API key id (`id` of `createApiKey`).
+                 * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                api_key_id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The API key. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ApiKeyNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v4
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description API key id (`id` of `createApiKey`).
+                 * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                api_key_id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked key. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ApiKeyNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v4
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description API key id (`id` of `createApiKey`).
+                 * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                api_key_id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Reporting job (read only)",
+                 *       "permissions": [
+                 *         "wallets:read"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated key. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ApiKeyNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rollApiKeySecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v4
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description API key id (`id` of `createApiKey`).
+                 * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                api_key_id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "previous_secret_valid_seconds": 3600
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeySecretRollRequest"];
+            };
+        };
+        responses: {
+            /** @description The key with its new secret (shown this once) and when the previous one stops working. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ApiKeyNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -1,6 +1,7 @@
 /** Every core operation's handler, by operationId (compile error if one is missing). */
 import type { operations } from '../../../generated/types/core.js';
 import type { OperationMap } from '../../http/operation.js';
+import { apiKeyOperations } from './apiKeys.js';
 import { authOperations } from '../closedLoop/auth.js';
 import { businessOperations } from '../closedLoop/businesses.js';
 import { bulkPayoutOperations } from './bulkPayouts.js';
@@ -23,6 +24,7 @@ export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> 
   // The same clients and tokens as the closed-loop API: the same handlers.
   createCoreToken: authOperations.createToken,
   createCoreBusiness: businessOperations.createBusiness,
+  ...apiKeyOperations,
   ...onboardingOperations,
   ...customerOperations,
   ...mobileNumberChangeOperations,

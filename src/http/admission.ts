@@ -1,0 +1,73 @@
+/**
+ * Admission at the HTTP edge: who the caller is counted as (rate limits by client or by
+ * address) and whether its token and key may call an operation (its access and the
+ * document's `x-permission`, src/kernel/permissions.ts). Used by the operation mount
+ * (./openapi.ts) before a request's body is looked at.
+ */
+import type { Context as KoaContext } from 'koa';
+import { AppError } from '../kernel/errors.js';
+import { isPermission, PERMISSIONS, type Permission } from '../kernel/permissions.js';
+import type { ApiOperation } from './apiTypes.js';
+import type { Access } from './operation.js';
+import type { Principal } from '../kernel/services.js';
+import type { RateLimiter } from './rateLimit.js';
+
+/**
+ * Who may call `operation` per its spec (403 FORBIDDEN for the wrong client
+ * kind) and its document's `x-permission` (403 FORBIDDEN naming the permission a
+ * business token's key lacks), before the body is looked at; counts an authenticated call against its
+ * client's rate limit, the token request against its address's (429
+ * RATE_LIMITED), and sets the RateLimit headers.
+ */
+export async function admit(
+  spec: { access: Access; countsAddress?: true },
+  operation: ApiOperation,
+  principal: Principal | null,
+  koa: KoaContext,
+  rateLimiter: RateLimiter,
+): Promise<void> {
+  if (spec.access === 'platform' && principal?.kind !== 'PLATFORM') {
+    throw new AppError('FORBIDDEN', 'This operation needs a platform token.');
+  }
+  if (spec.access === 'business' && principal?.kind !== 'BUSINESS') {
+    throw new AppError('FORBIDDEN', 'This operation needs a business token.');
+  }
+  const needed = operation.permission;
+  if (principal?.kind === 'BUSINESS' && isPermission(needed) && !principal.permissions?.includes(needed)) {
+    throw new AppError('FORBIDDEN', `This operation needs the permission ${needed}, which this API key does not have.`);
+  }
+  if (principal) koa.set(await rateLimiter.client(principal.clientId));
+  else if (spec.countsAddress) koa.set(await rateLimiter.address(koa.ip));
+}
+
+/**
+ * Runs `authenticate` after counting the request against its address's rate limit,
+ * or, for a bearer token, counts it only when the token is refused: the 401 becomes
+ * 429 past the address's limit (a valid token is counted per client instead).
+ */
+export async function authenticateCounted<T>(koa: KoaContext, rateLimiter: RateLimiter, before: boolean, authenticate: () => Promise<T>): Promise<T> {
+  if (before) {
+    koa.set(await rateLimiter.address(koa.ip));
+    return authenticate();
+  }
+  try {
+    return await authenticate();
+  } catch (err) {
+    koa.set(await rateLimiter.address(koa.ip));
+    throw err;
+  }
+}
+
+/**
+ * `principal` with its client's current permissions (`lookup`; every permission without one).
+ * Throws 401 UNAUTHORIZED (`invalid_token`) when the client has been revoked since its token was issued.
+ */
+export async function withPermissions(principal: Principal, lookup?: (clientId: string) => Promise<readonly Permission[] | null>): Promise<Principal> {
+  const permissions = lookup ? await lookup(principal.clientId) : PERMISSIONS;
+  if (!permissions) {
+    throw new AppError('UNAUTHORIZED', 'The bearer token is invalid or expired.', {
+      headers: { 'WWW-Authenticate': `Bearer realm="wallet-service", error="invalid_token", error_description="The API key has been revoked"` },
+    });
+  }
+  return { ...principal, permissions };
+}
