@@ -42,4 +42,4 @@ export async function start({ db, config, log, outages }: StartContext): Promise
 }
 
 // What the HTTP layer and the handlers call (the face is the only door: .dependency-cruiser.cjs).
-export { AUDIT_CSV_ROWS, auditEventsCsv, listAuditEvents, purgeAuditEvents, recordAuditEvent, type AuditEntry, type AuditEventFilter, type AuditSubject } from './audit.js';
+export { AUDIT_CSV_ROWS, AuditRecorder, auditEventsCsv, listAuditEvents, purgeAuditEvents, type AuditEntry, type AuditEventFilter, type AuditSubject } from './audit.js';

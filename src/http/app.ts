@@ -25,6 +25,7 @@ import { corsMiddleware } from './cors.js';
 import { hasBody } from './exchange.js';
 import { mountApi } from './openapi.js';
 import { recordAuditTrail } from './auditTrail.js';
+import { AuditRecorder } from '../audit/index.js';
 import { servePages, type ServicePage } from './pages.js';
 import type { Services } from '../kernel/services.js';
 import { RateLimiter } from './rateLimit.js';
@@ -95,6 +96,7 @@ export async function createApp(
   const { log } = services;
   const requestLog = requestLogger(log);
   const outages = opts.outages ?? new OutageLog(services.db, log);
+  const auditRecorder = new AuditRecorder(services.db);
   // Every response depends on the version (header, or the business's pinned one), a CORS
   // preflight's included; `vary` appends, so CORS's `Vary: Origin` is kept beside it.
   app.use((ctx, next) => {
@@ -132,7 +134,7 @@ export async function createApp(
       for (const [name, value] of Object.entries(appError.headers)) ctx.set(name, value);
     } finally {
       // Before the response is sent: the audit entry of a change or a refusal is never lost.
-      await recordAuditTrail(services.db, log, ctx, problemCode);
+      await recordAuditTrail(auditRecorder, log, ctx, problemCode);
       answered();
       const seconds = (performance.now() - started) / 1000;
       services.metrics.observeRequest(ctx.state.operationId ?? ctx.state.page, ctx.status, seconds);

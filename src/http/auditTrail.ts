@@ -8,8 +8,7 @@
  * line instead: the audit log is kept per business.
  */
 import type { Context as KoaContext } from 'koa';
-import type { Knex } from 'knex';
-import { recordAuditEvent, type AuditEntry, type AuditSubject } from '../audit/index.js';
+import type { AuditEntry, AuditRecorder, AuditSubject } from '../audit/index.js';
 import type { Logger } from '../log.js';
 import type { Principal } from '../kernel/services.js';
 
@@ -65,11 +64,11 @@ export function auditEntryOf(koa: KoaContext, problemCode: string | null): Audit
 }
 
 /**
- * Records the audit entry of the answered request `koa` (see auditEntryOf) in `db`; an
+ * Records the audit entry of the answered request `koa` (see auditEntryOf) through `recorder`; an
  * unowned one, and one the database refused, go to the service log `log` in full instead, so
  * that the answer already decided (a committed transfer) is sent as it is. Never throws.
  */
-export async function recordAuditTrail(db: Knex, log: Logger, koa: KoaContext, problemCode: string | null): Promise<void> {
+export async function recordAuditTrail(recorder: AuditRecorder, log: Logger, koa: KoaContext, problemCode: string | null): Promise<void> {
   const entry = auditEntryOf(koa, problemCode);
   if (entry === null) return;
   const line = { req_id: koa.state.requestId, operation_id: koa.state.operationId, method: koa.method, status: koa.status, problem_code: problemCode, client_id: koa.state.clientId, ip: koa.ip };
@@ -78,7 +77,7 @@ export async function recordAuditTrail(db: Knex, log: Logger, koa: KoaContext, p
     return;
   }
   try {
-    await recordAuditEvent(db, entry);
+    await recorder.record(entry);
   } catch (err) {
     log.error({ ...line, err, audit_entry: entry }, 'audit: the entry could not be recorded');
   }

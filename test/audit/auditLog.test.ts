@@ -97,6 +97,17 @@ describe('the audit log', function () {
     expect(everything.map((e) => e.request_id)).not.to.include(ids.read);
   });
 
+  it('records each of many concurrent changes once, before each answer', async () => {
+    const other = await businessWithClient();
+    const requestIds = Array.from({ length: 30 }, () => randomUUID());
+    const created = await Promise.all(requestIds.map((id) => post('/cl/v1/wallets', { name: `Concurrent ${uniq()}` }, { token: other.token, headers: { 'x-request-id': id } })));
+    expect(created.map((r) => r.status)).to.deep.equal(requestIds.map(() => 201));
+    const events = await allEvents(other.token, '&operation_id=createWallet');
+    expect(events.map((e) => e.request_id).sort()).to.deep.equal([...requestIds].sort());
+    const walletOf = new Map(created.map((r, i) => [requestIds[i], r.body.id]));
+    for (const e of events) expect(e.target_ids).to.deep.equal([walletOf.get(e.request_id)]);
+  });
+
   it('pages newest first through a cursor and filters by time', async () => {
     const everything = await allEvents(business.token);
     const firstPage = await get('/audit-events?limit=100', { token: business.token });
