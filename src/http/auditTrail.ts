@@ -22,6 +22,18 @@ function subjectOf(value: unknown): AuditSubject | null {
   return typeof s.userId === 'string' ? { businessId: s.businessId, userId: s.userId } : { businessId: s.businessId };
 }
 
+/** The most characters of one target id (the documents' `AuditEvent.target_ids` items). */
+const TARGET_CHARS = 200;
+
+/**
+ * A path parameter as a target id: as sent when it is printable ASCII (every id and reference
+ * the documents accept), else percent-encoded; cut at TARGET_CHARS. A refused request is
+ * recorded before its parameters are validated, so they may be anything.
+ */
+function targetOf(value: string): string {
+  return (/^[\x21-\x7E]+$/.test(value) ? value : encodeURIComponent(value)).slice(0, TARGET_CHARS);
+}
+
 /** The id of what a 2xx answer created or names (its body's `id`), if any. */
 function answeredId(koa: KoaContext): string | null {
   if (koa.status >= 300) return null;
@@ -44,7 +56,7 @@ export function auditEntryOf(koa: KoaContext, problemCode: string | null): Audit
   const actorId = userId ?? principal?.clientId;
   if (!businessId || !actorId) return { unowned: true };
   const params = (koa.state.pathParams ?? {}) as Record<string, string>;
-  const targets = Object.values(params);
+  const targets = Object.values(params).filter((v) => v !== '').map(targetOf);
   const created = answeredId(koa);
   if (created && !targets.includes(created)) targets.push(created);
   return {

@@ -34,7 +34,7 @@ describe('the audit log', function () {
   let business: { id: string; clientId: string; token: string };
   let restricted: { id: string; client_id: string };
   let transferId: string;
-  const ids = { transfer: randomUUID(), replay: randomUUID(), failed: randomUUID(), createKey: randomUUID(), revokeKey: randomUUID(), refusedPost: randomUUID(), refusedGet: randomUUID(), read: randomUUID() };
+  const ids = { transfer: randomUUID(), replay: randomUUID(), failed: randomUUID(), createKey: randomUUID(), revokeKey: randomUUID(), refusedPost: randomUUID(), refusedGet: randomUUID(), refusedOdd: randomUUID(), read: randomUUID() };
   const as = (requestId: string) => ({ 'x-request-id': requestId, 'user-agent': USER_AGENT });
 
   before(async () => {
@@ -58,6 +58,8 @@ describe('the audit log', function () {
     const readerToken = await tokenFor(created.body.client_id, created.body.client_secret);
     expectProblem(await post('/api-keys', { name: 'Escalation', role: 'owner' }, { token: readerToken, headers: as(ids.refusedPost) }), 403, 'FORBIDDEN');
     expectProblem(await get('/api-keys', { token: readerToken, headers: as(ids.refusedGet) }), 403, 'FORBIDDEN');
+    // Refused before its path is validated: the target is kept in a form the documents allow.
+    expectProblem(await request('DELETE', `/api-keys/${encodeURIComponent('ü'.repeat(150))}`, { token: readerToken, headers: as(ids.refusedOdd) }), 403, 'FORBIDDEN');
     expect((await get('/cl/v1/wallets', { token: readerToken, headers: as(ids.read) })).status).to.equal(200);
     expect((await request('DELETE', `/api-keys/${restricted.id}`, { token: business.token, headers: as(ids.revokeKey) })).status).to.equal(200);
   });
@@ -89,10 +91,12 @@ describe('the audit log', function () {
     ]);
     const refusals = await allEvents(business.token, `&actor_id=${restricted.client_id}`);
     expect(refusals.map((e) => [e.operation_id, e.method, e.status, e.problem_code, e.request_id])).to.deep.equal([
+      ['revokeApiKey', 'DELETE', 403, 'FORBIDDEN', ids.refusedOdd],
       ['listApiKeys', 'GET', 403, 'FORBIDDEN', ids.refusedGet],
       ['createApiKey', 'POST', 403, 'FORBIDDEN', ids.refusedPost],
     ]);
     expect(refusals.every((e) => e.actor.type === 'api_key')).to.equal(true);
+    expect(refusals[0].target_ids).to.deep.equal([encodeURIComponent('ü'.repeat(150)).slice(0, 200)]);
     const everything = await allEvents(business.token);
     expect(everything.map((e) => e.request_id)).not.to.include(ids.read);
   });
