@@ -7,7 +7,7 @@
  *   → the capabilities that serve the parties, side by side: payouts, cards, webhooks.
  *     None imports another: what two of them share lives below.
  *   → the parties, side by side: businesses and customers. They import no capability.
- *   → the shared layers below them: ledger, providers, events, kernel, jobs, db. They
+ *   → the shared layers below them: ledger, providers, events, audit, kernel, jobs, db. They
  *     import no capability, no http and no handlers; events (the event outbox) imports
  *     neither the ledger nor the providers; the kernel imports neither events, the ledger
  *     nor the providers (it declares an interface where it needs one, and a room above
@@ -18,7 +18,9 @@
  */
 const PARTY_NAMES = ['businesses', 'customers'];
 const CAPABILITY_NAMES = ['payouts', 'cards', 'webhooks', ...PARTY_NAMES];
-const BELOW = '^src/(ledger|providers|events|kernel|jobs|db)/';
+const BELOW = '^src/(ledger|providers|events|audit|kernel|jobs|db)/';
+/** The rooms entered through a face (src/<room>/index.ts): the capabilities, and the audit log below them. */
+const FACED_NAMES = [...CAPABILITY_NAMES, 'audit'];
 /** The top floor beside the HTTP layer: what only the assembly (src/server.ts) imports. */
 const TOP = 'http|handlers|portal|docs';
 
@@ -73,7 +75,7 @@ module.exports = {
       severity: 'error',
       comment: "A capability is entered through its face (src/<capability>/index.ts, src/kernel/capability.ts): from outside its folder nothing imports another of its modules.",
       from: { path: '^src/([^/]+)' },
-      to: { path: `^src/(${CAPABILITY_NAMES.join('|')})/`, pathNot: ['^src/$1/', `^src/(${CAPABILITY_NAMES.join('|')})/index\\.ts$`] },
+      to: { path: `^src/(${FACED_NAMES.join('|')})/`, pathNot: ['^src/$1/', `^src/(${FACED_NAMES.join('|')})/index\\.ts$`] },
     },
     {
       name: 'handlers-not-sql',
@@ -88,6 +90,13 @@ module.exports = {
       comment: 'The event outbox is below the ledger and the providers: the ledger records its events through it.',
       from: { path: '^src/events/' },
       to: { path: '^src/(ledger|providers)/' },
+    },
+    {
+      name: 'audit-low',
+      severity: 'error',
+      comment: 'The audit log is recorded from the HTTP edge for every room: it stands on the kernel, jobs and db alone.',
+      from: { path: '^src/audit/' },
+      to: { path: '^src/', pathNot: '^src/(audit|kernel|jobs|db)/|^src/(config|log|paths)\\.ts$' },
     },
     {
       name: 'kernel-not-events-ledger-or-providers',

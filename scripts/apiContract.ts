@@ -126,7 +126,8 @@ export async function compareDocuments(baseFile: string, revisionFile: string, w
     const where = describePointer(c.path, c.kind === 'modified' ? c.property : undefined, doc);
     const majors = c.verdicts.filter((v) => v.impact === 'major');
     const unexcused = majors.filter((v) => !exceptionFor(c, v.ruleId, exceptions));
-    let kind = KIND_OF_IMPACT[c.impact];
+    // Tags group operations in the reference and the SDKs' docs: a tag added or removed is documentation.
+    let kind = c.path.startsWith('#/tags/') ? 'documentation' : KIND_OF_IMPACT[c.impact];
     let excused: string | undefined;
     if (kind === 'breaking' && unexcused.length === 0) {
       kind = 'additive';

@@ -30,6 +30,7 @@ export const CITUS_SUITE = [
   'test/businesses/wallets.test.ts',
   'test/businesses/labels.test.ts',
   'test/businesses/apiKeys.test.ts',
+  'test/audit/auditLog.test.ts',
   'test/customers/onboarding.test.ts',
   'test/customers/customerInformation.test.ts',
   'test/customers/mobileNumberChange.test.ts',

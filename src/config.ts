@@ -58,6 +58,8 @@
  * secret shared with the connector: it signs the submissions and the connector's callbacks;
  * required with PAYOUT_RAIL_URL). With SANDBOX=false both are required: there the service
  * refuses to start without a rail.
+ * Audit log (src/audit/): AUDIT_RETENTION_DAYS (default 400, from 30: how long an audit
+ * event is kept before the hourly purge deletes it; the table refuses shorter).
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
@@ -162,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payoutProcessingMs: intFrom(env.PAYOUT_PROCESSING_MS, 3000, 'PAYOUT_PROCESSING_MS', 3_600_000, 0),
     payoutRailUrl: env.PAYOUT_RAIL_URL || undefined,
     payoutRailCallbackSecret: env.PAYOUT_RAIL_CALLBACK_SECRET || undefined,
+    auditRetentionDays: intFrom(env.AUDIT_RETENTION_DAYS, 400, 'AUDIT_RETENTION_DAYS', 36_500, 30),
   };
   checkConfig(config);
   return config;

@@ -47,6 +47,7 @@ const CAPABILITIES = (): Promise<{ start(ctx: StartContext): Promise<Started> }>
   import('./cards/index.js'),
   import('./payouts/index.js'),
   import('./webhooks/index.js'),
+  import('./audit/index.js'),
 ];
 
 /** The `application_name` of the background lane's sessions (what `pg_stat_activity` shows for them). */

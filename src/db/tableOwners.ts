@@ -26,6 +26,7 @@ export type Room =
   | 'ledger'
   | 'providers'
   | 'events'
+  | 'audit'
   | 'kernel'
   | 'jobs'
   | 'db';
@@ -44,7 +45,8 @@ export type Room =
  *   customer_by_identifier), and payouts and webhooks read a business's settings;
  * - 4: ledger and providers (they import events, the kernel and db, no capability);
  * - 3: events, the event outbox (it imports the kernel and db, neither the ledger nor the
- *   providers: the ledger records its events through it);
+ *   providers: the ledger records its events through it), and beside it audit, the audit log
+ *   (the HTTP edge records every room's requests in it);
  * - 2: kernel (it imports neither events, the ledger nor the providers, and does import
  *   jobs: the JobQueue type of src/kernel/services.ts);
  * - 1: jobs (pg-boss; it imports db alone);
@@ -61,6 +63,7 @@ export const ROOM_FLOORS: Readonly<Record<Room, number>> = {
   ledger: 4,
   providers: 4,
   events: 3,
+  audit: 3,
   portal: 7,
   docs: 7,
   kernel: 2,
@@ -91,6 +94,9 @@ export const TABLE_OWNERS: Readonly<Record<string, Room>> = {
   // events
   outbox_events: 'events', // the event outbox: written by event_emit (src/events/sql/event_emit.sql) and emitEvent (src/events/outbox.ts)
   outbox_pending: 'events', // written by the event outbox's trigger (src/events/sql/outbox_event_pending.sql), taken by takePendingEvents
+
+  // audit
+  audit_events: 'audit', // written by the HTTP edge through src/audit/audit.ts, deleted only by its retention purge
 
   // providers
   provider_callback_events: 'providers', // replay protection of signed provider callbacks (src/providers/callbackEvents.ts)

@@ -1,5 +1,6 @@
 /**
- * The Koa application: CORS, request ids, API versioning, problem-details errors,
+ * The Koa application: CORS, request ids, API versioning, problem-details errors, the audit
+ * trail of every change and refusal (./auditTrail.ts),
  * body parsing (JSON; forms where an operation declares them), the service's pages for
  * people (./pages.ts: the portal and the API reference, outside the documents), and the two
  * API documents mounted with @koa/router (closed-loop under /cl/v1, core at the root).
@@ -23,6 +24,8 @@ import { bodyBudget } from './bodyBudget.js';
 import { corsMiddleware } from './cors.js';
 import { hasBody } from './exchange.js';
 import { mountApi } from './openapi.js';
+import { recordAuditTrail } from './auditTrail.js';
+import { AuditRecorder } from '../audit/index.js';
 import { servePages, type ServicePage } from './pages.js';
 import type { Services } from '../kernel/services.js';
 import { RateLimiter } from './rateLimit.js';
@@ -93,6 +96,7 @@ export async function createApp(
   const { log } = services;
   const requestLog = requestLogger(log);
   const outages = opts.outages ?? new OutageLog(services.db, log);
+  const auditRecorder = new AuditRecorder(services.db);
   // Every response depends on the version (header, or the business's pinned one), a CORS
   // preflight's included; `vary` appends, so CORS's `Vary: Origin` is kept beside it.
   app.use((ctx, next) => {
@@ -111,6 +115,7 @@ export async function createApp(
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     ctx.set('X-API-Version', DEFAULT_API_VERSION);
+    let problemCode: string | null = null;
     try {
       ctx.state.apiVersion = negotiatedVersion(ctx.headers['x-api-version']);
       // Without the header, an authenticated business's own default replaces it (./openapi.ts).
@@ -119,6 +124,7 @@ export async function createApp(
       await next();
     } catch (err) {
       const appError = errorToResponse(err);
+      problemCode = appError.code;
       if (isTransactionConflict(err)) log.warn({ req_id: requestId, sqlstate: (err as { code: string }).code, attempts: TRANSACTION_ATTEMPTS }, 'transaction conflict persisted: answering 503');
       else if (appError.code === 'SERVICE_UNAVAILABLE' && !(err instanceof AppError)) outages.note(err);
       else if (!(err instanceof AppError)) log.error({ err, req_id: requestId }, 'unexpected error');
@@ -127,6 +133,8 @@ export async function createApp(
       ctx.body = toProblem(appError, ctx.path, requestId);
       for (const [name, value] of Object.entries(appError.headers)) ctx.set(name, value);
     } finally {
+      // Before the response is sent: the audit entry of a change or a refusal is never lost.
+      await recordAuditTrail(auditRecorder, log, ctx, problemCode);
       answered();
       const seconds = (performance.now() - started) / 1000;
       services.metrics.observeRequest(ctx.state.operationId ?? ctx.state.page, ctx.status, seconds);

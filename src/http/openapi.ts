@@ -166,6 +166,9 @@ export function mountApi(args: {
       await authenticateCounted(koa, rateLimiter, true, () => secured.verify(koa));
     }
     koa.state.clientId = principal?.clientId;
+    // Who called and what the request named, for the audit trail (./auditTrail.ts).
+    koa.state.principal = principal;
+    koa.state.pathParams = params;
     // Without `X-API-Version`, a business's request uses the business's default version; a
     // business pinned to a version past its sunset is answered 410 naming the successor, never
     // moved to another version unasked.

@@ -68,4 +68,6 @@ export interface Config {
   payoutRailUrl?: string;
   /** HMAC secret shared with the payout rail (submissions and callbacks). */
   payoutRailCallbackSecret?: string;
+  /** How many days audit events are kept before the purge deletes them (AUDIT_RETENTION_DAYS, src/audit/). */
+  auditRetentionDays: number;
 }

@@ -15,7 +15,10 @@ import type { SealingKeys } from './secrets/sealing.js';
 /** Who is calling, from the bearer token. */
 export interface Principal {
   kind: 'PLATFORM' | 'BUSINESS';
+  /** The API client whose token this is; for a portal user, the id of the user's session. */
   clientId: string;
+  /** The portal user acting through a session (then `permissions` are the user's role's); absent for an API key. */
+  userId?: string;
   /** The business a BUSINESS client acts for; null for PLATFORM clients. */
   businessId: string | null;
   /**

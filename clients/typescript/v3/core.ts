@@ -1671,6 +1671,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description The business's audit log, newest first, with cursor pagination (`limit`, `cursor`): one event per state-changing request (any method but GET, HEAD and OPTIONS) through either API, whatever its outcome, and per permission refusal (403, reads included). Each names who (`actor`: the API key's client id, or the portal user), what (`operation_id`, and `target_ids`: the request's path parameters and the id of what it created), the result (`status`, and `problem_code` when it failed), from where (`ip_address`, `user_agent`) and the request's `X-Request-Id`; a replay of an `Idempotency-Key` is `replayed`. Filtered by `actor_id`, `operation_id`, `target_id` and a time range [`created_from`, `created_to`). Events are written before the response is sent, never changed, and kept `AUDIT_RETENTION_DAYS` (default 400).
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit-events.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export audit events as CSV
+         * @description The audit events of `listAuditEvents` with the same filters, as CSV (RFC 4180, UTF-8,
+         *     header line first), newest first, at most 5000 rows: export older ones with a
+         *     `created_to` at the last row's `created_at`. `target_ids` are separated by spaces; an
+         *     empty field is a null; a field that would start like a spreadsheet formula (`=`, `+`,
+         *     `-`, `@`) is prefixed with `'`. Errors are those of `listAuditEvents`.
+         */
+        get: operations["exportAuditEventsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -2638,6 +2682,69 @@ export interface components {
         ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
             /** @description The secret, shown this once. */
             client_secret: string;
+        };
+        /** @description One entry of the audit log (`listAuditEvents`). */
+        AuditEvent: {
+            id: components["schemas"]["Uuid"];
+            created_at: components["schemas"]["Timestamp"];
+            /** @description Who made the request. */
+            actor: {
+                /**
+                 * @description `api_key`: an API client (`id` is its `client_id`); `user`: a portal user (`id` is the user's id).
+                 * @enum {string}
+                 */
+                type: "api_key" | "user";
+                /** @example bus_4f1c2e9a7b3d5f60a8c1e2d3 */
+                id: string;
+            };
+            /**
+             * @description The `operationId` of the operation called, in either document.
+             * @example createCoreTransfer
+             */
+            operation_id: string;
+            /**
+             * @example POST
+             * @enum {string}
+             */
+            method: "GET" | "HEAD" | "OPTIONS" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /**
+             * @description The request's path parameters, then the `id` of what a successful answer created or named.
+             * @example [
+             *       "4e8a2b61-9c3d-4f5e-8a7b-1c2d3e4f5a60"
+             *     ]
+             */
+            target_ids: string[];
+            /**
+             * Format: int32
+             * @description The response's HTTP status.
+             * @example 201
+             */
+            status: number;
+            /**
+             * @description The problem's `code` when the request failed; null otherwise.
+             * @example null
+             */
+            problem_code: string | null;
+            /** @description True when the answer was the replay of an earlier request with the same `Idempotency-Key`. */
+            replayed: boolean;
+            /**
+             * @description The request's `X-Request-Id`.
+             * @example 2f1e0d9c-8b7a-4654-9321-0fedcba98765
+             */
+            request_id: string;
+            /**
+             * @description The client's address as the service saw it.
+             * @example 203.0.113.7
+             */
+            ip_address: string | null;
+            /**
+             * @description The request's `User-Agent`, cut at 512 characters.
+             * @example acme-backend/2.3
+             */
+            user_agent: string | null;
+        };
+        AuditEventList: components["schemas"]["Page"] & {
+            data: components["schemas"]["AuditEvent"][];
         };
         ApiKeyList: components["schemas"]["Page"] & {
             data: components["schemas"]["ApiKey"][];
@@ -5359,6 +5466,21 @@ export interface components {
          * @example 966501234567
          */
         CustomerMobileNumberFilter: components["schemas"]["MobileNumber"];
+        /**
+         * @description Only events of this actor (an API key's `client_id`, or a portal user's id).
+         * @example bus_4f1c2e9a7b3d5f60a8c1e2d3
+         */
+        AuditActorIdFilter: string;
+        /**
+         * @description Only events of this operation (an `operationId` of either document).
+         * @example createCoreTransfer
+         */
+        AuditOperationIdFilter: string;
+        /**
+         * @description Only events naming this id among their `target_ids`.
+         * @example 4e8a2b61-9c3d-4f5e-8a7b-1c2d3e4f5a60
+         */
+        AuditTargetIdFilter: string;
         /**
          * @description Only events of this code.
          * @example onboarding.complete
@@ -9289,6 +9411,149 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WalletNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only events of this actor (an API key's `client_id`, or a portal user's id).
+                 * @example bus_4f1c2e9a7b3d5f60a8c1e2d3
+                 */
+                actor_id?: components["parameters"]["AuditActorIdFilter"];
+                /**
+                 * @description Only events of this operation (an `operationId` of either document).
+                 * @example createCoreTransfer
+                 */
+                operation_id?: components["parameters"]["AuditOperationIdFilter"];
+                /**
+                 * @description Only events naming this id among their `target_ids`.
+                 * @example 4e8a2b61-9c3d-4f5e-8a7b-1c2d3e4f5a60
+                 */
+                target_id?: components["parameters"]["AuditTargetIdFilter"];
+                /**
+                 * @description Only items created at or after this instant.
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                created_from?: components["parameters"]["CreatedFromParameter"];
+                /**
+                 * @description Only items created before this instant.
+                 * @example 2026-12-01T00:00:00.000Z
+                 */
+                created_to?: components["parameters"]["CreatedToParameter"];
+                /**
+                 * @description Page size, 1 to 100; 20 when absent.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["LimitParameter"];
+                /**
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+                 */
+                cursor?: components["parameters"]["CursorParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v3
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportAuditEventsCsv: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only events of this actor (an API key's `client_id`, or a portal user's id).
+                 * @example bus_4f1c2e9a7b3d5f60a8c1e2d3
+                 */
+                actor_id?: components["parameters"]["AuditActorIdFilter"];
+                /**
+                 * @description Only events of this operation (an `operationId` of either document).
+                 * @example createCoreTransfer
+                 */
+                operation_id?: components["parameters"]["AuditOperationIdFilter"];
+                /**
+                 * @description Only events naming this id among their `target_ids`.
+                 * @example 4e8a2b61-9c3d-4f5e-8a7b-1c2d3e4f5a60
+                 */
+                target_id?: components["parameters"]["AuditTargetIdFilter"];
+                /**
+                 * @description Only items created at or after this instant.
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                created_from?: components["parameters"]["CreatedFromParameter"];
+                /**
+                 * @description Only items created before this instant.
+                 * @example 2026-12-01T00:00:00.000Z
+                 */
+                created_to?: components["parameters"]["CreatedToParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v3
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The audit events as CSV. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example created_at,id,actor_type,actor_id,operation_id,method,target_ids,status,problem_code,replayed,request_id,ip_address,user_agent
+                     *     2026-11-21T10:15:30.456Z,7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f,api_key,bus_4f1c2e9a7b3d5f60a8c1e2d3,createCoreTransfer,POST,4e8a2b61-9c3d-4f5e-8a7b-1c2d3e4f5a60,201,,false,2f1e0d9c-8b7a-4654-9321-0fedcba98765,203.0.113.7,acme-backend/2.3
+                     *     2026-11-21T10:14:02.001Z,1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d,api_key,bus_9d8c7b6a5f4e3d2c1b0a9f8e,createApiKey,POST,,403,FORBIDDEN,false,8a7b6c5d-4e3f-4210-9876-543210fedcba,203.0.113.9,curl/8.5.0
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -2,6 +2,7 @@
 import type { operations } from '../../../generated/types/core.js';
 import type { OperationMap } from '../../http/operation.js';
 import { apiKeyOperations } from './apiKeys.js';
+import { auditOperations } from './audit.js';
 import { authOperations } from '../closedLoop/auth.js';
 import { businessOperations } from '../closedLoop/businesses.js';
 import { bulkPayoutOperations } from './bulkPayouts.js';
@@ -34,6 +35,7 @@ export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> 
   ...bulkPayoutOperations,
   ...coreTransactionOperations,
   ...eventOperations,
+  ...auditOperations,
   ...coreTestHelperOperations,
   ...cardTestHelperOperations,
   ...gatewayOperations,

@@ -174,6 +174,9 @@ describe('schema upgrade: a database migrated by 001–023 moves onto the baseli
     // The job outbox (032_job_outbox) is new and empty: nothing was enqueued.
     expect(Number(after.counts.job_outbox)).to.equal(0);
     delete after.counts.job_outbox;
+    // The audit log (041_audit_log) is new and empty: the upgrade is no request.
+    expect(Number(after.counts.audit_events)).to.equal(0);
+    delete after.counts.audit_events;
     expect(after).to.deep.equal(kept);
     expect((await upgraded('sql_definitions').pluck('name')).sort()).to.deep.equal(sqlDefinitions().map((d) => d.name).sort());
 

@@ -1,0 +1,96 @@
+/**
+ * The audit trail at the HTTP edge: after a documented operation has been answered (or
+ * refused) and before the response is sent, the entry of a state-changing request (any method
+ * but GET, HEAD and OPTIONS), whatever its outcome, and of any 403, is recorded in the audit
+ * log (src/audit/). Who: the portal user (`Principal.userId`) or else the API client; without
+ * a principal, the `koa.state.auditSubject` a public operation's handler set. A request that
+ * names no business (an unknown client's token request, a platform call) is a service log
+ * line instead: the audit log is kept per business.
+ */
+import type { Context as KoaContext } from 'koa';
+import type { AuditEntry, AuditRecorder, AuditSubject } from '../audit/index.js';
+import type { Logger } from '../log.js';
+import type { Principal } from '../kernel/services.js';
+
+/** Methods whose requests change nothing (RFC 9110, section 9.2.1): audited only when refused. */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A well-formed `koa.state.auditSubject`, or null (it is set by handlers: read defensively). */
+function subjectOf(value: unknown): AuditSubject | null {
+  const s = value as Partial<AuditSubject> | null | undefined;
+  if (typeof s?.businessId !== 'string') return null;
+  return typeof s.userId === 'string' ? { businessId: s.businessId, userId: s.userId } : { businessId: s.businessId };
+}
+
+/** The most characters of one target id (the documents' `AuditEvent.target_ids` items). */
+const TARGET_CHARS = 200;
+
+/**
+ * A path parameter as a target id: as sent when it is printable ASCII (every id and reference
+ * the documents accept), else percent-encoded; cut at TARGET_CHARS. A refused request is
+ * recorded before its parameters are validated, so they may be anything.
+ */
+function targetOf(value: string): string {
+  return (/^[\x21-\x7E]+$/.test(value) ? value : encodeURIComponent(value)).slice(0, TARGET_CHARS);
+}
+
+/** The id of what a 2xx answer created or names (its body's `id`), if any. */
+function answeredId(koa: KoaContext): string | null {
+  if (koa.status >= 300) return null;
+  const body = koa.body as { id?: unknown } | null | undefined;
+  return body !== null && typeof body === 'object' && typeof body.id === 'string' ? body.id : null;
+}
+
+/**
+ * The audit entry of the request `koa` once answered (`problemCode`: the code of its problem
+ * response, if it was one), null when it is not audited (no operation, a read answered), or
+ * `{ unowned }` when it should be but names no business.
+ */
+export function auditEntryOf(koa: KoaContext, problemCode: string | null): AuditEntry | { unowned: true } | null {
+  const operationId = koa.state.operationId as string | undefined;
+  if (!operationId || (READ_METHODS.has(koa.method) && koa.status !== 403)) return null;
+  const principal = koa.state.principal as Principal | null | undefined;
+  const subject = principal ? null : subjectOf(koa.state.auditSubject);
+  const businessId = principal?.businessId ?? subject?.businessId;
+  const userId = principal ? principal.userId : subject?.userId;
+  const actorId = userId ?? principal?.clientId;
+  if (!businessId || !actorId) return { unowned: true };
+  const params = (koa.state.pathParams ?? {}) as Record<string, string>;
+  const targets = Object.values(params).filter((v) => v !== '').map(targetOf);
+  const created = answeredId(koa);
+  if (created && !targets.includes(created)) targets.push(created);
+  return {
+    businessId,
+    actorType: userId ? 'user' : 'api_key',
+    actorId,
+    operationId,
+    method: koa.method,
+    targetIds: targets,
+    status: koa.status,
+    problemCode,
+    replayed: koa.response.get('Idempotent-Replayed') === 'true',
+    requestId: String(koa.state.requestId),
+    ipAddress: koa.ip || null,
+    userAgent: koa.get('user-agent') || null,
+  };
+}
+
+/**
+ * Records the audit entry of the answered request `koa` (see auditEntryOf) through `recorder`; an
+ * unowned one, and one the database refused, go to the service log `log` in full instead, so
+ * that the answer already decided (a committed transfer) is sent as it is. Never throws.
+ */
+export async function recordAuditTrail(recorder: AuditRecorder, log: Logger, koa: KoaContext, problemCode: string | null): Promise<void> {
+  const entry = auditEntryOf(koa, problemCode);
+  if (entry === null) return;
+  const line = { req_id: koa.state.requestId, operation_id: koa.state.operationId, method: koa.method, status: koa.status, problem_code: problemCode, client_id: koa.state.clientId, ip: koa.ip };
+  if ('unowned' in entry) {
+    log.info(line, 'audit: no business named, not in the audit log');
+    return;
+  }
+  try {
+    await recorder.record(entry);
+  } catch (err) {
+    log.error({ ...line, err, audit_entry: entry }, 'audit: the entry could not be recorded');
+  }
+}
