@@ -92,6 +92,7 @@ export const portalUserOperations = {
   },
   createPortalSession: {
     access: 'public',
+    countsAddress: true,
     countsSignIns: true,
     handle: async (ctx) => {
       const { config } = ctx.services;
