@@ -236,14 +236,11 @@ export async function removeUser(db: Knex, businessId: string, id: string, held:
  * INVITATION_NOT_FOUND for a malformed, unknown, used or expired token. `found` learns the
  * account as soon as it is known (the audit's subject).
  */
-async function invitedUser(trx: Knex, token: string, found: (subject: { businessId: string; userId: string }) => void): Promise<PortalUserRow> {
+async function invitedUser(trx: Knex, token: string, found: (subject: { businessId: string; userId: string }) => void, forUpdate = true): Promise<PortalUserRow> {
   const businessId = tokenBusiness(token);
-  const row = businessId
-    ? ((await trx('portal_users')
-        .where({ business_id: businessId, invitation_token_hash: tokenHash(token), status: 'INVITED' })
-        .forUpdate()
-        .first()) as PortalUserRow | undefined)
-    : undefined;
+  const query = trx('portal_users').where({ business_id: businessId, invitation_token_hash: tokenHash(token), status: 'INVITED' });
+  if (forUpdate) query.forUpdate();
+  const row = businessId ? ((await query.first()) as PortalUserRow | undefined) : undefined;
   if (row) found({ businessId: row.business_id, userId: row.id });
   if (!row || !row.invitation_expires_at || row.invitation_expires_at <= new Date()) {
     throw new AppError('INVITATION_NOT_FOUND', 'No pending invitation with this token: it is unknown, used or expired. Ask for a new invitation.');
@@ -263,7 +260,9 @@ export async function acceptInvitation(
   req: Schemas['PortalUserInvitationAcceptRequest'],
   found: (subject: { businessId: string; userId: string }) => void,
 ): Promise<Schemas['PortalUserTotpEnrolment']> {
-  // Hashed before the transaction: its time holds no lock.
+  // The token is checked before the password is hashed (a wrong one costs no hash), and the
+  // hash is made before the transaction (its time holds no lock).
+  await invitedUser(db, req.token, found, false);
   const passwordHash = await argon2.hash(req.password, ARGON2_OPTIONS);
   return db.transaction(async (trx) => {
     const row = await invitedUser(trx, req.token, found);
