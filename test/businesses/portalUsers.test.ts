@@ -131,7 +131,7 @@ describe('portal users', function () {
     expect((await withSession(two, 'DELETE', '/portal-sessions')).body).to.deep.equal({ ended_sessions: 2 });
     for (const s of [two, three]) expectProblem(await withSession(s, 'GET', '/cl/v1/wallets'), 401, 'UNAUTHORIZED');
     // A bearer token has no session to end.
-    expectProblem(await request('DELETE', '/portal-sessions/current', as()), 403, 'FORBIDDEN');
+    expectProblem(await request('DELETE', '/portal-sessions/current', as()), 401, 'UNAUTHORIZED');
   });
 
   it('ends a session idle past its timeout', async () => {

@@ -1532,7 +1532,7 @@ export interface paths {
         post: operations["createPortalSession"];
         /**
          * Sign out everywhere
-         * @description Ends every session of the signed-in user, this one included, and clears the cookie. Called with the session cookie (and `X-CSRF-Token`); a bearer token has no session (403).
+         * @description Ends every session of the signed-in user, this one included, and clears the cookie. Called with the session cookie (and `X-CSRF-Token`): a bearer token has no session (401).
          */
         delete: operations["endPortalSessions"];
         options?: never;
@@ -1549,14 +1549,14 @@ export interface paths {
         };
         /**
          * Get session
-         * @description The signed-in user's session, with its user and its `csrf_token` again (a portal page after a reload). Called with the session cookie; a bearer token has no session (403).
+         * @description The signed-in user's session, with its user and its `csrf_token` again (a portal page after a reload). Called with the session cookie: a bearer token has no session (401).
          */
         get: operations["getPortalSession"];
         put?: never;
         post?: never;
         /**
          * Sign out
-         * @description Ends this session and clears the cookie. Called with the session cookie (and `X-CSRF-Token`); a bearer token has no session (403).
+         * @description Ends this session and clears the cookie. Called with the session cookie (and `X-CSRF-Token`): a bearer token has no session (401).
          */
         delete: operations["endPortalSession"];
         options?: never;

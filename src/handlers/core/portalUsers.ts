@@ -48,10 +48,14 @@ const subjectOf =
     koa.state.auditSubject = subject;
   };
 
-/** The session cookie a portal user's request came with; 403 FORBIDDEN for a bearer token (which has no session). */
+/** The session cookie a portal user's request came with; 401 UNAUTHORIZED for a bearer token, which has no session. */
 function sessionOf(ctx: { principal: Principal | null; koa: KoaContext }): string {
   const cookie = ctx.koa.cookies.get(SESSION_COOKIE);
-  if (!ctx.principal?.userId || !cookie) throw new AppError('FORBIDDEN', 'This operation is a portal session\'s own: call it with the session cookie, not a bearer token.');
+  if (!ctx.principal?.userId || !cookie) {
+    throw new AppError('UNAUTHORIZED', "This operation is a portal session's own: send the session cookie (a bearer token has no session).", {
+      headers: { 'WWW-Authenticate': 'Bearer realm="wallet-service"' },
+    });
+  }
   return cookie;
 }
 
