@@ -21,9 +21,10 @@
  * the right credentials are answered the same 401. Sign-ins are also counted per address
  * by the HTTP layer before the handler runs (SIGN_IN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE,
  * src/http/rateLimit.ts), so that a flood from one address costs no password hash past the
- * limit; and the password checks of one address run one at a time on an instance
- * (oneAtATime), so that those it lets through hold one of libuv's hashing threads, never all
- * four, and a sign-in from elsewhere does not queue behind them.
+ * limit; and the password checks of one address run one at a time on an instance, at least
+ * CHECK_SPACING_MS apart (oneAtATime), so that those it lets through hold one of libuv's
+ * hashing threads, never all four, for a fraction of the time, and a sign-in from elsewhere
+ * does not queue behind them.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
@@ -58,13 +59,16 @@ export function sessionCookie(value: string, maxAgeSeconds: number): string {
   return `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; Secure; SameSite=Strict`;
 }
 
-/** Each address's last password check on this instance (the tail of its queue). */
+/** The least time between two password checks of one address on an instance (ms): a flood's checks take a fraction of a core. */
+const CHECK_SPACING_MS = 250;
+
+/** Each address's last password check on this instance (the tail of its queue, spacing included). */
 const checking = new Map<string, Promise<unknown>>();
 
-/** Runs `work` once the previous password check of `address` on this instance has ended. */
+/** Runs `work` once the previous password check of `address` on this instance has ended and CHECK_SPACING_MS passed. */
 function oneAtATime<T>(address: string, work: () => Promise<T>): Promise<T> {
   const run = (checking.get(address) ?? Promise.resolve()).then(work);
-  const tail = run.catch(() => undefined);
+  const tail = run.catch(() => undefined).then(() => new Promise((resolve) => setTimeout(resolve, CHECK_SPACING_MS).unref()));
   checking.set(address, tail);
   void tail.then(() => {
     if (checking.get(address) === tail) checking.delete(address);
