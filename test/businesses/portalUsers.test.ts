@@ -58,6 +58,22 @@ describe('portal users', function () {
     expectProblem(await post('/portal-user-invitations/accept', { token: `${business.id}.${'A'.repeat(43)}`, password: PASSWORD }), 404, 'INVITATION_NOT_FOUND');
     expectProblem(await post('/portal-user-invitations/accept', { token, password: 'short' }), 400, 'VALIDATION_ERROR');
     expectProblem(await post('/portal-users', { email: email.toUpperCase(), name: 'Again', role: 'viewer' }, as()), 409, 'PORTAL_USER_EMAIL_TAKEN');
+    expectProblem(await post('/portal-user-invitations/confirm-totp', { token: `${business.id}.${'B'.repeat(43)}`, code: '123456' }), 404, 'INVITATION_NOT_FOUND');
+  });
+
+  it('answers a retried invitation with the same user, and another body under its key 422', async () => {
+    const idempotencyKey = uniq();
+    const body = { email: `retried-${uniq()}@example.com`, name: 'Retried', role: 'viewer' };
+    const first = await post('/portal-users', body, { ...as(), idempotencyKey });
+    const again = await post('/portal-users', body, { ...as(), idempotencyKey });
+    expect(first.status).to.equal(201);
+    expect(again.headers.get('idempotent-replayed')).to.equal('true');
+    expect(again.body).to.deep.equal(first.body);
+    expect(first.headers.get('location')).to.equal(`/portal-users/${first.body.id}`);
+    expectProblem(await post('/portal-users', { ...body, name: 'Other' }, { ...as(), idempotencyKey }), 422, 'IDEMPOTENCY_KEY_REUSED');
+    // A removed user can be neither changed nor found under another business's key.
+    expect((await request('DELETE', `/portal-users/${first.body.id}`, as())).body).to.include({ status: 'REMOVED' });
+    expectProblem(await request('PATCH', `/portal-users/${first.body.id}`, { ...as(), body: { name: 'Changed' } }), 404, 'PORTAL_USER_NOT_FOUND');
   });
 
   it('gives a viewer its role: it reads, and a money move is 403 naming money:move', async () => {
