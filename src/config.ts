@@ -29,10 +29,15 @@
  * (src/webhooks/secrets.ts), NATIONAL_ID_* the national ids (src/customers/identityData.ts;
  * NATIONAL_ID_INDEX_KEY keys their lookup hash, never rotated; IDENTITY_DATA_KEY is the old
  * name of both), IDEMPOTENCY_REPLAY_* the kept answers that hold a secret shown once
- * (src/kernel/idempotency/idempotency.ts). CARD_FINGERPRINT_KEY keys the PAN fingerprints
+ * (src/kernel/idempotency/idempotency.ts), TOTP_SECRET_* the portal users' TOTP secrets
+ * (src/businesses/users.ts). CARD_FINGERPRINT_KEY keys the PAN fingerprints
  * (never rotate it). In the sandbox an unset key is generated once and kept in the
  * database; with SANDBOX=false CARD_DATA_KEY, CARD_FINGERPRINT_KEY, WEBHOOK_SECRET_KEY and
  * IDEMPOTENCY_REPLAY_KEY are required.
+ * Portal users (src/businesses/sessions.ts): PORTAL_SESSION_IDLE_MINUTES (default 30) and
+ * PORTAL_SESSION_LIFETIME_MINUTES (default 720, 12 hours) end a session; and
+ * SIGN_IN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE (default 20) refuses sign-ins from one address
+ * before any password is checked (src/http/rateLimit.ts).
  * Webhook delivery (src/webhooks/): WEBHOOK_TIMEOUT_MS (default 15000, the time-out of
  * one attempt), WEBHOOK_RETRY_SCALE (default 1: multiplies every delay of the retry
  * schedule in src/webhooks/schedule.ts, e.g. 0.001 turns 5 minutes into 300 ms; tests
@@ -153,6 +158,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotencyReplayKey: env.IDEMPOTENCY_REPLAY_KEY || undefined,
     idempotencyReplayKeyVersion: intFrom(env.IDEMPOTENCY_REPLAY_KEY_VERSION, 1, 'IDEMPOTENCY_REPLAY_KEY_VERSION', 1_000_000, 1),
     idempotencyReplayPreviousKeys: keysFrom(env.IDEMPOTENCY_REPLAY_PREVIOUS_KEYS, 'IDEMPOTENCY_REPLAY_PREVIOUS_KEYS'),
+    totpSecretKey: env.TOTP_SECRET_KEY || undefined,
+    totpSecretKeyVersion: intFrom(env.TOTP_SECRET_KEY_VERSION, 1, 'TOTP_SECRET_KEY_VERSION', 1_000_000, 1),
+    totpSecretPreviousKeys: keysFrom(env.TOTP_SECRET_PREVIOUS_KEYS, 'TOTP_SECRET_PREVIOUS_KEYS'),
+    portalSessionIdleMinutes: intFrom(env.PORTAL_SESSION_IDLE_MINUTES, 30, 'PORTAL_SESSION_IDLE_MINUTES', 1440, 1),
+    portalSessionLifetimeMinutes: intFrom(env.PORTAL_SESSION_LIFETIME_MINUTES, 720, 'PORTAL_SESSION_LIFETIME_MINUTES', 10_080, 1),
+    signInRateLimitPerAddressPerMinute: intFrom(env.SIGN_IN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE, 20, 'SIGN_IN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE'),
     webhookTimeoutMs: intFrom(env.WEBHOOK_TIMEOUT_MS, 15_000, 'WEBHOOK_TIMEOUT_MS', 60_000, 100),
     webhookRetryScale: scaleFrom(env.WEBHOOK_RETRY_SCALE),
     webhookConcurrency: intFrom(env.WEBHOOK_CONCURRENCY, 4, 'WEBHOOK_CONCURRENCY', 64, 1),

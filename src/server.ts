@@ -103,7 +103,7 @@ export async function startService(
     { coreOperations },
     { createMetrics },
     { outboxBacklog },
-    { businessApiVersion, clientPermissions },
+    { businessApiVersion, clientPermissions, sessionPrincipal },
     capabilities,
     { otpKeys },
     { replayKeys },
@@ -160,7 +160,7 @@ export async function startService(
   for (const capability of capabilities) started.push(await capability.start({ db, jobs, config, log, outages }));
   const keys = instanceKeys({ otp: await otpKeys(db, config), replays: await replayKeys(db, config) }, started);
   const services = { db, config, jwtKey: await jwtKey(db, config.jwtSecret), keys, log, metrics: createMetrics(db, outboxBacklog(db), backgroundPool), jobs };
-  const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { pages: [portalPage(config), docsPage], apiDir, outages, pinnedVersion: (businessId) => businessApiVersion(db, businessId), clientPermissions: (clientId) => clientPermissions(db, clientId), versionDeprecations: opts.versionDeprecations });
+  const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { pages: [portalPage(config), docsPage], apiDir, outages, pinnedVersion: (businessId) => businessApiVersion(db, businessId), clientPermissions: (clientId) => clientPermissions(db, clientId), sessionPrincipal: (cookie) => sessionPrincipal(db, config, cookie), versionDeprecations: opts.versionDeprecations });
   const host = opts.host ?? config.host;
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, host, () => resolve(s));

@@ -120,17 +120,37 @@ function deprecationLine(c: VersionedChange, label: string): string {
   return `- ${label}: ${parts.join('; ')}${only}.`;
 }
 
+/** A change of a document's own top level (its default `security`, its `tags`), which no operation names, in words. */
+function documentLine(c: VersionedChange): string {
+  const top = c.where.split('/')[1] ?? c.where;
+  const only = c.versions.length === SUPPORTED_API_VERSIONS.length ? '' : ` (${c.versions.join(', ')} only)`;
+  const breaking = c.kind === 'breaking' ? '**breaking**: ' : '';
+  const words =
+    top === 'security' && c.event === 'added'
+      ? 'a new alternative in the default security, which every operation without its own security accepts'
+      : top === 'tags' && c.event === 'added'
+        ? 'a new tag'
+        : lower(sentence(c.what));
+  return `- The ${c.document} document's \`${top}\`: ${breaking}${words}${only}.`;
+}
+
 /**
  * The body of a changelog section for `changes`: `### Changes` (one line per operation,
- * its changes in words, breaking ones marked), `### Deprecations`, `### Documentation`
- * (one line). Documentation changes name their operations, and count the components.
+ * its changes in words, breaking ones marked), `### Documents` (changes of a document's own
+ * top level, such as its default security), `### Deprecations`, `### Documentation` (one
+ * line). Documentation changes name their operations, and count the components.
  */
 export function changelogSection(changes: VersionedChange[]): string {
   const deprecations = changes.filter((c) => c.deprecation);
   const docs = changes.filter((c) => c.kind === 'documentation' && !c.deprecation);
   const perOperation = new Map<string, string[]>();
+  const ofDocuments = new Set<string>();
   for (const c of changes) {
     if (c.deprecation || c.kind === 'documentation') continue;
+    if (!c.operation && !c.component && /^\/(security|tags|servers|info)(\/|$)/.test(c.where)) {
+      ofDocuments.add(documentLine(c));
+      continue;
+    }
     const label = operationLabel(c);
     const list = perOperation.get(label) ?? [];
     const words = inWords(c);
@@ -142,6 +162,7 @@ export function changelogSection(changes: VersionedChange[]): string {
     const lines = [...perOperation].sort(([a], [b]) => byKey(a, b)).map(([label, words]) => `- ${label}: ${mergeNames(words.sort(byKey)).join('; ')}.`);
     sections.push(`### Changes\n\n${lines.join('\n')}`);
   }
+  if (ofDocuments.size) sections.push(`### Documents\n\n${[...ofDocuments].sort(byKey).join('\n')}`);
   if (deprecations.length) sections.push(`### Deprecations\n\n${deprecationLines(deprecations).sort(byKey).join('\n')}`);
   if (docs.length) {
     const ops = [...new Set(docs.filter((c) => c.operation).map(operationLabel))].sort(byKey);

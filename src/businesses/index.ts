@@ -1,14 +1,17 @@
 /**
- * The businesses' face (src/kernel/capability.ts). Its start makes the sandbox's demo data
- * (src/businesses/sandboxDemo.ts) when the instance runs as the sandbox (SANDBOX=true).
+ * The businesses' face (src/kernel/capability.ts), which is also the door to a business's
+ * people (portal users and their sessions). Its start makes the sandbox's demo data
+ * (src/businesses/sandboxDemo.ts) when the instance runs as the sandbox (SANDBOX=true), and
+ * derives the TOTP secrets' sealing keys.
  */
 import { NOTHING_TO_STOP, type StartContext, type Started } from '../kernel/capability.js';
 import { createSandboxDemo } from './sandboxDemo.js';
+import { totpSecretKeys } from './users.js';
 
-/** Makes the sandbox's demo data if missing (SANDBOX=true); starts no worker. */
+/** Makes the sandbox's demo data if missing (SANDBOX=true) and derives the TOTP secrets' keys; starts no worker. */
 export async function start({ db, config }: StartContext): Promise<Started> {
   if (config.sandbox) await createSandboxDemo(db);
-  return { stop: NOTHING_TO_STOP };
+  return { stop: NOTHING_TO_STOP, keys: { totpSecrets: await totpSecretKeys(db, config) } };
 }
 
 // What the handlers and the capabilities above call (the face is the only door: .dependency-cruiser.cjs).
@@ -16,5 +19,7 @@ export { businessApiVersion, businessSettings, createBusiness, getBusiness, getB
 export { authenticateClient, clientPermissions } from './clients.js';
 export { createApiKey, getApiKey, listApiKeys, revokeApiKey, rollApiKeySecret, updateApiKey } from './apiKeys.js';
 export { createLabel, listLabels } from './labels.js';
+export { acceptInvitation, confirmTotp, getUser, inviteUser, listSandboxUserInvitations, listUsers, removeUser, updateUser } from './users.js';
+export { csrfTokenOf, currentSession, endSessions, sessionCookie, sessionPrincipal, signIn } from './sessions.js';
 export { SANDBOX_BUSINESS, SANDBOX_PLATFORM } from './sandboxDemo.js';
 export { assignWalletLabel, createWallet, getWallet, getWalletBalance, listWallets, lookupWallet, removeWalletLabel, updateWallet } from './wallets.js';

@@ -24,6 +24,7 @@ import * as eventDataVersions from './migrations/038_event_data_versions.js';
 import * as nationalIdKeyVersions from './migrations/039_national_id_key_versions.js';
 import * as apiKeys from './migrations/040_api_keys.js';
 import * as auditLog from './migrations/041_audit_log.js';
+import * as portalUsers from './migrations/042_portal_users.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '039_national_id_key_versions': nationalIdKeyVersions,
   '040_api_keys': apiKeys,
   '041_audit_log': auditLog,
+  '042_portal_users': portalUsers,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

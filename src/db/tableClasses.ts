@@ -27,6 +27,7 @@ export const DIRECTORY_TABLES: Record<string, string> = {
   account_numbers: 'an account number names one account across businesses',
   card_tokens: 'a card token names one card across businesses',
   card_pans: 'a PAN (fingerprint, generation) is drawn once across businesses',
+  portal_user_emails: 'an email names one portal user across businesses: sign-in starts from the email alone',
 };
 
 /** The column each directory is distributed by. */
@@ -34,6 +35,7 @@ export const DIRECTORY_KEYS: Record<keyof typeof DIRECTORY_TABLES, string> = {
   account_numbers: 'account_number',
   card_tokens: 'token',
   card_pans: 'pan_fingerprint',
+  portal_user_emails: 'email',
 };
 
 /** The tenant table whose colocation group every tenant table and delegated function joins. */

@@ -113,6 +113,12 @@ export const TABLE_OWNERS: Readonly<Record<string, Room>> = {
   businesses: 'businesses',
   api_clients: 'businesses', // a business's API clients (src/businesses/clients.ts)
   labels: 'businesses', // the labels a business gives its wallets (src/businesses/labels.ts, src/businesses/wallets.ts)
+  // A business's people are a part of the business: its portal users and their sessions
+  // (src/businesses/users.ts, src/businesses/sessions.ts) stay in its room, behind its face.
+  portal_users: 'businesses',
+  portal_user_emails: 'businesses', // the users' email directory, written with each invitation
+  portal_sessions: 'businesses',
+  sandbox_user_invitations: 'businesses', // the sandbox's invitation messages, read by a test helper
 
   // customers
   customers: 'customers',

@@ -4,6 +4,7 @@
  * document's `x-permission`, src/kernel/permissions.ts). Used by the operation mount
  * (./openapi.ts) before a request's body is looked at.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context as KoaContext } from 'koa';
 import { AppError } from '../kernel/errors.js';
 import { isPermission, PERMISSIONS, type Permission } from '../kernel/permissions.js';
@@ -20,7 +21,7 @@ import type { RateLimiter } from './rateLimit.js';
  * RATE_LIMITED), and sets the RateLimit headers.
  */
 export async function admit(
-  spec: { access: Access; countsAddress?: true },
+  spec: { access: Access; countsAddress?: true; countsSignIns?: true },
   operation: ApiOperation,
   principal: Principal | null,
   koa: KoaContext,
@@ -34,10 +35,30 @@ export async function admit(
   }
   const needed = operation.permission;
   if (principal?.kind === 'BUSINESS' && isPermission(needed) && !principal.permissions?.includes(needed)) {
-    throw new AppError('FORBIDDEN', `This operation needs the permission ${needed}, which this API key does not have.`);
+    throw new AppError('FORBIDDEN', `This operation needs the permission ${needed}, which ${principal.userId ? "this user's role" : 'this API key'} does not have.`);
   }
   if (principal) koa.set(await rateLimiter.client(principal.clientId));
   else if (spec.countsAddress) koa.set(await rateLimiter.address(koa.ip));
+  // A sign-in is counted per address before its password is checked: past the limit it costs no hash.
+  if (spec.countsSignIns) koa.set(await rateLimiter.signIn(koa.ip));
+}
+
+/** Methods whose requests change nothing (RFC 9110, section 9.2.1): they may be run again, and need no CSRF token. */
+export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Throws 403 FORBIDDEN when a state-changing request authenticated by a session cookie does
+ * not send its session's CSRF token in `X-CSRF-Token` (compared by SHA-256, in constant
+ * time, with `csrfTokenHash`): a page of another site can make the browser send the cookie,
+ * never read the token (OWASP CSRF prevention, synchronizer token pattern).
+ */
+export function checkCsrf(koa: KoaContext, csrfTokenHash: string): void {
+  if (SAFE_METHODS.has(koa.method)) return;
+  const given = Buffer.from(createHash('sha256').update(koa.get('x-csrf-token'), 'utf8').digest('hex'));
+  const expected = Buffer.from(csrfTokenHash);
+  if (!koa.get('x-csrf-token') || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw new AppError('FORBIDDEN', 'A request with the session cookie that changes something must send the session\'s CSRF token in X-CSRF-Token.');
+  }
 }
 
 /**

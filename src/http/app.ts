@@ -27,7 +27,7 @@ import { mountApi } from './openapi.js';
 import { recordAuditTrail } from './auditTrail.js';
 import { AuditRecorder } from '../audit/index.js';
 import { servePages, type ServicePage } from './pages.js';
-import type { Services } from '../kernel/services.js';
+import type { Services, SessionCredential } from '../kernel/services.js';
 import { RateLimiter } from './rateLimit.js';
 import { DEFAULT_API_VERSION, isApiVersion, SUPPORTED_API_VERSIONS, type ApiVersion } from './versions.js';
 import type { Deprecation } from './deprecation.js';
@@ -86,12 +86,13 @@ const JSON_LIMIT_BYTES = 1024 * 1024;
 export async function createApp(
   services: Services,
   handlers: ApiHandlers,
-  opts: { pages?: readonly ServicePage[]; apiDir?: string; outages?: OutageLog; pinnedVersion?: (businessId: string) => Promise<ApiVersion>; clientPermissions?: (clientId: string) => Promise<readonly Permission[] | null>; versionDeprecations?: Partial<Record<ApiVersion, Deprecation>> } = {},
+  opts: { pages?: readonly ServicePage[]; apiDir?: string; outages?: OutageLog; pinnedVersion?: (businessId: string) => Promise<ApiVersion>; clientPermissions?: (clientId: string) => Promise<readonly Permission[] | null>; sessionPrincipal?: (cookie: string) => Promise<SessionCredential>; versionDeprecations?: Partial<Record<ApiVersion, Deprecation>> } = {},
 ): Promise<Koa> {
   const app = new Koa({ proxy: false });
   const rateLimiter = new RateLimiter(services.db, {
     perClient: services.config.rateLimitPerMinute,
     perAddress: services.config.rateLimitPerAddressPerMinute,
+    perSignInAddress: services.config.signInRateLimitPerAddressPerMinute,
   });
   const { log } = services;
   const requestLog = requestLogger(log);
@@ -190,6 +191,7 @@ export async function createApp(
     failoverWaitMs: services.config.dbFailoverWaitMs,
     pinnedVersion: opts.pinnedVersion,
     clientPermissions: opts.clientPermissions,
+    sessionPrincipal: opts.sessionPrincipal,
     versionDeprecations: opts.versionDeprecations,
   });
   const core = mountApi({
@@ -202,6 +204,7 @@ export async function createApp(
     failoverWaitMs: services.config.dbFailoverWaitMs,
     pinnedVersion: opts.pinnedVersion,
     clientPermissions: opts.clientPermissions,
+    sessionPrincipal: opts.sessionPrincipal,
     versionDeprecations: opts.versionDeprecations,
   });
 

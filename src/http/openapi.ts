@@ -12,12 +12,12 @@ import { AppError } from '../kernel/errors.js';
 import { rejectUndeclaredMediaType, send } from './exchange.js';
 import { withFailoverRetries } from '../db/failover.js';
 import { isPermission, PERMISSION_MARKERS, type Permission } from '../kernel/permissions.js';
-import { admit, authenticateCounted, withPermissions } from './admission.js';
+import { admit, authenticateCounted, checkCsrf, SAFE_METHODS, withPermissions } from './admission.js';
 import type { TokenVerifier } from './auth.js';
 import type { ApiOperation, CompiledApi } from './apiTypes.js';
 import { keyedTransaction, requestHash, withIdempotency, type KeyClaim, type StoredResponse } from '../kernel/idempotency/idempotency.js';
 import type { Access, OperationContext, OperationSpec } from './operation.js';
-import type { Principal, Services } from '../kernel/services.js';
+import { SESSION_COOKIE, type Principal, type Services, type SessionCredential } from '../kernel/services.js';
 import type { RateLimiter } from './rateLimit.js';
 import { RoutingTable } from './routing.js';
 import { SIGNATURE_SCHEMES, signatureVerifier } from './signatures.js';
@@ -31,14 +31,19 @@ export interface MountedApi {
   handle(koa: KoaContext): Promise<void>;
 }
 
-/** How an operation's caller is identified, from its document security. */
-type Security = { kind: 'public' } | { kind: 'bearer' } | { kind: 'signature'; verify: (koa: KoaContext) => Promise<unknown> };
+/** How an operation's caller is identified, from its document security (`cookie`: a portal session's cookie is an alternative to the token). */
+type Security = { kind: 'public' } | { kind: 'bearer'; cookie: boolean } | { kind: 'signature'; verify: (koa: KoaContext) => Promise<unknown> };
+
+/** The security schemes that carry the bearer token, and the portal session's cookie. */
+const TOKEN_SCHEMES = ['bearerAuth', 'oauth2ClientCredentials'];
+const SESSION_SCHEME = 'sessionCookie';
 
 /**
  * The security of `op`, checked against its spec's access at start-up: `[]` is
  * public; requirements naming only signature schemes (./signatures.ts) are a
  * provider's signature; anything else is the bearer token (`bearerAuth` or
- * `oauth2ClientCredentials`: both carry the same token). Throws on a mismatch.
+ * `oauth2ClientCredentials`: both carry the same token), or with `sessionCookie` also a
+ * portal user's session cookie. Throws on a mismatch.
  */
 function securityOf(op: ApiOperation, spec: { access: Access }, services: Services): Security {
   const requirements = JSON.parse(op.security) as Record<string, unknown>[];
@@ -52,11 +57,11 @@ function securityOf(op: ApiOperation, spec: { access: Access }, services: Servic
   if (marker ? op.permission !== marker : !isPermission(op.permission)) {
     throw new Error(`operation ${op.operationId}: x-permission "${op.permission}" disagrees with access "${spec.access}" (${PERMISSION_MARKERS.join(', ')} or a permission)`);
   }
-  if (!isPublic && !signed && !schemes.every((s) => s === 'bearerAuth' || s === 'oauth2ClientCredentials')) {
+  if (!isPublic && !signed && !schemes.every((s) => TOKEN_SCHEMES.includes(s) || s === SESSION_SCHEME)) {
     throw new Error(`operation ${op.operationId}: unsupported security ${op.security}`);
   }
   if (isPublic) return { kind: 'public' };
-  if (!signed) return { kind: 'bearer' };
+  if (!signed) return { kind: 'bearer', cookie: schemes.includes(SESSION_SCHEME) };
   const verifiers = schemes.map((scheme) => signatureVerifier(scheme, services));
   return {
     kind: 'signature',
@@ -75,14 +80,12 @@ function securityOf(op: ApiOperation, spec: { access: Access }, services: Servic
   };
 }
 
-/** Methods whose requests change nothing (RFC 9110, section 9.2.1), so may be run again. */
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
 /**
  * Mounts the document `api` (operations and request validators, see
  * compiledApi.ts) at `apiRoot` with one OperationSpec per operationId.
  * Requests are routed by a table built once (routing.ts). Per request: route
- * (404, 405 with `Allow`), bearer token or signature (401, or 429 past the
+ * (404, 405 with `Allow`), bearer token, session cookie (with its CSRF token on a
+ * state-changing request: else 403) or signature (401, or 429 past the
  * address's limit), access (403), rate limit (429), media type and validation (400), then idempotency and the
  * handler. A deprecated operation, a request sending a deprecated parameter or one of a
  * deprecated API version is answered with the deprecation headers (./deprecation.ts); past
@@ -116,6 +119,12 @@ export function mountApi(args: {
    * lookup's own bound, not the token's lifetime (none: every client may do all).
    */
   clientPermissions?: (clientId: string) => Promise<readonly Permission[] | null>;
+  /**
+   * The principal of a portal session cookie's value (401 when it has ended), for operations
+   * whose security names `sessionCookie` called without an `Authorization` header (none:
+   * cookies are not looked at).
+   */
+  sessionPrincipal?: (cookie: string) => Promise<SessionCredential>;
 }): MountedApi {
   const { api, services, rateLimiter, tokens } = args;
   const versioning = args.versioning ?? API_VERSIONING;
@@ -160,7 +169,12 @@ export function mountApi(args: {
     const requested = koa.state.apiVersionRequested === true;
     applyVersion(koa.state.apiVersion as ApiVersion, requested);
     let principal: Principal | null = null;
-    if (secured.kind === 'bearer') {
+    const cookie = secured.kind === 'bearer' && secured.cookie && args.sessionPrincipal && !koa.get('authorization') ? koa.cookies.get(SESSION_COOKIE) : undefined;
+    if (cookie) {
+      const credential = await authenticateCounted(koa, rateLimiter, false, () => args.sessionPrincipal!(cookie));
+      checkCsrf(koa, credential.csrfTokenHash);
+      principal = credential.principal;
+    } else if (secured.kind === 'bearer') {
       principal = await authenticateCounted(koa, rateLimiter, false, async () => withPermissions(await tokens.verify(koa.get('authorization') || undefined), args.clientPermissions));
     } else if (secured.kind === 'signature') {
       await authenticateCounted(koa, rateLimiter, true, () => secured.verify(koa));
@@ -169,6 +183,7 @@ export function mountApi(args: {
     // Who called and what the request named, for the audit trail (./auditTrail.ts).
     koa.state.principal = principal;
     koa.state.pathParams = params;
+    koa.state.userId = principal?.userId;
     // Without `X-API-Version`, a business's request uses the business's default version; a
     // business pinned to a version past its sunset is answered 410 naming the successor, never
     // moved to another version unasked.

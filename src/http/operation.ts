@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
 import { AppError } from '../kernel/errors.js';
 import type { KeyClaim } from '../kernel/idempotency/idempotency.js';
+import type { Permission } from '../kernel/permissions.js';
 import type { Principal, Services } from '../kernel/services.js';
 
 type JsonOf<C> = C extends { 'application/json': infer B } ? B : never;
@@ -78,6 +79,8 @@ export interface OperationSpec<Op extends { responses: object }> {
   sealReplay?: true;
   /** A public operation counted against its caller's address's rate limit (the token request: it checks a secret). */
   countsAddress?: true;
+  /** A portal sign-in: counted against its address's sign-in limit before the handler checks a password (src/http/rateLimit.ts). */
+  countsSignIns?: true;
   handle(ctx: OperationContext<Op>): Promise<OperationResult<Op>>;
 }
 
@@ -91,4 +94,9 @@ export function businessIdOf(ctx: { principal: Principal | null }): string {
   const id = ctx.principal?.businessId;
   if (!id) throw new AppError('FORBIDDEN', 'This operation needs a business token.');
   return id;
+}
+
+/** What the caller holds, and so may grant: its permissions as the HTTP layer read them (a key's or a portal user's role's); none without a principal. */
+export function heldPermissions(ctx: { principal: Principal | null }): readonly Permission[] {
+  return ctx.principal?.permissions ?? [];
 }

@@ -5,7 +5,10 @@
  * - `client:<client id>` for a request with a valid token (RATE_LIMIT_PER_MINUTE);
  * - `addr:<IP address>` for a request that has not authenticated: no token or a bad
  *   one (counted before its 401 is sent), the token request, provider callbacks
- *   (RATE_LIMIT_PER_ADDRESS_PER_MINUTE).
+ *   (RATE_LIMIT_PER_ADDRESS_PER_MINUTE);
+ * - `signin:<IP address>` for a portal sign-in, counted before its password is checked
+ *   (SIGN_IN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE): a flood of guesses from one address is
+ *   refused before it costs a password hash each.
  * Two instances therefore allow the documented limit in all, not twice it; each takes
  * points from the store in small leases (see Limit) so that counting costs a store round
  * trip per lease, not per request. When the
@@ -166,11 +169,18 @@ class Limit {
 export class RateLimiter {
   private readonly clients: Limit;
   private readonly addresses: Limit;
+  private readonly signIns: Limit;
 
-  /** Limits per minute: `perClient` for authenticated clients, `perAddress` for the rest (0 = off). */
-  constructor(db: Knex, limits: { perClient: number; perAddress: number }) {
+  /** Limits per minute: `perClient` for authenticated clients, `perAddress` for the rest, `perSignInAddress` for sign-ins (0 = off). */
+  constructor(db: Knex, limits: { perClient: number; perAddress: number; perSignInAddress?: number }) {
     this.clients = new Limit(db, limits.perClient, 'client');
     this.addresses = new Limit(db, limits.perAddress, 'addr');
+    this.signIns = new Limit(db, limits.perSignInAddress ?? 0, 'signin');
+  }
+
+  /** Counts a sign-in from `address` (see Limit.hit for headers and errors). */
+  signIn(address: string): Promise<Record<string, string>> {
+    return this.signIns.hit(address);
   }
 
   /** Counts a request of client `clientId` (see Limit.hit for headers and errors). */

@@ -37,7 +37,7 @@ export interface Started {
 export function instanceKeys(kernel: Pick<ServiceKeys, 'otp' | 'replays'>, started: readonly Started[]): ServiceKeys {
   const keys: Partial<ServiceKeys> = { ...kernel };
   for (const s of started) Object.assign(keys, s.keys);
-  const families: (keyof ServiceKeys)[] = ['cardData', 'webhookSecrets', 'nationalIds', 'replays', 'otp'];
+  const families: (keyof ServiceKeys)[] = ['cardData', 'webhookSecrets', 'nationalIds', 'replays', 'otp', 'totpSecrets'];
   const missing = families.filter((f) => keys[f] === undefined);
   if (missing.length) throw new Error(`no capability derived the keys: ${missing.join(', ')}`);
   return keys as ServiceKeys;

@@ -45,6 +45,16 @@ export interface Config {
   idempotencyReplayKeyVersion: number;
   /** Older idempotency replay keys by version, still readable. */
   idempotencyReplayPreviousKeys: Record<number, string>;
+  totpSecretKey?: string;
+  totpSecretKeyVersion: number;
+  /** Older TOTP secret keys by version, still readable. */
+  totpSecretPreviousKeys: Record<number, string>;
+  /** A portal session ends after this many minutes without a request (PORTAL_SESSION_IDLE_MINUTES). */
+  portalSessionIdleMinutes: number;
+  /** A portal session ends this many minutes after its sign-in, however busy (PORTAL_SESSION_LIFETIME_MINUTES). */
+  portalSessionLifetimeMinutes: number;
+  /** Sign-in attempts per minute per address, refused before any password is checked (SIGN_IN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE; 0 = off). */
+  signInRateLimitPerAddressPerMinute: number;
   /** Most connections in the database pool (DB_POOL_SIZE; default DEFAULT_DB_POOL_SIZE of src/db/pool.ts). */
   dbPoolSize: number;
   /** False: statements are sent unnamed (pooler in transaction mode). */

@@ -12,12 +12,16 @@ import type { Logger } from '../log.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { SealingKeys } from './secrets/sealing.js';
 
-/** Who is calling, from the bearer token. */
+/** Who is calling, from the bearer token or a portal user's session cookie. */
 export interface Principal {
   kind: 'PLATFORM' | 'BUSINESS';
-  /** The API client whose token this is; for a portal user, the id of the user's session. */
+  /** The API client's id; for a portal user acting through a session, the user's id (as `userId`). */
   clientId: string;
-  /** The portal user acting through a session (then `permissions` are the user's role's); absent for an API key. */
+  /**
+   * A portal user acting through a session (src/businesses/sessions.ts): then `kind` is
+   * BUSINESS, `clientId` is this same user id, and `permissions` are the user's role's
+   * (ROLES, src/kernel/permissions.ts), read per request.
+   */
   userId?: string;
   /** The business a BUSINESS client acts for; null for PLATFORM clients. */
   businessId: string | null;
@@ -26,6 +30,15 @@ export interface Principal {
    * few seconds ago; absent before that lookup, and on a PLATFORM client, which may do all.
    */
   permissions?: readonly Permission[];
+}
+
+/** The name of the portal session's cookie (src/businesses/sessions.ts), which the HTTP layer reads. */
+export const SESSION_COOKIE = 'session';
+
+/** What the HTTP layer learns from a portal session cookie (src/businesses/sessions.ts): the principal and the SHA-256 (hex) of the session's CSRF token. */
+export interface SessionCredential {
+  principal: Principal;
+  csrfTokenHash: string;
 }
 
 /**
@@ -43,6 +56,8 @@ export interface ServiceKeys {
   replays: SealingKeys;
   /** The one-time codes' keyed hash (src/kernel/otp/flowEnv.ts otpKeys). */
   otp: Buffer;
+  /** Portal users' TOTP secrets (src/businesses/users.ts totpSecretKeys). */
+  totpSecrets: SealingKeys;
 }
 
 /** Long-lived dependencies of the handlers. */

@@ -118,6 +118,7 @@ describe('sandbox helpers of the core API', () => {
     it('404 NOT_FOUND from every core test helper, and nothing changes', async () => {
       const opts = { token: b.token, baseUrl: production.url };
       expectProblem(await get('/testhelpers/sms-messages', opts), 404, 'NOT_FOUND');
+      expectProblem(await get('/testhelpers/user-invitations', opts), 404, 'NOT_FOUND');
       expectProblem(await post('/testhelpers/clock', { advance_seconds: 60 }, opts), 404, 'NOT_FOUND');
       expectProblem(await post('/testhelpers/provider-outages', { provider: 'SMS', failures: 1 }, opts), 404, 'NOT_FOUND');
       expect((await post('/testhelpers/clock', { advance_seconds: 1 }, { token: b.token })).body.offset_seconds).to.equal(1);

@@ -1,6 +1,6 @@
 /**
  * Every create is safe to retry: `createWallet`, `createLabel`, `createWebhookEndpoint`,
- * `createApiKey` and `createBusiness` (both documents) take an `Idempotency-Key` with the money movements'
+ * `createApiKey`, `invitePortalUser` and `createBusiness` (both documents) take an `Idempotency-Key` with the money movements'
  * semantics: the same key and body replay the first answer (`Idempotent-Replayed: true`) and
  * create nothing; another body is 422 `IDEMPOTENCY_KEY_REUSED`; a typed refusal is replayed
  * as it was; concurrent duplicates create one thing.
@@ -102,6 +102,7 @@ describe('creates are safe to retry (Idempotency-Key)', function () {
       { operationId: 'createBusiness', path: '/cl/v1/businesses', token: platform, scope: 'sandbox-platform', body: { name: `In flight ${uniq()}` } },
       { operationId: 'createBusiness', path: '/businesses', token: platform, scope: 'sandbox-platform', body: { name: `In flight ${uniq()}` } },
       { operationId: 'createApiKey', path: '/api-keys', token: business.token, scope: business.id, body: { name: 'In flight', role: 'viewer' } },
+      { operationId: 'invitePortalUser', path: '/portal-users', token: business.token, scope: business.id, body: { email: `in-flight-${uniq()}@example.com`, name: 'In flight', role: 'viewer' } },
     ];
     for (const c of creates) {
       const key = randomUUID();

@@ -1418,6 +1418,152 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal-users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List portal users
+         * @description The business's portal users, removed ones included, newest first, with cursor pagination (`limit`, `cursor`).
+         */
+        get: operations["listPortalUsers"];
+        put?: never;
+        /**
+         * Invite portal user
+         * @description Invites a person to the business's portal: a user with an `email` (unique across the service, compared lower-cased), a `name` and a `role` (403 `FORBIDDEN` for a role holding a permission the caller lacks). The user is `INVITED` until it accepts: the invitation's one-time token is valid 7 days and would be e-mailed; in the sandbox the message is read with `listSandboxUserInvitations`. An email already taken is 409 `PORTAL_USER_EMAIL_TAKEN`. Accepts an `Idempotency-Key`.
+         */
+        post: operations["invitePortalUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal-users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Portal user id (`id` of `invitePortalUser`).
+                 * @example 6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d
+                 */
+                user_id: components["parameters"]["PortalUserId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get portal user
+         * @description One of the business's portal users.
+         */
+        get: operations["getPortalUser"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove portal user
+         * @description Removes the user (`REMOVED`): its sessions end at once, its pending invitation stops working and its email may be invited again. The caller must hold every permission of the user's role (403 `FORBIDDEN`); the business's last active owner cannot be removed (409 `LAST_OWNER`). Removing a removed user answers it as it is.
+         */
+        delete: operations["removePortalUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Update portal user
+         * @description Renames the user or gives it another `role`; its sessions hold the new role from their next request. The caller must hold every permission of both the old and the new role (403 `FORBIDDEN`). The business's last active owner cannot be given another role (409 `LAST_OWNER`). A removed user cannot be changed (404 `PORTAL_USER_NOT_FOUND`).
+         */
+        patch: operations["updatePortalUser"];
+        trace?: never;
+    };
+    "/portal-user-invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept invitation
+         * @description The invited person sets a password (12 to 128 characters, stored as an argon2id hash) with the invitation's `token`, and receives the TOTP secret (RFC 6238: SHA-1, 6 digits, 30 seconds) to add to an authenticator app, as an `otpauth://` URI (a QR code) and as base32 text, shown this once. The user stays `INVITED` until `confirmPortalUserTotp`; accepting again before then sets the password again and draws a new secret. An unknown, used or expired token is 404 `INVITATION_NOT_FOUND`. Rate limited per address.
+         */
+        post: operations["acceptPortalUserInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal-user-invitations/confirm-totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm TOTP enrolment
+         * @description Confirms the authenticator with its current `code`: the user becomes `ACTIVE`, the invitation is used, and ten recovery codes are answered, shown this once (each signs in once instead of a TOTP code). A wrong code is 400 `TOTP_INCORRECT`; before the invitation was accepted, 409 `INVITATION_NOT_ACCEPTED`. Rate limited per address.
+         */
+        post: operations["confirmPortalUserTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in
+         * @description A portal user signs in with `email`, `password` and the authenticator's current `code` (or one of its unused `recovery_code`s, which is then used up). The answer sets the session cookie (`HttpOnly; Secure; SameSite=Strict`), a credential of both APIs (security scheme `sessionCookie`), and carries the session's `csrf_token`, which every request with the cookie that changes something sends as `X-CSRF-Token`. Anything wrong is one answer, 401 `SIGN_IN_FAILED`, whether the email exists or not; ten failures in a row lock the account for 15 minutes (the same answer, even to the right credentials). Sign-ins are limited per address (20 a minute by default: 429 `RATE_LIMITED`, before any password is checked).
+         */
+        post: operations["createPortalSession"];
+        /**
+         * Sign out everywhere
+         * @description Ends every session of the signed-in user, this one included, and clears the cookie. Called with the session cookie (and `X-CSRF-Token`): a bearer token has no session (401).
+         */
+        delete: operations["endPortalSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal-sessions/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get session
+         * @description The signed-in user's session, with its user and its `csrf_token` again (a portal page after a reload). Called with the session cookie: a bearer token has no session (401).
+         */
+        get: operations["getPortalSession"];
+        put?: never;
+        post?: never;
+        /**
+         * Sign out
+         * @description Ends this session and clears the cookie. Called with the session cookie (and `X-CSRF-Token`): a bearer token has no session (401).
+         */
+        delete: operations["endPortalSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payout-whitelist/entries": {
         parameters: {
             query?: never;
@@ -2033,6 +2179,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/testhelpers/user-invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sandbox user invitations
+         * @description Sandbox only. The invitation messages the sandbox would have e-mailed for the calling business, newest first: how a tester reads an invitation's `token` (and its portal `link`). When sandbox helpers are disabled (`SANDBOX=false`) the operation is answered with 404 `NOT_FOUND`.
+         */
+        get: operations["listSandboxUserInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/testhelpers/clock": {
         parameters: {
             query?: never;
@@ -2438,6 +2604,179 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description Problem details with the codes this response can carry. */
+        PortalUserNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "PORTAL_USER_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        PortalUserEmailTakenProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "PORTAL_USER_EMAIL_TAKEN";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        LastOwnerProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "LAST_OWNER";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        InvitationNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "INVITATION_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        InvitationNotAcceptedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "INVITATION_NOT_ACCEPTED";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        TotpIncorrectProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "TOTP_INCORRECT";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        SignInFailedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "SIGN_IN_FAILED";
+        };
+        /**
+         * Format: email
+         * @description A person's email, unique across the service (compared lower-cased).
+         * @example nora@example.com
+         */
+        PortalUserEmail: string;
+        /**
+         * @description The person's name, as the portal shows it.
+         * @example Nora Haddad
+         */
+        PortalUserName: string;
+        /**
+         * @description The invitation's one-time token (from the invitation message).
+         * @example 3b7e1f0a-8c1d-4f7e-9d0a-2f5c6b7a8e91.Q2hhbmdlIG1lOiBhIDMyLWJ5dGUgcmFuZG9tIHRva2V
+         */
+        InvitationToken: string;
+        /**
+         * @description The authenticator app's current 6-digit code (RFC 6238).
+         * @example 492039
+         */
+        TotpCode: string;
+        PortalUser: {
+            id: components["schemas"]["Uuid"];
+            email: components["schemas"]["PortalUserEmail"];
+            name: components["schemas"]["PortalUserName"];
+            role: components["schemas"]["Role"];
+            /**
+             * @description `INVITED` until it confirms its authenticator, then `ACTIVE`; `REMOVED` for good.
+             * @enum {string}
+             */
+            status: "INVITED" | "ACTIVE" | "REMOVED";
+            /**
+             * Format: date-time
+             * @description While `INVITED`, when its invitation's token stops working; else null.
+             */
+            invitation_expires_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When it became `ACTIVE`; null before.
+             */
+            activated_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was removed; null before.
+             */
+            removed_at: string | null;
+        };
+        PortalUserList: components["schemas"]["Page"] & {
+            data: components["schemas"]["PortalUser"][];
+        };
+        PortalUserInviteRequest: {
+            email: components["schemas"]["PortalUserEmail"];
+            name: components["schemas"]["PortalUserName"];
+            role: components["schemas"]["Role"];
+        };
+        /** @description A new name, a new role, or both. */
+        PortalUserUpdateRequest: {
+            name?: components["schemas"]["PortalUserName"];
+            role?: components["schemas"]["Role"];
+        };
+        PortalUserInvitationAcceptRequest: {
+            token: components["schemas"]["InvitationToken"];
+            /**
+             * Format: password
+             * @description The new password, 12 to 128 characters (a passphrase is welcome); never stored, only its argon2id hash.
+             */
+            password: string;
+        };
+        PortalUserTotpEnrolment: {
+            user_id: components["schemas"]["Uuid"];
+            email: components["schemas"]["PortalUserEmail"];
+            /** @description The TOTP secret in base32 (RFC 4648), for typing into an authenticator app; shown this once. */
+            totp_secret: string;
+            /**
+             * Format: uri
+             * @description The same secret as an otpauth:// URI (SHA-1, 6 digits, 30 seconds), for a QR code; shown this once.
+             */
+            totp_uri: string;
+        };
+        PortalUserTotpConfirmRequest: {
+            token: components["schemas"]["InvitationToken"];
+            code: components["schemas"]["TotpCode"];
+        };
+        PortalUserActivation: {
+            user: components["schemas"]["PortalUser"];
+            /** @description Ten recovery codes, shown this once; each signs in once instead of a TOTP code. */
+            recovery_codes: components["schemas"]["RecoveryCode"][];
+        };
+        /**
+         * @description A recovery code (four groups of five hexadecimal digits).
+         * @example 3f9a2-0c7d1-b84e6-5a2f9
+         */
+        RecoveryCode: string;
+        /** @description The email and password, and either the authenticator's `code` or a `recovery_code`. */
+        PortalSessionCreateRequest: {
+            /** @description The user's email (any text is accepted; a wrong one fails like a wrong password). */
+            email: string;
+            /** Format: password */
+            password: string;
+            code?: components["schemas"]["TotpCode"];
+            /** @description One of the recovery codes, instead of `code`; used up by the sign-in. */
+            recovery_code?: string;
+        };
+        PortalSession: {
+            user: components["schemas"]["PortalUser"];
+            business_id: components["schemas"]["Uuid"];
+            /** @description Send it as `X-CSRF-Token` on every request with the session cookie that changes something (not GET, HEAD, OPTIONS). */
+            csrf_token: string;
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: int32
+             * @description The session also ends after this long without a request.
+             */
+            idle_timeout_seconds: number;
+        };
+        PortalSessionsEnded: {
+            /**
+             * Format: int32
+             * @description How many sessions this request ended.
+             */
+            ended_sessions: number;
+        };
+        SandboxUserInvitation: {
+            id: components["schemas"]["Uuid"];
+            user_id: components["schemas"]["Uuid"];
+            email: components["schemas"]["PortalUserEmail"];
+            token: components["schemas"]["InvitationToken"];
+            /** @description The portal's address that the message would carry, with the token. */
+            link: string;
+            expires_at: components["schemas"]["Timestamp"];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        SandboxUserInvitationList: components["schemas"]["Page"] & {
+            data: components["schemas"]["SandboxUserInvitation"][];
+        };
         /**
          * @description Language of the messages sent to the customer (`ar` Arabic, `en` English). The list may grow.
          * @enum {string}
@@ -4385,6 +4724,116 @@ export interface components {
         };
     };
     responses: {
+        /** @description No such portal user for this business (`PORTAL_USER_NOT_FOUND`). */
+        PortalUserNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["PortalUserNotFoundProblem"];
+            };
+        };
+        /** @description The email names a portal user already (`PORTAL_USER_EMAIL_TAKEN`), or an earlier request with this `Idempotency-Key` is still running (`IDEMPOTENCY_KEY_IN_USE`, only with the header; retry after `Retry-After` seconds). */
+        PortalUserConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                /**
+                 * @description With `IDEMPOTENCY_KEY_IN_USE` only; seconds to wait before retrying.
+                 * @example 1
+                 */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["PortalUserEmailTakenProblem"] | components["schemas"]["IdempotencyKeyInUseProblem"];
+            };
+        };
+        /** @description The change would leave the business without an active owner (`LAST_OWNER`). */
+        LastOwner: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["LastOwnerProblem"];
+            };
+        };
+        /** @description No pending invitation has this token: unknown, used, expired or its user removed (`INVITATION_NOT_FOUND`). */
+        InvitationNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["InvitationNotFoundProblem"];
+            };
+        };
+        /** @description The invitation has not been accepted yet: no password, no TOTP secret (`INVITATION_NOT_ACCEPTED`). */
+        InvitationNotAccepted: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["InvitationNotAcceptedProblem"];
+            };
+        };
+        /** @description The request cannot be used (`VALIDATION_ERROR`, `MALFORMED_JSON`, `UNSUPPORTED_MEDIA_TYPE`, `UNSUPPORTED_API_VERSION`), or the code is not the authenticator's current one (`TOTP_INCORRECT`). Nothing was changed. */
+        TotpConfirmInvalid: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["InvalidBodyProblem"] | components["schemas"]["TotpIncorrectProblem"];
+            };
+        };
+        /** @description The email, password or code is not right, or the account is locked (`SIGN_IN_FAILED`): one answer for every case, so that it does not tell whether an email has an account. */
+        SignInFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["SignInFailedProblem"];
+            };
+        };
         /** @description The request cannot be used: a field or parameter fails validation, or a query parameter is not one the operation documents (`VALIDATION_ERROR`, with `errors`), the body is not valid JSON (`MALFORMED_JSON`) or not sent as a documented media type (`UNSUPPORTED_MEDIA_TYPE`), or an unsupported `X-API-Version` (`UNSUPPORTED_API_VERSION`). Nothing was changed. */
         InvalidBody: {
             headers: {
@@ -4473,7 +4922,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["UnauthorizedProblem"];
             };
         };
-        /** @description The token is valid but its client kind may not call this operation (`FORBIDDEN`): platform tokens manage businesses, business tokens everything else; or the business token's API key lacks the permission the operation's `x-permission` names (the detail names it). */
+        /** @description The token is valid but its client kind may not call this operation (`FORBIDDEN`): platform tokens manage businesses, business tokens everything else; or the business token's API key (or the session's user's role) lacks the permission the operation's `x-permission` names (the detail names it); or a request with the session cookie that changes something did not send the session's CSRF token as `X-CSRF-Token`. */
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5396,6 +5845,11 @@ export interface components {
          * @example 7e6d5c4b-3a29-4817-9f6e-5d4c3b2a1908
          */
         BulkPayoutIdempotencyKey: components["schemas"]["IdempotencyKey"];
+        /**
+         * @description Portal user id (`id` of `invitePortalUser`).
+         * @example 6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d
+         */
+        PortalUserId: components["schemas"]["Uuid"];
         /**
          * @description API key id (`id` of `createApiKey`).
          * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
@@ -8608,6 +9062,535 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listPortalUsers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 100; 20 when absent.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["LimitParameter"];
+                /**
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+                 */
+                cursor?: components["parameters"]["CursorParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v3
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of portal users. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalUserList"];
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    invitePortalUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v3
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+                /**
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
+                 * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "nora@example.com",
+                 *       "name": "Nora Haddad",
+                 *       "role": "finance"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalUserInviteRequest"];
+            };
+        };
+        responses: {
+            /** @description The invited user. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /**
+                     * @description The user's address (`GET` it with `getPortalUser`).
+                     * @example /portal-users/6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d
+                     */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalUser"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["PortalUserConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPortalUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v3
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Portal user id (`id` of `invitePortalUser`).
+                 * @example 6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d
+                 */
+                user_id: components["parameters"]["PortalUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalUser"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["PortalUserNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removePortalUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v3
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Portal user id (`id` of `invitePortalUser`).
+                 * @example 6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d
+                 */
+                user_id: components["parameters"]["PortalUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The removed user. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalUser"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["PortalUserNotFound"];
+            409: components["responses"]["LastOwner"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updatePortalUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v3
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Portal user id (`id` of `invitePortalUser`).
+                 * @example 6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d
+                 */
+                user_id: components["parameters"]["PortalUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "viewer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalUserUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated user. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalUser"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["PortalUserNotFound"];
+            409: components["responses"]["LastOwner"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptPortalUserInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v3
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "3b7e1f0a-8c1d-4f7e-9d0a-2f5c6b7a8e91.Q2hhbmdlIG1lOiBhIDMyLWJ5dGUgcmFuZG9tIHRva2V",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalUserInvitationAcceptRequest"];
+            };
+        };
+        responses: {
+            /** @description The TOTP secret to enrol, shown once. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalUserTotpEnrolment"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            404: components["responses"]["InvitationNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    confirmPortalUserTotp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v3
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "3b7e1f0a-8c1d-4f7e-9d0a-2f5c6b7a8e91.Q2hhbmdlIG1lOiBhIDMyLWJ5dGUgcmFuZG9tIHRva2V",
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalUserTotpConfirmRequest"];
+            };
+        };
+        responses: {
+            /** @description The active user and its recovery codes, shown once. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalUserActivation"];
+                };
+            };
+            400: components["responses"]["TotpConfirmInvalid"];
+            404: components["responses"]["InvitationNotFound"];
+            409: components["responses"]["InvitationNotAccepted"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPortalSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v3
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "nora@example.com",
+                 *       "password": "correct horse battery staple",
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalSessionCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The session; its cookie is set. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /**
+                     * @description The session cookie (an HTTP-only credential; see `sessionCookie`).
+                     * @example session=3b7e1f0a-8c1d-4f7e-9d0a-2f5c6b7a8e91.Q2hhbmdlIG1lOiBhIDMyLWJ5dGUgcmFuZG9tIHRva2V; Path=/; Max-Age=43200; HttpOnly; Secure; SameSite=Strict
+                     */
+                    "Set-Cookie": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalSession"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["SignInFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    endPortalSessions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v3
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many sessions ended. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /**
+                     * @description Clears the session cookie.
+                     * @example session=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Strict
+                     */
+                    "Set-Cookie": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalSessionsEnded"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPortalSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v3
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalSession"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    endPortalSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v3
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many sessions ended (1). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /**
+                     * @description Clears the session cookie.
+                     * @example session=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Strict
+                     */
+                    "Set-Cookie": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalSessionsEnded"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listPayoutWhitelistEntries: {
         parameters: {
             query?: {
@@ -10247,6 +11230,56 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["SandboxSmsMessageList"];
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SandboxDisabled"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSandboxUserInvitations: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 100; 20 when absent.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["LimitParameter"];
+                /**
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+                 */
+                cursor?: components["parameters"]["CursorParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v3
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invitation messages. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxUserInvitationList"];
                 };
             };
             400: components["responses"]["InvalidListParameters"];

@@ -1,14 +1,9 @@
 /** A business's API keys: create, list, read, update, roll the secret, revoke. */
 import type { operations } from '../../../generated/types/core.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rollApiKeySecret, updateApiKey } from '../../businesses/index.js';
-import { businessIdOf, type OperationMap } from '../../http/operation.js';
-import type { Permission } from '../../kernel/permissions.js';
-import type { Principal } from '../../kernel/services.js';
+import { businessIdOf, heldPermissions, type OperationMap } from '../../http/operation.js';
 
 type ApiKeyOperations = Pick<operations, 'createApiKey' | 'listApiKeys' | 'getApiKey' | 'updateApiKey' | 'revokeApiKey' | 'rollApiKeySecret'>;
-
-/** What the caller may grant: its own permissions (the HTTP layer has read them for a business token). */
-const held = (ctx: { principal: Principal | null }): readonly Permission[] => ctx.principal?.permissions ?? [];
 
 export const apiKeyOperations = {
   createApiKey: {
@@ -17,7 +12,7 @@ export const apiKeyOperations = {
     // The answer holds the key's secret: its kept copy for a replay is sealed.
     sealReplay: true,
     handle: async (ctx) => {
-      const key = await createApiKey(ctx.db, businessIdOf(ctx), ctx.body, held(ctx));
+      const key = await createApiKey(ctx.db, businessIdOf(ctx), ctx.body, heldPermissions(ctx));
       return { status: 201, body: key, headers: { Location: `/api-keys/${key.id}` } };
     },
   },
@@ -31,7 +26,7 @@ export const apiKeyOperations = {
   },
   updateApiKey: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await updateApiKey(ctx.db, businessIdOf(ctx), ctx.path.api_key_id, ctx.body, held(ctx)) }),
+    handle: async (ctx) => ({ status: 200, body: await updateApiKey(ctx.db, businessIdOf(ctx), ctx.path.api_key_id, ctx.body, heldPermissions(ctx)) }),
   },
   revokeApiKey: {
     access: 'business',

@@ -17,6 +17,7 @@ import { mobileNumberChangeOperations } from './mobileNumberChange.js';
 import { onboardingOperations } from './onboarding.js';
 import { payoutOperations } from './payouts.js';
 import { payoutWhitelistOperations } from './payoutWhitelist.js';
+import { portalUserOperations } from './portalUsers.js';
 import { coreTestHelperOperations } from './testHelpers.js';
 import { coreTransactionOperations } from './transactions.js';
 
@@ -26,6 +27,7 @@ export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> 
   createCoreToken: authOperations.createToken,
   createCoreBusiness: businessOperations.createBusiness,
   ...apiKeyOperations,
+  ...portalUserOperations,
   ...onboardingOperations,
   ...customerOperations,
   ...mobileNumberChangeOperations,

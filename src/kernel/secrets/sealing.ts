@@ -11,7 +11,8 @@
  * and kept in `settings` (`<family>_key_v<version>`), so every instance and restart reads
  * the same values. The families: card data (src/cards/keys.ts), webhook endpoint secrets
  * (src/webhooks/secrets.ts), national ids (src/customers/identityData.ts), kept idempotent
- * answers that hold a secret (src/kernel/idempotency/idempotency.ts). Each AES key is
+ * answers that hold a secret (src/kernel/idempotency/idempotency.ts), the portal users'
+ * TOTP secrets (src/businesses/users.ts). Each AES key is
  * HMAC-SHA256(secret, purpose), so no two purposes share a key even under one secret.
  *
  * A sealed value names its family and carries its key version: `<family>.<iv>.<tag>.
@@ -60,7 +61,7 @@ export interface KeyFamily {
  * answers before these had a family, are those families' predecessor:
  * src/webhooks/secrets.ts, src/kernel/idempotency/idempotency.ts.)
  */
-export function keyFamilies(config: Config): { cardData: KeyFamily; webhookSecret: KeyFamily; nationalId: KeyFamily; idempotencyReplay: KeyFamily } {
+export function keyFamilies(config: Config): { cardData: KeyFamily; webhookSecret: KeyFamily; nationalId: KeyFamily; idempotencyReplay: KeyFamily; totpSecret: KeyFamily } {
   return {
     cardData: { name: 'card-data', key: config.cardDataKey, version: config.cardDataKeyVersion, previousKeys: config.cardDataPreviousKeys },
     webhookSecret: { name: 'webhook-secret', key: config.webhookSecretKey, version: config.webhookSecretKeyVersion, previousKeys: config.webhookSecretPreviousKeys },
@@ -71,6 +72,7 @@ export function keyFamilies(config: Config): { cardData: KeyFamily; webhookSecre
       version: config.idempotencyReplayKeyVersion,
       previousKeys: config.idempotencyReplayPreviousKeys,
     },
+    totpSecret: { name: 'totp-secret', key: config.totpSecretKey, version: config.totpSecretKeyVersion, previousKeys: config.totpSecretPreviousKeys },
   };
 }
 
