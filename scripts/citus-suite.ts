@@ -29,6 +29,7 @@ export const CITUS_SUITE = [
   'test/ledger/moneyProperty.test.ts',
   'test/businesses/wallets.test.ts',
   'test/businesses/labels.test.ts',
+  'test/businesses/apiKeys.test.ts',
   'test/customers/onboarding.test.ts',
   'test/customers/customerInformation.test.ts',
   'test/customers/mobileNumberChange.test.ts',

@@ -170,10 +170,13 @@ export async function rollApiKeySecret(db: Knex, businessId: string, id: string,
 export async function revokeApiKey(db: Knex, businessId: string, id: string): Promise<ApiKeyView> {
   const row = await keyRow(db, businessId, id);
   if (row.revoked_at) return toView(row);
+  // `revoked_at IS NULL` keeps the first revocation's time when two race (Citus refuses a
+  // non-immutable function inside COALESCE, so the condition is in the WHERE).
   const [updated] = (await db('api_clients')
     .where({ id: row.id, business_id: businessId })
-    .update({ revoked_at: db.raw('coalesce(revoked_at, CURRENT_TIMESTAMP(3))'), updated_at: db.fn.now(3), previous_secret_hash: null, previous_secret_expires_at: null })
+    .whereNull('revoked_at')
+    .update({ revoked_at: db.fn.now(3), updated_at: db.fn.now(3), previous_secret_hash: null, previous_secret_expires_at: null })
     .returning('*')) as ApiKeyRow[];
   forgetClientPermissions(row.client_id);
-  return toView(updated);
+  return toView(updated ?? (await keyRow(db, businessId, id)));
 }

@@ -2940,10 +2940,9 @@ export interface components {
         ApiKeySecretRollRequest: {
             /**
              * Format: int32
-             * @description How long the previous secret keeps taking tokens (seconds).
-             * @default 86400
+             * @description How long the previous secret keeps taking tokens (seconds); 86400 (24 hours) when left out.
              */
-            previous_secret_valid_seconds: number;
+            previous_secret_valid_seconds?: number;
         };
         ApiKey: {
             id: components["schemas"]["Uuid"];
