@@ -67,7 +67,7 @@ describe('Portal layout: every page at 1280 and 390 px, light and dark, and at 3
     const signIn = await openPortal(suite.portal.page.browser());
     try {
       await setLook(signIn.page, { width: 360, dark: true });
-      await signIn.page.waitForSelector('#client-id');
+      await signIn.page.waitForSelector('#email');
       await assertNoPageOverflow(signIn.page, 'the sign-in form at 360 px, dark');
       await checkA11y(signIn.page, 'the sign-in form at 360 px, dark');
       await signIn.assertClean();
