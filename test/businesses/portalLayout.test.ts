@@ -24,6 +24,7 @@ const PAGES: [string, string][] = [
   ['customers', 'Customers'],
   ['webhooks', 'Webhooks'],
   ['events', 'Events'],
+  ['team', 'Team'],
   ['api-keys', 'API keys'],
   ['sandbox', 'Sandbox'],
 ];

@@ -99,7 +99,7 @@ export async function contractProblem(res: HTTPResponse): Promise<string | null>
 }
 
 /** Opens `path` (default `/portal`) of the service under test in a new page of `browser`, recording everything. */
-export async function openPortal(browser: Browser, pathname = '/portal'): Promise<PortalPage> {
+export async function openPortal(browser: Pick<Browser, 'newPage'>, pathname = '/portal'): Promise<PortalPage> {
   const origin = new URL(baseUrl()).origin;
   const page = await browser.newPage();
   const requests: RecordedRequest[] = [];

@@ -82,6 +82,16 @@ export function signIn({ email, password, code }) {
   return send('/portal-sessions', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ email, password, ...second }) });
 }
 
+/** Sets the password of invitation `token` (`acceptPortalUserInvitation`); resolves to the TOTP enrolment (secret and otpauth:// URI). */
+export function acceptInvitation(token, password) {
+  return send('/portal-user-invitations/accept', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ token, password }) });
+}
+
+/** Confirms invitation `token`'s authenticator with a first `code` (`confirmPortalUserTotp`); resolves to the user and its recovery codes. */
+export function confirmTotp(token, code) {
+  return send('/portal-user-invitations/confirm-totp', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ token, code }) });
+}
+
 /** The session the browser's cookie names (`getPortalSession`), for a reload; rejects with 401 when there is none. */
 export function currentSession() {
   return send('/portal-sessions/current', { method: 'GET', headers: { Accept: 'application/json' } });

@@ -10,6 +10,7 @@ import { html, render, useEffect, useRef, useState } from './preact-htm.js';
 import { createApi, currentSession, signIn } from './api.js';
 import { Field, Problem, useSubmit, words } from './ui.js';
 import { pages } from './pages/index.js';
+import { Invitation, invitationToken } from './invitation.js';
 
 const body = document.body.dataset;
 const SANDBOX = body.sandbox === 'true';
@@ -131,6 +132,14 @@ function App() {
       .catch(() => ended('Your session ended; sign in again.'))
       .finally(() => setResuming(false));
   }, []);
+  const invitation = invitationToken();
+  if (invitation && !signedIn) {
+    return html`<${Invitation} token=${invitation} onDone=${() => {
+      history.replaceState(null, '', window.location.pathname);
+      setNotice('You are enrolled: sign in with your email, your password and a code.');
+      setResuming(false);
+    }} />`;
+  }
   if (resuming) return html`<main class="sign-in" id="main"><p role="status">Loading your session…</p></main>`;
   if (!signedIn) return html`<${SignIn} notice=${notice} onSignedIn=${start} />`;
   const signOut = async (everywhere) => {
