@@ -182,7 +182,7 @@ describe('Business portal: Webhooks page in headless Chromium', function () {
     await press(page, 'Sign out', 'You are signed out.');
     await portal.assertClean();
     const operations = new Set(portal.requests.map((r) => r.operation));
-    for (const op of ['createToken', 'getBusiness', 'getBusinessAccountBalance', 'listWebhookEndpoints', 'createWebhookEndpoint', 'sendWebhookTestEvent',
+    for (const op of ['createPortalSession', 'getBusiness', 'getBusinessAccountBalance', 'listWebhookEndpoints', 'createWebhookEndpoint', 'sendWebhookTestEvent',
       'listWebhookDeliveryAttempts', 'recoverWebhookDeliveries', 'redeliverEvent', 'rotateWebhookEndpointSecret', 'updateWebhookEndpoint', 'deleteWebhookEndpoint']) {
       expect([...operations].some((o) => o?.endsWith(`#${op}`)), `the portal called ${op}`).to.equal(true);
     }
