@@ -5,7 +5,8 @@
  * "authenticator" (otpauth, as an app would), confirms a first code, sees the recovery codes
  * and signs in; the session survives a reload; the viewer's invitation of a user is refused by
  * the service (403 naming keys:manage), as is its listing of the users, and the page shows that problem; the owner changes the
- * viewer's role; sign-out everywhere ends the finance user's session. Every request is a
+ * viewer's role; the Audit log page shows the viewer's refusal and the owner's change, each
+ * with its actor; sign-out everywhere ends the finance user's session. Every request is a
  * documented operation answered as documented, and axe finds no serious violation.
  */
 import { expect } from 'chai';
@@ -15,6 +16,7 @@ import { checkA11y, mainText, openPortal, retype, showPage, signInWithKeyboard, 
 import { clickButton, portalSuiteHooks, tableRows, waitForRow } from '../support/portalPages.js';
 import { PASSWORD, type PortalUser } from '../support/portalUsers.js';
 import { uniq } from '../support/fixtures.js';
+import { get } from '../support/client.js';
 
 describe('Portal: people (invitations, two-factor sign-in, roles, sessions)', function () {
   this.timeout(180_000);
@@ -113,6 +115,25 @@ describe('Portal: people (invitations, two-factor sign-in, roles, sessions)', fu
       {},
       vic.email,
     );
+
+    // The audit log says who did each step, the viewer's refusal included.
+    const users = await get('/portal-users?limit=100', { token: suite.biz.b.token });
+    const vicId = users.body.data.find((u: { email: string }) => u.email === vic.email).id;
+    await showPage(owner, 'audit-log', 'Audit log');
+    await owner.waitForSelector('table caption');
+    await checkA11y(owner, 'the Audit log page');
+    await owner.type('#audit-actor', vicId);
+    await clickButton(owner, 'Show entries');
+    await waitForRow(owner, 'Audit log, newest first', 'invitePortalUser');
+    const refusal = (await tableRows(owner, 'Audit log, newest first')).find((r) => r.includes('invitePortalUser'))!;
+    expect(refusal).to.include('User').and.include(vicId).and.include('403').and.include('Forbidden');
+    await owner.click('#audit-actor', { clickCount: 3 });
+    await owner.keyboard.press('Backspace');
+    await owner.type('#audit-operation', 'updatePortalUser');
+    await clickButton(owner, 'Show entries');
+    await waitForRow(owner, 'Audit log, newest first', 'updatePortalUser');
+    const change = (await tableRows(owner, 'Audit log, newest first'))[0];
+    expect(change).to.include(suite.biz.owner.id).and.include(vicId).and.include('200');
 
     // Sign out everywhere: the finance user's session ends; a reload shows the sign-in form.
     await clickButton(finance.portal.page, 'Sign out everywhere', 'header');
