@@ -11,7 +11,7 @@
  * ends the process (exit code 1) after its log line, as Node would.
  */
 import { loadConfig } from './config.js';
-import { SANDBOX_BUSINESS, SANDBOX_PLATFORM } from './businesses/index.js';
+import { SANDBOX_BUSINESS, SANDBOX_OWNER, SANDBOX_PLATFORM } from './businesses/index.js';
 import { createLogger } from './log.js';
 import { startService, type RunningService } from './server.js';
 
@@ -42,8 +42,8 @@ log.info(
     api_documents: `${base}/openapi/closed-loop.json`,
     portal: `${base}/portal`,
     ...(config.sandbox
-      ? // The demo business's client signs in to the portal; its secret is in the README (never in a log line).
-        { sandbox_clients: [SANDBOX_BUSINESS.clientId, SANDBOX_PLATFORM.clientId], portal_sign_in: `client ${SANDBOX_BUSINESS.clientId}, its secret in README.md ("Two commands")` }
+      ? // The demo owner signs in to the portal; its password and TOTP secret are in the README (never in a log line).
+        { sandbox_clients: [SANDBOX_BUSINESS.clientId, SANDBOX_PLATFORM.clientId], portal_sign_in: `${SANDBOX_OWNER.email}, its password and TOTP secret in README.md ("Two commands")` }
       : {}),
   },
   'wallet service listening',

@@ -10,8 +10,9 @@ import { totpSecretKeys } from './users.js';
 
 /** Makes the sandbox's demo data if missing (SANDBOX=true) and derives the TOTP secrets' keys; starts no worker. */
 export async function start({ db, config }: StartContext): Promise<Started> {
-  if (config.sandbox) await createSandboxDemo(db);
-  return { stop: NOTHING_TO_STOP, keys: { totpSecrets: await totpSecretKeys(db, config) } };
+  const totpSecrets = await totpSecretKeys(db, config);
+  if (config.sandbox) await createSandboxDemo(db, totpSecrets);
+  return { stop: NOTHING_TO_STOP, keys: { totpSecrets } };
 }
 
 // What the handlers and the capabilities above call (the face is the only door: .dependency-cruiser.cjs).
@@ -21,5 +22,5 @@ export { createApiKey, getApiKey, listApiKeys, revokeApiKey, rollApiKeySecret, u
 export { createLabel, listLabels } from './labels.js';
 export { acceptInvitation, confirmTotp, getUser, inviteUser, listSandboxUserInvitations, listUsers, removeUser, updateUser } from './users.js';
 export { csrfTokenOf, currentSession, endSessions, sessionCookie, sessionPrincipal, signIn } from './sessions.js';
-export { SANDBOX_BUSINESS, SANDBOX_PLATFORM } from './sandboxDemo.js';
+export { SANDBOX_BUSINESS, SANDBOX_OWNER, SANDBOX_PLATFORM } from './sandboxDemo.js';
 export { assignWalletLabel, createWallet, getWallet, getWalletBalance, listWallets, lookupWallet, removeWalletLabel, updateWallet } from './wallets.js';

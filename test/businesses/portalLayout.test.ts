@@ -24,7 +24,9 @@ const PAGES: [string, string][] = [
   ['customers', 'Customers'],
   ['webhooks', 'Webhooks'],
   ['events', 'Events'],
+  ['team', 'Team'],
   ['api-keys', 'API keys'],
+  ['audit-log', 'Audit log'],
   ['sandbox', 'Sandbox'],
 ];
 
@@ -67,7 +69,7 @@ describe('Portal layout: every page at 1280 and 390 px, light and dark, and at 3
     const signIn = await openPortal(suite.portal.page.browser());
     try {
       await setLook(signIn.page, { width: 360, dark: true });
-      await signIn.page.waitForSelector('#client-id');
+      await signIn.page.waitForSelector('#email');
       await assertNoPageOverflow(signIn.page, 'the sign-in form at 360 px, dark');
       await checkA11y(signIn.page, 'the sign-in form at 360 px, dark');
       await signIn.assertClean();

@@ -56,13 +56,16 @@ describe('Business portal page and assets (GET /portal, /portal/assets/…)', ()
     expect(html).to.include('<script type="module" src="/portal/assets/app.js"></script>');
     expect(html).to.include('<link rel="stylesheet" href="/portal/assets/style.css">');
     expect(html).to.not.match(/https?:\/\//).and.not.match(/<script>|<style|style="/);
-    expect(html).to.include('data-sandbox="true"').and.include('data-demo-client-id="demo-business"').and.include('data-demo-client-secret="demo-business-secret"');
+    expect(html).to.include('data-sandbox="true"').and.include('data-demo-email="owner@demo.example"').and.include('data-demo-password="demo-owner-password"');
   });
 
   it('leaves the demo credentials out of the production page', async () => {
     const res = await get('/portal', { baseUrl: production.url });
     expect(res.status).to.equal(200);
-    expect(String(res.body)).to.include('data-sandbox="false"').and.not.include('demo-business');
+    expect(String(res.body)).to.include('data-sandbox="false"').and.not.include('demo-owner').and.not.include('data-demo');
+    // The demo owner's code generator is the sandbox's only.
+    expect((await get('/portal/assets/otpauth.js', { baseUrl: production.url })).status).to.equal(404);
+    expect((await get('/portal/assets/otpauth.js')).status).to.equal(200);
   });
 
   it('serves every file of src/portal/assets as it is, with its media type and the CSP, and Preact with htm from node_modules', async () => {
@@ -135,8 +138,8 @@ describe('Business portal in headless Chromium: the harness', function () {
   it('loads the sign-in form with every module, no console error and only documented requests', async () => {
     const portal = await openPortal(browser);
     try {
-      await portal.page.waitForSelector('#client-id');
-      expect(await portal.page.$eval('#client-id', (el) => (el as HTMLInputElement).value)).to.equal('demo-business');
+      await portal.page.waitForSelector('#email');
+      expect(await portal.page.$eval('#email', (el) => (el as HTMLInputElement).value)).to.equal('owner@demo.example');
       expect(portal.requests.map((r) => r.url)).to.include.members(['/portal', '/portal/assets/app.js', '/portal/assets/preact-htm.js', '/portal/assets/pages/index.js']);
       // The pages' money formatting works on the decimal strings: no digit is lost to a JS number.
       const formatted = await portal.page.evaluate(async () => {
@@ -153,13 +156,15 @@ describe('Business portal in headless Chromium: the harness', function () {
   it('shows the problem of a refused sign-in and keeps the form', async () => {
     const portal = await openPortal(browser);
     try {
-      await portal.page.waitForSelector('#client-id');
-      await tabTo(portal.page, '#client-secret');
-      await retype(portal.page, 'not-the-secret');
+      await portal.page.waitForSelector('#email');
+      await tabTo(portal.page, '#password');
+      await retype(portal.page, 'not-the-password');
+      await tabTo(portal.page, '#code');
+      await retype(portal.page, '123456');
       await portal.page.keyboard.press('Enter');
       const alert = await portal.page.waitForSelector('[role="alert"]');
       const text = await alert!.evaluate((el) => (el as HTMLElement).innerText);
-      expect(text).to.match(/client/i);
+      expect(text).to.match(/sign/i);
       expect(await portal.page.$('nav[aria-label="Portal"]')).to.equal(null);
       // The browser reports the 401 itself ("Failed to load resource"); nothing else may fail.
       expect(portal.consoleErrors.filter((e) => !/status of 401/.test(e))).to.deep.equal([]);

@@ -14,6 +14,7 @@
  * Without Chromium, `launchBrowser` skips the suite with a loud notice; with `CI=true` it
  * fails instead (as test/contract/docsBrowser.test.ts). CHROMIUM_PATH names another binary.
  */
+import { codeAt, PASSWORD, type PortalUser } from './portalUsers.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -98,7 +99,7 @@ export async function contractProblem(res: HTTPResponse): Promise<string | null>
 }
 
 /** Opens `path` (default `/portal`) of the service under test in a new page of `browser`, recording everything. */
-export async function openPortal(browser: Browser, pathname = '/portal'): Promise<PortalPage> {
+export async function openPortal(browser: Pick<Browser, 'newPage'>, pathname = '/portal'): Promise<PortalPage> {
   const origin = new URL(baseUrl()).origin;
   const page = await browser.newPage();
   const requests: RecordedRequest[] = [];
@@ -202,14 +203,17 @@ export async function retype(page: Page, text: string): Promise<void> {
 }
 
 /**
- * Signs in with the keyboard alone: Tab to "Client ID", type, Tab to "Client secret",
- * type, Enter. Waits until the portal's navigation shows.
+ * Signs `user` in with the keyboard alone: Tab to "Email", type, Tab to "Password", type, Tab
+ * to "Authentication code", type the authenticator's next code, Enter. Waits until the
+ * portal's navigation shows.
  */
-export async function signInWithKeyboard(page: Page, clientId: string, clientSecret: string): Promise<void> {
-  await tabTo(page, '#client-id');
-  await retype(page, clientId);
-  await tabTo(page, '#client-secret');
-  await retype(page, clientSecret);
+export async function signInWithKeyboard(page: Page, user: PortalUser): Promise<void> {
+  await tabTo(page, '#email');
+  await retype(page, user.email);
+  await tabTo(page, '#password');
+  await retype(page, PASSWORD);
+  await tabTo(page, '#code');
+  await retype(page, codeAt(user.totp));
   await page.keyboard.press('Enter');
   await page.waitForSelector('nav[aria-label="Portal"]');
 }

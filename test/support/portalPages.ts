@@ -12,26 +12,30 @@ import type { Browser, Page } from 'puppeteer-core';
 import { post } from './client.js';
 import { platformToken, tokenFor, uniq, type TestBusiness } from './fixtures.js';
 import { launchBrowser, openPortal, signInWithKeyboard, type PortalPage } from './portal.js';
+import { enrolledUser, type PortalUser } from './portalUsers.js';
 
-/** A new business as ./fixtures.ts newBusiness makes it, with its client's credentials. */
+/** A new business as ./fixtures.ts newBusiness makes it, with its client's credentials and an owner who signs in to the portal. */
 export interface PortalBusiness {
   b: TestBusiness;
   name: string;
   clientId: string;
   clientSecret: string;
+  owner: PortalUser;
 }
 
-/** Creates a business (platform client) and keeps its client credentials for the sign-in form. */
+/** Creates a business (platform client), keeps its client credentials and enrols an owner for the sign-in form. */
 export async function portalBusiness(): Promise<PortalBusiness> {
   const name = `Portal ${uniq()}`;
   const res = await post('/cl/v1/businesses', { name }, { token: await platformToken() });
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
   const { client_id: clientId, client_secret: clientSecret } = res.body.credentials;
+  const token = await tokenFor(clientId, clientSecret);
   return {
-    b: { id: res.body.id, token: await tokenFor(clientId, clientSecret), operationalAccountNumber: res.body.operational_account.account_number },
+    b: { id: res.body.id, token, operationalAccountNumber: res.body.operational_account.account_number },
     name,
     clientId,
     clientSecret,
+    owner: await enrolledUser({ token }, 'owner', token),
   };
 }
 
@@ -133,7 +137,7 @@ export function portalSuiteHooks(what: string, prepare: (biz: PortalBusiness) =>
     suite.biz = await portalBusiness();
     await prepare(suite.biz);
     suite.portal = await openPortal(browser);
-    await signInWithKeyboard(suite.portal.page, suite.biz.clientId, suite.biz.clientSecret);
+    await signInWithKeyboard(suite.portal.page, suite.biz.owner);
   });
   after(async () => {
     await browser?.close();

@@ -14,6 +14,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { post } from '../support/client.js';
 import { platformToken, tokenFor, topup, uniq } from '../support/fixtures.js';
 import { checkA11y, launchBrowser, mainText, openPortal, screenshotFor, signInWithKeyboard, tabTo, type PortalPage } from '../support/portal.js';
+import { enrolledUser } from '../support/portalUsers.js';
 import { receiversOfSuite, verifyDelivery, type Received } from '../support/webhooks.js';
 
 /** The delivery log's rows as text cells: event code, event id, attempt, outcome, status, next retry. */
@@ -70,6 +71,8 @@ describe('Business portal: Webhooks page in headless Chromium', function () {
     const created = await post('/cl/v1/businesses', { name: `Portal ${uniq()}` }, { token: await platformToken() });
     expect(created.status).to.equal(201);
     const { client_id, client_secret } = created.body.credentials;
+    const token = await tokenFor(client_id, client_secret);
+    const owner = await enrolledUser({ token }, 'owner', token);
     let answer = 200;
     // The failure's body is long and has no space to break at: the log must wrap it anyway.
     const failure = JSON.stringify({ error: 'database unavailable', trace: 'x'.repeat(700) });
@@ -78,11 +81,11 @@ describe('Business portal: Webhooks page in headless Chromium', function () {
 
     portal = await openPortal(browser);
     const { page } = portal;
-    await page.waitForSelector('#client-id');
+    await page.waitForSelector('#email');
     await checkA11y(page, 'the sign-in form');
 
     // Sign in and reach the Webhooks page with the keyboard alone.
-    await signInWithKeyboard(page, client_id, client_secret);
+    await signInWithKeyboard(page, owner);
     await page.waitForFunction(() => document.body.innerText.includes('Account balances'));
     expect(await mainText(page)).to.include(created.body.name).and.include(created.body.operational_account.account_number);
     await checkA11y(page, 'Overview');
@@ -179,7 +182,7 @@ describe('Business portal: Webhooks page in headless Chromium', function () {
     await press(page, 'Sign out', 'You are signed out.');
     await portal.assertClean();
     const operations = new Set(portal.requests.map((r) => r.operation));
-    for (const op of ['createToken', 'getBusiness', 'getBusinessAccountBalance', 'listWebhookEndpoints', 'createWebhookEndpoint', 'sendWebhookTestEvent',
+    for (const op of ['createPortalSession', 'getBusiness', 'getBusinessAccountBalance', 'listWebhookEndpoints', 'createWebhookEndpoint', 'sendWebhookTestEvent',
       'listWebhookDeliveryAttempts', 'recoverWebhookDeliveries', 'redeliverEvent', 'rotateWebhookEndpointSecret', 'updateWebhookEndpoint', 'deleteWebhookEndpoint']) {
       expect([...operations].some((o) => o?.endsWith(`#${op}`)), `the portal called ${op}`).to.equal(true);
     }

@@ -6,8 +6,11 @@
  * carrying the problem details (RFC 9457: status, title, detail, code, errors) for any
  * non-2xx answer, or a synthetic problem when the network fails.
  *
- * The access token lives in this module's closure only: never in localStorage, sessionStorage
- * or a cookie, so it ends with the page (and with sign-out).
+ * The portal signs in as a portal user (`createPortalSession`): the session is an HttpOnly
+ * cookie the browser keeps and sends (script never sees it), and every request that changes
+ * something carries the session's CSRF token as `X-CSRF-Token` (docs/portal-users.md). The
+ * token lives in this module's closure only. A reload asks for the session again
+ * (`getPortalSession`).
  *
  * The portal is a client pinned to one API version (`PORTAL_API_VERSION`, sent as
  * `X-API-Version` on every request), as every client should be: a business that changes its
@@ -54,7 +57,7 @@ function withQuery(path, query) {
 async function send(url, init) {
   let res;
   try {
-    res = await fetch(url, { ...init, credentials: 'omit', cache: 'no-store' });
+    res = await fetch(url, { ...init, credentials: 'same-origin', cache: 'no-store' });
   } catch (err) {
     throw new ApiError({ status: 0, title: 'The service could not be reached', detail: String(err?.message ?? err) });
   }
@@ -67,24 +70,40 @@ async function send(url, init) {
   return body;
 }
 
+const JSON_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json' };
+
 /**
- * Exchanges client credentials for an access token (`createToken`). Resolves to the
- * token response (`access_token`, `expires_in`, `client_kind`, `business_id`).
+ * Signs in (`createPortalSession`) with `email`, `password` and the authenticator's `code`
+ * (six digits) or a recovery code. Resolves to the PortalSession (`user`, `business_id`,
+ * `csrf_token`, `expires_at`); the browser keeps the session cookie.
  */
-export function requestToken(clientId, clientSecret) {
-  return send('/cl/v1/auth/token', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
-  });
+export function signIn({ email, password, code }) {
+  const second = /^\d{6}$/.test(code.trim()) ? { code: code.trim() } : { recovery_code: code.trim() };
+  return send('/portal-sessions', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ email, password, ...second }) });
+}
+
+/** Sets the password of invitation `token` (`acceptPortalUserInvitation`); resolves to the TOTP enrolment (secret and otpauth:// URI). */
+export function acceptInvitation(token, password) {
+  return send('/portal-user-invitations/accept', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ token, password }) });
+}
+
+/** Confirms invitation `token`'s authenticator with a first `code` (`confirmPortalUserTotp`); resolves to the user and its recovery codes. */
+export function confirmTotp(token, code) {
+  return send('/portal-user-invitations/confirm-totp', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ token, code }) });
+}
+
+/** The session the browser's cookie names (`getPortalSession`), for a reload; rejects with 401 when there is none. */
+export function currentSession() {
+  return send('/portal-sessions/current', { method: 'GET', headers: { Accept: 'application/json' } });
 }
 
 /**
- * The client the pages receive as `api`, bound to `token`. `onUnauthorized` runs on a 401
- * (the token expired or was refused), before the ApiError is thrown.
+ * The client the pages receive as `api`, on the session whose CSRF token is `csrfToken`.
+ * `onUnauthorized` runs on a 401 (the session ended or timed out), before the ApiError is thrown.
  */
-export function createApi(token, { onUnauthorized } = {}) {
-  const headers = (extra = {}) => ({ Authorization: `Bearer ${token}`, Accept: 'application/json', 'X-API-Version': PORTAL_API_VERSION, ...extra });
+export function createApi(csrfToken, { onUnauthorized } = {}) {
+  const headers = (extra = {}) => ({ Accept: 'application/json', 'X-API-Version': PORTAL_API_VERSION, ...extra });
+  const changing = (extra = {}) => headers({ 'X-CSRF-Token': csrfToken, ...extra });
   const call = async (url, init) => {
     try {
       return await send(url, init);
@@ -94,7 +113,7 @@ export function createApi(token, { onUnauthorized } = {}) {
     }
   };
   const json = (method, path, body, extra) =>
-    call(path, { method, headers: headers({ 'Content-Type': 'application/json', ...extra }), body: JSON.stringify(body ?? {}) });
+    call(path, { method, headers: changing({ 'Content-Type': 'application/json', ...extra }), body: JSON.stringify(body ?? {}) });
   return {
     /** GET, `query` as the query string. */
     get: (path, { query } = {}) => call(withQuery(path, query), { method: 'GET', headers: headers() }),
@@ -103,7 +122,7 @@ export function createApi(token, { onUnauthorized } = {}) {
     /** PATCH a JSON body. */
     patch: (path, body) => json('PATCH', path, body),
     /** DELETE. */
-    del: (path) => call(path, { method: 'DELETE', headers: headers() }),
+    del: (path) => call(path, { method: 'DELETE', headers: changing() }),
     /** GET a text representation (e.g. CSV: `accept: 'text/csv'`); resolves to the text. */
     text: (path, { query, accept = 'text/plain' } = {}) => call(withQuery(path, query), { method: 'GET', headers: headers({ Accept: accept }) }),
   };

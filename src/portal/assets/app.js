@@ -1,39 +1,52 @@
 /**
- * The portal's shell: sign-in with client credentials (`createToken`), the business
- * (`getBusiness`) as the session, navigation between the registered pages
- * (./pages/index.js; the address's fragment names the page, `#webhooks`) and sign-out.
- * The access token is held in memory only (see ./api.js). The sandbox's page carries the
- * demo business's documented credentials (`data-demo-client-id`), which pre-fill the form.
+ * The portal's shell: sign-in as a portal user (email, password and a code of the user's
+ * authenticator: `createPortalSession`), the session kept across a reload (an HttpOnly
+ * cookie; `getPortalSession` asks for it again), navigation between the registered pages
+ * (./pages/index.js; the address's fragment names the page, `#webhooks`), sign-out and
+ * sign-out everywhere. The sandbox's page carries the demo owner's documented email and
+ * password (`data-demo-email`), which pre-fill the form, and offers its current code.
  */
 import { html, render, useEffect, useRef, useState } from './preact-htm.js';
-import { ApiError, createApi, requestToken } from './api.js';
-import { Field, Problem, useSubmit } from './ui.js';
+import { createApi, currentSession, signIn } from './api.js';
+import { Field, Problem, useSubmit, words } from './ui.js';
 import { pages } from './pages/index.js';
+import { Invitation, invitationToken } from './invitation.js';
 
 const body = document.body.dataset;
 const SANDBOX = body.sandbox === 'true';
+/** A flag (not a credential) that this tab signed in, so that a reload asks for the session: without it, a 401 would be logged on every first visit. */
+const SIGNED_IN_FLAG = 'portal-signed-in';
 
-/** The sign-in form; `onSignedIn({ api, session })`. */
+/** The signed-in state of `session` (a PortalSession): the pages' `api`, the business and the user. */
+async function enter(session, onEnded) {
+  const api = createApi(session.csrf_token, { onUnauthorized: () => onEnded('Your session ended; sign in again.') });
+  const business = await api.get(`/cl/v1/businesses/${session.business_id}`);
+  sessionStorage.setItem(SIGNED_IN_FLAG, '1');
+  return { api, session: { business, user: session.user, sandbox: SANDBOX } };
+}
+
+/** The sandbox's demo owner's current code, from its documented secret (otpauth, served in the sandbox only). */
+async function demoCode() {
+  const { TOTP } = await import('./otpauth.js');
+  return new TOTP({ secret: body.demoTotpSecret }).generate();
+}
+
+/** The sign-in form; `onSignedIn(session)` with the PortalSession. */
 function SignIn({ onSignedIn, notice }) {
-  const [clientId, setClientId] = useState(body.demoClientId ?? '');
-  const [clientSecret, setClientSecret] = useState(body.demoClientSecret ?? '');
-  const { onSubmit, busy, error } = useSubmit(async () => {
-    const token = await requestToken(clientId.trim(), clientSecret);
-    if (token.client_kind !== 'BUSINESS' || !token.business_id) {
-      throw new ApiError({ status: 403, title: 'Not a business client', detail: 'The portal signs in with a business client’s credentials.' });
-    }
-    const signOut = { current: null };
-    const api = createApi(token.access_token, { onUnauthorized: () => signOut.current?.() });
-    const business = await api.get(`/cl/v1/businesses/${token.business_id}`);
-    onSignedIn({ api, session: { business, sandbox: SANDBOX }, signOut });
-  });
+  const [email, setEmail] = useState(body.demoEmail ?? '');
+  const [password, setPassword] = useState(body.demoPassword ?? '');
+  const [code, setCode] = useState('');
+  const { onSubmit, busy, error } = useSubmit(async () => onSignedIn(await signIn({ email: email.trim(), password, code })));
   return html`<main class="sign-in" id="main">
     <h1>Business portal</h1>
     ${notice ? html`<p class="notice" role="status">${notice}</p>` : null}
     <form onSubmit=${onSubmit} aria-describedby="sign-in-help">
-      <p id="sign-in-help">Sign in with your business client’s credentials.${SANDBOX ? ' The sandbox’s demo business is filled in.' : ''}</p>
-      <${Field} id="client-id" label="Client ID" value=${clientId} onInput=${setClientId} required autocomplete="username" />
-      <${Field} id="client-secret" label="Client secret" type="password" value=${clientSecret} onInput=${setClientSecret} required autocomplete="current-password" />
+      <p id="sign-in-help">Sign in with your email, your password and the code your authenticator app shows.${SANDBOX ? ' The sandbox’s demo owner is filled in.' : ''}</p>
+      <${Field} id="email" label="Email" type="email" value=${email} onInput=${setEmail} required autocomplete="username" />
+      <${Field} id="password" label="Password" type="password" value=${password} onInput=${setPassword} required autocomplete="current-password" />
+      <${Field} id="code" label="Authentication code" value=${code} onInput=${setCode} required autocomplete="one-time-code"
+        hint="Six digits, or one of your recovery codes." />
+      ${SANDBOX && body.demoTotpSecret ? html`<p><button type="button" class="secondary" onClick=${async () => setCode(await demoCode())}>Fill in the demo owner’s code</button></p>` : null}
       <${Problem} error=${error} />
       <button type="submit" disabled=${busy}>Sign in</button>
     </form>
@@ -80,8 +93,9 @@ function Portal({ api, session, onSignOut }) {
       <button type="button" class="secondary menu-button" aria-expanded=${menuOpen} aria-controls="portal-nav"
         onClick=${() => setMenuOpen(!menuOpen)}>Menu</button>
       <span class="brand">Business portal</span>
-      <span class="who">${session.business.name}${session.sandbox ? html` <span class="badge">Sandbox</span>` : null}</span>
-      <button type="button" class="secondary" onClick=${onSignOut}>Sign out</button>
+      <span class="who">${session.user.name} (${words(session.user.role)}), ${session.business.name}${session.sandbox ? html` <span class="badge">Sandbox</span>` : null}</span>
+      <button type="button" class="secondary" onClick=${() => onSignOut(false)}>Sign out</button>
+      <button type="button" class="secondary" onClick=${() => onSignOut(true)}>Sign out everywhere</button>
     </header>
     <nav aria-label="Portal" id="portal-nav" class=${menuOpen ? 'open' : 'closed'}>
       <ul>${visible.map((p) => html`<li><a href=${`#${p.id}`} aria-current=${p.id === page.id ? 'page' : undefined}>${p.title}</a></li>`)}</ul>
@@ -93,22 +107,46 @@ function Portal({ api, session, onSignOut }) {
   </div>`;
 }
 
-/** Signed out (the form) or signed in (the portal); the token exists only in this component's state. */
+/**
+ * Signed out (the form) or signed in (the portal). A reload of a tab that signed in asks for
+ * its session again; signing out ends this session (`endPortalSession`) or every session of
+ * the user (`endPortalSessions`).
+ */
 function App() {
   const [signedIn, setSignedIn] = useState(null);
   const [notice, setNotice] = useState(null);
-  const signOut = (message = null) => {
+  const [resuming, setResuming] = useState(sessionStorage.getItem(SIGNED_IN_FLAG) === '1');
+  const ended = (message) => {
+    sessionStorage.removeItem(SIGNED_IN_FLAG);
     setSignedIn(null);
     setNotice(message);
   };
-  if (!signedIn) {
-    return html`<${SignIn} notice=${notice} onSignedIn=${(s) => {
-      s.signOut.current = () => signOut('Your session ended; sign in again.');
-      setNotice(null);
-      setSignedIn(s);
+  const start = async (session) => {
+    setNotice(null);
+    setSignedIn(await enter(session, ended));
+  };
+  useEffect(() => {
+    if (!resuming) return;
+    currentSession()
+      .then(start)
+      .catch(() => ended('Your session ended; sign in again.'))
+      .finally(() => setResuming(false));
+  }, []);
+  const invitation = invitationToken();
+  if (invitation && !signedIn) {
+    return html`<${Invitation} token=${invitation} onDone=${() => {
+      history.replaceState(null, '', window.location.pathname);
+      setNotice('You are enrolled: sign in with your email, your password and a code.');
+      setResuming(false);
     }} />`;
   }
-  return html`<${Portal} api=${signedIn.api} session=${signedIn.session} onSignOut=${() => signOut('You are signed out.')} />`;
+  if (resuming) return html`<main class="sign-in" id="main"><p role="status">Loading your session…</p></main>`;
+  if (!signedIn) return html`<${SignIn} notice=${notice} onSignedIn=${start} />`;
+  const signOut = async (everywhere) => {
+    await signedIn.api.del(everywhere ? '/portal-sessions' : '/portal-sessions/current').catch(() => undefined);
+    ended(everywhere ? 'You are signed out on every device.' : 'You are signed out.');
+  };
+  return html`<${Portal} api=${signedIn.api} session=${signedIn.session} onSignOut=${signOut} />`;
 }
 
 render(html`<${App} />`, document.getElementById('app'));

@@ -20,6 +20,8 @@ import { page as webhooks } from './webhooks/index.js';
 import { page as events } from './events.js';
 import { page as payouts } from './payouts/index.js';
 import { page as apiKeys } from './api-keys.js';
+import { page as team } from './team.js';
+import { page as auditLog } from './audit-log.js';
 import { page as sandbox } from './sandbox.js';
 
-export const pages = [overview, moveMoney, payouts, wallets, customers, webhooks, events, apiKeys, sandbox];
+export const pages = [overview, moveMoney, payouts, wallets, customers, webhooks, events, team, apiKeys, auditLog, sandbox];
