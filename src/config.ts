@@ -32,8 +32,8 @@
  * (src/kernel/idempotency/idempotency.ts), TOTP_SECRET_* the portal users' TOTP secrets
  * (src/businesses/users.ts). CARD_FINGERPRINT_KEY keys the PAN fingerprints
  * (never rotate it). In the sandbox an unset key is generated once and kept in the
- * database; with SANDBOX=false CARD_DATA_KEY, CARD_FINGERPRINT_KEY, WEBHOOK_SECRET_KEY and
- * IDEMPOTENCY_REPLAY_KEY are required.
+ * database; with SANDBOX=false CARD_DATA_KEY, CARD_FINGERPRINT_KEY, WEBHOOK_SECRET_KEY,
+ * IDEMPOTENCY_REPLAY_KEY and TOTP_SECRET_KEY are required.
  * Portal users (src/businesses/sessions.ts): PORTAL_SESSION_IDLE_MINUTES (default 30) and
  * PORTAL_SESSION_LIFETIME_MINUTES (default 720, 12 hours) end a session; and
  * SIGN_IN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE (default 20) refuses sign-ins from one address
@@ -193,9 +193,10 @@ export function checkConfig(config: Config): void {
     CARD_FINGERPRINT_KEY: config.cardFingerprintKey,
     WEBHOOK_SECRET_KEY: config.webhookSecretKey,
     IDEMPOTENCY_REPLAY_KEY: config.idempotencyReplayKey,
+    TOTP_SECRET_KEY: config.totpSecretKey,
   }).filter(([, key]) => !key);
   if (!config.sandbox && missing.length) {
-    throw new Error(`${missing.map(([name]) => name).join(', ')} required when SANDBOX=false (CARD_DATA_KEY, CARD_FINGERPRINT_KEY, WEBHOOK_SECRET_KEY and IDEMPOTENCY_REPLAY_KEY)`);
+    throw new Error(`${missing.map(([name]) => name).join(', ')} required when SANDBOX=false (CARD_DATA_KEY, CARD_FINGERPRINT_KEY, WEBHOOK_SECRET_KEY, IDEMPOTENCY_REPLAY_KEY and TOTP_SECRET_KEY)`);
   }
   if (!config.sandbox && !config.payoutRailUrl) {
     throw new Error('PAYOUT_RAIL_URL and PAYOUT_RAIL_CALLBACK_SECRET are required when SANDBOX=false: payouts are settled by the payout rail');

@@ -90,7 +90,7 @@ describe('card data protection', () => {
     const config = loadConfig({ CARD_DATA_KEY: 'env-key', CARD_DATA_KEY_VERSION: '3', CARD_DATA_PREVIOUS_KEYS: '1:one,2:two', CARD_FINGERPRINT_KEY: 'fp' });
     expect(config).to.include({ cardDataKey: 'env-key', cardDataKeyVersion: 3, cardFingerprintKey: 'fp' });
     expect(config.cardDataPreviousKeys).to.deep.equal({ 1: 'one', 2: 'two' });
-    expect(() => loadConfig({ SANDBOX: 'false' })).to.throw(/CARD_DATA_KEY, CARD_FINGERPRINT_KEY, WEBHOOK_SECRET_KEY, IDEMPOTENCY_REPLAY_KEY required when SANDBOX=false/);
+    expect(() => loadConfig({ SANDBOX: 'false' })).to.throw(/CARD_DATA_KEY, CARD_FINGERPRINT_KEY, WEBHOOK_SECRET_KEY, IDEMPOTENCY_REPLAY_KEY, TOTP_SECRET_KEY required when SANDBOX=false/);
     expect(() => loadConfig({ CARD_DATA_PREVIOUS_KEYS: 'nope' })).to.throw(/CARD_DATA_PREVIOUS_KEYS/);
 
     const kept = { ...testConfig(), cardDataKey: undefined, cardFingerprintKey: undefined, cardDataKeyVersion: 1 };

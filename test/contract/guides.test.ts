@@ -119,6 +119,7 @@ async function startService(): Promise<Service> {
             CARD_FINGERPRINT_KEY: testConfig().cardFingerprintKey,
             WEBHOOK_SECRET_KEY: testConfig().webhookSecretKey,
             IDEMPOTENCY_REPLAY_KEY: testConfig().idempotencyReplayKey,
+            TOTP_SECRET_KEY: testConfig().totpSecretKey,
           }
         : {}),
       LOG_FILE: '',

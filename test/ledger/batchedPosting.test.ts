@@ -178,6 +178,7 @@ describe('batched posting', function () {
       CARD_FINGERPRINT_KEY: config.cardFingerprintKey!,
       WEBHOOK_SECRET_KEY: config.webhookSecretKey!,
       IDEMPOTENCY_REPLAY_KEY: config.idempotencyReplayKey!,
+      TOTP_SECRET_KEY: config.totpSecretKey!,
     });
     try {
       // The first movements (one per batch slot) wait on the operational account, the rest

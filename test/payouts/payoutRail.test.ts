@@ -112,7 +112,7 @@ describe('payout rail (SANDBOX=false)', function () {
       );
     expect((await refusal({ sandbox: false, payoutRailUrl: undefined })).message).to.match(/PAYOUT_RAIL_URL/);
     expect((await refusal({ sandbox: false, payoutRailUrl: rail.url, payoutRailCallbackSecret: undefined })).message).to.match(/PAYOUT_RAIL_CALLBACK_SECRET/);
-    const env = { SANDBOX: 'false', CARD_DATA_KEY: 'k'.repeat(32), CARD_FINGERPRINT_KEY: 'f'.repeat(32), WEBHOOK_SECRET_KEY: 'w'.repeat(32), IDEMPOTENCY_REPLAY_KEY: 'r'.repeat(32) };
+    const env = { SANDBOX: 'false', CARD_DATA_KEY: 'k'.repeat(32), CARD_FINGERPRINT_KEY: 'f'.repeat(32), WEBHOOK_SECRET_KEY: 'w'.repeat(32), IDEMPOTENCY_REPLAY_KEY: 'r'.repeat(32), TOTP_SECRET_KEY: 't'.repeat(32) };
     expect(() => loadConfig(env)).to.throw(/PAYOUT_RAIL_URL/);
     expect(() => loadConfig({ ...env, PAYOUT_RAIL_URL: 'ftp://rail.example' , PAYOUT_RAIL_CALLBACK_SECRET: 's' })).to.throw(/http/);
     expect(loadConfig({ ...env, PAYOUT_RAIL_URL: 'https://rail.example/payouts', PAYOUT_RAIL_CALLBACK_SECRET: 's' }).payoutRailUrl).to.equal('https://rail.example/payouts');

@@ -113,8 +113,8 @@ describe('sealing: a key family per purpose', function () {
     expect(() => loadConfig({ NATIONAL_ID_PREVIOUS_KEYS: 'nope' })).to.throw(/NATIONAL_ID_PREVIOUS_KEYS/);
     expect(() => loadConfig({ WEBHOOK_SECRET_KEY_VERSION: '0' })).to.throw(/WEBHOOK_SECRET_KEY_VERSION/);
     const production = { SANDBOX: 'false', PAYOUT_RAIL_URL: 'https://rail.example', PAYOUT_RAIL_CALLBACK_SECRET: 's', CARD_DATA_KEY: 'c', CARD_FINGERPRINT_KEY: 'f' };
-    expect(() => loadConfig(production)).to.throw(/^WEBHOOK_SECRET_KEY, IDEMPOTENCY_REPLAY_KEY required when SANDBOX=false/);
-    expect(loadConfig({ ...production, WEBHOOK_SECRET_KEY: 'w', IDEMPOTENCY_REPLAY_KEY: 'r' }).sandbox).to.equal(false);
+    expect(() => loadConfig(production)).to.throw(/^WEBHOOK_SECRET_KEY, IDEMPOTENCY_REPLAY_KEY, TOTP_SECRET_KEY required when SANDBOX=false/);
+    expect(loadConfig({ ...production, WEBHOOK_SECRET_KEY: 'w', IDEMPOTENCY_REPLAY_KEY: 'r', TOTP_SECRET_KEY: 't' }).sandbox).to.equal(false);
   });
 
   it('no handler derives a key: each capability derives its keys once, at start (Services.keys)', () => {
