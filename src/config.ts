@@ -163,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     totpSecretPreviousKeys: keysFrom(env.TOTP_SECRET_PREVIOUS_KEYS, 'TOTP_SECRET_PREVIOUS_KEYS'),
     portalSessionIdleMinutes: intFrom(env.PORTAL_SESSION_IDLE_MINUTES, 30, 'PORTAL_SESSION_IDLE_MINUTES', 1440, 1),
     portalSessionLifetimeMinutes: intFrom(env.PORTAL_SESSION_LIFETIME_MINUTES, 720, 'PORTAL_SESSION_LIFETIME_MINUTES', 10_080, 1),
+    portalReauthenticationMinutes: intFrom(env.PORTAL_REAUTHENTICATION_MINUTES, 10, 'PORTAL_REAUTHENTICATION_MINUTES', 720, 1),
     signInRateLimitPerAddressPerMinute: intFrom(env.SIGN_IN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE, 20, 'SIGN_IN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE'),
     webhookTimeoutMs: intFrom(env.WEBHOOK_TIMEOUT_MS, 15_000, 'WEBHOOK_TIMEOUT_MS', 60_000, 100),
     webhookRetryScale: scaleFrom(env.WEBHOOK_RETRY_SCALE),

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { stringify } from 'csv-stringify/sync';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
+import { acrossBusinesses } from '../db/acrossBusinesses.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
 
 type Schemas = components['schemas'];
@@ -204,7 +205,8 @@ export async function auditEventsCsv(db: Knex, businessId: string, filter: Audit
  * names the retention to the trigger (and, on Citus, to the shards' nodes). Returns how many went.
  */
 export async function purgeAuditEvents(db: Knex, retentionDays: number): Promise<number> {
-  return db.transaction(async (trx) => {
+  // Every business's old rows at once: a maintenance statement, one per shard on Citus.
+  return acrossBusinesses(db, async (trx) => {
     await trx.raw("SELECT set_config('citus.propagate_set_commands', 'local', true), set_config('audit.retention_days', ?, true)", [String(retentionDays)]);
     return trx('audit_events').where('created_at', '<', trx.raw('now() - make_interval(days => ?)', [retentionDays])).del();
   }) as Promise<number>;

@@ -20,7 +20,8 @@ export { businessApiVersion, businessSettings, createBusiness, getBusiness, getB
 export { authenticateClient, clientPermissions } from './clients.js';
 export { createApiKey, getApiKey, listApiKeys, revokeApiKey, rollApiKeySecret, updateApiKey } from './apiKeys.js';
 export { createLabel, listLabels } from './labels.js';
-export { acceptInvitation, confirmTotp, getUser, inviteUser, listSandboxUserInvitations, listUsers, removeUser, updateUser } from './users.js';
-export { csrfTokenOf, currentSession, endSessions, sessionCookie, sessionPrincipal, signIn } from './sessions.js';
+export { getUser, inviteUser, listUsers, removeUser, updateUser } from './users.js';
+export { acceptInvitation, confirmTotp, listSandboxUserInvitations } from './invitations.js';
+export { csrfTokenOf, currentSession, endSessions, sessionCookie, reauthenticate, sessionPrincipal, signIn } from './sessions.js';
 export { SANDBOX_BUSINESS, SANDBOX_OWNER, SANDBOX_PLATFORM } from './sandboxDemo.js';
 export { assignWalletLabel, createWallet, getWallet, getWalletBalance, listWallets, lookupWallet, removeWalletLabel, updateWallet } from './wallets.js';

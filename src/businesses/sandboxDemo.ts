@@ -11,7 +11,7 @@
 import type { Knex } from 'knex';
 import { createBusiness } from './businesses.js';
 import { clientExists, createClient, setClientSecret } from './clients.js';
-import { ensureSandboxOwner } from './users.js';
+import { ensureSandboxOwner } from './invitations.js';
 import type { SealingKeys } from '../kernel/secrets/sealing.js';
 
 export const SANDBOX_PLATFORM = { clientId: 'sandbox-platform', secret: 'sandbox-platform-secret' } as const;

@@ -85,7 +85,9 @@ async function fail(db: Knex, row: PortalUserRow): Promise<never> {
     .where({ id: row.id, business_id: row.business_id })
     .update({
       failed_sign_ins: db.raw('CASE WHEN failed_sign_ins + 1 >= ? THEN 0 ELSE failed_sign_ins + 1 END', [LOCK_AFTER_FAILURES]),
-      locked_until: db.raw(`CASE WHEN failed_sign_ins + 1 >= ? THEN CURRENT_TIMESTAMP(3) + interval '${LOCK_MINUTES} minutes' ELSE locked_until END`, [LOCK_AFTER_FAILURES]),
+      // The lock's end is a parameter: Citus refuses a non-immutable function inside CASE, and
+      // the sign-in compares it with this instance's clock too.
+      locked_until: db.raw('CASE WHEN failed_sign_ins + 1 >= ? THEN ?::timestamptz ELSE locked_until END', [LOCK_AFTER_FAILURES, new Date(Date.now() + LOCK_MINUTES * 60_000)]),
     });
   throw failed();
 }
@@ -180,14 +182,57 @@ export async function sessionPrincipal(db: Knex, config: Config, value: string):
     .where('expires_at', '>', db.fn.now(3))
     .whereRaw('last_used_at > CURRENT_TIMESTAMP(3) - make_interval(mins => ?)', [config.portalSessionIdleMinutes])
     .update({ last_used_at: db.fn.now(3) })
-    .returning(['user_id', 'csrf_token_hash'])) as { user_id: string; csrf_token_hash: string }[];
+    .returning(['user_id', 'csrf_token_hash', db.raw('authenticated_at > CURRENT_TIMESTAMP(3) - make_interval(mins => ?) AS recent', [config.portalReauthenticationMinutes])])) as {
+    user_id: string;
+    csrf_token_hash: string;
+    recent: boolean;
+  }[];
   if (!session) throw unauthorized();
   const user = (await db('portal_users').where({ id: session.user_id, business_id: businessId, status: 'ACTIVE' }).first('role')) as { role: keyof typeof ROLES } | undefined;
   if (!user) throw unauthorized();
   return {
-    principal: { kind: 'BUSINESS', clientId: session.user_id, userId: session.user_id, businessId, permissions: ROLES[user.role] },
+    principal: { kind: 'BUSINESS', clientId: session.user_id, userId: session.user_id, businessId, permissions: ROLES[user.role], recentlyAuthenticated: session.recent },
     csrfTokenHash: session.csrf_token_hash,
   };
+}
+
+/**
+ * Re-authenticates the session of cookie value `cookie` with the user's TOTP `req.code` (or a
+ * `req.recovery_code`, used up): the steps marked `x-reauthentication` are open to it for
+ * PORTAL_REAUTHENTICATION_MINUTES. Each code is taken once, as at sign-in. Answers the
+ * session. Throws 400 TOTP_INCORRECT for a wrong or used code, 401 UNAUTHORIZED when the
+ * session has ended.
+ */
+export async function reauthenticate(
+  db: Knex,
+  keys: SealingKeys,
+  config: Config,
+  cookie: string,
+  req: Schemas['PortalSessionReauthenticationRequest'],
+): Promise<Schemas['PortalSession']> {
+  const businessId = tokenBusiness(cookie);
+  if (!businessId) throw unauthorized();
+  return db.transaction(async (trx) => {
+    const session = await trx('portal_sessions').where({ id_hash: tokenHash(cookie), business_id: businessId }).whereNull('ended_at').first();
+    const row = session
+      ? ((await trx('portal_users').where({ id: session.user_id, business_id: businessId, status: 'ACTIVE' }).forUpdate().first()) as PortalUserRow | undefined)
+      : undefined;
+    if (!session || !row) throw unauthorized();
+    const step = req.code !== undefined ? totpStep(keys, row, req.code) : null;
+    const recovery = req.recovery_code !== undefined ? recoveryCodeHash(row, req.recovery_code) : null;
+    if (step === null && recovery === null) {
+      throw new AppError('TOTP_INCORRECT', 'The code is not the current one of your authenticator, or was used already: enter the next code it shows.');
+    }
+    const [user] = (await trx('portal_users')
+      .where({ id: row.id, business_id: businessId })
+      .update(step !== null ? { totp_last_step: step } : { recovery_code_hashes: trx.raw('array_remove(recovery_code_hashes, ?)', [recovery]) })
+      .returning('*')) as PortalUserRow[];
+    const [updated] = await trx('portal_sessions')
+      .where({ id_hash: session.id_hash, business_id: businessId })
+      .update({ authenticated_at: trx.fn.now(3) })
+      .returning(['created_at', 'expires_at']);
+    return sessionView(user, updated, config, csrfTokenOf(cookie));
+  });
 }
 
 /** The session of cookie value `cookie` (whose principal the HTTP layer has just read), with its CSRF token again (the portal after a reload). Throws 401 UNAUTHORIZED when it has ended. */

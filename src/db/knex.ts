@@ -25,6 +25,7 @@ import * as nationalIdKeyVersions from './migrations/039_national_id_key_version
 import * as apiKeys from './migrations/040_api_keys.js';
 import * as auditLog from './migrations/041_audit_log.js';
 import * as portalUsers from './migrations/042_portal_users.js';
+import * as sessionAuthenticationTime from './migrations/043_session_authentication_time.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '040_api_keys': apiKeys,
   '041_audit_log': auditLog,
   '042_portal_users': portalUsers,
+  '043_session_authentication_time': sessionAuthenticationTime,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

@@ -16,7 +16,8 @@ import type { RateLimiter } from './rateLimit.js';
 /**
  * Who may call `operation` per its spec (403 FORBIDDEN for the wrong client
  * kind) and its document's `x-permission` (403 FORBIDDEN naming the permission a
- * business token's key lacks), before the body is looked at; counts an authenticated call against its
+ * business token's key or a user's role lacks; 403 FORBIDDEN for a step marked
+ * `x-reauthentication` through a session without a recent TOTP code), before the body is looked at; counts an authenticated call against its
  * client's rate limit, the token request against its address's (429
  * RATE_LIMITED), and sets the RateLimit headers.
  */
@@ -36,6 +37,11 @@ export async function admit(
   const needed = operation.permission;
   if (principal?.kind === 'BUSINESS' && isPermission(needed) && !principal.permissions?.includes(needed)) {
     throw new AppError('FORBIDDEN', `This operation needs the permission ${needed}, which ${principal.userId ? "this user's role" : 'this API key'} does not have.`);
+  }
+  // A sensitive step through a portal session needs a TOTP code given recently, so that an
+  // unattended, signed-in browser cannot manage people, keys or the API version.
+  if (operation.reauthentication && principal?.userId && !principal.recentlyAuthenticated) {
+    throw new AppError('FORBIDDEN', 'This step needs a recent code from your authenticator: re-authenticate with POST /portal-sessions/current/reauthentication, then try again.');
   }
   if (principal) koa.set(await rateLimiter.client(principal.clientId));
   else if (spec.countsAddress) koa.set(await rateLimiter.address(koa.ip));

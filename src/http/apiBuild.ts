@@ -114,6 +114,7 @@ async function readOperations(definition: Document, only?: (method: string, path
       path: op.path,
       security: JSON.stringify(op.security ?? documentSecurity),
       permission: String((op as { 'x-permission'?: unknown })['x-permission'] ?? ''),
+      reauthentication: (op as { 'x-reauthentication'?: unknown })['x-reauthentication'] === true,
       mediaTypes: Object.keys((op.requestBody as { content?: object } | undefined)?.content ?? {}),
       ...operationDeprecations(op as never),
       validators: fns.map((fn) => ({ fn, options: optionsOf.get(fn) ?? {} })),

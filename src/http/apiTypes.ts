@@ -22,6 +22,8 @@ export interface ApiOperation {
    * `none` (public), `signature` (a provider's callback), `platform` (platform tokens only).
    */
   permission: string;
+  /** Its `x-reauthentication: true`: a portal user's session needs a recent TOTP code for it (src/http/admission.ts). */
+  reauthentication: boolean;
   /** The media types its request body may be sent as (none when it takes no body). */
   mediaTypes: string[];
   /** Its deprecation (`deprecated: true`, `x-deprecated-at`, `x-sunset`), when deprecated. */

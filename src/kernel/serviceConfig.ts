@@ -53,6 +53,8 @@ export interface Config {
   portalSessionIdleMinutes: number;
   /** A portal session ends this many minutes after its sign-in, however busy (PORTAL_SESSION_LIFETIME_MINUTES). */
   portalSessionLifetimeMinutes: number;
+  /** A step marked `x-reauthentication` needs a TOTP code given within this many minutes (PORTAL_REAUTHENTICATION_MINUTES). */
+  portalReauthenticationMinutes: number;
   /** Sign-in attempts per minute per address, refused before any password is checked (SIGN_IN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE; 0 = off). */
   signInRateLimitPerAddressPerMinute: number;
   /** Most connections in the database pool (DB_POOL_SIZE; default DEFAULT_DB_POOL_SIZE of src/db/pool.ts). */

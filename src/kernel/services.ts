@@ -23,6 +23,12 @@ export interface Principal {
    * (ROLES, src/kernel/permissions.ts), read per request.
    */
   userId?: string;
+  /**
+   * For a portal user: whether the session's last TOTP code (its sign-in or a
+   * re-authentication) is within PORTAL_REAUTHENTICATION_MINUTES, as a step marked
+   * `x-reauthentication` needs (src/http/admission.ts). Absent for an API key.
+   */
+  recentlyAuthenticated?: boolean;
   /** The business a BUSINESS client acts for; null for PLATFORM clients. */
   businessId: string | null;
   /**

@@ -5,7 +5,8 @@
  * "authenticator" (otpauth, as an app would), confirms a first code, sees the recovery codes
  * and signs in; the session survives a reload; the viewer's invitation of a user is refused by
  * the service (403 naming keys:manage), as is its listing of the users, and the page shows that problem; the owner changes the
- * viewer's role; the Audit log page shows the viewer's refusal and the owner's change, each
+ * viewer's role; a sensitive step past the re-authentication window asks for a code in a
+ * dialog; the Audit log page shows the viewer's refusal and the owner's change, each
  * with its actor; sign-out everywhere ends the finance user's session. Every request is a
  * documented operation answered as documented, and axe finds no serious violation.
  */
@@ -17,6 +18,7 @@ import { clickButton, portalSuiteHooks, tableRows, waitForRow } from '../support
 import { PASSWORD, type PortalUser } from '../support/portalUsers.js';
 import { uniq } from '../support/fixtures.js';
 import { get } from '../support/client.js';
+import { running } from '../support/service.js';
 
 describe('Portal: people (invitations, two-factor sign-in, roles, sessions)', function () {
   this.timeout(180_000);
@@ -116,6 +118,22 @@ describe('Portal: people (invitations, two-factor sign-in, roles, sessions)', fu
       vic.email,
     );
 
+    // Eleven minutes after the owner's sign-in, a sensitive step asks for a code: the dialog
+    // takes a recovery code, the session is re-authenticated and the invitation is sent.
+    await running().db('portal_sessions').where({ user_id: suite.biz.owner.id }).update({ authenticated_at: running().db.raw("CURRENT_TIMESTAMP(3) - interval '11 minutes'") });
+    const rita = `rita-${uniq()}@example.com`;
+    await owner.type('#invite-email', rita);
+    await owner.type('#invite-name', 'Rita Later');
+    await clickButton(owner, 'Send invitation');
+    await owner.waitForSelector('#reauth-code');
+    await checkA11y(owner, 'the code dialog');
+    await owner.type('#reauth-code', suite.biz.owner.recoveryCodes[0]);
+    await clickButton(owner, 'Confirm', 'form.dialog');
+    await waitForRow(owner, 'Users, newest first', rita);
+    expect(suite.portal.requests.filter((r) => r.operation === 'core#reauthenticatePortalSession').map((r) => r.status)).to.deep.equal([200]);
+    expect(suite.portal.requests.filter((r) => r.operation === 'core#invitePortalUser').map((r) => r.status).slice(-2)).to.deep.equal([403, 201]);
+    suite.portal.consoleErrors.length = 0; // Chromium logs the 403 that asked for the code.
+
     // The audit log says who did each step, the viewer's refusal included.
     const users = await get('/portal-users?limit=100', { token: suite.biz.b.token });
     const vicId = users.body.data.find((u: { email: string }) => u.email === vic.email).id;
@@ -124,16 +142,30 @@ describe('Portal: people (invitations, two-factor sign-in, roles, sessions)', fu
     await checkA11y(owner, 'the Audit log page');
     await owner.type('#audit-actor', vicId);
     await clickButton(owner, 'Show entries');
-    await waitForRow(owner, 'Audit log, newest first', 'invitePortalUser');
+    // Only the viewer's entries, the refused invitation among them.
+    await owner.waitForFunction(
+      (id) => {
+        const rows = [...document.querySelectorAll('table')].find((t) => t.caption?.textContent === 'Audit log, newest first')?.tBodies[0].rows;
+        return !!rows && [...rows].every((r) => r.innerText.includes(id)) && [...rows].some((r) => r.innerText.includes('invitePortalUser'));
+      },
+      {},
+      vicId,
+    );
     const refusal = (await tableRows(owner, 'Audit log, newest first')).find((r) => r.includes('invitePortalUser'))!;
     expect(refusal).to.include('User').and.include(vicId).and.include('403').and.include('Forbidden');
     await owner.click('#audit-actor', { clickCount: 3 });
     await owner.keyboard.press('Backspace');
     await owner.type('#audit-operation', 'updatePortalUser');
     await clickButton(owner, 'Show entries');
-    await waitForRow(owner, 'Audit log, newest first', 'updatePortalUser');
-    const change = (await tableRows(owner, 'Audit log, newest first'))[0];
-    expect(change).to.include(suite.biz.owner.id).and.include(vicId).and.include('200');
+    // The owner's role change, with the owner as its actor and the viewer as its target.
+    await owner.waitForFunction(
+      (ownerId, targetId) =>
+        [...document.querySelectorAll('tr')].some((r) => ['updatePortalUser', ownerId, targetId, '200'].every((t) => r.innerText.includes(t))),
+      {},
+      suite.biz.owner.id,
+      vicId,
+    );
+    expect((await tableRows(owner, 'Audit log, newest first')).every((r) => r.includes('updatePortalUser'))).to.equal(true);
 
     // Sign out everywhere: the finance user's session ends; a reload shows the sign-in form.
     await clickButton(finance.portal.page, 'Sign out everywhere', 'header');

@@ -38,7 +38,7 @@ describe('portal users', function () {
   });
 
   it('keeps the TOTP secret sealed and the password, codes and session ids hashed at rest', async () => {
-    const row = await running().db('portal_users').where({ id: owner.id }).first();
+    const row = await running().db('portal_users').where({ business_id: business.id, id: owner.id }).first();
     expect(row.password_hash).to.match(/^\$argon2id\$/);
     expect(row.totp_secret_sealed).to.match(/^totp-secret\./);
     expect(row.totp_secret_sealed).not.to.include(owner.totp.secret.base32);
@@ -150,12 +150,45 @@ describe('portal users', function () {
     expectProblem(await request('DELETE', '/portal-sessions/current', as()), 401, 'UNAUTHORIZED');
   });
 
+  it('asks a session for a recent code before managing people, keys or the API version; a re-authentication opens them again', async () => {
+    const admin = await enrolledUser(as(), 'admin', business.token);
+    const s = await session(admin);
+    const invite = () => withSession(s, 'POST', '/portal-users', { body: { email: `later-${uniq()}@example.com`, name: 'Later', role: 'viewer' } });
+    // The sign-in's own code is recent.
+    expect((await invite()).status).to.equal(201);
+    // Eleven minutes later (the default window is ten): the step is refused, nothing is made;
+    // reads, steps not marked, and the business's bearer token are not affected.
+    await running().db('portal_sessions').where({ business_id: business.id, user_id: admin.id }).update({ authenticated_at: running().db.raw("CURRENT_TIMESTAMP(3) - interval '11 minutes'") });
+    const before = (await get('/portal-users?limit=100', as())).body.data.length;
+    const refused = await invite();
+    expectProblem(refused, 403, 'FORBIDDEN');
+    expect(refused.body.detail).to.include('/portal-sessions/current/reauthentication');
+    expectProblem(await withSession(s, 'POST', '/api-keys', { body: { name: 'Later', role: 'viewer' } }), 403, 'FORBIDDEN');
+    expectProblem(await withSession(s, 'PATCH', `/cl/v1/businesses/${business.id}`, { body: { api_version: 'v2' } }), 403, 'FORBIDDEN');
+    expect((await get('/portal-users?limit=100', as())).body.data).to.have.length(before);
+    expect((await withSession(s, 'GET', '/portal-users?limit=100')).status).to.equal(200);
+    expect((await withSession(s, 'POST', '/cl/v1/wallets', { body: { name: 'Not sensitive' } })).status).to.equal(201);
+    expect((await post('/portal-users', { email: `key-${uniq()}@example.com`, name: 'By key', role: 'viewer' }, as())).status).to.equal(201);
+    // A wrong code changes nothing; a recovery code (used up) re-authenticates.
+    const reauthenticate = (body: object, csrf = true) => withSession(s, 'POST', '/portal-sessions/current/reauthentication', { body, csrf });
+    expectProblem(await reauthenticate({ code: '000000' }), 400, 'TOTP_INCORRECT');
+    expectProblem(await reauthenticate({ recovery_code: admin.recoveryCodes[0] }, false), 403, 'FORBIDDEN');
+    expectProblem(await invite(), 403, 'FORBIDDEN');
+    const again = await reauthenticate({ recovery_code: admin.recoveryCodes[0] });
+    expect(again.status, JSON.stringify(again.body)).to.equal(200);
+    expect(again.body).to.include({ csrf_token: s.csrf });
+    expect((await invite()).status).to.equal(201);
+    expectProblem(await reauthenticate({ recovery_code: admin.recoveryCodes[0] }), 400, 'TOTP_INCORRECT');
+    // A bearer token has no session to re-authenticate.
+    expectProblem(await post('/portal-sessions/current/reauthentication', { code: '000000' }, as()), 401, 'UNAUTHORIZED');
+  });
+
   it('ends a session idle past its timeout', async () => {
     const user = await enrolledUser(as(), 'viewer', business.token);
     const s = await session(user);
     expect((await withSession(s, 'GET', '/cl/v1/wallets')).status).to.equal(200);
     // The session's last request, 31 minutes ago (the default idle timeout is 30).
-    await running().db('portal_sessions').where({ user_id: user.id }).update({ last_used_at: running().db.raw("CURRENT_TIMESTAMP(3) - interval '31 minutes'") });
+    await running().db('portal_sessions').where({ business_id: business.id, user_id: user.id }).update({ last_used_at: running().db.raw("CURRENT_TIMESTAMP(3) - interval '31 minutes'") });
     expectProblem(await withSession(s, 'GET', '/cl/v1/wallets'), 401, 'UNAUTHORIZED');
   });
 

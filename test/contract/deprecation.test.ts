@@ -62,7 +62,7 @@ function validateProblem(schema: object, problem: unknown): string | null {
 
 /** A fixture operation behind the bearer token, or (`isPublic`) one that needs none. */
 function apiOperation(path: string, op: Parameters<typeof operationDeprecations>[0], isPublic = false): ApiOperation {
-  return { operationId: op.operationId!, method: 'get', path, security: isPublic ? '[]' : '[{"bearerAuth":[]}]', permission: isPublic ? 'none' : 'wallets:read', mediaTypes: [], ...operationDeprecations(op) };
+  return { operationId: op.operationId!, method: 'get', path, security: isPublic ? '[]' : '[{"bearerAuth":[]}]', permission: isPublic ? 'none' : 'wallets:read', reauthentication: false, mediaTypes: [], ...operationDeprecations(op) };
 }
 
 describe('deprecation headers', () => {

@@ -135,7 +135,7 @@ describe('version changes as code (a test build with v5)', () => {
       const validateBefore = requestSchema(TEST_BUILD.document(newest, 'v4'));
       const mounted = mountApi({
         api: {
-          operations: [{ operationId: 'createWallet', method: 'post', path: '/wallets', security: '[]', permission: 'none', mediaTypes: ['application/json'], deprecatedParameters: [] }],
+          operations: [{ operationId: 'createWallet', method: 'post', path: '/wallets', security: '[]', permission: 'none', reauthentication: false, mediaTypes: ['application/json'], deprecatedParameters: [] }],
           validators: (_id, version) => [version === 'v5' ? validateNewest : validateBefore],
         },
         apiRoot: '/',

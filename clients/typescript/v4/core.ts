@@ -1564,6 +1564,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal-sessions/current/reauthentication": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-authenticate session
+         * @description Gives the session's user's current TOTP code (or a recovery code, used up) again: the steps marked `x-reauthentication` (managing users and API keys, changing the API version) are then open to the session for `PORTAL_REAUTHENTICATION_MINUTES` (10 by default); the sign-in's own code counts as one. Without a recent one, such a step through a session is answered 403 `FORBIDDEN` saying so. Each code is taken once, as at sign-in. Called with the session cookie and its CSRF token: a bearer token has no session (401).
+         */
+        post: operations["reauthenticatePortalSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payout-whitelist/entries": {
         parameters: {
             query?: never;
@@ -2742,6 +2762,12 @@ export interface components {
             password: string;
             code?: components["schemas"]["TotpCode"];
             /** @description One of the recovery codes, instead of `code`; used up by the sign-in. */
+            recovery_code?: string;
+        };
+        /** @description The authenticator's current `code`, or a `recovery_code`. */
+        PortalSessionReauthenticationRequest: {
+            code?: components["schemas"]["TotpCode"];
+            /** @description One of the recovery codes, instead of `code`; used up. */
             recovery_code?: string;
         };
         PortalSession: {
@@ -4923,7 +4949,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["UnauthorizedProblem"];
             };
         };
-        /** @description The token is valid but its client kind may not call this operation (`FORBIDDEN`): platform tokens manage businesses, business tokens everything else; or the business token's API key (or the session's user's role) lacks the permission the operation's `x-permission` names (the detail names it); or a request with the session cookie that changes something did not send the session's CSRF token as `X-CSRF-Token`. */
+        /** @description The token is valid but its client kind may not call this operation (`FORBIDDEN`): platform tokens manage businesses, business tokens everything else; or the business token's API key (or the session's user's role) lacks the permission the operation's `x-permission` names (the detail names it); or a request with the session cookie that changes something did not send the session's CSRF token as `X-CSRF-Token`; or an operation marked `x-reauthentication: true` was called through a session whose last TOTP code is older than `PORTAL_REAUTHENTICATION_MINUTES` (`POST /portal-sessions/current/reauthentication` gives a new one). */
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9585,6 +9611,53 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reauthenticatePortalSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v4
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalSessionReauthenticationRequest"];
+            };
+        };
+        responses: {
+            /** @description The session, re-authenticated now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalSession"];
+                };
+            };
+            400: components["responses"]["TotpConfirmInvalid"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];

@@ -10,6 +10,7 @@ import {
   confirmTotp,
   currentSession,
   endSessions,
+  reauthenticate,
   getUser,
   inviteUser,
   listSandboxUserInvitations,
@@ -35,6 +36,7 @@ type PortalUserOperations = Pick<
   | 'confirmPortalUserTotp'
   | 'createPortalSession'
   | 'getPortalSession'
+  | 'reauthenticatePortalSession'
   | 'endPortalSession'
   | 'endPortalSessions'
   | 'listSandboxUserInvitations'
@@ -103,6 +105,13 @@ export const portalUserOperations = {
       const { session, cookie } = await signIn(ctx.db, ctx.services.keys.totpSecrets, config, ctx.body, ctx.koa.ip, subjectOf(ctx.koa));
       return { status: 201, body: session, headers: { 'Set-Cookie': sessionCookie(cookie, config.portalSessionLifetimeMinutes * 60) } };
     },
+  },
+  reauthenticatePortalSession: {
+    access: 'business',
+    handle: async (ctx) => ({
+      status: 200,
+      body: await reauthenticate(ctx.db, ctx.services.keys.totpSecrets, ctx.services.config, sessionOf(ctx), ctx.body),
+    }),
   },
   getPortalSession: {
     access: 'business',

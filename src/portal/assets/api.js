@@ -97,11 +97,17 @@ export function currentSession() {
   return send('/portal-sessions/current', { method: 'GET', headers: { Accept: 'application/json' } });
 }
 
+/** Whether `err` is the service asking for a recent authenticator code (a step marked `x-reauthentication`). */
+const needsReauthentication = (err) => err instanceof ApiError && err.status === 403 && /reauthentication/.test(err.detail);
+
 /**
  * The client the pages receive as `api`, on the session whose CSRF token is `csrfToken`.
  * `onUnauthorized` runs on a 401 (the session ended or timed out), before the ApiError is thrown.
+ * `askCode()` resolves to a code the user gives (or rejects when the user declines) when a
+ * sensitive step asks for a recent one: the session is re-authenticated with it
+ * (`reauthenticatePortalSession`) and the step sent once more.
  */
-export function createApi(csrfToken, { onUnauthorized } = {}) {
+export function createApi(csrfToken, { onUnauthorized, askCode } = {}) {
   const headers = (extra = {}) => ({ Accept: 'application/json', 'X-API-Version': PORTAL_API_VERSION, ...extra });
   const changing = (extra = {}) => headers({ 'X-CSRF-Token': csrfToken, ...extra });
   const call = async (url, init) => {
@@ -109,7 +115,11 @@ export function createApi(csrfToken, { onUnauthorized } = {}) {
       return await send(url, init);
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) onUnauthorized?.(err);
-      throw err;
+      if (!needsReauthentication(err) || !askCode) throw err;
+      const code = (await askCode()).trim();
+      const second = /^\d{6}$/.test(code) ? { code } : { recovery_code: code };
+      await send('/portal-sessions/current/reauthentication', { method: 'POST', headers: changing({ 'Content-Type': 'application/json' }), body: JSON.stringify(second) });
+      return send(url, init);
     }
   };
   const json = (method, path, body, extra) =>

@@ -18,8 +18,8 @@ const SANDBOX = body.sandbox === 'true';
 const SIGNED_IN_FLAG = 'portal-signed-in';
 
 /** The signed-in state of `session` (a PortalSession): the pages' `api`, the business and the user. */
-async function enter(session, onEnded) {
-  const api = createApi(session.csrf_token, { onUnauthorized: () => onEnded('Your session ended; sign in again.') });
+async function enter(session, onEnded, askCode) {
+  const api = createApi(session.csrf_token, { onUnauthorized: () => onEnded('Your session ended; sign in again.'), askCode });
   const business = await api.get(`/cl/v1/businesses/${session.business_id}`);
   sessionStorage.setItem(SIGNED_IN_FLAG, '1');
   return { api, session: { business, user: session.user, sandbox: SANDBOX } };
@@ -29,6 +29,29 @@ async function enter(session, onEnded) {
 async function demoCode() {
   const { TOTP } = await import('./otpauth.js');
   return new TOTP({ secret: body.demoTotpSecret }).generate();
+}
+
+/**
+ * Asks for a code when a sensitive step needs a recent one: `ask.resolve(code)` or
+ * `ask.reject()` (declined: the step's page shows the service's 403).
+ */
+function CodeDialog({ ask }) {
+  const [code, setCode] = useState('');
+  const confirm = (e) => {
+    e.preventDefault();
+    ask.resolve(code);
+  };
+  return html`<div class="dialog-backdrop">
+    <form class="dialog" role="dialog" aria-modal="true" aria-labelledby="code-dialog-title" onSubmit=${confirm}>
+      <h2 id="code-dialog-title">Confirm it’s you</h2>
+      <p>This step needs a recent code from your authenticator app (or a recovery code).</p>
+      <${Field} id="reauth-code" label="Authentication code" value=${code} onInput=${setCode} required autocomplete="one-time-code" />
+      <div class="actions">
+        <button type="submit">Confirm</button>
+        <button type="button" class="secondary" onClick=${() => ask.reject()}>Cancel</button>
+      </div>
+    </form>
+  </div>`;
 }
 
 /** The sign-in form; `onSignedIn(session)` with the PortalSession. */
@@ -116,6 +139,15 @@ function App() {
   const [signedIn, setSignedIn] = useState(null);
   const [notice, setNotice] = useState(null);
   const [resuming, setResuming] = useState(sessionStorage.getItem(SIGNED_IN_FLAG) === '1');
+  const [ask, setAsk] = useState(null);
+  // A sensitive step's request waits on this promise while the dialog asks for a code.
+  const askCode = () =>
+    new Promise((resolve, reject) =>
+      setAsk({
+        resolve: (code) => (setAsk(null), resolve(code)),
+        reject: () => (setAsk(null), reject(new Error('declined'))),
+      }),
+    );
   const ended = (message) => {
     sessionStorage.removeItem(SIGNED_IN_FLAG);
     setSignedIn(null);
@@ -123,7 +155,7 @@ function App() {
   };
   const start = async (session) => {
     setNotice(null);
-    setSignedIn(await enter(session, ended));
+    setSignedIn(await enter(session, ended, askCode));
   };
   useEffect(() => {
     if (!resuming) return;
@@ -146,7 +178,7 @@ function App() {
     await signedIn.api.del(everywhere ? '/portal-sessions' : '/portal-sessions/current').catch(() => undefined);
     ended(everywhere ? 'You are signed out on every device.' : 'You are signed out.');
   };
-  return html`<${Portal} api=${signedIn.api} session=${signedIn.session} onSignOut=${signOut} />`;
+  return html`<${Portal} api=${signedIn.api} session=${signedIn.session} onSignOut=${signOut} />${ask ? html`<${CodeDialog} ask=${ask} />` : null}`;
 }
 
 render(html`<${App} />`, document.getElementById('app'));
