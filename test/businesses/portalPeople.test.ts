@@ -4,7 +4,8 @@
  * invitation's link); each opens the link, chooses a password, adds the TOTP secret to an
  * "authenticator" (otpauth, as an app would), confirms a first code, sees the recovery codes
  * and signs in; the session survives a reload; the viewer's invitation of a user is refused by
- * the service (403 naming keys:manage), as is its listing of the users, and the page shows that problem; the owner changes the
+ * the service (403 naming keys:manage), as is its listing of the users, and so is its payout,
+ * which the finance user sends; and the page shows that problem; the owner changes the
  * viewer's role; a sensitive step past the re-authentication window asks for a code in a
  * dialog; the Audit log page shows the viewer's refusal and the owner's change, each
  * with its actor; sign-out everywhere ends the finance user's session. Every request is a
@@ -19,10 +20,16 @@ import { PASSWORD, type PortalUser } from '../support/portalUsers.js';
 import { uniq } from '../support/fixtures.js';
 import { get } from '../support/client.js';
 import { running } from '../support/service.js';
+import { activeCustomer } from '../support/customers.js';
+import { topupPayoutAccount } from '../support/payouts.js';
 
 describe('Portal: people (invitations, two-factor sign-in, roles, sessions)', function () {
   this.timeout(180_000);
-  const suite = portalSuiteHooks('the portal people pages', async () => undefined);
+  let customer: { wallet_account_number: string };
+  const suite = portalSuiteHooks('the portal people pages', async (biz) => {
+    customer = await activeCustomer(biz.b);
+    await topupPayoutAccount(biz.b, '100.00');
+  });
   const contexts: BrowserContext[] = [];
   const pages: PortalPage[] = [];
   after(async () => {
@@ -93,6 +100,24 @@ describe('Portal: people (invitations, two-factor sign-in, roles, sessions)', fu
     await viewer.portal.page.reload({ waitUntil: 'networkidle0' });
     await viewer.portal.page.waitForSelector('nav[aria-label="Portal"]');
     expect(viewer.portal.requests.filter((r) => r.operation === 'core#getPortalSession')).to.have.length(1);
+
+    // The finance user sends a payout on Move money; the viewer's is refused by the service.
+    const payOut = async (p: PortalPage, reference: string): Promise<void> => {
+      await showPage(p.page, 'move-money', 'Move money');
+      await p.page.waitForSelector('#payout-wallet');
+      await p.page.type('#payout-wallet', customer.wallet_account_number);
+      await p.page.type('#payout-amount', '12.50');
+      await p.page.type('#payout-reference', reference);
+      await clickButton(p.page, 'Review', 'section[aria-labelledby="payout-title"]');
+      await clickButton(p.page, 'Confirm', 'section[aria-labelledby="payout-title"]');
+    };
+    await payOut(finance.portal, `nora-${uniq()}`);
+    await finance.portal.page.waitForSelector('section[aria-labelledby="payout-title"] .done');
+    await payOut(viewer.portal, `vic-${uniq()}`);
+    await viewer.portal.page.waitForFunction(() => document.querySelector('section[aria-labelledby="payout-title"] [role="alert"]')?.textContent?.includes('payouts:write'));
+    expect(viewer.portal.requests.filter((r) => r.operation === 'core#createCustomerPayout').map((r) => r.status)).to.deep.equal([403]);
+    expect(finance.portal.requests.filter((r) => r.operation === 'core#createCustomerPayout').map((r) => r.status)).to.deep.equal([200]);
+    viewer.portal.consoleErrors.length = 0; // Chromium logs the 403 the test caused.
 
     // The viewer may neither list the users nor invite one: the service refuses, the page shows its problem.
     await showPage(viewer.portal.page, 'team', 'Team');
