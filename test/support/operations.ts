@@ -112,9 +112,17 @@ const specOf = (operationId: string): { access: string; countsAddress?: true } |
 export const databaseOperations = (): DocumentedOperation[] =>
   documentedOperations.filter((o) => accessOf(o.operationId) !== 'public' || specOf(o.operationId)?.countsAddress === true);
 
+/** The operations a portal session calls for itself: a bearer token has no session (401 before any query), so they are sent with one. */
+export const SESSION_OPERATIONS = new Set(['getPortalSession', 'endPortalSession', 'endPortalSessions', 'reauthenticatePortalSession']);
+
+/** An invitation token of the form the service draws (`<business id>.<secret>`): its lookup reaches the database. */
+const WELL_FORMED_INVITATION = `00000000-0000-4000-8000-000000000000.${'A'.repeat(43)}`;
+
 /** Path, with the example query, and body of `op` as the fault and outage tests send it. */
 export function exampleRequest(op: DocumentedOperation): { path: string; body: unknown } {
-  // The examples' `business_id` names the example business, refused before any query.
+  // The examples' `business_id` names the example business, refused before any query; an
+  // example invitation token names none, so a well-formed one is sent.
   const { business_id: _, ...body } = (op.body ?? {}) as Record<string, unknown>;
+  if (typeof body.token === 'string') body.token = WELL_FORMED_INVITATION;
   return { path: op.exampleQuery ? `${op.path}?${op.exampleQuery}` : op.path, body: op.body === undefined ? undefined : body };
 }

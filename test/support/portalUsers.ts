@@ -6,7 +6,8 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { URI, type TOTP } from 'otpauth';
+import { Secret as OtpSecret, TOTP as OtpTotp, URI, type TOTP } from 'otpauth';
+import { SANDBOX_OWNER } from '../../src/businesses/index.js';
 import { get, post, request, type ApiResponse, type RequestOptions } from './client.js';
 import { uniq } from './fixtures.js';
 import { baseUrl } from './service.js';
@@ -143,3 +144,18 @@ export function floodFrom(localAddress: string, path: string, body: unknown, tot
   });
   return { refused, done };
 }
+
+/**
+ * Signs the sandbox's demo owner (src/businesses/sandboxDemo.ts SANDBOX_OWNER) in on the
+ * service at `baseUrl`: a session of the demo business, for the operations a session calls
+ * for itself. Asserts 201.
+ */
+export async function demoOwnerSession(baseUrl: string): Promise<Session> {
+  const totp = new OtpTotp({ secret: OtpSecret.fromBase32(SANDBOX_OWNER.totpSecret) });
+  const res = await post('/portal-sessions', { email: SANDBOX_OWNER.email, password: SANDBOX_OWNER.password, code: codeAt(totp) }, { baseUrl });
+  expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0], csrf: res.body.csrf_token, body: res.body };
+}
+
+/** The headers that send session `s` (its cookie and CSRF token). */
+export const sessionHeaders = (s: Session): Record<string, string> => ({ cookie: s.cookie, 'x-csrf-token': s.csrf });

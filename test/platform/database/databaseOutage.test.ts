@@ -14,7 +14,8 @@ import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../..
 import { startService, type RunningService } from '../../../src/server.js';
 import { expectProblem } from '../../support/assertions.js';
 import { get, post, request } from '../../support/client.js';
-import { accessOf, databaseOperations, exampleRequest, signatureHeaders } from '../../support/operations.js';
+import { accessOf, databaseOperations, exampleRequest, SESSION_OPERATIONS, signatureHeaders } from '../../support/operations.js';
+import { demoOwnerSession, sessionHeaders } from '../../support/portalUsers.js';
 import { testConfig } from '../../support/service.js';
 
 describe('database outage', function () {
@@ -44,14 +45,17 @@ describe('database outage', function () {
     const token = (await login()).body.access_token;
     const platform = (await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: 'sandbox-platform', client_secret: 'sandbox-platform-secret' }, { baseUrl })).body.access_token;
     expect((await get('/cl/v1/wallets', { token, baseUrl })).status).to.equal(200);
+    const session = await demoOwnerSession(baseUrl);
 
     await database.stop();
     const reached = databaseOperations();
     expect(reached.length).to.be.greaterThan(25);
     for (const op of reached) {
       const { path, body } = exampleRequest(op);
-      const headers = signatureHeaders(op, body);
-      const res = await request(op.method, path, { token: accessOf(op.operationId) === 'business' ? token : platform, body, headers, baseUrl });
+      const ownSession = SESSION_OPERATIONS.has(op.operationId);
+      const headers = { ...signatureHeaders(op, body), ...(ownSession ? sessionHeaders(session) : {}) };
+      const bearer = ownSession ? undefined : accessOf(op.operationId) === 'business' ? token : platform;
+      const res = await request(op.method, path, { token: bearer, body, headers, baseUrl });
       expectProblem(res, 503, 'SERVICE_UNAVAILABLE');
       expect(Number(res.headers.get('retry-after')), op.operationId).to.be.greaterThan(0);
       expect(JSON.stringify(res.body)).not.to.match(/ECONNREFUSED|at .*\.ts|select /i);

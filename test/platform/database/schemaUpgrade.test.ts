@@ -177,6 +177,11 @@ describe('schema upgrade: a database migrated by 001–023 moves onto the baseli
     // The audit log (041_audit_log) is new and empty: the upgrade is no request.
     expect(Number(after.counts.audit_events)).to.equal(0);
     delete after.counts.audit_events;
+    // The portal's people (042_portal_users) are new and empty: an upgrade invites nobody.
+    for (const table of ['portal_users', 'portal_user_emails', 'portal_sessions', 'sandbox_user_invitations']) {
+      expect(Number(after.counts[table]), table).to.equal(0);
+      delete after.counts[table];
+    }
     expect(after).to.deep.equal(kept);
     expect((await upgraded('sql_definitions').pluck('name')).sort()).to.deep.equal(sqlDefinitions().map((d) => d.name).sort());
 

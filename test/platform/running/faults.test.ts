@@ -10,7 +10,8 @@ import { expect } from 'chai';
 import type { RunningService } from '../../../src/server.js';
 import { expectProblem } from '../../support/assertions.js';
 import { request, post } from '../../support/client.js';
-import { accessOf, databaseOperations, signatureHeaders } from '../../support/operations.js';
+import { accessOf, databaseOperations, exampleRequest, SESSION_OPERATIONS, signatureHeaders } from '../../support/operations.js';
+import { demoOwnerSession, sessionHeaders, type Session } from '../../support/portalUsers.js';
 import { running, startExtraService } from '../../support/service.js';
 
 const TABLES = [
@@ -42,12 +43,16 @@ const TABLES = [
   'payout_whitelist_entries',
   'bulk_payouts',
   'bulk_payout_items',
+  'portal_users',
+  'portal_user_emails',
+  'portal_sessions',
 ];
 
 describe('500 INTERNAL_ERROR on an unexpected failure (every operation that reaches the database)', () => {
   const database = `wallet_faults_${randomUUID().slice(0, 8)}`;
   let broken: RunningService;
   const tokens: Record<string, string> = {};
+  let session: Session;
 
   before(async function () {
     this.timeout(60_000);
@@ -57,6 +62,7 @@ describe('500 INTERNAL_ERROR on an unexpected failure (every operation that reac
       (await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id, client_secret }, { baseUrl: broken.url })).body.access_token;
     tokens.platform = await token('sandbox-platform', 'sandbox-platform-secret');
     tokens.business = await token('demo-business', 'demo-business-secret');
+    session = await demoOwnerSession(broken.url);
     for (const table of TABLES) await broken.db.raw(`ALTER TABLE ${table} RENAME TO ${table}_gone`);
   });
 
@@ -71,14 +77,13 @@ describe('500 INTERNAL_ERROR on an unexpected failure (every operation that reac
     const reached = databaseOperations();
     expect(reached.length).to.be.greaterThan(25);
     for (const op of reached) {
-      const token = accessOf(op.operationId) === 'business' ? tokens.business : tokens.platform;
-      // The examples' `business_id` names the example business, refused before any query.
-      const { business_id: _, ...body } = (op.body ?? {}) as Record<string, unknown>;
-      const sent = op.body === undefined ? undefined : body;
-      const res = await request(op.method, op.exampleQuery ? `${op.path}?${op.exampleQuery}` : op.path, {
+      const ownSession = SESSION_OPERATIONS.has(op.operationId);
+      const token = ownSession ? undefined : accessOf(op.operationId) === 'business' ? tokens.business : tokens.platform;
+      const { path, body: sent } = exampleRequest(op);
+      const res = await request(op.method, path, {
         token,
         body: sent,
-        headers: signatureHeaders(op, sent),
+        headers: { ...signatureHeaders(op, sent), ...(ownSession ? sessionHeaders(session) : {}) },
         baseUrl: broken.url,
       });
       expectProblem(res, 500, 'INTERNAL_ERROR');

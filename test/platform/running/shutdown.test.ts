@@ -111,7 +111,7 @@ describe('graceful shutdown (src/main.ts as a process)', function () {
     expect(listening.node).to.equal(process.version).and.match(/^v24\./);
     // It names the business portal and, in the sandbox, who signs in to it (the secret stays out of the log).
     expect(listening.portal).to.equal(`${listening.url}/portal`);
-    expect(listening.portal_sign_in).to.match(/^client demo-business, its secret in README\.md/);
+    expect(listening.portal_sign_in).to.match(/^owner@demo\.example, its password and TOTP secret in README\.md/);
   });
 
   it('SIGTERM with PostgreSQL already killed still exits within 10 s', async () => {
