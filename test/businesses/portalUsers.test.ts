@@ -88,6 +88,9 @@ describe('portal users', function () {
 
   it('lets a user with keys:manage invite only roles it holds, change roles at once, and keeps the last owner', async () => {
     const admin = await enrolledUser(as(), 'admin', business.token);
+    const read = await get(`/portal-users/${admin.id}`, as());
+    expect(read.status).to.equal(200);
+    expect(read.body).to.include({ id: admin.id, email: admin.email, role: 'admin', status: 'ACTIVE' });
     const s = await session(admin);
     const developer = await enrolledUser({ headers: { cookie: s.cookie, 'x-csrf-token': s.csrf } }, 'developer', business.token);
     const devSession = await session(developer);
