@@ -92,7 +92,11 @@ export class AuditRecorder {
     while (this.queued.length) {
       // One INSERT per business: a transaction writes one business's rows (on Citus, one node's).
       const byBusiness = new Map<unknown, typeof this.queued>();
-      for (const q of this.queued.splice(0, BATCH_ROWS)) byBusiness.set(q.row.business_id, [...(byBusiness.get(q.row.business_id) ?? []), q]);
+      for (const q of this.queued.splice(0, BATCH_ROWS)) {
+        const batch = byBusiness.get(q.row.business_id);
+        if (batch) batch.push(q);
+        else byBusiness.set(q.row.business_id, [q]);
+      }
       await Promise.all([...byBusiness.values()].map((batch) => this.insert(batch)));
     }
     this.flushing = false;

@@ -1,7 +1,7 @@
 /**
  * The audit trail at the HTTP edge: after a documented operation has been answered (or
  * refused) and before the response is sent, the entry of a state-changing request (any method
- * but GET, HEAD and OPTIONS), whatever its outcome, and of any 403, is recorded in the audit
+ * but the safe ones, ./admission.ts SAFE_METHODS), whatever its outcome, and of any 403, is recorded in the audit
  * log (src/audit/). Who: the portal user (`Principal.userId`) or else the API client; without
  * a principal, the `koa.state.auditSubject` a public operation's handler set. A request that
  * names no business (an unknown client's token request, a platform call) is a service log
@@ -11,9 +11,8 @@ import type { Context as KoaContext } from 'koa';
 import type { AuditEntry, AuditRecorder, AuditSubject } from '../audit/index.js';
 import type { Logger } from '../log.js';
 import type { Principal } from '../kernel/services.js';
+import { SAFE_METHODS } from './admission.js';
 
-/** Methods whose requests change nothing (RFC 9110, section 9.2.1): audited only when refused. */
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** A well-formed `koa.state.auditSubject`, or null (it is set by handlers: read defensively). */
 function subjectOf(value: unknown): AuditSubject | null {
@@ -48,7 +47,7 @@ function answeredId(koa: KoaContext): string | null {
  */
 export function auditEntryOf(koa: KoaContext, problemCode: string | null): AuditEntry | { unowned: true } | null {
   const operationId = koa.state.operationId as string | undefined;
-  if (!operationId || (READ_METHODS.has(koa.method) && koa.status !== 403)) return null;
+  if (!operationId || (SAFE_METHODS.has(koa.method) && koa.status !== 403)) return null;
   const principal = koa.state.principal as Principal | null | undefined;
   const subject = principal ? null : subjectOf(koa.state.auditSubject);
   const businessId = principal?.businessId ?? subject?.businessId;
