@@ -168,31 +168,45 @@ const unauthorized = (): AppError =>
   });
 
 /**
- * The principal of session cookie `value`, marking the session used now. Throws 401
- * UNAUTHORIZED when the cookie is malformed or its session unknown, ended, idle past
- * PORTAL_SESSION_IDLE_MINUTES or past its lifetime, or its user is no longer ACTIVE.
+ * How often a session's `last_used_at` is written (ms): a request within this of the last
+ * write reads only, so that a busy portal page does not write a row per request. The idle
+ * timeout is therefore kept to within this.
+ */
+const SESSION_TOUCH_MS = 60_000;
+
+/**
+ * The principal of session cookie `value`, marking the session used now (at most once per
+ * SESSION_TOUCH_MS). Throws 401 UNAUTHORIZED when the cookie is malformed or its session
+ * unknown, ended, idle past PORTAL_SESSION_IDLE_MINUTES or past its lifetime, or its user
+ * is no longer ACTIVE. One read per request: the session and its user's role together.
  */
 export async function sessionPrincipal(db: Knex, config: Config, value: string): Promise<SessionCredential> {
   const businessId = tokenBusiness(value);
   if (!businessId) throw unauthorized();
   const idHash = tokenHash(value);
-  const [session] = (await db('portal_sessions')
-    .where({ id_hash: idHash, business_id: businessId })
-    .whereNull('ended_at')
-    .where('expires_at', '>', db.fn.now(3))
-    .whereRaw('last_used_at > CURRENT_TIMESTAMP(3) - make_interval(mins => ?)', [config.portalSessionIdleMinutes])
-    .update({ last_used_at: db.fn.now(3) })
-    .returning(['user_id', 'csrf_token_hash', 'authenticated_at'])) as { user_id: string; csrf_token_hash: string; authenticated_at: Date }[];
+  const session = (await db('portal_sessions as s')
+    .join('portal_users as u', function () {
+      this.on('u.business_id', 's.business_id').andOn('u.id', 's.user_id');
+    })
+    .where({ 's.id_hash': idHash, 's.business_id': businessId, 'u.status': 'ACTIVE' })
+    .whereNull('s.ended_at')
+    .where('s.expires_at', '>', db.fn.now(3))
+    .whereRaw('s.last_used_at > CURRENT_TIMESTAMP(3) - make_interval(mins => ?)', [config.portalSessionIdleMinutes])
+    .first('s.user_id', 's.csrf_token_hash', 's.authenticated_at', 's.last_used_at', 'u.role')) as
+    | { user_id: string; csrf_token_hash: string; authenticated_at: Date; last_used_at: Date; role: keyof typeof ROLES }
+    | undefined;
   if (!session) throw unauthorized();
-  const user = (await db('portal_users').where({ id: session.user_id, business_id: businessId, status: 'ACTIVE' }).first('role')) as { role: keyof typeof ROLES } | undefined;
-  if (!user) throw unauthorized();
+  // Judged on this instance's clock, as recentlyAuthenticated is: skew only shifts when the row is written.
+  if (session.last_used_at.getTime() < Date.now() - SESSION_TOUCH_MS) {
+    await db('portal_sessions').where({ id_hash: idHash, business_id: businessId }).update({ last_used_at: db.fn.now(3) });
+  }
   return {
     principal: {
       kind: 'BUSINESS',
       clientId: session.user_id,
       userId: session.user_id,
       businessId,
-      permissions: ROLES[user.role],
+      permissions: ROLES[session.role],
       // Judged on this instance's clock: Citus refuses a non-immutable function in RETURNING.
       recentlyAuthenticated: session.authenticated_at.getTime() > Date.now() - config.portalReauthenticationMinutes * 60_000,
     },
