@@ -42,6 +42,11 @@ interface AttemptRow {
 const MAX_ERROR = 1000;
 const MAX_BODY = 1024;
 
+/** An attempt's `error` as the documents show it (at most MAX_ERROR characters, control characters replaced). */
+export function shownError(error: string | null): string | null {
+  return error === null ? null : fitText(error, MAX_ERROR);
+}
+
 /**
  * A page of endpoint `endpointId`'s attempts, newest first (by the time each was
  * recorded). Throws 404 WEBHOOK_ENDPOINT_NOT_FOUND, 400 INVALID_CURSOR.
@@ -75,7 +80,7 @@ export async function listDeliveryAttempts(db: Knex, businessId: string, endpoin
         duration_ms: r.latency_ms,
         response_status: r.status_code,
         response_body: r.response_body === null ? null : fitText(r.response_body, MAX_BODY),
-        error: r.error === null ? null : fitText(r.error, MAX_ERROR),
+        error: shownError(r.error),
         next_attempt_at: r.next_attempt_at?.toISOString() ?? null,
       })),
     'a',

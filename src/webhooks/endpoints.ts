@@ -38,7 +38,7 @@ export const TEST_EVENT_CODE = 'webhook.test';
 /** How long a replaced secret signs beside the new one when the rotation does not say: 24 hours, in seconds. */
 export const DEFAULT_PREVIOUS_SECRET_SECONDS = 86_400;
 
-interface EndpointRow {
+export interface EndpointRow {
   id: string;
   url: string;
   description: string | null;
@@ -51,10 +51,10 @@ interface EndpointRow {
   created_at: Date;
 }
 
-const VIEW_COLUMNS = ['id', 'url', 'description', 'events', 'api_version', 'status', 'disabled_reason', 'disabled_at', 'previous_secret_expires_at', 'created_at'] as const;
+export const ENDPOINT_VIEW_COLUMNS = ['id', 'url', 'description', 'events', 'api_version', 'status', 'disabled_reason', 'disabled_at', 'previous_secret_expires_at', 'created_at'] as const;
 
 /** The endpoint as the API shows it; a previous secret whose overlap ended is not mentioned. */
-function viewOf(r: EndpointRow, now = new Date()): WebhookEndpointView {
+export function endpointView(r: EndpointRow, now = new Date()): WebhookEndpointView {
   const previous = r.previous_secret_expires_at && r.previous_secret_expires_at > now ? r.previous_secret_expires_at.toISOString() : null;
   return {
     id: r.id,
@@ -74,7 +74,7 @@ const notFound = (endpointId: string) => new AppError('WEBHOOK_ENDPOINT_NOT_FOUN
 
 /** The business's endpoint `endpointId` (not deleted), locked FOR UPDATE when `lock`; throws 404 WEBHOOK_ENDPOINT_NOT_FOUND. */
 export async function endpointRow(db: Knex, businessId: string, endpointId: string, lock = false): Promise<EndpointRow> {
-  const query = db('webhook_endpoints').where({ id: endpointId, business_id: businessId }).whereNull('deleted_at').first(...VIEW_COLUMNS);
+  const query = db('webhook_endpoints').where({ id: endpointId, business_id: businessId }).whereNull('deleted_at').first(...ENDPOINT_VIEW_COLUMNS);
   const row = (await (lock ? query.forUpdate() : query)) as EndpointRow | undefined;
   if (!row) throw notFound(endpointId);
   return row;
@@ -115,14 +115,14 @@ export async function createWebhookEndpoint(
 
 /** A page of the business's endpoints, newest first, deleted ones left out (secrets are never returned). */
 export async function listWebhookEndpoints(db: Knex, businessId: string, page: PageQuery): Promise<Page<WebhookEndpointView>> {
-  const query = db('webhook_endpoints').where({ business_id: businessId }).whereNull('deleted_at').select(...VIEW_COLUMNS);
+  const query = db('webhook_endpoints').where({ business_id: businessId }).whereNull('deleted_at').select(...ENDPOINT_VIEW_COLUMNS);
   const now = new Date();
-  return paginate<EndpointRow, WebhookEndpointView>(query, page, (rows) => rows.map((r) => viewOf(r, now)));
+  return paginate<EndpointRow, WebhookEndpointView>(query, page, (rows) => rows.map((r) => endpointView(r, now)));
 }
 
 /** One endpoint of the business; throws 404 WEBHOOK_ENDPOINT_NOT_FOUND. */
 export async function getWebhookEndpoint(db: Knex, businessId: string, endpointId: string): Promise<WebhookEndpointView> {
-  return viewOf(await endpointRow(db, businessId, endpointId));
+  return endpointView(await endpointRow(db, businessId, endpointId));
 }
 
 /**
@@ -153,8 +153,8 @@ export async function updateWebhookEndpoint(
       // Enabled again: the failing streak that may have disabled it starts over.
       Object.assign(changes, { status: 'ENABLED', disabled_reason: null, disabled_at: null, failing_since: null });
     }
-    const [updated] = await trx('webhook_endpoints').where({ id: endpointId, business_id: businessId }).update(changes).returning([...VIEW_COLUMNS]);
-    return viewOf(updated as EndpointRow);
+    const [updated] = await trx('webhook_endpoints').where({ id: endpointId, business_id: businessId }).update(changes).returning([...ENDPOINT_VIEW_COLUMNS]);
+    return endpointView(updated as EndpointRow);
   });
 }
 
@@ -164,9 +164,9 @@ export async function deleteWebhookEndpoint(db: Knex, businessId: string, endpoi
     .where({ id: endpointId, business_id: businessId })
     .whereNull('deleted_at')
     .update({ status: 'DISABLED', disabled_reason: 'DELETED', disabled_at: db.fn.now(3), deleted_at: db.fn.now(3), updated_at: db.fn.now(3) })
-    .returning([...VIEW_COLUMNS]);
+    .returning([...ENDPOINT_VIEW_COLUMNS]);
   if (!row) throw notFound(endpointId);
-  return viewOf(row as EndpointRow);
+  return endpointView(row as EndpointRow);
 }
 
 /** The secret of `stored` in clear, or null when it does not open. */

@@ -40,6 +40,7 @@ export async function start({ db, jobs, config, log, outages }: StartContext): P
 
 // What the handlers and the capabilities above call (the face is the only door: .dependency-cruiser.cjs).
 export { listDeliveryAttempts } from './attempts.js';
+export { listEndpointHealth } from './healthReport.js';
 export { DEFAULT_PREVIOUS_SECRET_SECONDS, createWebhookEndpoint, deleteWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, rotateWebhookEndpointSecret, sendWebhookTestEvent, updateWebhookEndpoint } from './endpoints.js';
 export { listEvents, redeliverEvent } from './events.js';
 export { recoverDeliveries } from './recovery.js';

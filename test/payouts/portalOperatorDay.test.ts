@@ -61,11 +61,15 @@ describe("Portal: an operator's day on a phone in dark mode", function () {
   before(() => setLook(suite.portal.page, { width: 390, dark: true }));
   afterEach(async () => suite.portal && (await suite.portal.assertClean()));
 
-  it('sees the failing endpoint on the Overview', async () => {
-    const { page } = suite.portal;
+  it('sees the failing endpoint on the Overview, why and since when, from a fixed number of requests', async () => {
+    const { page, requests } = suite.portal;
     await showPage(page, 'overview', 'Overview');
     await page.waitForSelector('::-p-text(1 webhook endpoint is failing or disabled)');
-    expect(await page.$eval('main [role="alert"]', (el) => (el as HTMLElement).innerText)).to.include(endpointUrl).and.include('failing');
+    expect(await page.$eval('main [role="alert"]', (el) => (el as HTMLElement).innerText)).to.include(endpointUrl).and.match(/failing since .+: .+ at /);
+    // Every request so far: the Overview is the first page this suite shows.
+    const asked = requests.map((r) => r.operation ?? '');
+    expect(asked.filter((o) => o.endsWith('#listWebhookEndpointHealth')), 'one request per state watched').to.have.length(2);
+    expect(asked.some((o) => o.endsWith('#listWebhookDeliveryAttempts')), 'no attempts read per endpoint').to.equal(false);
     await looksRight(page, 'the Overview');
   });
 

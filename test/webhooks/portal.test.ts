@@ -127,6 +127,9 @@ describe('Business portal: Webhooks page in headless Chromium', function () {
     expect(Number(total), health).to.be.at.least(2);
     expect(Number(percent), health).to.equal(Math.round(100 / Number(total)));
     expect(health).to.match(/Failing since\s+\d/);
+    expect(health, 'the failure says why').to.match(/Last failure \(24 h\)\s+HTTP 500 at \d/);
+    const chart = await page.$eval('figure.attempts-chart svg', (el) => el.getAttribute('aria-label'));
+    expect(chart).to.match(/^Attempts per hour over the last 24 hours: 1 succeeded, \d+ failed/);
     // The failed event's attempts grouped, with the body sent and the body answered.
     await page.click(`button[aria-label="Show bodies of event ${failed.event_id}"]`);
     await page.waitForSelector(`pre[aria-label="Request body of event ${failed.event_id}"]`);
@@ -182,7 +185,7 @@ describe('Business portal: Webhooks page in headless Chromium', function () {
     await press(page, 'Sign out', 'You are signed out.');
     await portal.assertClean();
     const operations = new Set(portal.requests.map((r) => r.operation));
-    for (const op of ['createPortalSession', 'getBusiness', 'getBusinessAccountBalance', 'listWebhookEndpoints', 'createWebhookEndpoint', 'sendWebhookTestEvent',
+    for (const op of ['createPortalSession', 'getBusiness', 'getBusinessAccountBalance', 'listWebhookEndpointHealth', 'createWebhookEndpoint', 'sendWebhookTestEvent',
       'listWebhookDeliveryAttempts', 'recoverWebhookDeliveries', 'redeliverEvent', 'rotateWebhookEndpointSecret', 'updateWebhookEndpoint', 'deleteWebhookEndpoint']) {
       expect([...operations].some((o) => o?.endsWith(`#${op}`)), `the portal called ${op}`).to.equal(true);
     }

@@ -554,6 +554,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/endpoint-health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints' health
+         * @description **Preview.** The business's webhook endpoints (as `listWebhookEndpoints` pages them, newest first) with their health, computed by the service: `state` (`HEALTHY`, `FAILING`: every attempt since `failing_since` failed, `DISABLED`), when the last attempt succeeded, the newest failed attempt with its reason, and the attempts of the last 24 hours, counted per hour (the current hour and the 23 before it, oldest first). `state` filters: `FAILING` and `DISABLED` are what needs attention, so a dashboard asks for each once, whatever the number of endpoints. The cost of a page grows with its endpoints' attempts of the last day, not with their history.
+         */
+        get: operations["listWebhookEndpointHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/endpoints/{endpoint_id}": {
         parameters: {
             query?: never;
@@ -1269,6 +1289,53 @@ export interface components {
         };
         WebhookEndpointList: components["schemas"]["Page"] & {
             data: components["schemas"]["WebhookEndpoint"][];
+        };
+        /**
+         * @description `HEALTHY`: enabled, and its newest attempt succeeded (or none was made). `FAILING`: enabled, and every attempt since `failing_since` failed (after 5 days of it the endpoint is disabled). `DISABLED`: receives nothing (see the endpoint's `disabled_reason`). The list may grow.
+         * @enum {string}
+         */
+        WebhookEndpointHealthState: "HEALTHY" | "FAILING" | "DISABLED";
+        WebhookAttemptCounts: {
+            /** Format: int64 */
+            succeeded: number;
+            /** Format: int64 */
+            failed: number;
+        };
+        /** @description An endpoint and its health, as the service computes it. */
+        WebhookEndpointHealth: {
+            endpoint: components["schemas"]["WebhookEndpoint"];
+            state: components["schemas"]["WebhookEndpointHealthState"];
+            /**
+             * Format: date-time
+             * @description When the first of the failed attempts since the last success was made; null unless `FAILING` (or disabled while failing).
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description When the newest successful attempt started; null when none did.
+             */
+            last_success_at: string | null;
+            /** @description The newest failed attempt of the last 24 hours (while `FAILING`, of the current run of failures, however old): when it started, the status the endpoint answered (null when none came) and why it failed. Null when there is none. */
+            last_failure: null | {
+                started_at: components["schemas"]["Timestamp"];
+                /** Format: int32 */
+                response_status: number | null;
+                error: string | null;
+            };
+            /** @description The attempts of the 24 hours `hourly` covers, in all. */
+            attempts_24h: components["schemas"]["WebhookAttemptCounts"];
+            /** @description The attempts per hour, oldest first, 24 hours ending with the current one (hours without attempts count 0). */
+            hourly: {
+                /** @description The hour's start. */
+                hour: components["schemas"]["Timestamp"];
+                /** Format: int64 */
+                succeeded: number;
+                /** Format: int64 */
+                failed: number;
+            }[];
+        };
+        WebhookEndpointHealthList: components["schemas"]["Page"] & {
+            data: components["schemas"]["WebhookEndpointHealth"][];
         };
         /**
          * @description `SUCCEEDED`: the endpoint answered 2xx. `FAILED`: anything else (another status, no answer, a refused URL).
@@ -2271,6 +2338,11 @@ export interface components {
          * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
          */
         AttemptEventIdFilter: string;
+        /**
+         * @description Only the endpoints in this state.
+         * @example FAILING
+         */
+        WebhookEndpointHealthStateFilter: components["schemas"]["WebhookEndpointHealthState"];
         /**
          * @description Only attempts with this outcome.
          * @example FAILED
@@ -4435,6 +4507,219 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookEndpointHealth: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the endpoints in this state.
+                 * @example FAILING
+                 */
+                state?: components["parameters"]["WebhookEndpointHealthStateFilter"];
+                /**
+                 * @description Page size, 1 to 100; 20 when absent.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["LimitParameter"];
+                /**
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+                 */
+                cursor?: components["parameters"]["CursorParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v4
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints with their health. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "endpoint": {
+                     *             "id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+                     *             "url": "https://hooks.example.com/wallet-events",
+                     *             "description": "Order service, production",
+                     *             "events": [
+                     *               "topup.complete",
+                     *               "payout.completed"
+                     *             ],
+                     *             "status": "ENABLED",
+                     *             "disabled_reason": null,
+                     *             "disabled_at": null,
+                     *             "previous_secret_expires_at": null,
+                     *             "api_version": "v1",
+                     *             "created_at": "2026-11-21T09:30:00.000Z"
+                     *           },
+                     *           "state": "FAILING",
+                     *           "failing_since": "2026-11-21T10:15:30.500Z",
+                     *           "last_success_at": "2026-11-21T10:02:11.020Z",
+                     *           "last_failure": {
+                     *             "started_at": "2026-11-21T10:15:35.500Z",
+                     *             "response_status": 500,
+                     *             "error": "HTTP 500"
+                     *           },
+                     *           "attempts_24h": {
+                     *             "succeeded": 41,
+                     *             "failed": 2
+                     *           },
+                     *           "hourly": [
+                     *             {
+                     *               "hour": "2026-11-20T11:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-20T12:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-20T13:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-20T14:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-20T15:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-20T16:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-20T17:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-20T18:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-20T19:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-20T20:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-20T21:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-20T22:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-20T23:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-21T00:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-21T01:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-21T02:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-21T03:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-21T04:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-21T05:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-21T06:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-21T07:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-21T08:00:00.000Z",
+                     *               "succeeded": 12,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-21T09:00:00.000Z",
+                     *               "succeeded": 29,
+                     *               "failed": 0
+                     *             },
+                     *             {
+                     *               "hour": "2026-11-21T10:00:00.000Z",
+                     *               "succeeded": 0,
+                     *               "failed": 2
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointHealthList"];
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -1,4 +1,4 @@
-/** Webhook endpoints (preview): register, list, read, update, delete; their delivery log, test event, secret rotation and recovery. */
+/** Webhook endpoints (preview): register, list, read, update, delete; their health, delivery log, test event, secret rotation and recovery. */
 import {
   createWebhookEndpoint,
   DEFAULT_PREVIOUS_SECRET_SECONDS,
@@ -9,7 +9,7 @@ import {
   sendWebhookTestEvent,
   updateWebhookEndpoint,
 } from '../../webhooks/index.js';
-import { listDeliveryAttempts } from '../../webhooks/index.js';
+import { listDeliveryAttempts, listEndpointHealth } from '../../webhooks/index.js';
 import { recoverDeliveries } from '../../webhooks/index.js';
 import { businessIdOf } from '../../http/operation.js';
 import type { ClosedLoopMap } from './types.js';
@@ -46,6 +46,10 @@ export const webhookOperations = {
   listWebhookDeliveryAttempts: {
     access: 'business',
     handle: async (ctx) => ({ status: 200, body: await listDeliveryAttempts(ctx.db, businessIdOf(ctx), ctx.path.endpoint_id, ctx.query) }),
+  },
+  listWebhookEndpointHealth: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await listEndpointHealth(ctx.db, businessIdOf(ctx), ctx.query) }),
   },
   sendWebhookTestEvent: {
     access: 'business',

@@ -53,6 +53,7 @@ const API_VERSION_V4: VersionChange = {
     'updateBusiness',
     'createWebhookEndpoint',
     'listWebhookEndpoints',
+    'listWebhookEndpointHealth',
     'getWebhookEndpoint',
     'updateWebhookEndpoint',
     'deleteWebhookEndpoint',

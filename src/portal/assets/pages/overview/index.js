@@ -3,32 +3,41 @@
  * own accounts (`getBusinessAccountBalance`: operational, prefix 1, and payout, prefix 2)
  * each with its last 30 days drawn from the ledger (./history.js), the recent
  * activity (the newest transactions, `listBusinessTransactions`), and an alert naming the
- * webhook endpoints that fail or are disabled (../webhooks/health.js), and the business's
+ * webhook endpoints that fail (with why and since when) or are disabled (two requests of
+ * `listWebhookEndpointHealth`, however many endpoints there are), and the business's
  * default API version (./api-version.js). Each part loads on its own and offers Retry when
  * it fails.
  */
 import { html } from '../../preact-htm.js';
 import { Id, Money, Problem, Table, formatTime, plural, useLoad, words } from '../../ui.js';
 import { BalanceChart, DAYS, balancePoints, recentTransactions } from './history.js';
-import { endpointHealth } from '../webhooks/health.js';
-import { allEndpoints } from '../webhooks/index.js';
+import { HEALTH, failureText } from '../webhooks/health.js';
 import { ApiVersionSetting } from './api-version.js';
 import { When } from '../../lists.js';
 
-/** Endpoints that are disabled or whose newest attempt failed. */
+/** Endpoints shown in the alert, per state. */
+const ALERT_LIMIT = 10;
+
+/** The failing and the disabled endpoints (at most ALERT_LIMIT of each) and whether there are more. */
 async function troubledEndpoints(api) {
-  const endpoints = await allEndpoints(api);
-  const health = await Promise.all(endpoints.map((e) => (e.status === 'ENABLED' ? endpointHealth(api, e) : null)));
-  return endpoints.filter((e, i) => e.status !== 'ENABLED' || health[i]?.failing);
+  const [failing, disabled] = await Promise.all(['FAILING', 'DISABLED'].map((state) => api.get(HEALTH, { query: { state, limit: ALERT_LIMIT } })));
+  return { endpoints: [...failing.data, ...disabled.data], more: failing.has_more || disabled.has_more };
+}
+
+/** What is wrong with endpoint health `h`, in words. */
+function troubleText(h) {
+  if (h.state === 'DISABLED') return `disabled${h.endpoint.disabled_reason ? ` (${words(h.endpoint.disabled_reason).toLowerCase()})` : ''} since ${formatTime(h.endpoint.disabled_at)}`;
+  return `failing since ${formatTime(h.failing_since)}: ${failureText(h)}`;
 }
 
 function EndpointAlert({ api }) {
   const troubled = useLoad(() => troubledEndpoints(api), [api]);
   if (troubled.error) return html`<${Problem} error=${troubled.error} onRetry=${troubled.reload} />`;
-  if (!troubled.data?.length) return null;
+  const found = troubled.data?.endpoints ?? [];
+  if (!found.length) return null;
   return html`<div class="problem" role="alert">
-    <strong>${plural(troubled.data.length, 'webhook endpoint is', 'webhook endpoints are')} failing or disabled</strong>
-    <ul>${troubled.data.map((e) => html`<li key=${e.id}><code>${e.url}</code>: ${e.status === 'ENABLED' ? 'failing' : 'disabled'}</li>`)}</ul>
+    <strong>${troubled.data.more ? `More than ${found.length} webhook endpoints are` : plural(found.length, 'webhook endpoint is', 'webhook endpoints are')} failing or disabled</strong>
+    <ul>${found.map((h) => html`<li key=${h.endpoint.id}><code>${h.endpoint.url}</code>: ${troubleText(h)}</li>`)}</ul>
     <p><a href="#webhooks">See the Webhooks page</a></p>
   </div>`;
 }

@@ -8,7 +8,7 @@
 import { html, useState } from '../../preact-htm.js';
 import { CopyButton, Field, Id, Problem, formatTime, useSubmit } from '../../ui.js';
 import { DeliveryLog } from './log.js';
-import { HealthBadge, rateText } from './health.js';
+import { AttemptsChart, HealthBadge, failureText, rateText } from './health.js';
 
 /** The codes an endpoint may subscribe to (the document's WebhookEventCode). */
 export const EVENT_CODES = ['onboarding.complete', 'topup.complete', 'payout.pending', 'payout.processing', 'payout.failed', 'payout.completed'];
@@ -97,11 +97,13 @@ export function EndpointDetail({ api, endpoint, health, headingRef, onChanged, o
       <dt>ID</dt><dd><${Id} value=${endpoint.id} label="endpoint id" /></dd>
       <dt>Status</dt><dd><${HealthBadge} endpoint=${endpoint} health=${health} />${endpoint.disabled_at ? ` since ${formatTime(endpoint.disabled_at)}` : ''}</dd>
       <dt>Success (24 h)</dt><dd>${rateText(health)}</dd>
-      <dt>Last success</dt><dd>${formatTime(health?.lastSuccess)}</dd>
-      <dt>Failing since</dt><dd>${formatTime(health?.failingSince)}</dd>
+      <dt>Last success</dt><dd>${formatTime(health?.last_success_at)}</dd>
+      <dt>Failing since</dt><dd>${formatTime(health?.failing_since)}</dd>
+      <dt>Last failure (24 h)</dt><dd>${failureText(health)}</dd>
       <dt>API version</dt><dd>${endpoint.api_version} <span class="muted">(its events are rendered at it)</span></dd>
       <dt>Previous secret signs until</dt><dd>${formatTime(endpoint.previous_secret_expires_at)}</dd>
     </dl>
+    ${health ? html`<${AttemptsChart} health=${health} />` : null}
     <div class="actions">
       <button type="button" onClick=${test} disabled=${!enabled}>Send test event</button>
       <button type="button" class="secondary" onClick=${toggle}>${enabled ? 'Disable' : 'Enable'}</button>

@@ -1,64 +1,41 @@
 /**
- * A webhook endpoint's health as the portal shows it, computed from its delivery attempts
- * (closed-loop `listWebhookDeliveryAttempts`, newest first, filtered by outcome and time):
- *
- * - success rate over the last 24 hours: the attempts started since then that succeeded,
- *   over all of them (at most MAX_PAGES pages of 100 are read; more make it "at least");
- * - last success: the newest SUCCEEDED attempt, of any age;
- * - failing: the newest attempt failed; failing since: the oldest FAILED attempt after the
- *   last success (the first failure of the current run).
- *
- * The badge reads "Disabled: <reason>" for a disabled endpoint, "Failing" for a failing
- * one (both red), "Healthy" otherwise.
+ * The webhook endpoints' health as the service computes it (closed-loop
+ * `listWebhookEndpointHealth`: each endpoint with its `state`, `failing_since`,
+ * `last_success_at`, `last_failure` and its attempts of the last 24 hours per hour), and how
+ * the portal shows it: a badge ("Disabled: <reason>" and "Failing" in red, else "Healthy"),
+ * the success rate, the failure's reason, and a chart of the attempts per hour.
  */
 import { html } from '../../preact-htm.js';
-import { words } from '../../ui.js';
+import { formatTime, plural, words } from '../../ui.js';
 
-/** Pages of 100 attempts read for one figure. */
-const MAX_PAGES = 10;
+export const HEALTH = '/cl/v1/webhooks/endpoint-health';
 
-/** Every attempt of `path` matching `query`, newest first, and whether MAX_PAGES stopped the reading. */
-async function attempts(api, path, query) {
+/** Every endpoint of the business with its health, following `next_cursor` (a page holds 100). */
+export async function allEndpointHealth(api) {
   const found = [];
   let cursor;
-  for (let i = 0; i < MAX_PAGES; i++) {
-    const page = await api.get(`${path}/attempts`, { query: { ...query, limit: 100, cursor } });
+  do {
+    const page = await api.get(HEALTH, { query: { limit: 100, cursor } });
     found.push(...page.data);
-    if (!page.has_more) return { found, capped: false };
-    cursor = page.next_cursor;
-  }
-  return { found, capped: true };
-}
-
-/**
- * The health of `endpoint` (a WebhookEndpoint) at `now`:
- * `{ succeeded, total, capped, lastSuccess, failing, failingSince }` (times ISO strings or null).
- */
-export async function endpointHealth(api, endpoint, now = new Date()) {
-  const path = `/cl/v1/webhooks/endpoints/${endpoint.id}`;
-  const since = new Date(now.getTime() - 86_400_000).toISOString();
-  const [day, success, newest] = await Promise.all([
-    attempts(api, path, { created_from: since }),
-    api.get(`${path}/attempts`, { query: { outcome: 'SUCCEEDED', limit: 1 } }),
-    api.get(`${path}/attempts`, { query: { limit: 1 } }),
-  ]);
-  const lastSuccess = success.data[0]?.started_at ?? null;
-  const failing = newest.data[0]?.outcome === 'FAILED';
-  let failingSince = null;
-  if (failing) {
-    const run = await attempts(api, path, { outcome: 'FAILED', created_from: lastSuccess ?? undefined });
-    failingSince = run.found.at(-1)?.started_at ?? null;
-  }
-  const succeeded = day.found.filter((a) => a.outcome === 'SUCCEEDED').length;
-  return { succeeded, total: day.found.length, capped: day.capped, lastSuccess, failing, failingSince };
+    cursor = page.has_more ? page.next_cursor : undefined;
+  } while (cursor);
+  return found;
 }
 
 /** The success rate as text: "92% of 25 attempts", "No attempts". */
 export function rateText(health) {
   if (!health) return '…';
-  if (health.total === 0) return 'No attempts';
-  const percent = Math.round((health.succeeded / health.total) * 100);
-  return `${percent}% of ${health.capped ? 'at least ' : ''}${health.total} ${health.total === 1 ? 'attempt' : 'attempts'}`;
+  const { succeeded, failed } = health.attempts_24h;
+  const total = succeeded + failed;
+  if (total === 0) return 'No attempts';
+  return `${Math.round((succeeded / total) * 100)}% of ${plural(total, 'attempt')}`;
+}
+
+/** Why the newest failed attempt failed, in words: "HTTP 500 at 21 Nov 10:15", or "—". */
+export function failureText(health) {
+  const failure = health?.last_failure;
+  if (!failure) return '—';
+  return `${failure.error ?? `HTTP ${failure.response_status}`} at ${formatTime(failure.started_at)}`;
 }
 
 /** The endpoint's badge: red "Disabled: <reason>" or "Failing", else "Healthy" (or its status while health loads). */
@@ -67,7 +44,40 @@ export function HealthBadge({ endpoint, health }) {
     const reason = endpoint.disabled_reason ? `: ${words(endpoint.disabled_reason).toLowerCase()}` : '';
     return html`<span class="badge-bad" data-health="disabled">Disabled${reason}</span>`;
   }
-  if (health?.failing) return html`<span class="badge-bad" data-health="failing">Failing</span>`;
+  if (health?.state === 'FAILING') return html`<span class="badge-bad" data-health="failing">Failing</span>`;
   if (!health) return html`<span class="badge-ok">Enabled</span>`;
   return html`<span class="badge-ok" data-health="healthy">Healthy</span>`;
+}
+
+/** The hour an `hourly` item starts, as "14:00" (the browser's time zone). */
+const hourOf = (iso) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+
+/**
+ * The attempts per hour of the last 24 hours as stacked bars (succeeded below, failed above
+ * in the alarm colour), with the largest count on the value axis and the first and last hour
+ * on the time axis; drawn with attributes only (the page's CSP allows no inline style).
+ */
+export function AttemptsChart({ health }) {
+  const hours = health.hourly;
+  const most = Math.max(1, ...hours.map((h) => h.succeeded + h.failed));
+  const y = (n) => (n / most) * 80;
+  const { succeeded, failed } = health.attempts_24h;
+  const label = `Attempts per hour over the last 24 hours: ${succeeded} succeeded, ${failed} failed; at most ${plural(most, 'attempt')} in an hour.`;
+  return html`<figure class="card attempts-chart">
+    <figcaption>Attempts per hour, last 24 hours</figcaption>
+    <svg class="chart" viewBox="0 0 320 110" role="img" aria-label=${label}>
+      <text x="0" y="10" class="axis">${most}</text>
+      <text x="0" y="90" class="axis">0</text>
+      <line x1="20" y1="90" x2="320" y2="90" stroke="currentColor" stroke-opacity="0.4" />
+      ${hours.map((h, i) => {
+        const x = 22 + i * 12.4;
+        return html`<g key=${h.hour}>
+          <rect x=${x} y=${90 - y(h.succeeded)} width="10" height=${y(h.succeeded)} class="bar-ok"><title>${hourOf(h.hour)}: ${h.succeeded} succeeded</title></rect>
+          <rect x=${x} y=${90 - y(h.succeeded) - y(h.failed)} width="10" height=${y(h.failed)} class="bar-bad"><title>${hourOf(h.hour)}: ${h.failed} failed</title></rect>
+        </g>`;
+      })}
+      <text x="22" y="106" class="axis">${hourOf(hours[0].hour)}</text>
+      <text x="320" y="106" class="axis" text-anchor="end">${hourOf(hours.at(-1).hour)}</text>
+    </svg>
+  </figure>`;
 }

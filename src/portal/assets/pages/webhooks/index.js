@@ -1,14 +1,14 @@
 /**
- * Webhooks: the business's endpoints (`listWebhookEndpoints`) with their health over the
- * last 24 hours (./health.js: success rate, last success, failing since, a red badge
- * for a failing or disabled endpoint), registering one
+ * Webhooks: the business's endpoints with their health over the last 24 hours, as the
+ * service computes it (`listWebhookEndpointHealth`, ./health.js: success rate, last success,
+ * failing since and why, a red badge for a failing or disabled endpoint), registering one
  * (`createWebhookEndpoint`, with a signing secret drawn in the browser and shown once),
  * and the selected endpoint's management and delivery log (./endpoint.js).
  */
 import { html, useRef, useState } from '../../preact-htm.js';
 import { Field, Problem, Table, formatTime, useLoad, useSubmit } from '../../ui.js';
 import { EndpointDetail, EventChoices, OneTimeSecret } from './endpoint.js';
-import { HealthBadge, endpointHealth, rateText } from './health.js';
+import { HealthBadge, allEndpointHealth, failureText, rateText } from './health.js';
 
 const ENDPOINTS = '/cl/v1/webhooks/endpoints';
 
@@ -16,18 +16,6 @@ const ENDPOINTS = '/cl/v1/webhooks/endpoints';
 function newSecret() {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return `whsec_${btoa(String.fromCharCode(...bytes))}`;
-}
-
-/** Every endpoint of the business, following `next_cursor` (a business has few). */
-export async function allEndpoints(api) {
-  const endpoints = [];
-  let cursor;
-  do {
-    const page = await api.get(ENDPOINTS, { query: { limit: 100, cursor } });
-    endpoints.push(...page.data);
-    cursor = page.has_more ? page.next_cursor : undefined;
-  } while (cursor);
-  return endpoints;
 }
 
 /** The registration form; `onCreated({ url, secret })` after a 200. */
@@ -56,14 +44,10 @@ function RegisterEndpoint({ api, onCreated }) {
 }
 
 function Webhooks({ api }) {
-  const endpoints = useLoad(() => allEndpoints(api), [api]);
-  // Each endpoint's health, by id; loaded after the list, again whenever the list is.
-  const health = useLoad(async () => {
-    const list = endpoints.data ?? [];
-    const figures = await Promise.all(list.map((e) => endpointHealth(api, e)));
-    return Object.fromEntries(list.map((e, i) => [e.id, figures[i]]));
-  }, [api, endpoints.data]);
-  const healthOf = (e) => health.data?.[e.id];
+  // The endpoints and their health in one list: one request per 100 endpoints.
+  const health = useLoad(() => allEndpointHealth(api), [api]);
+  const endpoints = { ...health, data: health.data?.map((h) => h.endpoint) };
+  const healthOf = (e) => health.data?.find((h) => h.endpoint.id === e.id);
   const [selectedId, setSelectedId] = useState(null);
   const [created, setCreated] = useState(null);
   const detailHeading = useRef(null);
@@ -78,7 +62,6 @@ function Webhooks({ api }) {
     <p>Events are sent to the endpoints registered here, signed per Standard Webhooks and retried for about three days.</p>
     <section aria-labelledby="endpoints-heading">
       <h2 id="endpoints-heading">Endpoints</h2>
-      <${Problem} error=${endpoints.error} onRetry=${endpoints.reload} />
       <${Problem} error=${health.error} onRetry=${health.reload} />
       ${endpoints.loading && !endpoints.data ? html`<p role="status">Loading endpoints…</p>` : null}
       ${endpoints.data
@@ -86,8 +69,9 @@ function Webhooks({ api }) {
             { key: 'url', title: 'URL', render: (e) => html`<code>${e.url}</code>` },
             { key: 'status', title: 'Status', render: (e) => html`<${HealthBadge} endpoint=${e} health=${healthOf(e)} />` },
             { key: 'rate', title: 'Success (24 h)', num: true, render: (e) => rateText(healthOf(e)) },
-            { key: 'last', title: 'Last success', render: (e) => (healthOf(e) ? formatTime(healthOf(e).lastSuccess) : '…') },
-            { key: 'since', title: 'Failing since', render: (e) => (healthOf(e) ? formatTime(healthOf(e).failingSince) : '…') },
+            { key: 'last', title: 'Last success', render: (e) => formatTime(healthOf(e).last_success_at) },
+            { key: 'since', title: 'Failing since', render: (e) => formatTime(healthOf(e).failing_since) },
+            { key: 'failure', title: 'Last failure (24 h)', render: (e) => failureText(healthOf(e)) },
             { key: 'description', title: 'Description', render: (e) => e.description ?? '—' },
             { key: 'events', title: 'Events', render: (e) => e.events.join(', ') },
             { key: 'manage', title: 'Actions', render: (e) => html`<button type="button" class="secondary" aria-label=${`Manage ${e.url}`}
