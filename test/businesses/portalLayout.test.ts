@@ -117,6 +117,22 @@ describe('Portal layout: every page at 1280 and 390 px, light and dark, and at 3
     expect(await page.evaluate(() => navigator.clipboard.readText())).to.equal(suite.biz.b.id);
   });
 
+  it('says what is wrong with a refused request in words, and offers no Retry that cannot help', async () => {
+    const { portal } = suite;
+    const { page } = portal;
+    await setLook(page, LOOKS[3]);
+    await showPage(page, 'payouts', 'Payouts');
+    await page.type('#payout-id', 'CB-77');
+    await clickButton(page, 'Look up payout');
+    await page.waitForSelector('#payout-lookup-title ~ [role="alert"]');
+    const shown = await page.$eval('#payout-lookup-title ~ [role="alert"]', (el) => (el as HTMLElement).innerText);
+    expect(shown).to.include('Payout id must be an id such as').and.not.include('Retry');
+    await checkA11y(page, 'a refused lookup at 390 px, dark');
+    // Chromium logs the 400 itself as a failed resource.
+    expect(portal.consoleErrors.every((e) => /status of 400/.test(e)), portal.consoleErrors.join('\n')).to.equal(true);
+    portal.consoleErrors.length = 0;
+  });
+
   it('offers Retry when a load fails, and loads again with it', async () => {
     const { portal } = suite;
     const { page } = portal;

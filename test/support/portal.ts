@@ -181,7 +181,25 @@ export async function checkA11y(page: Page, label: string): Promise<A11yViolatio
   });
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect(serious, `serious or critical accessibility violations on ${label}`).to.deep.equal([]);
+  await expectWords(page, label);
   return violations;
+}
+
+/** What a validator or a JSON Pointer says, as it would read if shown raw: a pattern, a format, a pointer into a request. */
+const RAW_MESSAGE = /must match (pattern|format)|must NOT have|must have required property|(^|\s)\/(body|query|path|header)\/\S/m;
+
+/**
+ * Asserts that the page's text, outside the bodies it shows as they were sent (`pre`, `code`),
+ * holds no raw validator message or JSON Pointer: an operator reads problems in words.
+ */
+export async function expectWords(page: Page, label: string): Promise<void> {
+  const text = await page.evaluate(() => {
+    const copy = document.body.cloneNode(true) as HTMLElement;
+    copy.querySelectorAll('pre, code, script, style').forEach((el) => el.remove());
+    return copy.innerText ?? copy.textContent ?? '';
+  });
+  const raw = RAW_MESSAGE.exec(text);
+  expect(raw && text.slice(Math.max(0, raw.index - 80), raw.index + 80), `a raw validator message or pointer shown on ${label}`).to.equal(null);
 }
 
 /** Presses Tab until `selector` has the focus (at most `max` presses); throws when it never does. */

@@ -5,6 +5,7 @@
  * decimal strings from the API and are formatted as strings: never converted to a JS
  * number, so no amount is rounded.
  */
+import { fieldName, fieldProblem, retryable } from './problems.js';
 import { html, useCallback, useEffect, useState } from './preact-htm.js';
 
 /**
@@ -92,8 +93,9 @@ export function formatTime(iso) {
 }
 
 /**
- * The problem of a failed call, for the user: title, detail and the invalid fields, and a
- * Retry button when `onRetry` is given (a failed load: the network, a 5xx, an expired page).
+ * The problem of a failed call, for the user: title, detail and the invalid fields in words
+ * (./problems.js), and a Retry button when `onRetry` is given and trying again can help (no
+ * answer, a time-out, 429, a 5xx: never for a request the service refused as it stands).
  * Nothing when `error` is null.
  */
 export function Problem({ error, onRetry }) {
@@ -104,9 +106,9 @@ export function Problem({ error, onRetry }) {
     <strong>${title}</strong>
     ${detail ? html`<p>${detail}</p>` : null}
     ${error.errors?.length
-      ? html`<ul>${error.errors.map((e) => html`<li>${e.pointer ? html`<code>${e.pointer}</code>: ` : null}${e.detail}</li>`)}</ul>`
+      ? html`<ul>${error.errors.map((e) => html`<li>${e.pointer ? `${fieldName(e.pointer)} ` : null}${fieldProblem(e.pointer ?? '', e.detail)}</li>`)}</ul>`
       : null}
-    ${onRetry ? html`<p><button type="button" class="secondary" onClick=${onRetry}>Retry</button></p>` : null}
+    ${onRetry && retryable(error) ? html`<p><button type="button" class="secondary" onClick=${onRetry}>Retry</button></p>` : null}
   </div>`;
 }
 
