@@ -85,11 +85,22 @@ export function instant(local) {
   return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
 }
 
-/** An ISO timestamp as local date and time (`—` for null). */
+/** One date format for every page: day, month, year, 24-hour time and the zone ("7 Dec 2026, 14:23:05 GMT+3"). */
+const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short',
+});
+const HOUR = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+
+/** An ISO timestamp as date, time and time zone (`—` for null), the same on every page. */
 export function formatTime(iso) {
   if (!iso) return '—';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? String(iso) : d.toLocaleString();
+  return Number.isNaN(d.getTime()) ? String(iso) : DATE_TIME.format(d);
+}
+
+/** An ISO timestamp's time of day, "14:00" (in the zone formatTime names). */
+export function formatHour(iso) {
+  return HOUR.format(new Date(iso));
 }
 
 /**

@@ -6,7 +6,7 @@
  * the success rate, the failure's reason, and a chart of the attempts per hour.
  */
 import { html } from '../../preact-htm.js';
-import { formatTime, plural, words } from '../../ui.js';
+import { formatHour, formatTime, plural, words } from '../../ui.js';
 
 export const HEALTH = '/cl/v1/webhooks/endpoint-health';
 
@@ -49,9 +49,6 @@ export function HealthBadge({ endpoint, health }) {
   return html`<span class="badge-ok" data-health="healthy">Healthy</span>`;
 }
 
-/** The hour an `hourly` item starts, as "14:00" (the browser's time zone). */
-const hourOf = (iso) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-
 /**
  * The attempts per hour of the last 24 hours as stacked bars (succeeded below, failed above
  * in the alarm colour), with the largest count on the value axis and the first and last hour
@@ -72,12 +69,12 @@ export function AttemptsChart({ health }) {
       ${hours.map((h, i) => {
         const x = 22 + i * 12.4;
         return html`<g key=${h.hour}>
-          <rect x=${x} y=${90 - y(h.succeeded)} width="10" height=${y(h.succeeded)} class="bar-ok"><title>${hourOf(h.hour)}: ${h.succeeded} succeeded</title></rect>
-          <rect x=${x} y=${90 - y(h.succeeded) - y(h.failed)} width="10" height=${y(h.failed)} class="bar-bad"><title>${hourOf(h.hour)}: ${h.failed} failed</title></rect>
+          <rect x=${x} y=${90 - y(h.succeeded)} width="10" height=${y(h.succeeded)} class="bar-ok"><title>${formatHour(h.hour)}: ${h.succeeded} succeeded</title></rect>
+          <rect x=${x} y=${90 - y(h.succeeded) - y(h.failed)} width="10" height=${y(h.failed)} class="bar-bad"><title>${formatHour(h.hour)}: ${h.failed} failed</title></rect>
         </g>`;
       })}
-      <text x="22" y="106" class="axis">${hourOf(hours[0].hour)}</text>
-      <text x="320" y="106" class="axis" text-anchor="end">${hourOf(hours.at(-1).hour)}</text>
+      <text x="22" y="106" class="axis">${formatHour(hours[0].hour)}</text>
+      <text x="320" y="106" class="axis" text-anchor="end">${formatHour(hours.at(-1).hour)}</text>
     </svg>
   </figure>`;
 }
