@@ -4125,6 +4125,16 @@ export interface components {
             balance: components["schemas"]["Balance"];
         };
         /**
+         * @description An IANA time zone name (`Asia/Riyadh`, `Europe/London`, `UTC`).
+         * @example Asia/Riyadh
+         */
+        TimeZone: string;
+        /**
+         * @description Non-negative decimal amount in major units with exactly two decimals, never a JSON number.
+         * @example 125.50
+         */
+        Amount: string;
+        /**
          * Format: date-time
          * @description ISO 8601 instant in UTC with milliseconds.
          * @example 2026-11-21T10:15:30.123Z
@@ -4144,6 +4154,10 @@ export interface components {
             operational_account: components["schemas"]["OperationalAccount"];
             /** @description The business's default API version: what its requests without `X-API-Version` use (set at creation, changed by `updateBusiness`). */
             api_version: components["schemas"]["ApiVersion"];
+            /** @description The IANA time zone the business's people read dates in (the portal shows every date in it); `UTC` until `updateBusiness` sets another. The API's timestamps stay UTC. */
+            time_zone: components["schemas"]["TimeZone"];
+            /** @description The payout account's balance below which the business wants a warning (the portal's Overview raises one); null for none. Set by `updateBusiness`. */
+            payout_low_balance_threshold: null | components["schemas"]["Amount"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -4405,11 +4419,6 @@ export interface components {
          * @enum {string}
          */
         PayoutStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
-        /**
-         * @description Non-negative decimal amount in major units with exactly two decimals, never a JSON number.
-         * @example 125.50
-         */
-        Amount: string;
         /**
          * @description Positive decimal amount in major units with at most two decimals, written as a string (`"125.5"`, `"10"`). Zero is refused with 400 `VALIDATION_ERROR`.
          * @example 125.50
@@ -6252,6 +6261,8 @@ export interface operations {
                      *         "balance": "0.00"
                      *       },
                      *       "api_version": "v1",
+                     *       "time_zone": "UTC",
+                     *       "payout_low_balance_threshold": null,
                      *       "created_at": "2026-11-20T08:00:00.000Z",
                      *       "updated_at": "2026-11-20T08:00:00.000Z",
                      *       "credentials": {

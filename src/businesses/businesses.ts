@@ -9,7 +9,7 @@ import { acrossBusinesses } from '../db/acrossBusinesses.js';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/closed-loop.js';
 import type { components as CoreComponents } from '../../generated/types/core.js';
-import { AppError } from '../kernel/errors.js';
+import { AppError, invalidField } from '../kernel/errors.js';
 import { DEFAULT_API_VERSION, isApiVersion, type ApiVersion } from '../kernel/versioning/apiVersions.js';
 import { insertAccount } from '../ledger/accounts.js';
 import { createClient } from './clients.js';
@@ -26,6 +26,8 @@ interface BusinessRow {
   status: string;
   currency: string;
   api_version: string;
+  time_zone: string;
+  payout_low_balance_threshold: string | null;
   created_at: Date;
   updated_at: Date;
   account_number: string;
@@ -50,6 +52,8 @@ function toView(row: BusinessRow): BusinessView {
     currency,
     operational_account: { account_number: row.account_number, currency, balance: formatMoney(row.balance) },
     api_version: row.api_version as ApiVersion,
+    time_zone: row.time_zone,
+    payout_low_balance_threshold: row.payout_low_balance_threshold === null ? null : formatMoney(row.payout_low_balance_threshold),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
@@ -84,9 +88,30 @@ export async function getBusiness(db: Knex, id: string): Promise<BusinessView> {
   return toView(row);
 }
 
-/** Sets the business's default API version (`updateBusiness`) and returns it; throws BUSINESS_NOT_FOUND. */
+/** True when `zone` is an IANA time zone this runtime knows (`UTC` included). */
+function knownTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Changes the business's settings given in `req` (`updateBusiness`: default API version, time
+ * zone, payout low-balance threshold) and returns it. Throws 400 VALIDATION_ERROR for a time
+ * zone the IANA database does not name, BUSINESS_NOT_FOUND.
+ */
 export async function updateBusiness(db: Knex, id: string, req: Schemas['BusinessUpdateRequest']): Promise<BusinessView> {
-  const updated = await db('businesses').where({ id }).update({ api_version: req.api_version, updated_at: db.fn.now(3) });
+  if (req.time_zone !== undefined && !knownTimeZone(req.time_zone)) throw invalidField('/time_zone', 'is not a time zone of the IANA database (such as Asia/Riyadh)');
+  const changes = {
+    ...(req.api_version !== undefined ? { api_version: req.api_version } : {}),
+    ...(req.time_zone !== undefined ? { time_zone: req.time_zone } : {}),
+    ...(req.payout_low_balance_threshold !== undefined ? { payout_low_balance_threshold: req.payout_low_balance_threshold } : {}),
+  };
+  if (Object.keys(changes).length === 0) return getBusiness(db, id);
+  const updated = await db('businesses').where({ id }).update({ ...changes, updated_at: db.fn.now(3) });
   if (updated === 0) throw new AppError('BUSINESS_NOT_FOUND', `No business ${id}.`);
   pinned.delete(id);
   return getBusiness(db, id);

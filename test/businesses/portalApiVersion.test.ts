@@ -1,7 +1,8 @@
 /**
- * The business's default API version in the portal (Overview): read from the business,
- * changed with updateBusiness, after which the business's requests without X-API-Version are
- * served at the new version; each webhook endpoint shows its own version.
+ * The business's settings in the portal (Overview): the default API version, read from the
+ * business and changed with updateBusiness, after which the business's requests without
+ * X-API-Version are served at the new version (each webhook endpoint shows its own); the time
+ * zone every date is shown in, and the payout account's low-balance warning.
  */
 import { expect } from 'chai';
 import { get, post, request } from '../support/client.js';
@@ -13,7 +14,7 @@ describe('Portal: the default API version of the business', function () {
   this.timeout(120_000);
   const suite = portalSuiteHooks('the portal API version setting', async () => undefined);
   afterEach(async () => suite.portal && (await suite.portal.assertClean()));
-  after(async () => suite.biz && (await request('PATCH', `/cl/v1/businesses/${suite.biz.b.id}`, { body: { api_version: 'v1' }, token: suite.biz.b.token })));
+  after(async () => suite.biz && (await request('PATCH', `/cl/v1/businesses/${suite.biz.b.id}`, { body: { api_version: 'v1', time_zone: 'UTC', payout_low_balance_threshold: null }, token: suite.biz.b.token })));
 
   it('shows the version, changes it to v2, and requests without the header are then served at v2', async () => {
     const { portal, biz } = suite;
@@ -50,5 +51,32 @@ describe('Portal: the default API version of the business', function () {
     await portal.page.waitForFunction(() => [...document.querySelectorAll('dt')].some((dt) => dt.textContent === 'API version'));
     const shown = await portal.page.$$eval('dt', (dts) => dts.find((dt) => dt.textContent === 'API version')?.nextElementSibling?.textContent ?? '');
     expect(shown).to.include('v3');
+  });
+
+  it('sets the time zone every date is shown in and the payout account\'s low-balance warning, checking the amount first', async () => {
+    const { portal, biz } = suite;
+    const { page } = portal;
+    await showPage(page, 'overview', 'Overview');
+    await page.waitForSelector('#time-zone option[value="Asia/Riyadh"]');
+    const created = () => page.$$eval('dt', (dts) => dts.find((dt) => dt.textContent === 'Created')?.nextElementSibling?.textContent ?? '');
+    expect(await created()).to.match(/UTC$/);
+    expect(await page.$('::-p-text(The payout account is low)')).to.equal(null);
+    // An amount the documents would refuse is said in words before anything is sent.
+    const updates = () => portal.requests.filter((r) => r.operation === 'closed-loop#updateBusiness').length;
+    const before = updates();
+    await page.type('#low-balance', '12,5x');
+    await clickButton(page, 'Save settings');
+    await page.waitForSelector('::-p-text(Enter an amount such as 5000.00)');
+    expect(updates()).to.equal(before);
+    await page.$eval('#low-balance', (el) => ((el as HTMLInputElement).value = ''));
+    await page.type('#low-balance', '1,000,000');
+    await page.select('#time-zone', 'Asia/Riyadh');
+    await clickButton(page, 'Save settings');
+    await page.waitForSelector('::-p-text(Settings saved.)');
+    const saved = (await get(`/cl/v1/businesses/${biz.b.id}`, { token: biz.b.token })).body;
+    expect(saved).to.include({ time_zone: 'Asia/Riyadh', payout_low_balance_threshold: '1000000.00' });
+    await page.waitForSelector('::-p-text(The payout account is low)');
+    expect(await created(), 'dates in the business\'s zone').to.match(/GMT\+3$/);
+    await checkA11y(page, 'the Overview with a low payout account');
   });
 });

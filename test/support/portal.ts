@@ -186,7 +186,7 @@ export async function checkA11y(page: Page, label: string): Promise<A11yViolatio
 }
 
 /** What a validator or a JSON Pointer says, as it would read if shown raw: a pattern, a format, a pointer into a request. */
-const RAW_MESSAGE = /must match (pattern|format)|must NOT have|must have required property|(^|\s)\/(body|query|path|header)\/\S/m;
+const RAW_MESSAGE = /must match (pattern|format)|must NOT have|must have required property|(^|\s)\/(body|query|path|header)\/\S|(^|\s)\/[a-z][a-z0-9_]*(\/[\w~]+)*: /m;
 
 /**
  * Asserts that the page's text, outside the bodies it shows as they were sent (`pre`, `code`),

@@ -70,7 +70,7 @@ export interface paths {
         head?: never;
         /**
          * Update business
-         * @description Changes the business's default API version (`api_version`): what its requests without `X-API-Version` use (each instance of the service within 5 seconds). Webhook endpoints keep their own `api_version`. Both token kinds may call it: a platform token for any business; a business token only for its own business, and any other id is answered with 404 `BUSINESS_NOT_FOUND`.
+         * @description Changes the business's settings: its default API version (`api_version`: what its requests without `X-API-Version` use, each instance of the service within 5 seconds; webhook endpoints keep their own `api_version`), the time zone its people read dates in (`time_zone`), and the payout account's low-balance threshold (`payout_low_balance_threshold`). Fields left out keep their values. Both token kinds may call it: a platform token for any business; a business token only for its own business, and any other id is answered with 404 `BUSINESS_NOT_FOUND`.
          */
         patch: operations["updateBusiness"];
         trace?: never;
@@ -914,10 +914,14 @@ export interface components {
             /** @description The business's default API version (`v1` when left out): what its requests without `X-API-Version` use, and its new webhook endpoints' version. */
             api_version?: components["schemas"]["ApiVersion"];
         };
-        /** @description The fields to change. */
+        /** @description The fields to change; those left out keep their values (an empty object changes nothing). */
         BusinessUpdateRequest: {
+            /** @description The time zone the business's people read dates in (the portal's dates); an unknown name is 400. */
+            time_zone?: components["schemas"]["TimeZone"];
+            /** @description The payout account's balance below which the portal warns; null for no warning. */
+            payout_low_balance_threshold?: null | components["schemas"]["Amount"];
             /** @description The business's new default API version: its requests without `X-API-Version` use it from now on (each instance within 5 seconds); its webhook endpoints keep their own `api_version`. */
-            api_version: components["schemas"]["ApiVersion"];
+            api_version?: components["schemas"]["ApiVersion"];
         };
         /** @description The business's operational account in the ledger. */
         OperationalAccount: {
@@ -940,9 +944,18 @@ export interface components {
             operational_account: components["schemas"]["OperationalAccount"];
             /** @description The business's default API version: what its requests without `X-API-Version` use (set at creation, changed by `updateBusiness`). */
             api_version: components["schemas"]["ApiVersion"];
+            /** @description The IANA time zone the business's people read dates in (the portal shows every date in it); `UTC` until `updateBusiness` sets another. The API's timestamps stay UTC. */
+            time_zone: components["schemas"]["TimeZone"];
+            /** @description The payout account's balance below which the business wants a warning (the portal's Overview raises one); null for none. Set by `updateBusiness`. */
+            payout_low_balance_threshold: null | components["schemas"]["Amount"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
+        /**
+         * @description An IANA time zone name (`Asia/Riyadh`, `Europe/London`, `UTC`).
+         * @example Asia/Riyadh
+         */
+        TimeZone: string;
         /** @description Business client credentials; the secret is shown once, at creation. */
         ClientCredentials: {
             client_id: string;
@@ -1531,6 +1544,11 @@ export interface components {
          */
         Balance: string;
         /**
+         * @description Non-negative decimal amount in major units with exactly two decimals, never a JSON number.
+         * @example 125.50
+         */
+        Amount: string;
+        /**
          * Format: date-time
          * @description ISO 8601 instant in UTC with milliseconds.
          * @example 2026-11-21T10:15:30.123Z
@@ -1581,11 +1599,6 @@ export interface components {
          * @example 125.50
          */
         AmountInput: string;
-        /**
-         * @description Non-negative decimal amount in major units with exactly two decimals, never a JSON number.
-         * @example 125.50
-         */
-        Amount: string;
         /** @description Problem details with the codes this response can carry. */
         WalletNotFoundProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
@@ -2645,6 +2658,8 @@ export interface operations {
                      *             "balance": "9250.00"
                      *           },
                      *           "api_version": "v1",
+                     *           "time_zone": "UTC",
+                     *           "payout_low_balance_threshold": null,
                      *           "created_at": "2026-11-20T08:00:00.000Z",
                      *           "updated_at": "2026-11-20T08:00:00.000Z"
                      *         }
@@ -2721,6 +2736,8 @@ export interface operations {
                      *         "balance": "0.00"
                      *       },
                      *       "api_version": "v1",
+                     *       "time_zone": "UTC",
+                     *       "payout_low_balance_threshold": null,
                      *       "created_at": "2026-11-20T08:00:00.000Z",
                      *       "updated_at": "2026-11-20T08:00:00.000Z",
                      *       "credentials": {

@@ -8,7 +8,7 @@
  */
 import { html, render, useEffect, useRef, useState } from './preact-htm.js';
 import { createApi, currentSession, signIn } from './api.js';
-import { Field, Problem, useSubmit, words } from './ui.js';
+import { Field, Problem, setTimeZone, useSubmit, words } from './ui.js';
 import { pages } from './pages/index.js';
 import { Invitation, invitationToken } from './invitation.js';
 
@@ -21,6 +21,7 @@ const SIGNED_IN_FLAG = 'portal-signed-in';
 async function enter(session, onEnded, askCode) {
   const api = createApi(session.csrf_token, { onUnauthorized: () => onEnded('Your session ended; sign in again.'), askCode });
   const business = await api.get(`/cl/v1/businesses/${session.business_id}`);
+  setTimeZone(business.time_zone);
   sessionStorage.setItem(SIGNED_IN_FLAG, '1');
   return { api, session: { business, user: session.user, sandbox: SANDBOX } };
 }

@@ -85,13 +85,26 @@ export function instant(local) {
   return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
 }
 
-/** One date format for every page: day, month, year, 24-hour time and the zone ("7 Dec 2026, 14:23:05 GMT+3"). */
-const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
-  day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short',
-});
-const HOUR = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+/** The formats of dates (day, month, year, 24-hour time and the zone: "7 Dec 2026, 14:23:05 GMT+3") and hours, in `timeZone`. */
+function dateFormats(timeZone) {
+  const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
+    timeZone, day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short',
+  });
+  return { DATE_TIME, HOUR: new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }) };
+}
 
-/** An ISO timestamp as date, time and time zone (`—` for null), the same on every page. */
+let { DATE_TIME, HOUR } = dateFormats(undefined);
+
+/** Shows every date from now on in `timeZone` (the business's `time_zone`, an IANA name); the browser's zone when it is unknown. */
+export function setTimeZone(timeZone) {
+  try {
+    ({ DATE_TIME, HOUR } = dateFormats(timeZone));
+  } catch {
+    ({ DATE_TIME, HOUR } = dateFormats(undefined));
+  }
+}
+
+/** An ISO timestamp as date, time and time zone (`—` for null), the same on every page, in the business's zone. */
 export function formatTime(iso) {
   if (!iso) return '—';
   const d = new Date(iso);
@@ -112,7 +125,8 @@ export function formatHour(iso) {
 export function Problem({ error, onRetry }) {
   if (!error) return null;
   const title = error.title ?? 'Something went wrong';
-  const detail = error.detail ?? (error.title ? '' : String(error.message ?? error));
+  // With fields listed, each says what is wrong in words: the detail would repeat them raw.
+  const detail = error.errors?.length ? '' : (error.detail ?? (error.title ? '' : String(error.message ?? error)));
   return html`<div class="problem" role="alert">
     <strong>${title}</strong>
     ${detail ? html`<p>${detail}</p>` : null}

@@ -8,11 +8,12 @@
  * default API version (./api-version.js). Each part loads on its own and offers Retry when
  * it fails.
  */
-import { html } from '../../preact-htm.js';
+import { html, useState } from '../../preact-htm.js';
 import { Id, Money, Problem, Table, formatTime, plural, useLoad, words } from '../../ui.js';
 import { BalanceChart, DAYS, balancePoints, recentTransactions } from './history.js';
 import { HEALTH, failureText } from '../webhooks/health.js';
 import { ApiVersionSetting } from './api-version.js';
+import { BusinessSettings } from './settings.js';
 import { When } from '../../lists.js';
 
 /** Endpoints shown in the alert, per state. */
@@ -42,8 +43,20 @@ function EndpointAlert({ api }) {
   </div>`;
 }
 
-function Accounts({ api }) {
+/** A decimal amount string ("-1,234.5" without the commas: "-1234.50") in cents, exactly (a BigInt: no float rounds it). */
+const cents = (amount) => {
+  const [whole, fraction = ''] = amount.replace('-', '').split('.');
+  const value = BigInt(whole) * 100n + BigInt(fraction.padEnd(2, '0').slice(0, 2));
+  return amount.startsWith('-') ? -value : value;
+};
+
+/** Whether amount `a` is below amount `b` (decimal strings). */
+export const below = (a, b) => cents(a) < cents(b);
+
+function Accounts({ api, threshold }) {
   const balances = useLoad(() => api.get('/business-account/balance'), [api]);
+  const payout = balances.data?.payout_account;
+  const low = payout && threshold !== null && below(payout.balance, threshold);
   const history = useLoad(() => recentTransactions(api), [api]);
   const accounts = balances.data
     ? [
@@ -54,6 +67,8 @@ function Accounts({ api }) {
   return html`<section aria-labelledby="accounts-heading">
     <h2 id="accounts-heading">Accounts</h2>
     <${Problem} error=${balances.error} onRetry=${balances.reload} />
+    ${low ? html`<div class="problem" role="alert"><strong>The payout account is low</strong>
+        <p>Its balance, <${Money} amount=${payout.balance} currency=${payout.currency} />, is below the warning threshold of <${Money} amount=${threshold} currency=${payout.currency} />: top it up before payouts fail.</p></div>` : null}
     ${balances.loading && !balances.data ? html`<p role="status">Loading balances…</p>` : null}
     ${balances.data
       ? html`<${Table} caption="Account balances" rows=${accounts} columns=${[
@@ -99,7 +114,7 @@ function RecentActivity({ api }) {
 }
 
 function Overview({ api, session }) {
-  const { business } = session;
+  const [business, setBusiness] = useState(session.business);
   return html`
     <${EndpointAlert} api=${api} />
     <section aria-labelledby="business-heading">
@@ -112,8 +127,9 @@ function Overview({ api, session }) {
         <dt>Created</dt><dd>${formatTime(business.created_at)}</dd>
         <dt>API version</dt><dd><${ApiVersionSetting} api=${api} business=${business} /></dd>
       </dl>
+      <${BusinessSettings} api=${api} business=${business} onSaved=${(b) => { Object.assign(session.business, b); setBusiness(b); }} />
     </section>
-    <${Accounts} api=${api} />
+    <${Accounts} api=${api} threshold=${business.payout_low_balance_threshold} />
     <${RecentActivity} api=${api} />`;
 }
 
