@@ -53,6 +53,11 @@ describe('Portal layout: every page at 1280 and 390 px, light and dark, and at 3
       expect(navShown, 'the navigation shows without the Menu button').to.equal(!phone);
       const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       expect(background).to.equal(look.dark ? 'rgb(13, 17, 23)' : 'rgb(255, 255, 255)');
+      // The sandbox says so across the whole width, above everything.
+      const banner = await page.$eval('.sandbox-banner', (b) => ({ text: (b as HTMLElement).innerText, width: b.getBoundingClientRect().width, top: b.getBoundingClientRect().top }));
+      expect(banner.text).to.match(/^Sandbox: test data only/);
+      expect(banner.width).to.equal(look.width);
+      expect(banner.top).to.equal(0);
       for (const [id, title] of PAGES) {
         await showPage(page, id, title);
         await page.waitForNetworkIdle({ idleTime: 300 });

@@ -113,11 +113,14 @@ function Portal({ api, session, onSignOut }) {
   const Page = page.component;
   return html`<div class="portal">
     <a class="skip" href="#main" onClick=${skipToMain}>Skip to content</a>
+    ${session.sandbox
+      ? html`<p class="sandbox-banner" role="note"><strong>Sandbox</strong>: test data only; no real money moves and no real card is issued.</p>`
+      : null}
     <header class="top">
       <button type="button" class="secondary menu-button" aria-expanded=${menuOpen} aria-controls="portal-nav"
         onClick=${() => setMenuOpen(!menuOpen)}>Menu</button>
       <span class="brand">Business portal</span>
-      <span class="who">${session.user.name} (${words(session.user.role)}), ${session.business.name}${session.sandbox ? html` <span class="badge">Sandbox</span>` : null}</span>
+      <span class="who">${session.user.name} (${words(session.user.role)}), ${session.business.name}</span>
       <button type="button" class="secondary" onClick=${() => onSignOut(false)}>Sign out</button>
       <button type="button" class="secondary" onClick=${() => onSignOut(true)}>Sign out everywhere</button>
     </header>
