@@ -23,6 +23,7 @@ import { GENERATED_OPENAPI } from '../paths.js';
 import type { ApiOperation, CompiledApi, DocumentName } from './apiTypes.js';
 import { operationDeprecations } from './deprecation.js';
 import { API_VERSIONING } from '../kernel/versioning/apiVersions.js';
+import { amountPointerOf } from './reauthentication.js';
 
 /** Every API document the service serves. */
 export const DOCUMENTS: DocumentName[] = ['closed-loop', 'core'];
@@ -115,6 +116,7 @@ async function readOperations(definition: Document, only?: (method: string, path
       security: JSON.stringify(op.security ?? documentSecurity),
       permission: String((op as { 'x-permission'?: unknown })['x-permission'] ?? ''),
       reauthentication: (op as { 'x-reauthentication'?: unknown })['x-reauthentication'] === true,
+      reauthenticationAmount: amountPointerOf(operationId, (op as { 'x-reauthentication'?: unknown })['x-reauthentication']),
       mediaTypes: Object.keys((op.requestBody as { content?: object } | undefined)?.content ?? {}),
       ...operationDeprecations(op as never),
       validators: fns.map((fn) => ({ fn, options: optionsOf.get(fn) ?? {} })),

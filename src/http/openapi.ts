@@ -20,6 +20,7 @@ import type { Access, OperationContext, OperationSpec } from './operation.js';
 import { SESSION_COOKIE, type Principal, type Services, type SessionCredential } from '../kernel/services.js';
 import type { RateLimiter } from './rateLimit.js';
 import { RoutingTable } from './routing.js';
+import { requireRecentCodeForAmount } from './reauthentication.js';
 import { SIGNATURE_SCHEMES, signatureVerifier } from './signatures.js';
 import { rejectIllFormedStrings, validateRequest } from './validation.js';
 import { deprecationHeaders, goneError, requestDeprecation, sunsetPassed, type Deprecation } from './deprecation.js';
@@ -207,6 +208,8 @@ export function mountApi(args: {
     rejectIllFormedStrings(sent);
     const body = sent === undefined ? sent : versioning.requestUp(operationId, sent, version);
     rejectIllFormedStrings(query, '/query');
+    // A large movement through a session needs a recent code too, judged on the validated body.
+    requireRecentCodeForAmount(principal, operation.reauthenticationAmount, body, services.config.portalReauthenticationAmount);
 
     const run = async (idempotency: KeyClaim | null, db: Knex = services.db): Promise<StoredResponse> => {
       const ctx: OperationContext<never> = {
