@@ -3073,7 +3073,7 @@ export interface components {
              */
             method: "GET" | "HEAD" | "OPTIONS" | "POST" | "PUT" | "PATCH" | "DELETE";
             /**
-             * @description The request's path parameters, then the `id` of what a successful answer created or named.
+             * @description The request's path parameters, then the id of what a successful answer created or named: its `id`, or, for an answer without one, its top-level `*_id` fields (a payout's `payout_id` and `transaction_id`, a bulk payout's `bulk_payout_id`).
              * @example [
              *       "4e8a2b61-9c3d-4f5e-8a7b-1c2d3e4f5a60"
              *     ]
