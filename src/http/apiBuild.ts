@@ -109,6 +109,8 @@ async function readOperations(definition: Document, only?: (method: string, path
     const operationId = op.operationId ?? '';
     const selected = !only || only(op.method, op.path);
     const fns = (selected ? (backend.validator.getRequestValidatorsForOperation(operationId) ?? []) : []) as ValidateFunction[];
+    // The field only where marked, as the precompiled JSON (which drops undefined) has it.
+    const reauthenticationAmount = amountPointerOf(operationId, (op as { 'x-reauthentication'?: unknown })['x-reauthentication']);
     return {
       operationId,
       method: op.method,
@@ -116,7 +118,7 @@ async function readOperations(definition: Document, only?: (method: string, path
       security: JSON.stringify(op.security ?? documentSecurity),
       permission: String((op as { 'x-permission'?: unknown })['x-permission'] ?? ''),
       reauthentication: (op as { 'x-reauthentication'?: unknown })['x-reauthentication'] === true,
-      reauthenticationAmount: amountPointerOf(operationId, (op as { 'x-reauthentication'?: unknown })['x-reauthentication']),
+      ...(reauthenticationAmount ? { reauthenticationAmount } : {}),
       mediaTypes: Object.keys((op.requestBody as { content?: object } | undefined)?.content ?? {}),
       ...operationDeprecations(op as never),
       validators: fns.map((fn) => ({ fn, options: optionsOf.get(fn) ?? {} })),

@@ -210,7 +210,7 @@ export function mountApi(args: {
     const body = sent === undefined ? sent : versioning.requestUp(operationId, sent, version);
     rejectIllFormedStrings(query, '/query');
     // A large movement through a session needs a recent code too, judged on the validated body.
-    requireRecentCodeForAmount(principal, operation.reauthenticationAmount, body, services.config.portalReauthenticationAmount);
+    if (operation.reauthenticationAmount) requireRecentCodeForAmount(principal, operation.reauthenticationAmount, body, services.config.portalReauthenticationAmount);
 
     const run = async (idempotency: KeyClaim | null, db: Knex = services.db): Promise<StoredResponse> => {
       const ctx: OperationContext<never> = {

@@ -63,9 +63,9 @@ export function amountAt(body: unknown, pointer: string): Decimal {
  * Throws 403 FORBIDDEN (recentCodeNeeded) when a portal user without a recent code sends
  * `body` to an operation marked with the amount `pointer` and the amount there is at or
  * above `threshold` (PORTAL_REAUTHENTICATION_AMOUNT, a decimal string). Nothing is asked of
- * an API key, of a recent session, or of an operation without the pointer.
+ * an API key or of a recent session.
  */
-export function requireRecentCodeForAmount(principal: Principal | null, pointer: string | undefined, body: unknown, threshold: string): void {
-  if (!pointer || !principal?.userId || principal.recentlyAuthenticated) return;
+export function requireRecentCodeForAmount(principal: Principal | null, pointer: string, body: unknown, threshold: string): void {
+  if (!principal?.userId || principal.recentlyAuthenticated) return;
   if (amountAt(body, pointer).gte(threshold)) throw recentCodeNeeded();
 }
