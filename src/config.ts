@@ -35,7 +35,9 @@
  * database; with SANDBOX=false CARD_DATA_KEY, CARD_FINGERPRINT_KEY, WEBHOOK_SECRET_KEY,
  * IDEMPOTENCY_REPLAY_KEY and TOTP_SECRET_KEY are required.
  * Portal users (src/businesses/sessions.ts): PORTAL_SESSION_IDLE_MINUTES (default 30) and
- * PORTAL_SESSION_LIFETIME_MINUTES (default 720, 12 hours) end a session; and
+ * PORTAL_SESSION_LIFETIME_MINUTES (default 720, 12 hours) end a session;
+ * PORTAL_REAUTHENTICATION_MINUTES (default 10) and PORTAL_REAUTHENTICATION_AMOUNT (default
+ * 10000.00, a decimal string) bound the sensitive steps (src/http/reauthentication.ts); and
  * SIGN_IN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE (default 20) refuses sign-ins from one address
  * before any password is checked (src/http/rateLimit.ts).
  * Webhook delivery (src/webhooks/): WEBHOOK_TIMEOUT_MS (default 15000, the time-out of
@@ -80,6 +82,13 @@ function intFrom(value: string | undefined, fallback: number, name: string, max 
   const n = Number(value);
   if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
   return n;
+}
+
+/** A decimal amount of at most two decimals, kept as its string (money is never a JS number). */
+function amountFrom(value: string | undefined, fallback: string, name: string): string {
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d{1,15}(\.\d{1,2})?$/.test(value)) throw new Error(`${name} must be a decimal amount with at most two decimals, such as 10000.00, got "${value}"`);
+  return value;
 }
 
 function booleanFrom(value: string | undefined, fallback: boolean, name: string): boolean {
@@ -164,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     portalSessionIdleMinutes: intFrom(env.PORTAL_SESSION_IDLE_MINUTES, 30, 'PORTAL_SESSION_IDLE_MINUTES', 1440, 1),
     portalSessionLifetimeMinutes: intFrom(env.PORTAL_SESSION_LIFETIME_MINUTES, 720, 'PORTAL_SESSION_LIFETIME_MINUTES', 10_080, 1),
     portalReauthenticationMinutes: intFrom(env.PORTAL_REAUTHENTICATION_MINUTES, 10, 'PORTAL_REAUTHENTICATION_MINUTES', 720, 1),
+    portalReauthenticationAmount: amountFrom(env.PORTAL_REAUTHENTICATION_AMOUNT, '10000.00', 'PORTAL_REAUTHENTICATION_AMOUNT'),
     signInRateLimitPerAddressPerMinute: intFrom(env.SIGN_IN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE, 20, 'SIGN_IN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE'),
     webhookTimeoutMs: intFrom(env.WEBHOOK_TIMEOUT_MS, 15_000, 'WEBHOOK_TIMEOUT_MS', 60_000, 100),
     webhookRetryScale: scaleFrom(env.WEBHOOK_RETRY_SCALE),

@@ -1961,7 +1961,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["UnauthorizedProblem"];
             };
         };
-        /** @description The token is valid but its client kind may not call this operation (`FORBIDDEN`): platform tokens manage businesses, business tokens everything else; or the business token's API key (or the session's user's role) lacks the permission the operation's `x-permission` names (the detail names it); or a request with the session cookie that changes something did not send the session's CSRF token as `X-CSRF-Token`; or an operation marked `x-reauthentication: true` was called through a session whose last TOTP code is older than `PORTAL_REAUTHENTICATION_MINUTES` (`POST /portal-sessions/current/reauthentication` gives a new one). */
+        /** @description The token is valid but its client kind may not call this operation (`FORBIDDEN`): platform tokens manage businesses, business tokens everything else; or the business token's API key (or the session's user's role) lacks the permission the operation's `x-permission` names (the detail names it); or a request with the session cookie that changes something did not send the session's CSRF token as `X-CSRF-Token`; or an operation marked `x-reauthentication` (`true`, or `{ amount: <pointer> }` with the request's amount at or above `PORTAL_REAUTHENTICATION_AMOUNT`) was called through a session whose last TOTP code is older than `PORTAL_REAUTHENTICATION_MINUTES` (`POST /portal-sessions/current/reauthentication` gives a new one); nothing is changed then. */
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

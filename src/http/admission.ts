@@ -12,12 +12,15 @@ import type { ApiOperation } from './apiTypes.js';
 import type { Access } from './operation.js';
 import type { Principal } from '../kernel/services.js';
 import type { RateLimiter } from './rateLimit.js';
+import { requireRecentCode } from './reauthentication.js';
 
 /**
  * Who may call `operation` per its spec (403 FORBIDDEN for the wrong client
  * kind) and its document's `x-permission` (403 FORBIDDEN naming the permission a
  * business token's key or a user's role lacks; 403 FORBIDDEN for a step marked
- * `x-reauthentication` through a session without a recent TOTP code), before the body is looked at; counts an authenticated call against its
+ * `x-reauthentication: true` through a session without a recent TOTP code, ./reauthentication.ts:
+ * a step marked with an amount is judged later, on its validated body), before the body is
+ * looked at; counts an authenticated call against its
  * client's rate limit, the token request against its address's (429
  * RATE_LIMITED), and sets the RateLimit headers.
  */
@@ -40,9 +43,7 @@ export async function admit(
   }
   // A sensitive step through a portal session needs a TOTP code given recently, so that an
   // unattended, signed-in browser cannot manage people, keys or the API version.
-  if (operation.reauthentication && principal?.userId && !principal.recentlyAuthenticated) {
-    throw new AppError('FORBIDDEN', 'This step needs a recent code from your authenticator: re-authenticate with POST /portal-sessions/current/reauthentication, then try again.');
-  }
+  if (operation.reauthentication) requireRecentCode(principal);
   if (principal) koa.set(await rateLimiter.client(principal.clientId));
   else if (spec.countsAddress) koa.set(await rateLimiter.address(koa.ip));
   // A sign-in is counted per address before its password is checked: past the limit it costs no hash.

@@ -23,6 +23,7 @@ import { GENERATED_OPENAPI } from '../paths.js';
 import type { ApiOperation, CompiledApi, DocumentName } from './apiTypes.js';
 import { operationDeprecations } from './deprecation.js';
 import { API_VERSIONING } from '../kernel/versioning/apiVersions.js';
+import { amountPointerOf } from './reauthentication.js';
 
 /** Every API document the service serves. */
 export const DOCUMENTS: DocumentName[] = ['closed-loop', 'core'];
@@ -108,6 +109,8 @@ async function readOperations(definition: Document, only?: (method: string, path
     const operationId = op.operationId ?? '';
     const selected = !only || only(op.method, op.path);
     const fns = (selected ? (backend.validator.getRequestValidatorsForOperation(operationId) ?? []) : []) as ValidateFunction[];
+    // The field only where marked, as the precompiled JSON (which drops undefined) has it.
+    const reauthenticationAmount = amountPointerOf(operationId, (op as { 'x-reauthentication'?: unknown })['x-reauthentication']);
     return {
       operationId,
       method: op.method,
@@ -115,6 +118,7 @@ async function readOperations(definition: Document, only?: (method: string, path
       security: JSON.stringify(op.security ?? documentSecurity),
       permission: String((op as { 'x-permission'?: unknown })['x-permission'] ?? ''),
       reauthentication: (op as { 'x-reauthentication'?: unknown })['x-reauthentication'] === true,
+      ...(reauthenticationAmount ? { reauthenticationAmount } : {}),
       mediaTypes: Object.keys((op.requestBody as { content?: object } | undefined)?.content ?? {}),
       ...operationDeprecations(op as never),
       validators: fns.map((fn) => ({ fn, options: optionsOf.get(fn) ?? {} })),

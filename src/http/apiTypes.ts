@@ -24,6 +24,12 @@ export interface ApiOperation {
   permission: string;
   /** Its `x-reauthentication: true`: a portal user's session needs a recent TOTP code for it (src/http/admission.ts). */
   reauthentication: boolean;
+  /**
+   * The pointer of its `x-reauthentication: { amount: <pointer> }`: the amount in the request
+   * body at or above PORTAL_REAUTHENTICATION_AMOUNT of which a portal user's session needs a
+   * recent TOTP code (src/http/reauthentication.ts).
+   */
+  reauthenticationAmount?: string;
   /** The media types its request body may be sent as (none when it takes no body). */
   mediaTypes: string[];
   /** Its deprecation (`deprecated: true`, `x-deprecated-at`, `x-sunset`), when deprecated. */

@@ -33,11 +33,23 @@ function targetOf(value: string): string {
   return (/^[\x21-\x7E]+$/.test(value) ? value : encodeURIComponent(value)).slice(0, TARGET_CHARS);
 }
 
-/** The id of what a 2xx answer created or names (its body's `id`), if any. */
-function answeredId(koa: KoaContext): string | null {
-  if (koa.status >= 300) return null;
-  const body = koa.body as { id?: unknown } | null | undefined;
-  return body !== null && typeof body === 'object' && typeof body.id === 'string' ? body.id : null;
+/** The most target ids of one event (the documents' `AuditEvent.target_ids`). */
+const MAX_TARGETS = 20;
+
+/**
+ * The ids of what a 2xx answer created or names: its body's `id`; for a body without one, its
+ * top-level string fields named `*_id` (a payout's `payout_id` and `transaction_id`, a bulk
+ * payout's `bulk_payout_id`, an onboarding's `session_id` and `customer_id`), so that the
+ * log can be asked who created any object the documents answer.
+ */
+function answeredIds(koa: KoaContext): string[] {
+  if (koa.status >= 300) return [];
+  const body = koa.body as Record<string, unknown> | null | undefined;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];
+  if (typeof body.id === 'string') return [body.id];
+  return Object.entries(body)
+    .filter(([name, value]) => name.endsWith('_id') && typeof value === 'string' && value !== '')
+    .map(([, value]) => targetOf(value as string));
 }
 
 /**
@@ -56,8 +68,7 @@ export function auditEntryOf(koa: KoaContext, problemCode: string | null): Audit
   if (!businessId || !actorId) return { unowned: true };
   const params = (koa.state.pathParams ?? {}) as Record<string, string>;
   const targets = Object.values(params).filter((v) => v !== '').map(targetOf);
-  const created = answeredId(koa);
-  if (created && !targets.includes(created)) targets.push(created);
+  for (const id of answeredIds(koa)) if (!targets.includes(id) && targets.length < MAX_TARGETS) targets.push(id);
   return {
     businessId,
     actorType: userId ? 'user' : 'api_key',

@@ -20,6 +20,7 @@ import type { Access, OperationContext, OperationSpec } from './operation.js';
 import { SESSION_COOKIE, type Principal, type Services, type SessionCredential } from '../kernel/services.js';
 import type { RateLimiter } from './rateLimit.js';
 import { RoutingTable } from './routing.js';
+import { requireRecentCodeForAmount } from './reauthentication.js';
 import { SIGNATURE_SCHEMES, signatureVerifier } from './signatures.js';
 import { rejectIllFormedStrings, validateRequest } from './validation.js';
 import { deprecationHeaders, goneError, requestDeprecation, sunsetPassed, type Deprecation } from './deprecation.js';
@@ -86,10 +87,11 @@ function securityOf(op: ApiOperation, spec: { access: Access }, services: Servic
  * Requests are routed by a table built once (routing.ts). Per request: route
  * (404, 405 with `Allow`), bearer token, session cookie (with its CSRF token on a
  * state-changing request: else 403) or signature (401, or 429 past the
- * address's limit), access (403), rate limit (429), media type and validation (400), then idempotency and the
- * handler. A deprecated operation, a request sending a deprecated parameter or one of a
- * deprecated API version is answered with the deprecation headers (./deprecation.ts); past
- * its sunset, the operation or version answers 410 GONE before the token is looked at. The
+ * address's limit), access (403), rate limit (429), media type and validation (400), a large
+ * movement's re-authentication (403, ./reauthentication.ts), then idempotency and the handler.
+ * A deprecated operation, a request sending a deprecated parameter or one of a deprecated
+ * API version is answered with the deprecation headers (./deprecation.ts); past its sunset,
+ * the operation or version answers 410 GONE before the token is looked at. The
  * request's version (`koa.state.apiVersion`: the header's; without one, an authenticated
  * business's default version, `pinnedVersion`, once the token is checked) is applied at this edge: the body is brought up
  * to the newest shape before validation, a success body down to the version after the
@@ -207,6 +209,8 @@ export function mountApi(args: {
     rejectIllFormedStrings(sent);
     const body = sent === undefined ? sent : versioning.requestUp(operationId, sent, version);
     rejectIllFormedStrings(query, '/query');
+    // A large movement through a session needs a recent code too, judged on the validated body.
+    if (operation.reauthenticationAmount) requireRecentCodeForAmount(principal, operation.reauthenticationAmount, body, services.config.portalReauthenticationAmount);
 
     const run = async (idempotency: KeyClaim | null, db: Knex = services.db): Promise<StoredResponse> => {
       const ctx: OperationContext<never> = {

@@ -55,6 +55,12 @@ export interface Config {
   portalSessionLifetimeMinutes: number;
   /** A step marked `x-reauthentication` needs a TOTP code given within this many minutes (PORTAL_REAUTHENTICATION_MINUTES). */
   portalReauthenticationMinutes: number;
+  /**
+   * A money movement through a portal session whose amount (in the wallet's currency units,
+   * a decimal string) is at or above this needs a recent TOTP code too, as marked
+   * `x-reauthentication: { amount: … }` (PORTAL_REAUTHENTICATION_AMOUNT; src/http/reauthentication.ts).
+   */
+  portalReauthenticationAmount: string;
   /** Sign-in attempts per minute per address, refused before any password is checked (SIGN_IN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE; 0 = off). */
   signInRateLimitPerAddressPerMinute: number;
   /** Most connections in the database pool (DB_POOL_SIZE; default DEFAULT_DB_POOL_SIZE of src/db/pool.ts). */

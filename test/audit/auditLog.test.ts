@@ -112,6 +112,15 @@ describe('the audit log', function () {
     for (const e of events) expect(e.target_ids).to.deep.equal([walletOf.get(e.request_id)]);
   });
 
+  it("names what an answer without an `id` created by its `*_id` fields: a bulk payout's", async () => {
+    const other = await businessWithClient();
+    // An item that is not an amount is rejected on its own: the batch is made without a customer.
+    const bulk = await post('/bulk-payouts', { items: [{ payout_amount: '1.005', customer_id: randomUUID() }] }, { token: other.token, headers: { 'idempotency-key': uniq() } });
+    expect(bulk.status, JSON.stringify(bulk.body)).to.equal(200);
+    const events = await allEvents(other.token, `&target_id=${bulk.body.bulk_payout_id}`);
+    expect(events.map((e) => [e.operation_id, e.target_ids])).to.deep.equal([['createBulkPayout', [bulk.body.bulk_payout_id]]]);
+  });
+
   it('pages newest first through a cursor and filters by time', async () => {
     const everything = await allEvents(business.token);
     const firstPage = await get('/audit-events?limit=100', { token: business.token });

@@ -1575,7 +1575,7 @@ export interface paths {
         put?: never;
         /**
          * Re-authenticate session
-         * @description Gives the session's user's current TOTP code (or a recovery code, used up) again: the steps marked `x-reauthentication` (managing users and API keys, changing the API version) are then open to the session for `PORTAL_REAUTHENTICATION_MINUTES` (10 by default); the sign-in's own code counts as one. Without a recent one, such a step through a session is answered 403 `FORBIDDEN` saying so. Each code is taken once, as at sign-in. Called with the session cookie and its CSRF token: a bearer token has no session (401).
+         * @description Gives the session's user's current TOTP code (or a recovery code, used up) again: the steps marked `x-reauthentication` (managing users and API keys, changing the API version, reversing a transaction, moving `PORTAL_REAUTHENTICATION_AMOUNT` or more: 10000.00 by default) are then open to the session for `PORTAL_REAUTHENTICATION_MINUTES` (10 by default); the sign-in's own code counts as one. Without a recent one, such a step through a session is answered 403 `FORBIDDEN` saying so. Each code is taken once, as at sign-in. Called with the session cookie and its CSRF token: a bearer token has no session (401).
          */
         post: operations["reauthenticatePortalSession"];
         delete?: never;
@@ -3073,7 +3073,7 @@ export interface components {
              */
             method: "GET" | "HEAD" | "OPTIONS" | "POST" | "PUT" | "PATCH" | "DELETE";
             /**
-             * @description The request's path parameters, then the `id` of what a successful answer created or named.
+             * @description The request's path parameters, then the id of what a successful answer created or named: its `id`, or, for an answer without one, its top-level `*_id` fields (a payout's `payout_id` and `transaction_id`, a bulk payout's `bulk_payout_id`).
              * @example [
              *       "4e8a2b61-9c3d-4f5e-8a7b-1c2d3e4f5a60"
              *     ]
@@ -4957,7 +4957,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["UnauthorizedProblem"];
             };
         };
-        /** @description The token is valid but its client kind may not call this operation (`FORBIDDEN`): platform tokens manage businesses, business tokens everything else; or the business token's API key (or the session's user's role) lacks the permission the operation's `x-permission` names (the detail names it); or a request with the session cookie that changes something did not send the session's CSRF token as `X-CSRF-Token`; or an operation marked `x-reauthentication: true` was called through a session whose last TOTP code is older than `PORTAL_REAUTHENTICATION_MINUTES` (`POST /portal-sessions/current/reauthentication` gives a new one). */
+        /** @description The token is valid but its client kind may not call this operation (`FORBIDDEN`): platform tokens manage businesses, business tokens everything else; or the business token's API key (or the session's user's role) lacks the permission the operation's `x-permission` names (the detail names it); or a request with the session cookie that changes something did not send the session's CSRF token as `X-CSRF-Token`; or an operation marked `x-reauthentication` (`true`, or `{ amount: <pointer> }` with the request's amount at or above `PORTAL_REAUTHENTICATION_AMOUNT`) was called through a session whose last TOTP code is older than `PORTAL_REAUTHENTICATION_MINUTES` (`POST /portal-sessions/current/reauthentication` gives a new one); nothing is changed then. */
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

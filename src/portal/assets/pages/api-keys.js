@@ -10,6 +10,7 @@ import { html, useState } from '../preact-htm.js';
 import { CopyButton, Field, Id, Problem, Table, words } from '../ui.js';
 import { ListPager, When, useFilteredList, useRequest } from '../lists.js';
 import { newIdempotencyKey } from '../api.js';
+import { CreatedBy } from '../creator.js';
 
 /** The roles of shared.yaml Role, in the order an owner grants them least to most. */
 const ROLES = ['viewer', 'support', 'finance', 'developer', 'admin', 'owner'];
@@ -58,7 +59,7 @@ function CreateKey({ api, onCreated }) {
   </form>`;
 }
 
-/** A key's roll and revoke, below its row. */
+/** A key's roll and revoke, and who created it, below its row. */
 function KeyActions({ api, apiKey, onRolled, onChanged }) {
   const [overlap, setOverlap] = useState('86400');
   const request = useRequest();
@@ -78,7 +79,8 @@ function KeyActions({ api, apiKey, onRolled, onChanged }) {
     <button type="button" disabled=${request.busy} onClick=${roll} aria-label=${`Roll the secret of ${label}`}>Roll secret</button>
     <button type="button" class="danger" disabled=${request.busy} onClick=${revoke} aria-label=${`Revoke ${label}`}>Revoke</button>
     <${Problem} error=${request.error} />
-  </div>`;
+  </div>
+  <${CreatedBy} api=${api} id=${apiKey.id} operation="createApiKey" />`;
 }
 
 function ApiKeysPage({ api }) {

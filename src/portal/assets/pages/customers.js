@@ -1,12 +1,14 @@
 /**
  * Customers: the business's customers (core `listCustomers`, newest first, cursor pages,
  * by status and mobile number) and one opened in place: its details, its wallet
- * (closed-loop `getWallet`) and its cards (`listCustomerCards`). Read-only: what changes a
+ * (closed-loop `getWallet`), its cards (`listCustomerCards`) and who started its onboarding
+ * (../creator.js). Read-only: what changes a
  * customer or a card needs the customer's one-time code, which only the customer has.
  */
 import { html, useState } from '../preact-htm.js';
 import { Field, formatTime, Id, Money, Problem, RowToggle, Table, useLoad, words } from '../ui.js';
 import { ListPager, When, useFilteredList } from '../lists.js';
+import { CreatedBy } from '../creator.js';
 
 /** core.yaml CustomerStatus. */
 const STATES = ['PENDING', 'ACTIVE', 'INACTIVE'];
@@ -47,6 +49,7 @@ function CustomerDetail({ api, customer, onClose }) {
       <dt>External reference</dt><dd>${customer.external_reference ?? '—'}</dd>
       <dt>Activated</dt><dd>${formatTime(customer.activated_at)}</dd>
     </dl>
+    <${CreatedBy} api=${api} id=${customer.id} operation="startOnboarding" />
     <h3>Wallet</h3>
     <${Problem} error=${wallet.error} onRetry=${wallet.reload} />
     ${wallet.data

@@ -10,6 +10,7 @@ import { html, useState } from '../preact-htm.js';
 import { Field, Problem, Table, words } from '../ui.js';
 import { ListPager, When, useFilteredList, useRequest } from '../lists.js';
 import { newIdempotencyKey } from '../api.js';
+import { CreatedBy } from '../creator.js';
 
 /** The roles of shared.yaml Role, least to most. */
 const ROLES = ['viewer', 'support', 'finance', 'developer', 'admin', 'owner'];
@@ -55,7 +56,7 @@ function Invite({ api, sandbox, onInvited }) {
   </form>`;
 }
 
-/** A user's role change and removal, below its row. */
+/** A user's role change and removal, and who invited the user, below its row. */
 function UserActions({ api, user, onChanged }) {
   const [role, setRole] = useState(user.role);
   const request = useRequest();
@@ -67,7 +68,8 @@ function UserActions({ api, user, onChanged }) {
     <button type="button" disabled=${request.busy || role === user.role} onClick=${save} aria-label=${`Save the role of ${user.name}`}>Save role</button>
     <button type="button" class="danger" disabled=${request.busy} onClick=${remove} aria-label=${`Remove ${user.name}`}>Remove</button>
     <${Problem} error=${request.error} />
-  </div>`;
+  </div>
+  <${CreatedBy} api=${api} id=${user.id} operation="invitePortalUser" />`;
 }
 
 function TeamPage({ api, session }) {

@@ -1,11 +1,13 @@
 /**
  * The business's bulk payouts on the Payouts page (core `listBulkPayouts`, newest first,
  * cursor pages, by creation date), each with its items counted per state; one opened in
- * place shows its counts, its report and the report's CSV (./bulk.js Batch).
+ * place shows who created it (../../creator.js), its counts, its report and the report's CSV
+ * (./bulk.js Batch).
  */
 import { html, useState } from '../../preact-htm.js';
 import { instant, plural, Problem, RowToggle, Table, words } from '../../ui.js';
 import { Batch, STATES } from './bulk.js';
+import { CreatedBy } from '../../creator.js';
 import { ListPager, When, useFilteredList } from '../../lists.js';
 
 /** A batch's counts in words, the empty states left out: "2 completed, 1 rejected". */
@@ -44,7 +46,8 @@ export function BulkPayoutList({ api }) {
           empty="No bulk payouts match the filters."
           detail=${(b) =>
             open === b.bulk_payout_id
-              ? html`<${Batch} api=${api} batch=${b} onBatch=${replace} idPrefix=${`list-${b.bulk_payout_id}`} />
+              ? html`<${CreatedBy} api=${api} id=${b.bulk_payout_id} operation="createBulkPayout" />
+                  <${Batch} api=${api} batch=${b} onBatch=${replace} idPrefix=${`list-${b.bulk_payout_id}`} />
                   <button type="button" class="secondary" onClick=${() => setOpen(null)}>Close</button>`
               : null}
           columns=${[

@@ -7,6 +7,7 @@
 import { html, useState } from '../../preact-htm.js';
 import { Id, instant, Money, Problem, RowToggle, Table, words } from '../../ui.js';
 import { PayoutTimeline } from './timeline.js';
+import { CreatedBy } from '../../creator.js';
 import { ListPager, PER_PAGE, When, useFilteredList } from '../../lists.js';
 
 /** shared.yaml PayoutStatus, the `status` filter's values. */
@@ -69,10 +70,11 @@ export function PayoutDetail({ payout }) {
   </dl>`;
 }
 
-/** A payout opened from the list: its details, its timeline, and "Close". */
+/** A payout opened from the list: its details, who created it, its timeline, and "Close". */
 export function OpenPayout({ api, payout, onClose }) {
   return html`<section class="card" aria-label=${`Payout ${payout.payout_id}`}>
     <${PayoutDetail} payout=${payout} />
+    <${CreatedBy} api=${api} id=${payout.payout_id} operation="createCustomerPayout" />
     <${PayoutTimeline} api=${api} payout=${payout} />
     <button type="button" class="secondary" onClick=${onClose}>Close</button>
   </section>`;

@@ -1,12 +1,13 @@
 /**
  * One wallet on the Wallets page: its details, its ledger transactions (closed-loop
  * `listWalletTransactions`, newest first, cursor pages, by type and creation date) and its
- * statement as a CSV file (`getWalletStatementCsv`, `Accept: text/csv`).
+ * statement as a CSV file (`getWalletStatementCsv`, `Accept: text/csv`); who created it (../../creator.js).
  */
 import { html, useState } from '../../preact-htm.js';
 import { Id, Money, Problem, Table, instant, words } from '../../ui.js';
 import { ListPager, When, useFilteredList, useRequest } from '../../lists.js';
 import { downloadText } from '../../download.js';
+import { CreatedBy } from '../../creator.js';
 
 const CL = '/cl/v1';
 
@@ -62,6 +63,7 @@ export function WalletDetail({ api, wallet, onClose }) {
       <dt>External reference</dt><dd>${wallet.external_reference ?? '—'}</dd>
       <dt>Created</dt><dd><${When} at=${wallet.created_at} /></dd>
     </dl>
+    <${CreatedBy} api=${api} id=${wallet.id} operation="createWallet" />
     <p class="actions">
       <button type="button" onClick=${download} disabled=${statement.busy}>Download statement (CSV)</button>
       <button type="button" class="secondary" onClick=${onClose}>Close</button>

@@ -1,18 +1,34 @@
 /**
- * Wallets page: the business's wallets (closed-loop `listWallets`, cursor pages, by status,
- * exact name and exact external reference), a wallet found by its account number
+ * Wallets page: a new wallet (closed-loop `createWallet`, by name), the business's wallets
+ * (`listWallets`, cursor pages, by status, exact name and exact external reference), a wallet found by its account number
  * (`lookupWallet`), one wallet opened (./detail.js: its transactions and its
  * statement), and the transactions of all wallets (./transactions.js). Money is shown as the service's decimal strings, never as numbers.
  */
 import { html, useState } from '../../preact-htm.js';
-import { Field, Money, Problem, Table, words } from '../../ui.js';
+import { Field, Money, Problem, Table, useSubmit, words } from '../../ui.js';
+import { newIdempotencyKey } from '../../api.js';
 import { ListPager, When, useFilteredList, useRequest } from '../../lists.js';
 import { WalletDetail } from './detail.js';
 import { BusinessTransactions } from './transactions.js';
 
 const CL = '/cl/v1';
 
-/** The page: lookup form, wallet list, and the selected wallet. */
+/** The form for a new wallet (`createWallet`, under an Idempotency-Key of its own): a name; `onCreated(wallet)`. */
+function NewWallet({ api, onCreated }) {
+  const [name, setName] = useState('');
+  const { onSubmit, busy, error } = useSubmit(async () => {
+    onCreated(await api.post(`${CL}/wallets`, { name: name.trim() }, { idempotencyKey: newIdempotencyKey() }));
+    setName('');
+  });
+  return html`<form onSubmit=${onSubmit} aria-labelledby="wallet-new-title">
+    <h2 id="wallet-new-title">New wallet</h2>
+    <${Field} id="wallet-new-name" label="Name" value=${name} onInput=${setName} required />
+    <${Problem} error=${error} />
+    <button type="submit" disabled=${busy}>Create wallet</button>
+  </form>`;
+}
+
+/** The page: new wallet and lookup forms, wallet list, and the selected wallet. */
 function WalletsPage({ api }) {
   const lookup = useRequest();
   const [accountNumber, setAccountNumber] = useState('');
@@ -27,7 +43,13 @@ function WalletsPage({ api }) {
     if (wallet) setSelected(wallet);
   }
 
+  const created = (wallet) => {
+    setSelected(wallet);
+    list.first();
+  };
+
   return html`<div>
+    <${NewWallet} api=${api} onCreated=${created} />
     <form onSubmit=${find} aria-labelledby="wallet-lookup-title">
       <h2 id="wallet-lookup-title">Find a wallet</h2>
       <label for="wallet-account-number">Account number</label>

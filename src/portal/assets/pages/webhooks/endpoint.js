@@ -3,12 +3,13 @@
  * events, description, ENABLED/DISABLED), deleting it (`deleteWebhookEndpoint`), a test
  * event (`sendWebhookTestEvent`), rotating its secret (`rotateWebhookEndpointSecret`, the
  * new secret shown once), its health (./health.js) and its delivery log
- * (./log.js). Not a page of the registry: ./index.js uses it.
+ * (./log.js), and who created it (../../creator.js). Not a page of the registry: ./index.js uses it.
  */
 import { html, useState } from '../../preact-htm.js';
 import { CopyButton, Field, Id, Problem, formatTime, useSubmit } from '../../ui.js';
 import { DeliveryLog } from './log.js';
 import { AttemptsChart, HealthBadge, failureText, rateText } from './health.js';
+import { CreatedBy } from '../../creator.js';
 
 /** The codes an endpoint may subscribe to (the document's WebhookEventCode). */
 export const EVENT_CODES = ['onboarding.complete', 'topup.complete', 'payout.pending', 'payout.processing', 'payout.failed', 'payout.completed'];
@@ -104,6 +105,7 @@ export function EndpointDetail({ api, endpoint, health, headingRef, onChanged, o
       <dt>Previous secret signs until</dt><dd>${formatTime(endpoint.previous_secret_expires_at)}</dd>
     </dl>
     ${health ? html`<${AttemptsChart} health=${health} />` : null}
+    <${CreatedBy} api=${api} id=${endpoint.id} operation="createWebhookEndpoint" />
     <div class="actions">
       <button type="button" onClick=${test} disabled=${!enabled}>Send test event</button>
       <button type="button" class="secondary" onClick=${toggle}>${enabled ? 'Disable' : 'Enable'}</button>
