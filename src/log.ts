@@ -70,12 +70,14 @@ export function isSensitiveName(name: string): boolean {
 }
 
 /**
- * A copy of the JSON value `value` with the value of every property that SENSITIVE names, at
- * any depth, replaced by REDACTED (`null` and absent values are kept: they reveal nothing).
+ * A copy of the JSON value `value` (an object with `toJSON`, such as a Date, as it serializes)
+ * with the value of every property that SENSITIVE names, at any depth, replaced by REDACTED
+ * (`null` values are kept: they reveal nothing).
  */
 export function redacted(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redacted);
   if (value === null || typeof value !== 'object') return value;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return redacted((value as { toJSON(): unknown }).toJSON());
+  if (Array.isArray(value)) return value.map(redacted);
   const copy: Record<string, unknown> = {};
   for (const [name, v] of Object.entries(value)) copy[name] = isSensitiveName(name) && v !== null ? REDACTED : redacted(v);
   return copy;
