@@ -83,6 +83,16 @@ export function redacted(value: unknown): unknown {
   return copy;
 }
 
+/**
+ * An error as pino writes it, with its `code` (a SQLSTATE, an errno name: never a secret) also
+ * as `error_code`, which stays readable where the rule redacts every `code` (a TOTP code's name).
+ */
+function errorLine(err: unknown): unknown {
+  const line = pino.stdSerializers.err(err as Error);
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' || typeof code === 'number' ? { ...line, error_code: code } : line;
+}
+
 /** Bytes of stdout lines queued before they are written (sonic-boom's `minLength`). */
 const STDOUT_BLOCK = 8192;
 /** Most time a queued stdout line waits for its block (sonic-boom's `periodicFlush`). */
@@ -95,7 +105,7 @@ const requestLoggers = new WeakMap<Logger, Logger>();
 export function createLogger(opts: { level?: string; file?: string } = {}): Logger {
   const destination = opts.file ? pino.destination({ dest: opts.file, append: true, sync: true }) : pino.destination({ dest: 1, sync: false, minLength: STDOUT_BLOCK, periodicFlush: STDOUT_FLUSH_MS });
   const options = { level: opts.level ?? 'info', base: { service: 'wallet-service' }, timestamp: pino.stdTimeFunctions.isoTime };
-  const log = pino({ ...options, redact: { paths: REDACT_PATHS, censor: REDACTED } }, destination);
+  const log = pino({ ...options, serializers: { err: errorLine }, redact: { paths: REDACT_PATHS, censor: REDACTED } }, destination);
   requestLoggers.set(log, pino(options, destination));
   return log;
 }

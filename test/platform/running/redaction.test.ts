@@ -4,10 +4,12 @@
  * card data, a code or a national id is one the rule redacts, or one this file judges harmless
  * (HARMLESS, each with why). A new such name in a document fails here until it is judged.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { isSensitiveName, REDACT_PATHS, REDACTED, redacted, SENSITIVE } from '../../../src/log.js';
+import { createLogger, isSensitiveName, REDACT_PATHS, REDACTED, redacted, SENSITIVE } from '../../../src/log.js';
 
 /** Names that look sensitive: secrets, passwords, codes, tokens, card data, national ids. */
 const LOOKS_SENSITIVE = /secret|password|passcode|otp|^pan$|cvv|^pin$|_pin$|^code$|_codes?$|token|credential|totp|recovery|national_id|expiry|authorization|cookie/i;
@@ -65,6 +67,14 @@ describe('redaction: one rule for the logs and the request log', () => {
       pin: null,
     });
     expect(body.card.PAN).to.equal('9990010123456784'); // a copy: the answer itself is untouched
+  });
+
+  it("the service's log redacts the same names, and keeps an error's code readable as error_code", () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'redaction-')), 'log');
+    createLogger({ file }).warn({ err: Object.assign(new Error('deadlock'), { code: '40P01' }), body: { otp: '482913', amount: '1.00' } }, 'probe');
+    const line = JSON.parse(readFileSync(file, 'utf8'));
+    expect(line.body).to.deep.equal({ otp: REDACTED, amount: '1.00' });
+    expect(line.err).to.include({ message: 'deadlock', error_code: '40P01' });
   });
 
   it("pino's paths are derived from the same names", () => {
