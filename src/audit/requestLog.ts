@@ -121,25 +121,27 @@ export class ApiRequestLog {
     return this.writing;
   }
 
-  /** One INSERT per business of `batch`: a transaction writes one business's rows (on Citus, one node's). */
+  /**
+   * One INSERT per business of `batch` (a statement writes one business's rows: on Citus, one
+   * node's), one after another: the request log holds at most one of the API pool's
+   * connections, and redacts each business's rows just before they are written, so that a
+   * large batch does not hold the event loop at once.
+   */
   private async writeBatch(batch: ApiRequestEntry[]): Promise<void> {
-    const byBusiness = new Map<string, Record<string, unknown>[]>();
+    const byBusiness = new Map<string, ApiRequestEntry[]>();
     for (const entry of batch) {
-      const rows = byBusiness.get(entry.businessId);
-      const row = rowOf(entry);
-      if (rows) rows.push(row);
-      else byBusiness.set(entry.businessId, [row]);
+      const entries = byBusiness.get(entry.businessId);
+      if (entries) entries.push(entry);
+      else byBusiness.set(entry.businessId, [entry]);
     }
-    await Promise.all(
-      [...byBusiness.values()].map(async (rows) => {
-        try {
-          await this.db('api_requests').insert(rows);
-          this.db.emit(REQUEST_LOG_EVENT, { outcome: 'recorded', count: rows.length });
-        } catch (err) {
-          this.db.emit(REQUEST_LOG_EVENT, { outcome: 'failed', count: rows.length });
-          this.log.warn({ err, entries: rows.length, business_id: rows[0]!.business_id }, 'request log: a batch could not be written; its entries are lost');
-        }
-      }),
-    );
+    for (const [businessId, entries] of byBusiness) {
+      try {
+        await this.db('api_requests').insert(entries.map(rowOf));
+        this.db.emit(REQUEST_LOG_EVENT, { outcome: 'recorded', count: entries.length });
+      } catch (err) {
+        this.db.emit(REQUEST_LOG_EVENT, { outcome: 'failed', count: entries.length });
+        this.log.warn({ err, entries: entries.length, business_id: businessId }, 'request log: a batch could not be written; its entries are lost');
+      }
+    }
   }
 }
