@@ -37,6 +37,7 @@ export const SENSITIVE = [
   'cookie',
   'access_token',
   'token',
+  'link', // a sandbox invitation's portal link, which carries its token
   'csrf_token',
   'client_secret',
   'secret',

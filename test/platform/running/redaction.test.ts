@@ -12,7 +12,7 @@ import YAML from 'yaml';
 import { createLogger, isSensitiveName, REDACT_PATHS, REDACTED, redacted, SENSITIVE } from '../../../src/log.js';
 
 /** Names that look sensitive: secrets, passwords, codes, tokens, card data, national ids. */
-const LOOKS_SENSITIVE = /secret|password|passcode|otp|^pan$|cvv|^pin$|_pin$|^code$|_codes?$|token|credential|totp|recovery|national_id|expiry|authorization|cookie/i;
+const LOOKS_SENSITIVE = /secret|password|passcode|otp|^pan$|cvv|^pin$|_pin$|^code$|_codes?$|token|credential|totp|recovery|national_id|expiry|authorization|cookie|^link$|invitation/i;
 
 /** Sensitive-looking names that carry nothing secret, and why. */
 const HARMLESS: Readonly<Record<string, string>> = {
@@ -27,6 +27,7 @@ const HARMLESS: Readonly<Record<string, string>> = {
   problem_code: 'a problem code (UPPER_SNAKE), public',
   failure_code: 'a payout failure code, public',
   event_code: 'an event type, public',
+  invitation_expires_at: 'when an invitation lapses, not its token',
 };
 
 /** Every property name declared in a schema of openapi/*.yaml. */
