@@ -10852,8 +10852,11 @@ export interface operations {
                 "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
             };
             path: {
-                /** @description The request's `X-Request-Id`. */
-                request_id: components["schemas"]["RequestId"];
+                /**
+                 * @description The request's `X-Request-Id`. `.` and `..` are path segments, not ids here: a request sent with one of those is found with `listApiRequests`' `request_id`.
+                 * @example 2f1e0d9c-8b7a-4654-9321-0fedcba98765
+                 */
+                request_id: string;
             };
             cookie?: never;
         };
