@@ -31,6 +31,7 @@ export const CITUS_SUITE = [
   'test/businesses/labels.test.ts',
   'test/businesses/apiKeys.test.ts',
   'test/audit/auditLog.test.ts',
+  'test/audit/requestLog.test.ts',
   'test/businesses/portalUsers.test.ts',
   'test/customers/onboarding.test.ts',
   'test/customers/customerInformation.test.ts',

@@ -67,6 +67,9 @@
  * refuses to start without a rail.
  * Audit log (src/audit/): AUDIT_RETENTION_DAYS (default 400, from 30: how long an audit
  * event is kept before the hourly purge deletes it; the table refuses shorter).
+ * API request log (src/audit/requestLog.ts): API_REQUEST_LOG_DAYS (default 7, 1 to 90),
+ * API_REQUEST_LOG_MAX_ROWS (default 100000 per business, from 100) and API_REQUEST_LOG_QUEUE
+ * (default 10000 requests queued per instance, 0 records none; past it they are dropped).
  * The upper bounds keep every response inside the documented schemas
  * (`expires_in` ≤ 86400, a statement's `entries` ≤ 10000).
  */
@@ -187,6 +190,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payoutRailUrl: env.PAYOUT_RAIL_URL || undefined,
     payoutRailCallbackSecret: env.PAYOUT_RAIL_CALLBACK_SECRET || undefined,
     auditRetentionDays: intFrom(env.AUDIT_RETENTION_DAYS, 400, 'AUDIT_RETENTION_DAYS', 36_500, 30),
+    apiRequestLogDays: intFrom(env.API_REQUEST_LOG_DAYS, 7, 'API_REQUEST_LOG_DAYS', 90, 1),
+    apiRequestLogMaxRows: intFrom(env.API_REQUEST_LOG_MAX_ROWS, 100_000, 'API_REQUEST_LOG_MAX_ROWS', 100_000_000, 100),
+    apiRequestLogQueue: intFrom(env.API_REQUEST_LOG_QUEUE, 10_000, 'API_REQUEST_LOG_QUEUE', 1_000_000, 0),
   };
   checkConfig(config);
   return config;

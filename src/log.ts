@@ -5,7 +5,8 @@
  *
  * Request and response bodies and headers are never logged. As a second line of
  * defence, pino's redaction replaces any field that could carry a credential or card
- * data (authorization, tokens, client secrets, OTPs, PAN, CVV, PIN, national ids) with
+ * data (the SENSITIVE names: credentials, tokens, secrets, passwords, one-time and TOTP
+ * codes, PAN, CVV, PIN, expiry, national ids) with
  * `[redacted]` wherever such a field is passed to the logger.
  *
  * LOG_LEVEL (default `info`; `silent` turns logs off) and LOG_FILE (append to a file
@@ -24,21 +25,74 @@ import pino, { type Logger } from 'pino';
 
 export type { Logger };
 
-const SENSITIVE = [
+/**
+ * The one rule of what is never written out, in the service's logs and in the API request
+ * log (src/audit/requestLog.ts): the values of properties with these names, at any depth.
+ * Each carries a credential, card data (PCI DSS: the PAN, its CVV, PIN and expiry), a one-time
+ * or TOTP code, or a national id. test/platform/running/redaction.test.ts walks every property
+ * name of the API documents and fails on a sensitive-looking one this list does not name.
+ */
+export const SENSITIVE = [
   'authorization',
+  'cookie',
   'access_token',
   'token',
+  'link', // a sandbox invitation's portal link, which carries its token
+  'csrf_token',
   'client_secret',
   'secret',
+  'totp_secret',
+  'totp_uri',
+  'password',
+  'credentials',
   'otp',
+  'code',
+  'recovery_code',
+  'recovery_codes',
   'pan',
   'cvv',
   'pin',
+  'expiry',
+  'expiry_date',
   'national_id',
-];
+] as const;
 
-/** Redaction paths: each sensitive name at the top level and one or two levels down. */
+/** What replaces a redacted value. */
+export const REDACTED = '[redacted]';
+
+/** Redaction paths for pino: each sensitive name at the top level and one or two levels down. */
 export const REDACT_PATHS = SENSITIVE.flatMap((name) => [name, `*.${name}`, `*.*.${name}`]);
+
+const SENSITIVE_NAMES: ReadonlySet<string> = new Set(SENSITIVE);
+
+/** True when a property named `name` (any case) is redacted by the rule (SENSITIVE). */
+export function isSensitiveName(name: string): boolean {
+  return SENSITIVE_NAMES.has(name.toLowerCase());
+}
+
+/**
+ * A copy of the JSON value `value` (an object with `toJSON`, such as a Date, as it serializes)
+ * with the value of every property that SENSITIVE names, at any depth, replaced by REDACTED
+ * (`null` values are kept: they reveal nothing).
+ */
+export function redacted(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return redacted((value as { toJSON(): unknown }).toJSON());
+  if (Array.isArray(value)) return value.map(redacted);
+  const copy: Record<string, unknown> = {};
+  for (const [name, v] of Object.entries(value)) copy[name] = isSensitiveName(name) && v !== null ? REDACTED : redacted(v);
+  return copy;
+}
+
+/**
+ * An error as pino writes it, with its `code` (a SQLSTATE, an errno name: never a secret) also
+ * as `error_code`, which stays readable where the rule redacts every `code` (a TOTP code's name).
+ */
+function errorLine(err: unknown): unknown {
+  const line = pino.stdSerializers.err(err as Error);
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' || typeof code === 'number' ? { ...line, error_code: code } : line;
+}
 
 /** Bytes of stdout lines queued before they are written (sonic-boom's `minLength`). */
 const STDOUT_BLOCK = 8192;
@@ -52,7 +106,7 @@ const requestLoggers = new WeakMap<Logger, Logger>();
 export function createLogger(opts: { level?: string; file?: string } = {}): Logger {
   const destination = opts.file ? pino.destination({ dest: opts.file, append: true, sync: true }) : pino.destination({ dest: 1, sync: false, minLength: STDOUT_BLOCK, periodicFlush: STDOUT_FLUSH_MS });
   const options = { level: opts.level ?? 'info', base: { service: 'wallet-service' }, timestamp: pino.stdTimeFunctions.isoTime };
-  const log = pino({ ...options, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, destination);
+  const log = pino({ ...options, serializers: { err: errorLine }, redact: { paths: REDACT_PATHS, censor: REDACTED } }, destination);
   requestLoggers.set(log, pino(options, destination));
   return log;
 }

@@ -109,6 +109,7 @@ export async function startService(
     { replayKeys },
     { portalPage },
     { docsPage },
+    { ApiRequestLog },
   ] = await Promise.all([
     import('./db/knex.js'),
     import('./kernel/secrets/settings.js'),
@@ -123,6 +124,7 @@ export async function startService(
     import('./kernel/idempotency/idempotency.js'),
     import('./portal/portal.js'),
     import('./docs/docs.js'),
+    import('./audit/index.js'),
   ]).catch(async (err) => {
     await starting?.then((e) => e.stop(), () => undefined);
     throw err;
@@ -160,7 +162,9 @@ export async function startService(
   for (const capability of capabilities) started.push(await capability.start({ db, jobs, config, log, outages }));
   const keys = instanceKeys({ otp: await otpKeys(db, config), replays: await replayKeys(db, config) }, started);
   const services = { db, config, jwtKey: await jwtKey(db, config.jwtSecret), keys, log, metrics: createMetrics(db, outboxBacklog(db), backgroundPool), jobs };
-  const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { pages: [portalPage(config), docsPage], apiDir, outages, pinnedVersion: (businessId) => businessApiVersion(db, businessId), clientPermissions: (clientId) => clientPermissions(db, clientId), sessionPrincipal: (cookie) => sessionPrincipal(db, config, cookie), versionDeprecations: opts.versionDeprecations });
+  // The request log's queue, written after the answers; what it still holds at shutdown is written then.
+  const requestLog = new ApiRequestLog(db, log, config.apiRequestLogQueue);
+  const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { pages: [portalPage(config), docsPage], apiDir, outages, requestLog, pinnedVersion: (businessId) => businessApiVersion(db, businessId), clientPermissions: (clientId) => clientPermissions(db, clientId), sessionPrincipal: (cookie) => sessionPrincipal(db, config, cookie), versionDeprecations: opts.versionDeprecations });
   const host = opts.host ?? config.host;
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.port, host, () => resolve(s));
@@ -191,6 +195,7 @@ export async function startService(
       })();
       await Promise.all([within(drained, SHUTDOWN_GRACE_MS), within(queueStopped, JOBS_STOP_MS + 1_000)]);
       server.closeAllConnections();
+      await within(requestLog.flush(), 2_000);
       await within(Promise.all([db.destroy(), backgroundPool.destroy()]), 2_000);
       if (embedded) await embedded.stop();
     },

@@ -26,6 +26,7 @@ import * as apiKeys from './migrations/040_api_keys.js';
 import * as auditLog from './migrations/041_audit_log.js';
 import * as portalUsers from './migrations/042_portal_users.js';
 import * as sessionAuthenticationTime from './migrations/043_session_authentication_time.js';
+import * as apiRequestLog from './migrations/044_api_request_log.js';
 import * as businessSettings from './migrations/045_business_settings.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
@@ -60,6 +61,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '041_audit_log': auditLog,
   '042_portal_users': portalUsers,
   '043_session_authentication_time': sessionAuthenticationTime,
+  '044_api_request_log': apiRequestLog,
   '045_business_settings': businessSettings,
 };
 

@@ -97,6 +97,7 @@ export const TABLE_OWNERS: Readonly<Record<string, Room>> = {
 
   // audit
   audit_events: 'audit', // written by the HTTP edge through src/audit/audit.ts, deleted only by its retention purge
+  api_requests: 'audit', // the API request log, written off the critical path by src/audit/requestLog.ts
 
   // providers
   provider_callback_events: 'providers', // replay protection of signed provider callbacks (src/providers/callbackEvents.ts)

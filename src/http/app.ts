@@ -1,6 +1,6 @@
 /**
  * The Koa application: CORS, request ids, API versioning, problem-details errors, the audit
- * trail of every change and refusal (./auditTrail.ts),
+ * trail of every change and refusal (./auditTrail.ts), the API request log (./requestTrail.ts),
  * body parsing (JSON; forms where an operation declares them), the service's pages for
  * people (./pages.ts: the portal and the API reference, outside the documents), and the two
  * API documents mounted with @koa/router (closed-loop under /cl/v1, core at the root).
@@ -25,7 +25,8 @@ import { corsMiddleware } from './cors.js';
 import { hasBody } from './exchange.js';
 import { mountApi } from './openapi.js';
 import { recordAuditTrail } from './auditTrail.js';
-import { AuditRecorder } from '../audit/index.js';
+import { ApiRequestLog, AuditRecorder } from '../audit/index.js';
+import { requestLogEntryOf } from './requestTrail.js';
 import { servePages, type ServicePage } from './pages.js';
 import type { Services, SessionCredential } from '../kernel/services.js';
 import { RateLimiter } from './rateLimit.js';
@@ -86,7 +87,7 @@ const JSON_LIMIT_BYTES = 1024 * 1024;
 export async function createApp(
   services: Services,
   handlers: ApiHandlers,
-  opts: { pages?: readonly ServicePage[]; apiDir?: string; outages?: OutageLog; pinnedVersion?: (businessId: string) => Promise<ApiVersion>; clientPermissions?: (clientId: string) => Promise<readonly Permission[] | null>; sessionPrincipal?: (cookie: string) => Promise<SessionCredential>; versionDeprecations?: Partial<Record<ApiVersion, Deprecation>> } = {},
+  opts: { pages?: readonly ServicePage[]; apiDir?: string; outages?: OutageLog; requestLog?: ApiRequestLog; pinnedVersion?: (businessId: string) => Promise<ApiVersion>; clientPermissions?: (clientId: string) => Promise<readonly Permission[] | null>; sessionPrincipal?: (cookie: string) => Promise<SessionCredential>; versionDeprecations?: Partial<Record<ApiVersion, Deprecation>> } = {},
 ): Promise<Koa> {
   const app = new Koa({ proxy: false });
   const rateLimiter = new RateLimiter(services.db, {
@@ -98,6 +99,7 @@ export async function createApp(
   const requestLog = requestLogger(log);
   const outages = opts.outages ?? new OutageLog(services.db, log);
   const auditRecorder = new AuditRecorder(services.db);
+  const apiRequestLog = opts.requestLog ?? new ApiRequestLog(services.db, log, services.config.apiRequestLogQueue);
   // Every response depends on the version (header, or the business's pinned one), a CORS
   // preflight's included; `vary` appends, so CORS's `Vary: Origin` is kept beside it.
   app.use((ctx, next) => {
@@ -138,6 +140,9 @@ export async function createApp(
       await recordAuditTrail(auditRecorder, log, ctx, problemCode);
       answered();
       const seconds = (performance.now() - started) / 1000;
+      // After the answer, off its path: a push onto the request log's bounded queue.
+      const logged = requestLogEntryOf(ctx, problemCode, seconds * 1000);
+      if (logged) apiRequestLog.add(logged);
       services.metrics.observeRequest(ctx.state.operationId ?? ctx.state.page, ctx.status, seconds);
       requestLog.info(
         {

@@ -88,4 +88,10 @@ export interface Config {
   payoutRailCallbackSecret?: string;
   /** How many days audit events are kept before the purge deletes them (AUDIT_RETENTION_DAYS, src/audit/). */
   auditRetentionDays: number;
+  /** How many days API requests are kept in the request log (API_REQUEST_LOG_DAYS, src/audit/requestLog.ts). */
+  apiRequestLogDays: number;
+  /** The most requests the request log keeps per business (API_REQUEST_LOG_MAX_ROWS); older ones are purged. */
+  apiRequestLogMaxRows: number;
+  /** The most requests queued per instance for the request log (API_REQUEST_LOG_QUEUE); past it they are dropped and counted; 0 records none. */
+  apiRequestLogQueue: number;
 }

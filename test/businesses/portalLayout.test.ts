@@ -26,6 +26,7 @@ const PAGES: [string, string][] = [
   ['events', 'Events'],
   ['team', 'Team'],
   ['api-keys', 'API keys'],
+  ['requests', 'Requests'],
   ['audit-log', 'Audit log'],
   ['sandbox', 'Sandbox'],
 ];

@@ -87,7 +87,8 @@ describe('every operation (document-driven sweep)', () => {
         res = await request(op.method, op.path, { token, body, headers: signatureHeaders(op, body) });
         pointer = '/unexpected_field';
       } else if (op.pathParams.length) {
-        res = await request(op.method, op.template.replace(/\{\w+\}/g, 'not-valid'), { token });
+        // A space: no id, reference or request id the documents accept holds one.
+        res = await request(op.method, op.template.replace(/\{\w+\}/g, 'not%20valid'), { token });
         pointer = `/path/${op.pathParams[0]}`;
       } else if (op.queryParams.length) {
         const name = op.queryParams.includes('limit') ? 'limit' : op.queryParams[0];

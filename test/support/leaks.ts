@@ -85,7 +85,7 @@ function occurrence(place: { text: string; members: Map<string, number> }, field
 
 /**
  * The PAN, CVV and PIN of every card in `db`, opened with the run's keys, and where
- * each appears in the log file or in a recorded response other than a successful E6:
+ * each appears in the log file, in the API request log's bodies or in a recorded response other than a successful E6:
  * a PAN anywhere (16 digits), a CVV or PIN as the string value of a JSON member that is
  * not the tests' own input echoed (see `occurrence` and `sentMembers`). Returns one description per leak (never the value itself); empty when
  * nothing leaked.
@@ -105,6 +105,11 @@ export async function cardDataLeaks(db: Knex, config: Config, logFile: string, r
       .map((r) => `${r.method} ${r.path} ${r.text}`)
       .join('\n'),
   });
+  // The API request log's stored bodies (src/audit/requestLog.ts): redacted, so none of it.
+  if (await db.schema.hasTable('api_requests')) {
+    const bodies = await acrossBusinesses(db, (trx) => trx('api_requests').select(trx.raw('request_body::text AS sent, response_body::text AS answered')));
+    places.push({ where: 'the API request log', text: bodies.map((b: { sent: string | null; answered: string | null }) => `${b.sent} ${b.answered}`).join('\n') });
+  }
   const searched = places.map((place) => ({ ...place, members: digitMembers(place.text, echoes) }));
   const leaks: string[] = [];
   for (const card of cards) {

@@ -1881,6 +1881,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API requests
+         * @description The business's API request log, newest first, with cursor pagination (`limit`, `cursor`): one entry per request through either API that a key's token or a portal session made for the business, whatever its outcome (token requests and unauthenticated calls are not recorded), with its `operation_id`, `status`, `duration_ms`, `Idempotency-Key`, `actor` and `X-Request-Id`; `getApiRequest` adds its bodies. Filtered by `request_id`, `idempotency_key`, `operation_id`, `status` and a time range [`created_from`, `created_to`). Requests are written shortly after their response, not before it: under a burst an instance may drop some (the audit log keeps every change); they are kept `API_REQUEST_LOG_DAYS` (default 7), at most `API_REQUEST_LOG_MAX_ROWS` per business.
+         */
+        get: operations["listApiRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-requests/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an API request
+         * @description One request of the request log by its `X-Request-Id` (the newest, should a client have sent the same id twice), with its request and response bodies. In both bodies the value of every property that can carry a credential, card data, a one-time or TOTP code or a national id (`client_secret`, `secret`, `token`, `password`, `otp`, `code`, `pan`, `cvv`, `pin`, `expiry`, `national_id` and the like, at any depth) is `"[redacted]"`, by the same rule as the service's logs. A body that is not JSON is `{"omitted": "not_json"}`; one over 16 KiB is `{"omitted": "too_large", "bytes": n}`.
+         */
+        get: operations["getApiRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -2624,6 +2664,78 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description Problem details with the codes this response can carry. */
+        ApiRequestNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "API_REQUEST_NOT_FOUND";
+        };
+        /** @description One request of the API request log (`listApiRequests`). */
+        ApiRequest: {
+            id: components["schemas"]["Uuid"];
+            created_at: components["schemas"]["Timestamp"];
+            request_id: components["schemas"]["RequestId"];
+            /**
+             * @description The `operationId` of the operation called, in either document.
+             * @example createCoreTransfer
+             */
+            operation_id: string;
+            /**
+             * @example POST
+             * @enum {string}
+             */
+            method: "GET" | "HEAD" | "OPTIONS" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /**
+             * @description The request's path (without its query).
+             * @example /transfers
+             */
+            path: string;
+            /**
+             * Format: int32
+             * @description The response's HTTP status.
+             * @example 201
+             */
+            status: number;
+            /**
+             * @description The problem's `code` when the request failed; null otherwise.
+             * @example null
+             */
+            problem_code: string | null;
+            /**
+             * Format: int32
+             * @description Milliseconds from the request's arrival to its answer.
+             * @example 38
+             */
+            duration_ms: number;
+            /**
+             * @description The request's `Idempotency-Key`, if it sent a well-formed one.
+             * @example transfer-2026-11-21-0001
+             */
+            idempotency_key: string | null;
+            /** @description Who made the request. */
+            actor: {
+                /**
+                 * @description `api_key`: an API client (`id` is its `client_id`); `user`: a portal user (`id` is the user's id).
+                 * @enum {string}
+                 */
+                type: "api_key" | "user";
+                /** @example bus_4f1c2e9a7b3d5f60a8c1e2d3 */
+                id: string;
+            };
+        };
+        /** @description One request of the API request log with its redacted bodies (`getApiRequest`). */
+        ApiRequestDetail: components["schemas"]["ApiRequest"] & {
+            /** @description The JSON request body, redacted; null when it had none; a marker (`omitted`: `not_json` or `too_large` with its `bytes`) when not stored. */
+            request_body: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The JSON response body (a problem's included), redacted; null when it had none; a marker (`omitted`: `not_json` or `too_large` with its `bytes`) when not stored. */
+            response_body: {
+                [key: string]: unknown;
+            } | null;
+        };
+        ApiRequestList: components["schemas"]["Page"] & {
+            data: components["schemas"]["ApiRequest"][];
+        };
         /** @description Problem details with the codes this response can carry. */
         PortalUserNotFoundProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
@@ -4759,6 +4871,21 @@ export interface components {
         };
     };
     responses: {
+        /** @description No recorded request with this id for this business (`API_REQUEST_NOT_FOUND`): never made, made by another business, not recorded, or past the request log's bounds. */
+        ApiRequestNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ApiRequestNotFoundProblem"];
+            };
+        };
         /** @description No such portal user for this business (`PORTAL_USER_NOT_FOUND`). */
         PortalUserNotFound: {
             headers: {
@@ -5965,6 +6092,26 @@ export interface components {
          * @example createCoreTransfer
          */
         AuditOperationIdFilter: string;
+        /**
+         * @description Only the requests with this `X-Request-Id`.
+         * @example 2f1e0d9c-8b7a-4654-9321-0fedcba98765
+         */
+        ApiRequestIdFilter: components["schemas"]["RequestId"];
+        /**
+         * @description Only the requests sent with this `Idempotency-Key`.
+         * @example fund-2026-11-21-0001
+         */
+        ApiRequestIdempotencyKeyFilter: components["schemas"]["IdempotencyKey"];
+        /**
+         * @description Only the requests of this operation (an `operationId` of either document).
+         * @example createCoreTransfer
+         */
+        ApiRequestOperationIdFilter: string;
+        /**
+         * @description Only the requests answered with this HTTP status.
+         * @example 422
+         */
+        ApiRequestStatusFilter: number;
         /**
          * @description Only events naming this id among their `target_ids`.
          * @example 4e8a2b61-9c3d-4f5e-8a7b-1c2d3e4f5a60
@@ -10621,6 +10768,130 @@ export interface operations {
             400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiRequests: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the requests with this `X-Request-Id`.
+                 * @example 2f1e0d9c-8b7a-4654-9321-0fedcba98765
+                 */
+                request_id?: components["parameters"]["ApiRequestIdFilter"];
+                /**
+                 * @description Only the requests sent with this `Idempotency-Key`.
+                 * @example fund-2026-11-21-0001
+                 */
+                idempotency_key?: components["parameters"]["ApiRequestIdempotencyKeyFilter"];
+                /**
+                 * @description Only the requests of this operation (an `operationId` of either document).
+                 * @example createCoreTransfer
+                 */
+                operation_id?: components["parameters"]["ApiRequestOperationIdFilter"];
+                /**
+                 * @description Only the requests answered with this HTTP status.
+                 * @example 422
+                 */
+                status?: components["parameters"]["ApiRequestStatusFilter"];
+                /**
+                 * @description Only items created at or after this instant.
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                created_from?: components["parameters"]["CreatedFromParameter"];
+                /**
+                 * @description Only items created before this instant.
+                 * @example 2026-12-01T00:00:00.000Z
+                 */
+                created_to?: components["parameters"]["CreatedToParameter"];
+                /**
+                 * @description Page size, 1 to 100; 20 when absent.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["LimitParameter"];
+                /**
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+                 */
+                cursor?: components["parameters"]["CursorParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v3
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of API requests. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiRequestList"];
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v3
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description The request's `X-Request-Id`. `.` and `..` are path segments, not ids here: a request sent with one of those is found with `listApiRequests`' `request_id`.
+                 * @example 2f1e0d9c-8b7a-4654-9321-0fedcba98765
+                 */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request, with its redacted bodies. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiRequestDetail"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ApiRequestNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

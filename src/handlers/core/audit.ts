@@ -1,9 +1,9 @@
-/** The audit log: list the business's audit events, or export them as CSV. */
+/** The audit log (list the business's audit events, or export them as CSV) and the API request log (list, or get one). */
 import type { operations } from '../../../generated/types/core.js';
-import { auditEventsCsv, listAuditEvents } from '../../audit/index.js';
+import { auditEventsCsv, getApiRequest, listApiRequests, listAuditEvents } from '../../audit/index.js';
 import { businessIdOf, type OperationMap } from '../../http/operation.js';
 
-type AuditOperations = Pick<operations, 'listAuditEvents' | 'exportAuditEventsCsv'>;
+type AuditOperations = Pick<operations, 'listAuditEvents' | 'exportAuditEventsCsv' | 'listApiRequests' | 'getApiRequest'>;
 
 export const auditOperations = {
   listAuditEvents: {
@@ -13,5 +13,13 @@ export const auditOperations = {
   exportAuditEventsCsv: {
     access: 'business',
     handle: async (ctx) => ({ status: 200, body: await auditEventsCsv(ctx.db, businessIdOf(ctx), ctx.query), contentType: 'text/csv; charset=utf-8' }),
+  },
+  listApiRequests: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await listApiRequests(ctx.db, businessIdOf(ctx), ctx.query) }),
+  },
+  getApiRequest: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await getApiRequest(ctx.db, businessIdOf(ctx), ctx.path.request_id) }),
   },
 } satisfies OperationMap<AuditOperations>;

@@ -25,6 +25,9 @@
  *   outbox not yet dispatched, read from the database at scrape time (the backlog is shared
  *   by all instances) through the OutboxBacklog the assembly gives (src/events/outbox.ts:
  *   the events room, above the kernel, owns the outbox).
+ * - `api_request_log_entries_total` by `outcome` (`recorded`, `dropped`: the instance's
+ *   queue was full, `failed`: the database refused or was unreachable): the entries of the API
+ *   request log (src/audit/requestLog.ts reports REQUEST_LOG_EVENT on the API's pool).
  * Plus prom-client's default process metrics (CPU, memory, event loop lag, GC).
  */
 import type { Knex } from 'knex';
@@ -57,6 +60,13 @@ export const LEDGER_BATCH_EVENT = 'ledger-batch';
  * `{ type, count }`: `count` transactions of `type` (TransactionType, src/ledger/ledger.ts).
  */
 export const LEDGER_POSTED_EVENT = 'ledger-posted';
+
+/**
+ * The Knex event of entries of the API request log settled (src/audit/requestLog.ts), emitted on
+ * the API's pool; its argument is `{ outcome, count }`: `count` entries `recorded`, `dropped`
+ * (the queue was full) or `failed` (the database refused them).
+ */
+export const REQUEST_LOG_EVENT = 'api-request-log';
 
 /**
  * Creates the registry and its collectors over `db` (the API's pool), `outbox` (the event
@@ -100,6 +110,13 @@ export function createMetrics(db: Knex, outbox: OutboxBacklog, backgroundPool?: 
     buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
     registers: [registry],
   });
+  const requestLog = new Counter({
+    name: 'api_request_log_entries_total',
+    help: 'Entries of the API request log, by outcome (recorded; dropped: the queue was full; failed: the database refused them).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  db.on(REQUEST_LOG_EVENT, ({ outcome, count }: { outcome: string; count: number }) => requestLog.inc({ outcome }, count));
   db.on(LEDGER_BATCH_EVENT, ({ items }: { items: number }) => batches.observe(items));
   const reads = new Histogram({
     name: 'db_batched_reads',

@@ -91,7 +91,7 @@ function skipToMain(e) {
 
 /** The signed-in portal: header, navigation and the current page. */
 function Portal({ api, session, onSignOut }) {
-  const visible = pages.filter((p) => !p.sandboxOnly || session.sandbox);
+  const visible = pages.filter((p) => (!p.sandboxOnly || session.sandbox) && (!p.roles || p.roles.includes(session.user.role)));
   const [pageId, setPageId] = useState(() => pageIdOfAddress(visible) ?? visible[0]?.id);
   // On a narrow screen the navigation folds behind the Menu button (style.css); a choice folds it again.
   const [menuOpen, setMenuOpen] = useState(false);

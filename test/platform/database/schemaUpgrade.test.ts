@@ -174,9 +174,11 @@ describe('schema upgrade: a database migrated by 001–023 moves onto the baseli
     // The job outbox (032_job_outbox) is new and empty: nothing was enqueued.
     expect(Number(after.counts.job_outbox)).to.equal(0);
     delete after.counts.job_outbox;
-    // The audit log (041_audit_log) is new and empty: the upgrade is no request.
-    expect(Number(after.counts.audit_events)).to.equal(0);
-    delete after.counts.audit_events;
+    // The audit log (041_audit_log) and the request log (044_api_request_log) are new and empty: the upgrade is no request.
+    for (const table of ['audit_events', 'api_requests']) {
+      expect(Number(after.counts[table]), table).to.equal(0);
+      delete after.counts[table];
+    }
     // The portal's people (042_portal_users) are new and empty: an upgrade invites nobody.
     for (const table of ['portal_users', 'portal_user_emails', 'portal_sessions', 'sandbox_user_invitations']) {
       expect(Number(after.counts[table]), table).to.equal(0);

@@ -1,6 +1,7 @@
 /**
  * The portal's pages in navigation order. Each page's module exports
- * `page = { id, title, sandboxOnly, component }`; `component` receives `{ api, session }`
+ * `page = { id, title, sandboxOnly, roles?, component }` (`roles`: the only roles shown it);
+ * `component` receives `{ api, session }`
  * (see ../api.js and ../app.js). The shell renders the page's title as its `h1` and moves
  * focus there on navigation: a page's own headings start at `h2`.
  *
@@ -22,6 +23,7 @@ import { page as payouts } from './payouts/index.js';
 import { page as apiKeys } from './api-keys.js';
 import { page as team } from './team.js';
 import { page as auditLog } from './audit-log.js';
+import { page as requests } from './requests.js';
 import { page as sandbox } from './sandbox.js';
 
-export const pages = [overview, moveMoney, payouts, wallets, customers, webhooks, events, team, apiKeys, auditLog, sandbox];
+export const pages = [overview, moveMoney, payouts, wallets, customers, webhooks, events, team, apiKeys, requests, auditLog, sandbox];
