@@ -31,7 +31,7 @@ import argon2 from 'argon2';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { AppError } from '../kernel/errors.js';
-import { ROLES } from '../kernel/permissions.js';
+import { ROLES, permissionsOf } from '../kernel/permissions.js';
 import type { SealingKeys } from '../kernel/secrets/sealing.js';
 import type { Config } from '../kernel/serviceConfig.js';
 import { SESSION_COOKIE, type SessionCredential } from '../kernel/services.js';
@@ -154,6 +154,7 @@ export async function signIn(
 function sessionView(user: PortalUserRow, session: { created_at: Date; expires_at: Date }, config: Config, csrf: string): Schemas['PortalSession'] {
   return {
     user: toUserView(user),
+    permissions: permissionsOf({ role: user.role, permissions: null }),
     business_id: user.business_id,
     csrf_token: csrf,
     created_at: session.created_at.toISOString(),

@@ -2884,6 +2884,8 @@ export interface components {
         };
         PortalSession: {
             user: components["schemas"]["PortalUser"];
+            /** @description What the user's role may do, as the API checks it (the permissions of `user.role`): a client shows only what these allow; the API refuses the rest with 403. */
+            permissions: components["schemas"]["Permission"][];
             business_id: components["schemas"]["Uuid"];
             /** @description Send it as `X-CSRF-Token` on every request with the session cookie that changes something (not GET, HEAD, OPTIONS). */
             csrf_token: string;

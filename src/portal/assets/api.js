@@ -107,7 +107,7 @@ const needsReauthentication = (err) => err instanceof ApiError && err.status ===
  * sensitive step asks for a recent one: the session is re-authenticated with it
  * (`reauthenticatePortalSession`) and the step sent once more.
  */
-export function createApi(csrfToken, { onUnauthorized, askCode } = {}) {
+export function createApi(csrfToken, { onUnauthorized, askCode, permissions = [] } = {}) {
   const headers = (extra = {}) => ({ Accept: 'application/json', 'X-API-Version': PORTAL_API_VERSION, ...extra });
   const changing = (extra = {}) => headers({ 'X-CSRF-Token': csrfToken, ...extra });
   const call = async (url, init) => {
@@ -125,6 +125,8 @@ export function createApi(csrfToken, { onUnauthorized, askCode } = {}) {
   const json = (method, path, body, extra) =>
     call(path, { method, headers: changing({ 'Content-Type': 'application/json', ...extra }), body: JSON.stringify(body ?? {}) });
   return {
+    /** Whether the signed-in user holds `permission` (the session's `permissions`): what the portal offers, not what the API allows. */
+    can: (permission) => permissions.includes(permission),
     /** GET, `query` as the query string. */
     get: (path, { query } = {}) => call(withQuery(path, query), { method: 'GET', headers: headers() }),
     /** POST a JSON body; `idempotencyKey` is sent as Idempotency-Key. */

@@ -19,11 +19,11 @@ const SIGNED_IN_FLAG = 'portal-signed-in';
 
 /** The signed-in state of `session` (a PortalSession): the pages' `api`, the business and the user. */
 async function enter(session, onEnded, askCode) {
-  const api = createApi(session.csrf_token, { onUnauthorized: () => onEnded('Your session ended; sign in again.'), askCode });
+  const api = createApi(session.csrf_token, { onUnauthorized: () => onEnded('Your session ended; sign in again.'), askCode, permissions: session.permissions });
   const business = await api.get(`/cl/v1/businesses/${session.business_id}`);
   setTimeZone(business.time_zone);
   sessionStorage.setItem(SIGNED_IN_FLAG, '1');
-  return { api, session: { business, user: session.user, sandbox: SANDBOX } };
+  return { api, session: { business, user: session.user, permissions: session.permissions, sandbox: SANDBOX } };
 }
 
 /** The sandbox's demo owner's current code, from its documented secret (otpauth, served in the sandbox only). */
@@ -91,7 +91,7 @@ function skipToMain(e) {
 
 /** The signed-in portal: header, navigation and the current page. */
 function Portal({ api, session, onSignOut }) {
-  const visible = pages.filter((p) => (!p.sandboxOnly || session.sandbox) && (!p.roles || p.roles.includes(session.user.role)));
+  const visible = pages.filter((p) => (!p.sandboxOnly || session.sandbox) && (!p.permission || session.permissions.includes(p.permission)));
   const [pageId, setPageId] = useState(() => pageIdOfAddress(visible) ?? visible[0]?.id);
   // On a narrow screen the navigation folds behind the Menu button (style.css); a choice folds it again.
   const [menuOpen, setMenuOpen] = useState(false);

@@ -4,7 +4,8 @@
  * creating operation (`operation_id`): the oldest successful one that is not a replay. Who is
  * a portal user's name (else email) or an API key's name (else client id), read from
  * `listPortalUsers`, `listApiKeys` and the signed-in user's own session once per sign-in (per
- * `api`, which each sign-in makes anew); an actor those lists do not name (a role that may not list them) reads as its id.
+ * `api`, which each sign-in makes anew; only with `keys:manage`, which the lists need); an actor
+ * they do not name reads as its id.
  * Without a creating event (older than the log's retention, or made before the log existed)
  * it reads "Creator unknown (before the audit log's retention)". When the log cannot be read
  * (a role without `business:read`, or the service unreachable) it shows nothing: the panel
@@ -50,9 +51,11 @@ async function everyItem(api, path) {
 function namesOf(api) {
   const cache = cacheOf(api);
   cache.names ??= (async () => {
+    // Only a user who may manage keys reads the directories: another's actors read as their ids.
+    const directory = api.can('keys:manage');
     const [users, keys, own] = await Promise.all([
-      everyItem(api, '/portal-users'),
-      everyItem(api, '/api-keys'),
+      directory ? everyItem(api, '/portal-users') : [],
+      directory ? everyItem(api, '/api-keys') : [],
       api.get('/portal-sessions/current').then((s) => [s.user], () => []),
     ]);
     const names = new Map();

@@ -128,4 +128,4 @@ function ApiKeysPage({ api }) {
 }
 
 /** The API keys page of the portal. */
-export const page = { id: 'api-keys', title: 'API keys', sandboxOnly: false, component: ApiKeysPage };
+export const page = { id: 'api-keys', title: 'API keys', sandboxOnly: false, permission: 'keys:manage', component: ApiKeysPage };

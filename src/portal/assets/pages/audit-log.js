@@ -72,4 +72,4 @@ function AuditLogPage({ api }) {
 }
 
 /** The Audit log page of the portal. */
-export const page = { id: 'audit-log', title: 'Audit log', sandboxOnly: false, component: AuditLogPage };
+export const page = { id: 'audit-log', title: 'Audit log', sandboxOnly: false, permission: 'business:read', component: AuditLogPage };

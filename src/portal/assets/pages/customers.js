@@ -114,4 +114,4 @@ function CustomersPage({ api }) {
 }
 
 /** The Customers page of the portal. */
-export const page = { id: 'customers', title: 'Customers', sandboxOnly: false, component: CustomersPage };
+export const page = { id: 'customers', title: 'Customers', sandboxOnly: false, permission: 'customers:read', component: CustomersPage };

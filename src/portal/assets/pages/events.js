@@ -76,4 +76,4 @@ function EventsPage({ api }) {
 }
 
 /** The Events page of the portal. */
-export const page = { id: 'events', title: 'Events', sandboxOnly: false, component: EventsPage };
+export const page = { id: 'events', title: 'Events', sandboxOnly: false, permission: 'webhooks:read', component: EventsPage };

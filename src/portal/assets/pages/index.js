@@ -1,6 +1,7 @@
 /**
  * The portal's pages in navigation order. Each page's module exports
- * `page = { id, title, sandboxOnly, roles?, component }` (`roles`: the only roles shown it);
+ * `page = { id, title, sandboxOnly, permission?, component }` (`permission`: the one its list
+ * needs; the page is shown only to a user whose session holds it, as `PortalSession.permissions` says);
  * `component` receives `{ api, session }`
  * (see ../api.js and ../app.js). The shell renders the page's title as its `h1` and moves
  * focus there on navigation: a page's own headings start at `h2`.

@@ -88,4 +88,4 @@ function RequestsPage({ api }) {
 }
 
 /** The Requests page of the portal: for the roles that may read the request log. */
-export const page = { id: 'requests', title: 'Requests', sandboxOnly: false, roles: ['owner', 'admin', 'developer'], component: RequestsPage };
+export const page = { id: 'requests', title: 'Requests', sandboxOnly: false, permission: 'keys:manage', component: RequestsPage };

@@ -143,4 +143,4 @@ function SandboxPage({ api }) {
 }
 
 /** The Sandbox page of the portal: only in the sandbox. */
-export const page = { id: 'sandbox', title: 'Sandbox', sandboxOnly: true, component: SandboxPage };
+export const page = { id: 'sandbox', title: 'Sandbox', sandboxOnly: true, permission: 'sandbox:simulate', component: SandboxPage };

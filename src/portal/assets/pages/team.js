@@ -109,4 +109,4 @@ function TeamPage({ api, session }) {
 }
 
 /** The Team page of the portal. */
-export const page = { id: 'team', title: 'Team', sandboxOnly: false, component: TeamPage };
+export const page = { id: 'team', title: 'Team', sandboxOnly: false, permission: 'keys:manage', component: TeamPage };

@@ -110,4 +110,4 @@ function MoveMoney({ api, session }) {
 }
 
 /** The Move money page of the portal. */
-export const page = { id: 'move-money', title: 'Move money', sandboxOnly: false, component: MoveMoney };
+export const page = { id: 'move-money', title: 'Move money', sandboxOnly: false, permission: 'money:move', component: MoveMoney };

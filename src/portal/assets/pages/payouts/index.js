@@ -39,9 +39,9 @@ function PayoutsPage({ api }) {
     <${PayoutList} api=${api} />
     <${BulkPayoutList} api=${api} />
     <${PayoutLookup} api=${api} />
-    <${BulkPayout} api=${api} />
+    ${api.can('payouts:write') ? html`<${BulkPayout} api=${api} />` : null}
   </div>`;
 }
 
 /** The Payouts page of the portal. */
-export const page = { id: 'payouts', title: 'Payouts', sandboxOnly: false, component: PayoutsPage };
+export const page = { id: 'payouts', title: 'Payouts', sandboxOnly: false, permission: 'payouts:read', component: PayoutsPage };

@@ -49,7 +49,7 @@ function WalletsPage({ api }) {
   };
 
   return html`<div>
-    <${NewWallet} api=${api} onCreated=${created} />
+    ${api.can('wallets:write') ? html`<${NewWallet} api=${api} onCreated=${created} />` : null}
     <form onSubmit=${find} aria-labelledby="wallet-lookup-title">
       <h2 id="wallet-lookup-title">Find a wallet</h2>
       <label for="wallet-account-number">Account number</label>
@@ -108,4 +108,4 @@ function WalletsPage({ api }) {
 }
 
 /** The Wallets page of the portal. */
-export const page = { id: 'wallets', title: 'Wallets', sandboxOnly: false, component: WalletsPage };
+export const page = { id: 'wallets', title: 'Wallets', sandboxOnly: false, permission: 'wallets:read', component: WalletsPage };

@@ -85,7 +85,7 @@ function Webhooks({ api }) {
       ? html`<${EndpointDetail} key=${selected.id} api=${api} endpoint=${selected} headingRef=${detailHeading}
           health=${healthOf(selected)} onChanged=${endpoints.reload} onDeleted=${() => { setSelectedId(null); endpoints.reload(); }} />`
       : null}
-    <${RegisterEndpoint} api=${api} onCreated=${(c) => { setCreated(c); endpoints.reload(); }} />`;
+    ${api.can('webhooks:manage') ? html`<${RegisterEndpoint} api=${api} onCreated=${(c) => { setCreated(c); endpoints.reload(); }} />` : null}`;
 }
 
-export const page = { id: 'webhooks', title: 'Webhooks', sandboxOnly: false, component: Webhooks };
+export const page = { id: 'webhooks', title: 'Webhooks', sandboxOnly: false, permission: 'webhooks:read', component: Webhooks };
