@@ -163,7 +163,7 @@ export async function startService(
   const keys = instanceKeys({ otp: await otpKeys(db, config), replays: await replayKeys(db, config) }, started);
   const services = { db, config, jwtKey: await jwtKey(db, config.jwtSecret), keys, log, metrics: createMetrics(db, outboxBacklog(db), backgroundPool), jobs };
   // The request log's queue, written after the answers; what it still holds at shutdown is written then.
-  const requestLog = new ApiRequestLog(db, log, config.apiRequestLogQueue);
+  const requestLog = new ApiRequestLog(db, log, config.apiRequestLogQueue, outages);
   const app = await createApp(services, { closedLoop: closedLoopOperations, core: coreOperations }, { pages: [portalPage(config), docsPage], apiDir, outages, requestLog, pinnedVersion: (businessId) => businessApiVersion(db, businessId), clientPermissions: (clientId) => clientPermissions(db, clientId), sessionPrincipal: (cookie) => sessionPrincipal(db, config, cookie), versionDeprecations: opts.versionDeprecations });
   const host = opts.host ?? config.host;
   const server: Server = await new Promise((resolve) => {

@@ -9,6 +9,7 @@
  * service's one rule (src/log.ts SENSITIVE) and capped (BODY_CAP_BYTES).
  */
 import { randomUUID } from 'node:crypto';
+import type { OutageLog } from '../db/unavailable.js';
 import type { Knex } from 'knex';
 import { redacted, type Logger } from '../log.js';
 import { REQUEST_LOG_EVENT } from '../kernel/metrics/metrics.js';
@@ -95,6 +96,8 @@ export class ApiRequestLog {
     private readonly db: Knex,
     private readonly log: Logger,
     private readonly capacity: number,
+    /** The instance's outage log: a batch lost to a database outage is one line of it, not one warning per batch. */
+    private readonly outages?: Pick<OutageLog, 'noteBackground'>,
   ) {}
 
   /** Queues `entry`; drops (and counts) it when the queue is full. Returns whether it was queued. */
@@ -140,7 +143,7 @@ export class ApiRequestLog {
         this.db.emit(REQUEST_LOG_EVENT, { outcome: 'recorded', count: entries.length });
       } catch (err) {
         this.db.emit(REQUEST_LOG_EVENT, { outcome: 'failed', count: entries.length });
-        this.log.warn({ err, entries: entries.length, business_id: businessId }, 'request log: a batch could not be written; its entries are lost');
+        if (!this.outages?.noteBackground(err)) this.log.warn({ err, entries: entries.length, business_id: businessId }, 'request log: a batch could not be written; its entries are lost');
       }
     }
   }

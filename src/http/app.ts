@@ -99,7 +99,7 @@ export async function createApp(
   const requestLog = requestLogger(log);
   const outages = opts.outages ?? new OutageLog(services.db, log);
   const auditRecorder = new AuditRecorder(services.db);
-  const apiRequestLog = opts.requestLog ?? new ApiRequestLog(services.db, log, services.config.apiRequestLogQueue);
+  const apiRequestLog = opts.requestLog ?? new ApiRequestLog(services.db, log, services.config.apiRequestLogQueue, outages);
   // Every response depends on the version (header, or the business's pinned one), a CORS
   // preflight's included; `vary` appends, so CORS's `Vary: Origin` is kept beside it.
   app.use((ctx, next) => {
