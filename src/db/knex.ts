@@ -26,6 +26,7 @@ import * as apiKeys from './migrations/040_api_keys.js';
 import * as auditLog from './migrations/041_audit_log.js';
 import * as portalUsers from './migrations/042_portal_users.js';
 import * as sessionAuthenticationTime from './migrations/043_session_authentication_time.js';
+import * as searchIndexes from './migrations/044_search_indexes.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '041_audit_log': auditLog,
   '042_portal_users': portalUsers,
   '043_session_authentication_time': sessionAuthenticationTime,
+  '044_search_indexes': searchIndexes,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

@@ -42,4 +42,5 @@ export async function start({ db, jobs, config, log, outages }: StartContext): P
 export { listDeliveryAttempts } from './attempts.js';
 export { DEFAULT_PREVIOUS_SECRET_SECONDS, createWebhookEndpoint, deleteWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, rotateWebhookEndpointSecret, sendWebhookTestEvent, updateWebhookEndpoint } from './endpoints.js';
 export { listEvents, redeliverEvent } from './events.js';
+export { searchEvents } from './eventSearch.js';
 export { recoverDeliveries } from './recovery.js';
