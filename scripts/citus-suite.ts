@@ -45,6 +45,7 @@ export const CITUS_SUITE = [
   'test/webhooks/webhookDelivery.test.ts',
   'test/webhooks/webhooks.test.ts',
   'test/webhooks/webhookOperations.test.ts',
+  'test/search/search.test.ts',
   'test/contract/workflows.test.ts',
   'test/contract/guides.test.ts',
 ];

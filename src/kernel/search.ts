@@ -2,8 +2,8 @@
  * The search operation's one set of matching rules (openapi/DESIGN.md, "Search"), which each
  * capability's search function applies to its own tables:
  *
- * - `searchTerm(q)` reads what `q` can be: its text (trimmed), a UUID (an id matches only
- *   whole), a mobile number in its stored form (digits with the country code: `0501234567`,
+ * - `searchTerm(q)` reads what `q` can be: its text (trimmed), a UUID (an id, matched whole
+ *   and only against ids), a mobile number in its stored form (digits with the country code: `0501234567`,
  *   `+966 50 123 4567` and `00966501234567` are `966501234567`) and a card's last four
  *   digits (exactly four digits);
  * - `matching(db, query, term, shape, cap)` narrows a query of the business's rows to those
@@ -86,7 +86,8 @@ export async function matching<Row>(
   shape: { id: string; created: string; fields: SearchField[] },
   cap: number,
 ): Promise<(Row & Found & { id: string })[]> {
-  const fields = shape.fields.filter((f) => f.value !== null);
+  // A UUID is an id: it is looked for whole, by the primary key, not in the other fields.
+  const fields = term.uuid ? [] : shape.fields.filter((f) => f.value !== null);
   if (!term.uuid && !fields.length) return [];
   const conditions: string[] = [];
   const conditionBindings: string[] = [];
