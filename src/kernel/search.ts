@@ -3,9 +3,9 @@
  * capability's search function applies to its own tables:
  *
  * - `searchTerm(q)` reads what `q` can be: its text (trimmed), a UUID (an id, matched whole
- *   and only against ids), a mobile number in its stored form (digits with the country code: `0501234567`,
- *   `+966 50 123 4567` and `00966501234567` are `966501234567`) and a card's last four
- *   digits (exactly four digits);
+ *   and only against ids), a mobile number in its stored form (digits with the country code:
+ *   `0501234567`, `+966 50 123 4567` and `00966501234567` are `966501234567`) and a card's
+ *   last four digits (exactly four digits);
  * - `matching(db, query, term, shape, cap)` narrows a query of the business's rows to those
  *   whose id is the UUID or one of whose fields holds the text, ignoring case (ILIKE, with
  *   `%`, `_` and `\` taken literally), and ranks each row by its best match: EXACT (the

@@ -3602,7 +3602,7 @@ export interface components {
             type: ("PAYOUT" | "BULK_PAYOUT" | "CUSTOMER" | "WALLET" | "TRANSACTION" | "CARD" | "EVENT") | string;
             /** @description The object's id, what its read takes (a transaction's is its uuid; `label` is its `TXN` reference). */
             id: components["schemas"]["Uuid"];
-            /** @description How a person tells it apart: a payout's external reference (else its amount), a customer's name (else mobile number), a wallet's name and account number, a transaction's `TXN` reference, a card's last four digits, an event's code. */
+            /** @description How a person tells it apart: a payout's external reference (else its amount), a bulk payout's item count, a customer's name (else mobile number), a wallet's name and account number, a transaction's `TXN` reference, type and amount, a card's last four digits, type and status, an event's code. */
             label: string;
             /** @description The field `q` matched (open): `id`, `reference`, `external_reference`, `account_number`, `mobile_number`, `name`, `last_4_digits`. */
             matched_field: ("id" | "reference" | "external_reference" | "account_number" | "mobile_number" | "name" | "last_4_digits") | string;
@@ -3611,7 +3611,7 @@ export interface components {
              * @enum {string}
              */
             match: "EXACT" | "PREFIX" | "PART";
-            /** @description The customer the object belongs to, where its read shows one (a payout, a customer, a card, a customer's wallet). */
+            /** @description The customer the object belongs to, where its read shows one (a payout, a customer, a card). */
             customer_id?: components["schemas"]["Uuid"];
             created_at: components["schemas"]["Timestamp"];
         };
