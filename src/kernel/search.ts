@@ -16,6 +16,7 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
+import { invalidField } from './errors.js';
 
 export type SearchHit = components['schemas']['SearchHit'];
 type Match = SearchHit['match'];
@@ -36,9 +37,14 @@ export interface SearchTerm {
   lastFour: string | null;
 }
 
-/** The SearchTerm of `q` (the operation's validation bounds its length). */
+/**
+ * The SearchTerm of `q` (the operation's validation bounds its length and its ends). Throws
+ * 400 VALIDATION_ERROR for a control character, which no stored field holds (and PostgreSQL's
+ * text cannot carry a NUL).
+ */
 export function searchTerm(q: string): SearchTerm {
   const text = q.trim();
+  if (/[\x00-\x1f\x7f]/.test(text)) throw invalidField('/query/q', 'must not hold a control character');
   const phone = /^\+?[0-9][0-9 -]*$/.test(text) ? text.replace(/[^0-9]/g, '') : null;
   const stored = phone === null ? null : phone.startsWith('00') ? phone.slice(2) : phone.startsWith('0') ? COUNTRY_CODE + phone.slice(1) : phone;
   return {

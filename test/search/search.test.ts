@@ -1,8 +1,8 @@
 /**
  * search (GET /search): each type of object found by each of its documented fields, whole,
  * by prefix and by part, best first; another business's objects never; a type left out for
- * a caller without its read's permission; a `q` too short or a `limit` too big is 400; a
- * caller without `business:read` is 403.
+ * a caller without its read's permission; a `q` too short or with a control character, or a
+ * `limit` too big, is 400; a caller without `business:read` is 403.
  */
 import { expect } from 'chai';
 import { expectProblem } from '../support/assertions.js';
@@ -146,10 +146,11 @@ describe('search', function () {
     expect((await search(token, wallet.account_number)).map((h) => h.type)).to.deep.equal(['WALLET']);
   });
 
-  it('refuses a q too short and a limit too big (400), and a caller without business:read (403)', async () => {
+  it('refuses a q too short or with a control character and a limit too big (400), and a caller without business:read (403)', async () => {
     expectProblem(await get('/search?q=ab', { token: made.b.token }), 400, 'VALIDATION_ERROR');
     expectProblem(await get('/search?q=%20ab%20', { token: made.b.token }), 400, 'VALIDATION_ERROR');
     expectProblem(await get('/search?q=CB-77&limit=51', { token: made.b.token }), 400, 'VALIDATION_ERROR');
+    expectProblem(await get('/search?q=CB%00-77', { token: made.b.token }), 400, 'VALIDATION_ERROR');
     const key = await post('/api-keys', { name: `No read ${uniq()}`, permissions: ['wallets:read'] }, { token: made.b.token });
     const token = (await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: key.body.client_id, client_secret: key.body.client_secret })).body.access_token;
     expectProblem(await get('/search?q=CB-77', { token }), 403, 'FORBIDDEN');
