@@ -12,7 +12,7 @@
 import type { Knex } from 'knex';
 
 /** Each search index: its name, its table and its trigram columns. */
-export const SEARCH_INDEXES: readonly [string, string, readonly string[]][] = [
+const SEARCH_INDEXES: readonly [string, string, readonly string[]][] = [
   ['payouts_search', 'payouts', ['external_reference']],
   ['customers_search', 'customers', ['full_name', 'mobile_number', 'external_reference']],
   ['accounts_search', 'accounts', ['name', 'account_number', 'external_reference']],
