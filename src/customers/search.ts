@@ -12,7 +12,7 @@ export async function searchCustomers(db: Knex, businessId: string, term: Search
   const customers = db('customers as c').where('c.business_id', businessId).select('c.id', 'c.full_name', 'c.mobile_number', 'c.created_at');
   const fields: SearchField[] = [
     { column: 'c.full_name', field: 'name', value: term.text },
-    { column: 'c.mobile_number', field: 'mobile_number', value: term.mobileNumber },
+    ...term.mobileNumbers.map((value) => ({ column: 'c.mobile_number', field: 'mobile_number', value })),
     { column: 'c.external_reference', field: 'external_reference', value: term.text },
   ];
   const rows = await matching<{ full_name: string | null; mobile_number: string }>(db, customers, term, { id: 'c.id', created: 'c.created_at', fields }, cap);

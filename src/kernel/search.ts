@@ -33,7 +33,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export interface SearchTerm {
   text: string;
   uuid: string | null;
-  mobileNumber: string | null;
+  /** The mobile number in its stored form, and the digits as typed when they differ (a part may start with 0). */
+  mobileNumbers: string[];
   lastFour: string | null;
 }
 
@@ -50,7 +51,7 @@ export function searchTerm(q: string): SearchTerm {
   return {
     text,
     uuid: UUID.test(text) ? text.toLowerCase() : null,
-    mobileNumber: stored && stored.length >= 3 ? stored : null,
+    mobileNumbers: [...new Set([stored, phone])].filter((n): n is string => n !== null && n.length >= 3),
     lastFour: /^[0-9]{4}$/.test(text) ? text : null,
   };
 }
