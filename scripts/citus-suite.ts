@@ -47,6 +47,7 @@ export const CITUS_SUITE = [
   'test/webhooks/webhooks.test.ts',
   'test/webhooks/webhookOperations.test.ts',
   'test/webhooks/endpointHealth.test.ts',
+  'test/search/search.test.ts',
   'test/contract/workflows.test.ts',
   'test/contract/guides.test.ts',
 ];

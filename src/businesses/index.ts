@@ -25,3 +25,4 @@ export { acceptInvitation, confirmTotp, listSandboxUserInvitations } from './inv
 export { csrfTokenOf, currentSession, endSessions, sessionCookie, reauthenticate, sessionPrincipal, signIn } from './sessions.js';
 export { SANDBOX_BUSINESS, SANDBOX_OWNER, SANDBOX_PLATFORM } from './sandboxDemo.js';
 export { assignWalletLabel, createWallet, getWallet, getWalletBalance, listWallets, lookupWallet, removeWalletLabel, updateWallet } from './wallets.js';
+export { searchWallets } from './walletSearch.js';

@@ -16,5 +16,6 @@ export { completeCardIssuance, getCardIssuance, issueCard, verifyCardIssuanceOtp
 export type { CardEnv } from './otp.js';
 export { displayCardSensitiveData, verifyDisplaySensitiveDataOtp } from './sensitiveData.js';
 export { simulateCardAuthorization, simulateCardBalanceInquiry, type SimulatorEnv } from './simulator.js';
+export { searchCards } from './search.js';
 export { startCardStep, verifyCardStep, type CardStepPurpose, type StepRequest } from './steps.js';
 export { confirmActivationIvr, createActivationCodeRequest, getActivationCodeRequest, verifyActivationCode } from './tokenization.js';

@@ -24,3 +24,4 @@ export { initiateIdentityVerification } from './identityVerification.js';
 export { getMobileNumberChange, initiateLoginIdentityVerification, startMobileNumberChange, verifyMobileNumberChangeOtp } from './mobileNumberChange/requests.js';
 export { cancelOnboardingSession, getOnboardingSession, resendOnboardingOtp, startOnboarding, verifyOnboardingOtp } from './onboarding.js';
 export { receiveIdentityVerificationResult, receiveMobileOwnershipResult, receiveScreeningResult, type CallbackAcknowledgement } from './providerCallbacks.js';
+export { searchCustomers } from './search.js';

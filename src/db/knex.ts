@@ -28,6 +28,7 @@ import * as portalUsers from './migrations/042_portal_users.js';
 import * as sessionAuthenticationTime from './migrations/043_session_authentication_time.js';
 import * as apiRequestLog from './migrations/044_api_request_log.js';
 import * as businessSettings from './migrations/045_business_settings.js';
+import * as searchIndexes from './migrations/046_search_indexes.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -63,6 +64,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '043_session_authentication_time': sessionAuthenticationTime,
   '044_api_request_log': apiRequestLog,
   '045_business_settings': businessSettings,
+  '046_search_indexes': searchIndexes,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

@@ -18,4 +18,5 @@ export { createBulkPayout } from './bulk.js';
 export { batchReportToCsv, getBatchReport, getBulkPayout, listBulkPayouts } from './bulkReports.js';
 export { createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from './customerPayouts.js';
 export { receivePayoutRailResult } from './railCallbacks.js';
+export { searchBulkPayouts, searchPayouts } from './search.js';
 export { addWhitelistEntries, deleteWhitelistEntry, getWhitelistEnforcement, listWhitelistEntries, setWhitelistEnforcement } from './whitelist.js';

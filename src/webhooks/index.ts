@@ -43,4 +43,5 @@ export { listDeliveryAttempts } from './attempts.js';
 export { listEndpointHealth } from './healthReport.js';
 export { DEFAULT_PREVIOUS_SECRET_SECONDS, createWebhookEndpoint, deleteWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, rotateWebhookEndpointSecret, sendWebhookTestEvent, updateWebhookEndpoint } from './endpoints.js';
 export { listEvents, redeliverEvent } from './events.js';
+export { searchEvents } from './eventSearch.js';
 export { recoverDeliveries } from './recovery.js';

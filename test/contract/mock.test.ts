@@ -2,7 +2,7 @@
  * `npm run mock`: Prism on the bundled documents, behind the front that gives
  * it the service's URL shape (closed-loop under /cl/v1, core at the root).
  * Every operation of both documents is called on the mock with its documented
- * request example, from the examples and with `Prefer: dynamic=true`; each
+ * request example and its query parameters' examples, from the examples and with `Prefer: dynamic=true`; each
  * answer must be a documented success that passes the documents' own schemas,
  * with the same contract check as the service's responses.
  */
@@ -33,7 +33,7 @@ describe('mock server (npm run mock: Prism on the bundled documents)', function 
   ] as const) {
     it(`answers every operation with a documented success: ${mode}`, async () => {
       for (const op of operations) {
-        const res = await request(op.method, op.path, {
+        const res = await request(op.method, op.exampleQuery ? `${op.path}?${op.exampleQuery}` : op.path, {
           baseUrl: mock.url,
           coverage: false,
           token: op.secured ? 'any-token' : undefined,

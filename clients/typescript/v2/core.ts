@@ -1941,6 +1941,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the business's objects
+         * @description Finds the business's objects whose id, reference, account number, mobile number, name or card's last four digits match `q`: a payout (its id or `external_reference`; read with `getPayoutStatus`), a bulk payout (its id; `getBulkPayoutStatus`), a customer (its id, `mobile_number`, `full_name` or `external_reference`; `getCustomer`), a wallet (its id, `account_number`, `name` or `external_reference`; the closed-loop `getWallet`), a transaction (its id, `TXN` reference or `external_reference`; `getTransactionDetails`), a card (its id or last four digits; `getCard`) or an event (its id; `listEvents`). An id matches whole (a `q` that is a UUID is looked for among the ids only); the other fields match whole, by prefix or by part, ignoring case; a mobile number matches as written or in its local form (`0501234567`, `+966501234567` and `966501234567` are one number). Hits come best first: a whole match, then a prefix, then a part; within each, newest first. Each type gives at most 10 hits, and only to a caller that holds the permission of its read (`payouts:read`, `customers:read`, `wallets:read`, `cards:read`, `webhooks:read`); the others are left out, not refused. A hit shows what the object's own read shows, never a card's number beyond its last four digits.
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/{event_id}/redeliveries": {
         parameters: {
             query?: never;
@@ -3685,6 +3705,29 @@ export interface components {
         Event: components["schemas"]["RecordedOnboardingCompleteEvent"] | components["schemas"]["RecordedTopupCompleteEvent"] | components["schemas"]["RecordedPayoutPendingEvent"] | components["schemas"]["RecordedPayoutProcessingEvent"] | components["schemas"]["RecordedPayoutFailedEvent"] | components["schemas"]["RecordedPayoutCompletedEvent"];
         EventList: components["schemas"]["Page"] & {
             data: components["schemas"]["Event"][];
+        };
+        SearchResults: {
+            /** @description The hits, best first. */
+            data: components["schemas"]["SearchHit"][];
+        };
+        /** @description One object that matches, as its own read shows it. */
+        SearchHit: {
+            /** @description What was found (open: a new kind of object may be added at any release): `PAYOUT`, `BULK_PAYOUT`, `CUSTOMER`, `WALLET`, `TRANSACTION`, `CARD`, `EVENT`. */
+            type: ("PAYOUT" | "BULK_PAYOUT" | "CUSTOMER" | "WALLET" | "TRANSACTION" | "CARD" | "EVENT") | string;
+            /** @description The object's id, what its read takes (a transaction's is its uuid; `label` is its `TXN` reference). */
+            id: components["schemas"]["Uuid"];
+            /** @description How a person tells it apart: a payout's external reference (else its amount), a bulk payout's item count, a customer's name (else mobile number), a wallet's name and account number, a transaction's `TXN` reference, type and amount, a card's last four digits, type and status, an event's code. */
+            label: string;
+            /** @description The field `q` matched (open): `id`, `reference`, `external_reference`, `account_number`, `mobile_number`, `name`, `last_4_digits`. */
+            matched_field: ("id" | "reference" | "external_reference" | "account_number" | "mobile_number" | "name" | "last_4_digits") | string;
+            /**
+             * @description `EXACT` (the whole field), `PREFIX` (its start) or `PART` (anywhere in it).
+             * @enum {string}
+             */
+            match: "EXACT" | "PREFIX" | "PART";
+            /** @description The customer the object belongs to, where its read shows one (a payout, a customer, a card). */
+            customer_id?: components["schemas"]["Uuid"];
+            created_at: components["schemas"]["Timestamp"];
         };
         RedeliveryRequest: {
             /** @description The endpoint to send the event to (an id from `listWebhookEndpoints`, or a delivery's `webhook_id`). */
@@ -6119,6 +6162,16 @@ export interface components {
          * @example 4e8a2b61-9c3d-4f5e-8a7b-1c2d3e4f5a60
          */
         AuditTargetIdFilter: string;
+        /**
+         * @description What to look for: an id, a reference, an account number, a mobile number, a name or a card's last four digits, whole or a part of at least 3 characters (surrounding spaces ignored).
+         * @example CB-77
+         */
+        SearchQuery: string;
+        /**
+         * @description Most hits in all, 1 to 50; 20 when absent (each type gives at most 10).
+         * @example 20
+         */
+        SearchLimit: number;
         /**
          * @description Only events of this code.
          * @example onboarding.complete
@@ -10976,6 +11029,55 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    search: {
+        parameters: {
+            query: {
+                /**
+                 * @description What to look for: an id, a reference, an account number, a mobile number, a name or a card's last four digits, whole or a part of at least 3 characters (surrounding spaces ignored).
+                 * @example CB-77
+                 */
+                q: components["parameters"]["SearchQuery"];
+                /**
+                 * @description Most hits in all, 1 to 50; 20 when absent (each type gives at most 10).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["SearchLimit"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v2
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hits, best first (none is an empty `data`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResults"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];

@@ -18,6 +18,7 @@ import { onboardingOperations } from './onboarding.js';
 import { payoutOperations } from './payouts.js';
 import { payoutWhitelistOperations } from './payoutWhitelist.js';
 import { portalUserOperations } from './portalUsers.js';
+import { searchOperations } from './search.js';
 import { coreTestHelperOperations } from './testHelpers.js';
 import { coreTransactionOperations } from './transactions.js';
 
@@ -38,6 +39,7 @@ export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> 
   ...coreTransactionOperations,
   ...eventOperations,
   ...auditOperations,
+  ...searchOperations,
   ...coreTestHelperOperations,
   ...cardTestHelperOperations,
   ...gatewayOperations,

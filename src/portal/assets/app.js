@@ -11,6 +11,7 @@ import { createApi, currentSession, signIn } from './api.js';
 import { Field, Problem, setTimeZone, useSubmit, words } from './ui.js';
 import { pages } from './pages/index.js';
 import { Invitation, invitationToken } from './invitation.js';
+import { SearchBox } from './search.js';
 
 const body = document.body.dataset;
 const SANDBOX = body.sandbox === 'true';
@@ -77,10 +78,16 @@ function SignIn({ onSignedIn, notice }) {
   </main>`;
 }
 
-/** The page id the address names (`#webhooks`), or null when it names none. */
+/** The page id the address names (`#webhooks`, `#payouts/<id>`), or null when it names none. */
 function pageIdOfAddress(visible) {
-  const id = window.location.hash.replace(/^#\/?/, '');
+  const id = window.location.hash.replace(/^#\/?/, '').split('/')[0];
   return visible.some((p) => p.id === id) ? id : null;
+}
+
+/** What the address names inside its page (`#payouts/<id>`: the payout to open), or null. */
+function targetOfAddress() {
+  const [, ...rest] = window.location.hash.replace(/^#\/?/, '').split('/');
+  return rest.length ? decodeURIComponent(rest.join('/')) : null;
 }
 
 /** Moves the focus to the main region without touching the address (its fragment names the page). */
@@ -93,6 +100,7 @@ function skipToMain(e) {
 function Portal({ api, session, onSignOut }) {
   const visible = pages.filter((p) => (!p.sandboxOnly || session.sandbox) && (!p.permission || session.permissions.includes(p.permission)));
   const [pageId, setPageId] = useState(() => pageIdOfAddress(visible) ?? visible[0]?.id);
+  const [target, setTarget] = useState(targetOfAddress);
   // On a narrow screen the navigation folds behind the Menu button (style.css); a choice folds it again.
   const [menuOpen, setMenuOpen] = useState(false);
   const heading = useRef(null);
@@ -100,6 +108,7 @@ function Portal({ api, session, onSignOut }) {
     // A fragment that names no page (an in-page link) keeps the page shown.
     const onHash = () => {
       setPageId((shown) => pageIdOfAddress(visible) ?? shown);
+      if (pageIdOfAddress(visible)) setTarget(targetOfAddress());
       setMenuOpen(false);
     };
     window.addEventListener('hashchange', onHash);
@@ -109,7 +118,7 @@ function Portal({ api, session, onSignOut }) {
   useEffect(() => {
     document.title = `${page.title} · Business portal`;
     heading.current?.focus();
-  }, [page.id]);
+  }, [page.id, target]);
   const Page = page.component;
   return html`<div class="portal">
     <a class="skip" href="#main" onClick=${skipToMain}>Skip to content</a>
@@ -120,6 +129,7 @@ function Portal({ api, session, onSignOut }) {
       <button type="button" class="secondary menu-button" aria-expanded=${menuOpen} aria-controls="portal-nav"
         onClick=${() => setMenuOpen(!menuOpen)}>Menu</button>
       <span class="brand">Business portal</span>
+      <${SearchBox} api=${api} />
       <span class="who">${session.user.name} (${words(session.user.role)}), ${session.business.name}</span>
       <button type="button" class="secondary" onClick=${() => onSignOut(false)}>Sign out</button>
       <button type="button" class="secondary" onClick=${() => onSignOut(true)}>Sign out everywhere</button>
@@ -129,7 +139,7 @@ function Portal({ api, session, onSignOut }) {
     </nav>
     <main id="main" tabindex="-1">
       <h1 tabindex="-1" ref=${heading}>${page.title}</h1>
-      <${Page} key=${page.id} api=${api} session=${session} />
+      <${Page} key=${`${page.id}/${target ?? ''}`} api=${api} session=${session} target=${target} />
     </main>
   </div>`;
 }

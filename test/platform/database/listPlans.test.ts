@@ -8,54 +8,16 @@
  */
 import { expect } from 'chai';
 import knex, { type Knex } from 'knex';
-import pg from 'pg';
 import { listBulkPayouts } from '../../../src/payouts/bulkReports.js';
 import { listCustomerPayouts } from '../../../src/payouts/customerPayouts.js';
 import { listWallets } from '../../../src/businesses/wallets.js';
 import { listTransactions } from '../../../src/ledger/transactions.js';
 import { newBusiness, type TestBusiness } from '../../support/fixtures.js';
+import { nodes, plansOf as plansWith, type PlanNode } from '../../support/plans.js';
 import { running } from '../../support/service.js';
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  'Scan Direction'?: string;
-  Plans?: PlanNode[];
-}
-
-function nodes(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-}
-
-/** The plan of each statement `run` sends that reads `table`, with seq scans, bitmap scans and sorts priced away. */
-async function plansOf(db: Knex, table: string, run: (db: Knex) => Promise<unknown>): Promise<PlanNode[]> {
-  const sent: { sql: string; bindings: readonly unknown[] }[] = [];
-  const listen = (q: { sql: string; bindings?: readonly unknown[] }) => sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
-  db.on('query', listen);
-  try {
-    await run(db);
-  } finally {
-    db.off('query', listen);
-  }
-  const reading = sent.filter((q) => new RegExp(`from "${table}"|\\(select \\* from "${table}"`, 'i').test(q.sql));
-  expect(reading, `statements reading ${table}`).to.not.be.empty;
-  // The statements as sent ($1 placeholders), explained on a connection of their own.
-  const client = new pg.Client({ connectionString: running().databaseUrl });
-  await client.connect();
-  try {
-    for (const off of ['enable_seqscan', 'enable_bitmapscan', 'enable_sort']) await client.query(`SET ${off} = off`);
-    const plans: PlanNode[] = [];
-    for (const q of reading) {
-      const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${q.sql}`, q.bindings as unknown[]);
-      plans.push(rows[0]['QUERY PLAN'][0].Plan);
-    }
-    return plans;
-  } finally {
-    await client.end();
-  }
-}
+/** The plans of `run`'s statements reading `table`, with sequential and bitmap scans and sorts priced away. */
+const plansOf = (db: Knex, table: string, run: (db: Knex) => Promise<unknown>) => plansWith(db, table, run, ['enable_seqscan', 'enable_bitmapscan', 'enable_sort']);
 
 /** Asserts one ordered index scan of `table` by `index`, its condition naming `columns`, and no Sort. */
 function expectIndexRange(plans: PlanNode[], table: string, index: string, columns: string[], label: string): void {

@@ -2,7 +2,7 @@
  * Customers: the business's customers (core `listCustomers`, newest first, cursor pages,
  * by status and mobile number) and one opened in place: its details, its wallet
  * (closed-loop `getWallet`), its cards (`listCustomerCards`) and who started its onboarding
- * (../creator.js). Read-only: what changes a
+ * (../creator.js); the address `#customers/<id>` (a search's hit) opens one (`getCustomer`). Read-only: what changes a
  * customer or a card needs the customer's one-time code, which only the customer has.
  */
 import { html, useState } from '../preact-htm.js';
@@ -68,7 +68,16 @@ function CustomerDetail({ api, customer, onClose }) {
   </section>`;
 }
 
-function CustomersPage({ api }) {
+/** The customer the address names (`#customers/<id>`, a search's hit), opened above the list. */
+function TargetCustomer({ api, id }) {
+  const customer = useLoad(() => api.get(`/customers/${encodeURIComponent(id)}`), [api, id]);
+  const [shown, setShown] = useState(true);
+  if (!shown) return null;
+  return html`<${Problem} error=${customer.error} onRetry=${customer.reload} />
+    ${customer.data ? html`<${CustomerDetail} api=${api} customer=${customer.data} onClose=${() => setShown(false)} />` : null}`;
+}
+
+function CustomersPage({ api, target }) {
   const query = (f, cursor) => ({ status: f.status || undefined, mobile_number: f.mobile.trim() || undefined, limit: 20, cursor });
   const list = useFilteredList((f, cursor) => api.get('/customers', { query: query(f, cursor) }), { status: '', mobile: '' });
   const [open, setOpen] = useState(null);
@@ -78,6 +87,7 @@ function CustomersPage({ api }) {
     list.apply(e);
   };
   return html`<div>
+    ${target ? html`<${TargetCustomer} api=${api} id=${target} />` : null}
     <form class="filters" onSubmit=${apply} aria-label="Customer filters">
       <div class="field"><label for="customers-status">Status</label>
         <select id="customers-status" value=${form.status} onChange=${list.field('status')}>

@@ -2,26 +2,35 @@
  * Payouts page: the business's payouts with filters and each payout's timeline
  * (./list.js, core `listCustomerPayouts`), its bulk payouts with their counts and
  * reports (./bulk-list.js, `listBulkPayouts`), a payout looked up by its id
- * (`getPayoutStatus`), and a bulk payout from a CSV file (./bulk.js).
+ * (`getPayoutStatus`; the address `#payouts/<id>`, a search's hit, opens it), and a bulk
+ * payout from a CSV file (./bulk.js).
  */
-import { html, useState } from '../../preact-htm.js';
+import { html, useEffect, useState } from '../../preact-htm.js';
 import { BulkPayout } from './bulk.js';
 import { BulkPayoutList } from './bulk-list.js';
 import { OpenPayout, PayoutList } from './list.js';
 import { Field, Problem } from '../../ui.js';
 import { useRequest } from '../../lists.js';
 
-function PayoutLookup({ api }) {
+function PayoutLookup({ api, target }) {
   const lookup = useRequest();
-  const [id, setId] = useState('');
+  const [id, setId] = useState(target ?? '');
   const [payout, setPayout] = useState(null);
 
-  async function find(event) {
-    event.preventDefault();
+  async function open(payoutId) {
     setPayout(null);
-    const found = await lookup.run(() => api.get(`/payouts/${encodeURIComponent(id.trim())}`));
+    const found = await lookup.run(() => api.get(`/payouts/${encodeURIComponent(payoutId.trim())}`));
     if (found) setPayout(found);
   }
+  const find = (event) => {
+    event.preventDefault();
+    open(id);
+  };
+  useEffect(() => {
+    if (!target) return;
+    open(target);
+    document.getElementById('payout-lookup-title')?.scrollIntoView();
+  }, [target]);
 
   return html`<section aria-labelledby="payout-lookup-title">
     <h2 id="payout-lookup-title">Payout by id</h2>
@@ -34,11 +43,11 @@ function PayoutLookup({ api }) {
   </section>`;
 }
 
-function PayoutsPage({ api }) {
+function PayoutsPage({ api, target }) {
   return html`<div>
     <${PayoutList} api=${api} />
     <${BulkPayoutList} api=${api} />
-    <${PayoutLookup} api=${api} />
+    <${PayoutLookup} api=${api} target=${target} />
     ${api.can('payouts:write') ? html`<${BulkPayout} api=${api} />` : null}
   </div>`;
 }
