@@ -71,22 +71,36 @@ export function isSensitiveName(name: string): boolean {
 }
 
 /**
+ * A `code` that names a kind, not a secret: a problem's (`VALIDATION_ERROR`), an event's
+ * (`topup.complete`), an errno name (`ECONNREFUSED`). Letters, underscores and dots only,
+ * starting with a letter: a one-time or TOTP code is digits, so it never looks like this.
+ */
+const KIND_CODE = /^[A-Za-z][A-Za-z_]*(\.[A-Za-z_]+)*$/;
+
+/** What the rule writes for the value `value` of property `name`: REDACTED, or the value itself (a `code` that names a kind, or null). */
+function censored(name: string, value: unknown): unknown {
+  if (value === null) return null;
+  return name.toLowerCase() === 'code' && typeof value === 'string' && KIND_CODE.test(value) ? value : REDACTED;
+}
+
+/**
  * A copy of the JSON value `value` (an object with `toJSON`, such as a Date, as it serializes)
  * with the value of every property that SENSITIVE names, at any depth, replaced by REDACTED
- * (`null` values are kept: they reveal nothing).
+ * (`null` values are kept: they reveal nothing; so is a `code` that names a kind, KIND_CODE).
  */
 export function redacted(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return redacted((value as { toJSON(): unknown }).toJSON());
   if (Array.isArray(value)) return value.map(redacted);
   const copy: Record<string, unknown> = {};
-  for (const [name, v] of Object.entries(value)) copy[name] = isSensitiveName(name) && v !== null ? REDACTED : redacted(v);
+  for (const [name, v] of Object.entries(value)) copy[name] = isSensitiveName(name) ? censored(name, v) : redacted(v);
   return copy;
 }
 
 /**
  * An error as pino writes it, with its `code` (a SQLSTATE, an errno name: never a secret) also
- * as `error_code`, which stays readable where the rule redacts every `code` (a TOTP code's name).
+ * as `error_code`, which stays readable where the rule redacts a `code` of digits (a SQLSTATE
+ * such as `40P01` looks like a TOTP code's value to it).
  */
 function errorLine(err: unknown): unknown {
   const line = pino.stdSerializers.err(err as Error);
@@ -106,7 +120,7 @@ const requestLoggers = new WeakMap<Logger, Logger>();
 export function createLogger(opts: { level?: string; file?: string } = {}): Logger {
   const destination = opts.file ? pino.destination({ dest: opts.file, append: true, sync: true }) : pino.destination({ dest: 1, sync: false, minLength: STDOUT_BLOCK, periodicFlush: STDOUT_FLUSH_MS });
   const options = { level: opts.level ?? 'info', base: { service: 'wallet-service' }, timestamp: pino.stdTimeFunctions.isoTime };
-  const log = pino({ ...options, serializers: { err: errorLine }, redact: { paths: REDACT_PATHS, censor: REDACTED } }, destination);
+  const log = pino({ ...options, serializers: { err: errorLine }, redact: { paths: REDACT_PATHS, censor: (value: unknown, path: string[]) => censored(path[path.length - 1] ?? '', value) } }, destination);
   requestLoggers.set(log, pino(options, destination));
   return log;
 }

@@ -70,6 +70,15 @@ describe('redaction: one rule for the logs and the request log', () => {
     expect(body.card.PAN).to.equal('9990010123456784'); // a copy: the answer itself is untouched
   });
 
+  it('keeps a code that names a kind (a problem, an event, an errno) and redacts one of digits, in both places', () => {
+    const body = { code: '482913', problem: { code: 'VALIDATION_ERROR' }, event: { code: 'topup.complete' }, totp: { code: '12 34 56' }, odd: { code: 'abc-123' } };
+    const expected = { code: REDACTED, problem: { code: 'VALIDATION_ERROR' }, event: { code: 'topup.complete' }, totp: { code: REDACTED }, odd: { code: REDACTED } };
+    expect(redacted(body)).to.deep.equal(expected);
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'redaction-')), 'log');
+    createLogger({ file }).warn({ body }, 'probe');
+    expect(JSON.parse(readFileSync(file, 'utf8')).body).to.deep.equal(expected);
+  });
+
   it("the service's log redacts the same names, and keeps an error's code readable as error_code", () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'redaction-')), 'log');
     createLogger({ file }).warn({ err: Object.assign(new Error('deadlock'), { code: '40P01' }), body: { otp: '482913', amount: '1.00' } }, 'probe');
