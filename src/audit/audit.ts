@@ -21,6 +21,8 @@ type Schemas = components['schemas'];
 export interface AuditSubject {
   businessId: string;
   userId?: string;
+  /** The API key (client id) that asked, when no user did: a token request's. */
+  clientId?: string;
 }
 
 /** One audit event as the HTTP edge records it. `actorType` `api_key`: `actorId` is the API client's id. */

@@ -103,21 +103,29 @@ export async function setClientSecret(db: Knex, clientId: string, secret: string
 /** A digest no secret produces in practice: what an unknown client id is compared against. */
 const DUMMY_HASH = PREFIX + Buffer.alloc(32).toString('base64');
 
+/** A token request's credentials judged: the principal (null when refused) and the business of the client it named, if that client exists. */
+export interface ClientAuthentication {
+  principal: Principal | null;
+  /** The named client's business, refused or not (for the audit log); null for an unknown id or a platform client. */
+  businessId: string | null;
+}
+
 /**
- * The principal for valid credentials, or null (unknown id, wrong secret, revoked client).
- * The refusals cost the same: one indexed lookup and two HMACs compared in constant time
- * (the current secret and, during a roll's overlap, the previous one). Records the use
- * (`last_used_at`).
+ * The principal for valid credentials, or null (unknown id, wrong secret, revoked client),
+ * with the named client's business either way. The refusals cost the same: one indexed lookup
+ * and two HMACs compared in constant time (the current secret and, during a roll's overlap,
+ * the previous one). Records the use (`last_used_at`).
  */
-export async function authenticateClient(db: Knex, clientId: string, secret: string, now = new Date()): Promise<Principal | null> {
+export async function authenticateClient(db: Knex, clientId: string, secret: string, now = new Date()): Promise<ClientAuthentication> {
   const row = await db('api_clients').where({ client_id: clientId }).first();
   const current = await secretMatches(db, secret, row?.secret_hash ?? DUMMY_HASH);
   const overlapping = row?.previous_secret_hash && row.previous_secret_expires_at > now;
   const previous = await secretMatches(db, secret, overlapping ? row.previous_secret_hash : DUMMY_HASH);
-  if (!row || row.revoked_at || !(current || previous)) return null;
+  const businessId: string | null = row?.business_id ?? null;
+  if (!row || row.revoked_at || !(current || previous)) return { principal: null, businessId };
   if (current && !String(row.secret_hash).startsWith(PREFIX)) await setClientSecret(db, clientId, secret);
   await db('api_clients').where({ id: row.id }).update({ last_used_at: now });
-  return { kind: row.kind, clientId: row.client_id, businessId: row.business_id };
+  return { principal: { kind: row.kind, clientId: row.client_id, businessId: row.business_id }, businessId };
 }
 
 /** How long an instance keeps a client's permissions: a revocation or a narrowing reaches every instance within this (ms). */

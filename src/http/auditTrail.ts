@@ -3,7 +3,8 @@
  * refused) and before the response is sent, the entry of a state-changing request (any method
  * but the safe ones, ./admission.ts SAFE_METHODS), whatever its outcome, and of any 403, is recorded in the audit
  * log (src/audit/). Who: the portal user (`Principal.userId`) or else the API client; without
- * a principal, the `koa.state.auditSubject` a public operation's handler set. A request that
+ * a principal, the `koa.state.auditSubject` a public operation's handler set (a portal sign-in's
+ * user, a token request's API key, granted or refused). A request that
  * names no business (an unknown client's token request, a platform call) is a service log
  * line instead: the audit log is kept per business.
  */
@@ -18,7 +19,8 @@ import { SAFE_METHODS } from './admission.js';
 function subjectOf(value: unknown): AuditSubject | null {
   const s = value as Partial<AuditSubject> | null | undefined;
   if (typeof s?.businessId !== 'string') return null;
-  return typeof s.userId === 'string' ? { businessId: s.businessId, userId: s.userId } : { businessId: s.businessId };
+  if (typeof s.userId === 'string') return { businessId: s.businessId, userId: s.userId };
+  return typeof s.clientId === 'string' ? { businessId: s.businessId, clientId: s.clientId } : { businessId: s.businessId };
 }
 
 /** The most characters of one target id (the documents' `AuditEvent.target_ids` items). */
@@ -64,7 +66,7 @@ export function auditEntryOf(koa: KoaContext, problemCode: string | null): Audit
   const subject = principal ? null : subjectOf(koa.state.auditSubject);
   const businessId = principal?.businessId ?? subject?.businessId;
   const userId = principal ? principal.userId : subject?.userId;
-  const actorId = userId ?? principal?.clientId;
+  const actorId = userId ?? principal?.clientId ?? subject?.clientId;
   if (!businessId || !actorId) return { unowned: true };
   const params = (koa.state.pathParams ?? {}) as Record<string, string>;
   const targets = Object.values(params).filter((v) => v !== '').map(targetOf);

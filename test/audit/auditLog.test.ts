@@ -89,7 +89,7 @@ describe('the audit log', function () {
       ['revokeApiKey', 'DELETE', 200, ids.revokeKey],
       ['createApiKey', 'POST', 201, ids.createKey],
     ]);
-    const refusals = await allEvents(business.token, `&actor_id=${restricted.client_id}`);
+    const refusals = (await allEvents(business.token, `&actor_id=${restricted.client_id}`)).filter((e) => e.operation_id !== 'createToken');
     expect(refusals.map((e) => [e.operation_id, e.method, e.status, e.problem_code, e.request_id])).to.deep.equal([
       ['revokeApiKey', 'DELETE', 403, 'FORBIDDEN', ids.refusedOdd],
       ['listApiKeys', 'GET', 403, 'FORBIDDEN', ids.refusedGet],
@@ -99,6 +99,24 @@ describe('the audit log', function () {
     expect(refusals[0].target_ids).to.deep.equal([encodeURIComponent('ü'.repeat(150)).slice(0, 200)]);
     const everything = await allEvents(business.token);
     expect(everything.map((e) => e.request_id)).not.to.include(ids.read);
+  });
+
+  it("records a key's token requests, granted and refused, under its business; an unknown client's under none", async () => {
+    const key = await post('/api-keys', { name: 'Signing in', role: 'viewer' }, { token: business.token });
+    expect(key.status, JSON.stringify(key.body)).to.equal(201);
+    const ask = (secret: string, requestId: string) =>
+      post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: key.body.client_id, client_secret: secret }, { headers: as(requestId) });
+    const [granted, refused, unknown] = [randomUUID(), randomUUID(), randomUUID()];
+    expect((await ask(key.body.client_secret, granted)).status).to.equal(200);
+    expectProblem(await ask('not-the-secret', refused), 401, 'INVALID_CLIENT');
+    const stranger = await post('/cl/v1/auth/token', { grant_type: 'client_credentials', client_id: `nobody-${uniq()}`, client_secret: 'x' }, { headers: as(unknown) });
+    expectProblem(stranger, 401, 'INVALID_CLIENT');
+    const signIns = await allEvents(business.token, `&actor_id=${key.body.client_id}&operation_id=createToken`);
+    expect(signIns.map((e) => [e.actor.type, e.method, e.status, e.problem_code, e.request_id, e.user_agent])).to.deep.equal([
+      ['api_key', 'POST', 401, 'INVALID_CLIENT', refused, USER_AGENT],
+      ['api_key', 'POST', 200, null, granted, USER_AGENT],
+    ]);
+    expect((await allEvents(business.token, '&operation_id=createToken')).map((e) => e.request_id)).not.to.include(unknown);
   });
 
   it('records each of many concurrent changes once, before each answer', async () => {

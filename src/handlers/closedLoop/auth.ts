@@ -44,7 +44,9 @@ export const authOperations = {
     countsAddress: true,
     async handle({ body, db, services, koa }) {
       const credentials = clientCredentials(koa.get('authorization'), body);
-      const principal = await authenticateClient(db, credentials.id, credentials.secret);
+      const { principal, businessId } = await authenticateClient(db, credentials.id, credentials.secret);
+      // A business's key signing in, or failing to, is in its audit log (an unknown id names no business).
+      if (businessId) koa.state.auditSubject = { businessId, clientId: credentials.id };
       if (!principal) throw invalidClient();
       const ttl = services.config.tokenTtlSeconds;
       return {
