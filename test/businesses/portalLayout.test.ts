@@ -64,6 +64,11 @@ describe('Portal layout: every page at 1280 and 390 px, light and dark, and at 3
         await page.waitForNetworkIdle({ idleTime: 300 });
         const label = `${title} at ${lookName(look)}`;
         await assertNoPageOverflow(page, label);
+        if (phone) {
+          // A phone stacks a table's rows ("label: value"): no list hides its columns in a sideways scroll.
+          const scrolled = await page.$$eval('.table-wrap', (ws) => ws.filter((w) => w.scrollWidth > w.clientWidth + 1).map((w) => w.getAttribute('aria-label')));
+          expect(scrolled, `tables scrolling sideways on ${label}`).to.deep.equal([]);
+        }
         await checkA11y(page, label);
         if (phone) expect(await page.$eval('#portal-nav', (n) => getComputedStyle(n).display), `the menu folds after choosing ${title}`).to.equal('none');
         if (GUIDE_PICTURES.has(`${id}-${lookName(look)}`)) await screenshotFor(page, `portal-${id}-${lookName(look)}`);

@@ -145,13 +145,14 @@ export function Problem({ error, onRetry }) {
  */
 export function Table({ columns, rows, caption, empty = 'Nothing yet.', rowKey = (r) => r.id, detail, className }) {
   if (!rows?.length) return html`<p class="empty">${empty}</p>`;
-  // The box scrolls sideways on a narrow screen: it takes the focus so that a keyboard can scroll it.
+  // A wide screen shows a table; a phone, each row as stacked "label: value" lines (style.css,
+  // each cell's data-label). The box takes the focus so that a keyboard can scroll a wide one.
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label=${caption ?? 'Table'}><table class=${className}>
     ${caption ? html`<caption>${caption}</caption>` : null}
     <thead><tr>${columns.map((c) => html`<th scope="col" class=${c.num ? 'num' : undefined}>${c.title}</th>`)}</tr></thead>
     <tbody>${rows.map((row) => {
       const more = detail?.(row);
-      return html`<tr key=${rowKey(row)}>${columns.map((c) => html`<td class=${c.num ? 'num' : undefined}>${c.render ? c.render(row) : row[c.key]}</td>`)}</tr>
+      return html`<tr key=${rowKey(row)}>${columns.map((c) => html`<td class=${c.num ? 'num' : undefined} data-label=${c.title}>${c.render ? c.render(row) : row[c.key]}</td>`)}</tr>
         ${more ? html`<tr class="detail" key=${`${rowKey(row)}-detail`}><td colspan=${columns.length}>${more}</td></tr>` : null}`;
     })}</tbody>
   </table></div>`;

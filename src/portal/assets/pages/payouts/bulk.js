@@ -97,7 +97,7 @@ export function Batch({ api, batch, onBatch, idPrefix = 'bulk' }) {
     <div class="table-wrap" tabindex="0" role="region" aria-label="Items per state"><table>
       <caption>Items per state</caption>
       <thead><tr>${STATES.map((s) => html`<th scope="col" class="num">${words(s)}</th>`)}</tr></thead>
-      <tbody><tr>${STATES.map((s) => html`<td class="num" data-state=${s}>${batch.counts[s]}</td>`)}</tr></tbody>
+      <tbody><tr>${STATES.map((s) => html`<td class="num" data-state=${s} data-label=${words(s)}>${batch.counts[s]}</td>`)}</tr></tbody>
     </table></div>
     <p>
       <button type="button" onClick=${refresh} disabled=${status.busy}>Refresh status</button>
