@@ -25,9 +25,11 @@ const ring = (current: number, secrets: Record<number, string>, fingerprint = 'f
   cardKeyring({ current, secrets: new Map(Object.entries(secrets).map(([v, s]) => [Number(v), Buffer.from(s)])), fingerprintSecret: Buffer.from(fingerprint) });
 
 describe('card data protection', () => {
-  it('makes 16-digit, Luhn-valid PANs from the sandbox BIN, all different', () => {
+  it('makes 16-digit, Luhn-valid PANs from the sandbox BIN, spread over the 10⁹ numbers it has', () => {
+    // 2,000 draws from 10⁹ repeat one with a chance of 1 in 500: a collision is allowed, a narrow
+    // generator is not (cards' unique index on the PAN's fingerprint makes an issued PAN unique).
     const pans = new Set(Array.from({ length: 2000 }, newPan));
-    expect(pans.size).to.equal(2000);
+    expect(pans.size).to.be.at.least(1998);
     for (const pan of pans) {
       expect(pan).to.match(/^[0-9]{16}$/);
       expect(pan.startsWith(SANDBOX_BIN)).to.equal(true);
