@@ -80,7 +80,7 @@ describe('Portal: who created what', function () {
     await showPage(page, 'wallets', 'Wallets');
     await waitForRow(page, 'Wallets, newest first', accountNumber);
     await clickButton(page, `Open wallet ${accountNumber}`);
-    await createdBy(page, 'Creator unknown (before the audit log’s retention)');
+    await createdBy(page, 'Creator unknown: not in the audit log (older than its retention, or made within another request, such as a bulk file’s payouts)');
 
     await suite.portal.assertClean();
     await other.assertClean();

@@ -6,8 +6,9 @@
  * `listPortalUsers`, `listApiKeys` and the signed-in user's own session once per sign-in (per
  * `api`, which each sign-in makes anew; only with `keys:manage`, which the lists need); an actor
  * they do not name reads as its id.
- * Without a creating event (older than the log's retention, or made before the log existed)
- * it reads "Creator unknown (before the audit log's retention)". When the log cannot be read
+ * Without a creating event (older than the log's retention, made before the log existed, or
+ * made within another request such as a bulk file's payouts)
+ * it reads "Creator unknown: not in the audit log (…)". When the log cannot be read
  * (a role without `business:read`, or the service unreachable) it shows nothing: the panel
  * stands without it. A refusal (403) is remembered for the sign-in, as the lists' are, so
  * that a role without the permission leaves one refusal in the log, not one per panel.
@@ -89,7 +90,7 @@ export function CreatedBy({ api, id, operation }) {
     setText(null);
     (async () => {
       const event = await creatingEvent(api, id, operation);
-      if (!event) return 'Creator unknown (before the audit log’s retention)';
+      if (!event) return 'Creator unknown: not in the audit log (older than its retention, or made within another request, such as a bulk file’s payouts)';
       const names = await namesOf(api);
       const who = names.get(`${event.actor.type}:${event.actor.id}`) ?? `${event.actor.type === 'user' ? 'user' : 'API key'} ${event.actor.id}`;
       return `Created by ${who} · ${formatTime(event.created_at)}`;
