@@ -110,7 +110,8 @@ interface LatestRow {
 /**
  * Per endpoint of `rows`: the newest successful attempt, and the newest failed one since
  * `since` (or of any age while the endpoint is failing). One statement, a bounded index scan
- * per endpoint (see the module comment); both tables are named by the business.
+ * per endpoint (see the module comment); each table is named by the business as a value, so
+ * that on Citus the statement is one shard's (a join condition alone leaves it to every shard).
  */
 async function latestAttempts(db: Knex, businessId: string, rows: HealthRow[], since: Date): Promise<Map<string, LatestRow>> {
   const ids = rows.map((r) => r.id);
@@ -119,15 +120,15 @@ async function latestAttempts(db: Knex, businessId: string, rows: HealthRow[], s
        FROM webhook_endpoints e
        LEFT JOIN LATERAL (
          SELECT a.started_at FROM webhook_delivery_attempts a
-          WHERE a.business_id = e.business_id AND a.endpoint_id = e.id AND a.outcome = 'SUCCEEDED'
+          WHERE a.business_id = ? AND a.endpoint_id = e.id AND a.outcome = 'SUCCEEDED'
           ORDER BY a.created_at DESC, a.id DESC LIMIT 1) s ON true
        LEFT JOIN LATERAL (
          SELECT a.started_at, a.status_code, a.error FROM webhook_delivery_attempts a
-          WHERE a.business_id = e.business_id AND a.endpoint_id = e.id AND a.outcome <> 'SUCCEEDED'
+          WHERE a.business_id = ? AND a.endpoint_id = e.id AND a.outcome <> 'SUCCEEDED'
             AND (e.failing_since IS NOT NULL OR a.created_at >= ?)
           ORDER BY a.created_at DESC, a.id DESC LIMIT 1) f ON true
       WHERE e.business_id = ? AND e.id IN (${ids.map(() => '?').join(', ')})`,
-    [since, businessId, ...ids],
+    [businessId, businessId, since, businessId, ...ids],
   );
   return new Map(found.rows.map((r) => [r.id, r]));
 }
