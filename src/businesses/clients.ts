@@ -100,6 +100,9 @@ export async function setClientSecret(db: Knex, clientId: string, secret: string
   await db('api_clients').where({ client_id: clientId }).update({ secret_hash: await hashSecret(db, secret) });
 }
 
+/** How often a client's `last_used_at` is written at most (ms): "last used" holds to within a minute. */
+const LAST_USED_MS = 60_000;
+
 /** A digest no secret produces in practice: what an unknown client id is compared against. */
 const DUMMY_HASH = PREFIX + Buffer.alloc(32).toString('base64');
 
@@ -114,7 +117,7 @@ export interface ClientAuthentication {
  * The principal for valid credentials, or null (unknown id, wrong secret, revoked client),
  * with the named client's business either way. The refusals cost the same: one indexed lookup
  * and two HMACs compared in constant time (the current secret and, during a roll's overlap,
- * the previous one). Records the use (`last_used_at`).
+ * the previous one). Records the use (`last_used_at`, to within a minute).
  */
 export async function authenticateClient(db: Knex, clientId: string, secret: string, now = new Date()): Promise<ClientAuthentication> {
   const row = await db('api_clients').where({ client_id: clientId }).first();
@@ -124,7 +127,11 @@ export async function authenticateClient(db: Knex, clientId: string, secret: str
   const businessId: string | null = row?.business_id ?? null;
   if (!row || row.revoked_at || !(current || previous)) return { principal: null, businessId };
   if (current && !String(row.secret_hash).startsWith(PREFIX)) await setClientSecret(db, clientId, secret);
-  await db('api_clients').where({ id: row.id }).update({ last_used_at: now });
+  // Written at most once a minute: a key that asks for tokens often does not write its row each time
+  // (on Citus a reference table's row, whose concurrent writes take every node's locks).
+  if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() > LAST_USED_MS) {
+    await db('api_clients').where({ id: row.id }).update({ last_used_at: now });
+  }
   return { principal: { kind: row.kind, clientId: row.client_id, businessId: row.business_id }, businessId };
 }
 
