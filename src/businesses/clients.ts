@@ -18,6 +18,7 @@
  * `previous_secret_expires_at`; a revoked client (`revoked_at`) takes no token and its
  * tokens are refused within CLIENT_PERMISSIONS_TTL_MS (clientPermissions).
  */
+import { isTransactionConflict } from '../db/retry.js';
 import { createHmac, randomBytes, randomUUID, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Knex } from 'knex';
@@ -128,9 +129,13 @@ export async function authenticateClient(db: Knex, clientId: string, secret: str
   if (!row || row.revoked_at || !(current || previous)) return { principal: null, businessId };
   if (current && !String(row.secret_hash).startsWith(PREFIX)) await setClientSecret(db, clientId, secret);
   // Written at most once a minute: a key that asks for tokens often does not write its row each time
-  // (on Citus a reference table's row, whose concurrent writes take every node's locks).
+  // (on Citus a reference table's row, whose concurrent writes take every node's locks). The use is
+  // a note, not the grant: a write that conflicts with another is left to the next use, and the
+  // token is issued all the same.
   if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() > LAST_USED_MS) {
-    await db('api_clients').where({ id: row.id }).update({ last_used_at: now });
+    await db('api_clients').where({ id: row.id }).update({ last_used_at: now }).catch((err: unknown) => {
+      if (!isTransactionConflict(err)) throw err;
+    });
   }
   return { principal: { kind: row.kind, clientId: row.client_id, businessId: row.business_id }, businessId };
 }
