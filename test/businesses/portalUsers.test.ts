@@ -233,7 +233,9 @@ describe('portal users', function () {
       const ms = performance.now() - started;
       const statuses = await flood.done;
       expect(good).to.equal(201);
-      expect(ms, `a good sign-in took ${Math.round(ms)} ms during the flood`).to.be.below(1000);
+      // 1 s on one PostgreSQL; the Citus suite's cluster (three PostgreSQL on the same cores) is given 2 s.
+      const bound = process.env.CITUS_SUITE ? 2000 : 1000;
+      expect(ms, `a good sign-in took ${Math.round(ms)} ms during the flood`).to.be.below(bound);
       expect(statuses).to.have.length(1000);
       expect(statuses.filter((s) => s === 429).length).to.be.at.least(970);
       expect(statuses.filter((s) => s !== 429).every((s) => s === 401)).to.equal(true);
