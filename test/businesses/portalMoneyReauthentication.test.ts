@@ -83,6 +83,7 @@ describe('Portal: a large payout asks for a recent code', function () {
     await page.type('#payout-wallet', customer.wallet_account_number);
     await page.type('#payout-amount', '10000.00');
     await clickButton(page, 'Review', 'section[aria-labelledby="payout-title"]');
+    await page.waitForSelector('section[aria-labelledby="payout-title"] .confirm');
     await clickButton(page, 'Confirm', 'section[aria-labelledby="payout-title"]');
     await page.waitForSelector('#reauth-code');
     await page.type('#reauth-code', suite.biz.owner.recoveryCodes[0]);

@@ -133,6 +133,7 @@ describe('Portal: people (invitations, two-factor sign-in, roles, sessions)', fu
     await finance.portal.page.type('#payout-amount', '12.50');
     await finance.portal.page.type('#payout-reference', `nora-${uniq()}`);
     await clickButton(finance.portal.page, 'Review', 'section[aria-labelledby="payout-title"]');
+    await finance.portal.page.waitForSelector('section[aria-labelledby="payout-title"] .confirm');
     await clickButton(finance.portal.page, 'Confirm', 'section[aria-labelledby="payout-title"]');
     await finance.portal.page.waitForSelector('section[aria-labelledby="payout-title"] .done');
     expect(finance.portal.requests.filter((r) => r.operation === 'core#createCustomerPayout').map((r) => r.status)).to.deep.equal([200]);

@@ -12,7 +12,7 @@ import { expect } from 'chai';
 import { get, post } from '../support/client.js';
 import { activeCustomer } from '../support/customers.js';
 import { newWallet, topup } from '../support/fixtures.js';
-import { assertNoPageOverflow, checkA11y, screenshotFor, setLook, showPage } from '../support/portal.js';
+import { assertNoPageOverflow, checkA11y, mainText, screenshotFor, setLook, showPage } from '../support/portal.js';
 import { clickButton, portalSuiteHooks, tableRows, waitForRow } from '../support/portalPages.js';
 import { sendBulkPayout, topupPayoutAccount } from '../support/payouts.js';
 import { receiversOfSuite, testSecret } from '../support/webhooks.js';
@@ -127,7 +127,7 @@ describe("Portal: an operator's day on a phone in dark mode", function () {
     await page.select('#fund-wallet_id', wallet.id);
     await page.type('#fund-amount', '40.00');
     await clickButton(page, 'Review', 'section[aria-labelledby="fund-title"]');
-    await page.waitForSelector('::-p-text(Fund 40.00 to wallet)');
+    await page.waitForSelector(`::-p-text(Fund 40.00 SAR to ${wallet.name} · wallet ${wallet.account_number})`);
     expect(portal.requests.filter((r) => r.operation === 'closed-loop#createFund'), 'nothing is sent before Confirm').to.deep.equal([]);
     await looksRight(page, 'a fund to confirm');
     await screenshotFor(page, 'portal-operator-confirm', { show: '#fund-title' });
@@ -142,7 +142,8 @@ describe("Portal: an operator's day on a phone in dark mode", function () {
     await page.type('#payout-amount', '15.98');
     await page.type('#payout-reference', 'day-single');
     await clickButton(page, 'Review', 'section[aria-labelledby="payout-title"]');
-    await page.waitForSelector(`::-p-text(Pay out 15.98 to wallet ${customer.wallet_account_number})`);
+    await page.waitForSelector(`::-p-text(Pay out 15.98 SAR to)`);
+    expect(await mainText(page)).to.include(`wallet ${customer.wallet_account_number}`);
     await clickButton(page, 'Confirm', 'section[aria-labelledby="payout-title"]');
     await page.waitForSelector('section[aria-labelledby="payout-title"] .done');
     const paid = await page.$eval('section[aria-labelledby="payout-title"] .done', (el) => (el as HTMLElement).innerText.replace(/\s+/g, ' '));

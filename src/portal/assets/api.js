@@ -122,6 +122,7 @@ export function createApi(csrfToken, { onUnauthorized, askCode, permissions = []
       return send(url, init);
     }
   };
+  const keyHeader = (key) => (key ? { 'Idempotency-Key': key } : {});
   const json = (method, path, body, extra) =>
     call(path, { method, headers: changing({ 'Content-Type': 'application/json', ...extra }), body: JSON.stringify(body ?? {}) });
   return {
@@ -130,11 +131,13 @@ export function createApi(csrfToken, { onUnauthorized, askCode, permissions = []
     /** GET, `query` as the query string. */
     get: (path, { query } = {}) => call(withQuery(path, query), { method: 'GET', headers: headers() }),
     /** POST a JSON body; `idempotencyKey` is sent as Idempotency-Key. */
-    post: (path, body, { idempotencyKey } = {}) => json('POST', path, body, idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}),
-    /** PATCH a JSON body. */
-    patch: (path, body) => json('PATCH', path, body),
-    /** DELETE. */
-    del: (path) => call(path, { method: 'DELETE', headers: changing() }),
+    post: (path, body, { idempotencyKey } = {}) => json('POST', path, body, keyHeader(idempotencyKey)),
+    /** PATCH a JSON body; `idempotencyKey` is sent as Idempotency-Key (the request log files the attempts under it). */
+    patch: (path, body, { idempotencyKey } = {}) => json('PATCH', path, body, keyHeader(idempotencyKey)),
+    /** PUT a JSON body; `idempotencyKey` as for patch. */
+    put: (path, body, { idempotencyKey } = {}) => json('PUT', path, body, keyHeader(idempotencyKey)),
+    /** DELETE; `idempotencyKey` as for patch. */
+    del: (path, { idempotencyKey } = {}) => call(path, { method: 'DELETE', headers: changing(keyHeader(idempotencyKey)) }),
     /** GET a text representation (e.g. CSV: `accept: 'text/csv'`); resolves to the text. */
     text: (path, { query, accept = 'text/plain' } = {}) => call(withQuery(path, query), { method: 'GET', headers: headers({ Accept: accept }) }),
   };

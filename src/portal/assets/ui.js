@@ -22,8 +22,9 @@ export function formatMoney(amount, currency) {
   return currency ? `${value} ${currency}` : value;
 }
 
-/** An amount right-aligned in tabular figures with its currency (`Money amount="12.50" currency="SAR"`). */
-export const Money = ({ amount, currency }) => html`<span class="money">${formatMoney(amount, currency)}</span>`;
+/** An amount in tabular figures with its currency (`Money amount="12.50" currency="SAR"`); a negative one in red (`.negative`). */
+export const Money = ({ amount, currency }) =>
+  html`<span class=${/^\s*-/.test(String(amount ?? '')) ? 'money negative' : 'money'}>${formatMoney(amount, currency)}</span>`;
 
 /**
  * An enum value of the documents as words: `CUSTOMER_PAYOUT_COMPLETION` reads

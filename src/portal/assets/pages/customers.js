@@ -2,19 +2,22 @@
  * Customers: the business's customers (core `listCustomers`, newest first, cursor pages,
  * by status and mobile number) and one opened in place: its details, its wallet
  * (closed-loop `getWallet`), its cards (`listCustomerCards`) and who started its onboarding
- * (../creator.js); the address `#customers/<id>` (a search's hit) opens one (`getCustomer`). Read-only: what changes a
- * customer or a card needs the customer's one-time code, which only the customer has.
+ * (../creator.js); the address `#customers/<id>` (a search's hit) opens one (`getCustomer`). A card is frozen,
+ * unfrozen or blocked from here (../corrections/card.js, `changeCardStatus`, no code of the customer); what changes
+ * the customer, a card's PIN, activation or replacement needs the customer's one-time code, which only the customer has.
  */
 import { html, useState } from '../preact-htm.js';
 import { Field, formatTime, Id, Money, Problem, RowToggle, Table, useLoad, words } from '../ui.js';
 import { ListPager, When, useFilteredList } from '../lists.js';
 import { CreatedBy } from '../creator.js';
+import { CardCorrections } from '../corrections/index.js';
 
 /** core.yaml CustomerStatus. */
 const STATES = ['PENDING', 'ACTIVE', 'INACTIVE'];
 
-/** The customer's cards (`listCustomerCards`, newest first); read-only. */
+/** The customer's cards (`listCustomerCards`, newest first), each with its corrections. */
 function CustomerCards({ api, customer }) {
+  const [open, setOpen] = useState(null);
   const query = (f, cursor) => ({ limit: 20, cursor });
   const cards = useFilteredList((f, cursor) => api.get(`/customers/${customer.id}/cards`, { query: query(f, cursor) }), {});
   return html`<${Problem} error=${cards.error} onRetry=${cards.retry} />
@@ -23,6 +26,7 @@ function CustomerCards({ api, customer }) {
           caption=${`Cards of ${customer.full_name ?? customer.mobile_number}`}
           rows=${cards.page.data}
           empty="No card issued yet."
+          detail=${(c) => (open === c.id ? html`<${CardCorrections} api=${api} card=${c} onDone=${cards.retry} />` : null)}
           columns=${[
             { title: 'Number', render: (c) => `•••• ${c.last_4_digits}` },
             { title: 'Type', render: (c) => words(c.type) },
@@ -30,6 +34,7 @@ function CustomerCards({ api, customer }) {
             { title: 'Expires', render: (c) => c.expiry_date },
             { title: 'Card id', render: (c) => html`<${Id} value=${c.id} label="card id" />` },
             { title: 'Replaced by', render: (c) => (c.replaced_by_card_id ? html`<code>${c.replaced_by_card_id}</code>` : '—') },
+            ...(api.can('cards:write') ? [{ title: 'Corrections', render: (c) => html`<${RowToggle} id=${c.id} open=${open} setOpen=${setOpen} text="Correct" label=${`Correct card ${c.last_4_digits}`} />` }] : []),
           ]}
         />
         <${ListPager} list=${cards} label="Cards" />`
@@ -63,7 +68,7 @@ function CustomerDetail({ api, customer, onClose }) {
         : html`<p class="muted">No wallet yet: the customer has not finished onboarding.</p>`}
     <h3>Cards</h3>
     <${CustomerCards} api=${api} customer=${customer} />
-    <p class="muted">Changing the customer or a card (PIN, activation, replacement) needs the customer’s one-time code: it is done in the customer’s app.</p>
+    <p class="muted">A card is frozen, unfrozen or blocked here without the customer’s code. Changing the customer, or a card’s PIN, activation or replacement, needs the customer’s one-time code: it is done in the customer’s app.</p>
     <button type="button" class="secondary" onClick=${onClose}>Close</button>
   </section>`;
 }

@@ -5,19 +5,20 @@
  * (core `createSandboxPayoutAccountTopup`); everywhere, funding a wallet from the
  * operational account (`createFund`), a transfer between wallets (`createTransfer`) and a
  * payout to a customer's wallet from the payout account (core `createPayout`). The wallets
- * to choose from are the business's 100 newest (`listWallets`).
+ * to choose from are the business's 100 newest (`listWallets`). Each review reads the
+ * balances it shows (`getWallet`, `lookupWallet`, `getBusinessAccountBalance`) and warns when one
+ * goes below zero or a payout's external reference was used in the last 24 hours
+ * (`listCustomerPayouts`).
  */
 import { html } from '../../preact-htm.js';
 import { Id, Money, Problem, formatMoney, useLoad } from '../../ui.js';
-import { MoneyAction, walletLabel } from './action.js';
+import { MoneyAction } from './action.js';
+import { balanceAfter, operationalAccount, payoutAccount, payoutReview, walletWords } from '../../corrections/movement.js';
 
 const CL = '/cl/v1';
 
-/** The wallet `id` among `wallets`, as text. */
-const walletText = (wallets, id) => {
-  const w = wallets.find((x) => x.id === id);
-  return w ? walletLabel(w) : id;
-};
+/** The wallet `id` as it is now (`getWallet`): its balance and `can_overdraft` for the review. */
+const walletNow = (api, id) => api.get(`${CL}/wallets/${encodeURIComponent(id)}`);
 
 /** A ledger transaction answered by a movement, with where to see it. */
 const transactionResult = (where, href) => (t) => html`<p>
@@ -27,6 +28,33 @@ const transactionResult = (where, href) => (t) => html`<p>
 
 const amountField = { name: 'amount', label: 'Amount', kind: 'amount' };
 
+/** The review of `amount` into one of the business's own accounts (`account`: getBusinessAccountBalance's), named `name`. */
+const accountTopupReview = (name, account, amount) => {
+  const after = balanceAfter({ name, balance: account.balance, amount, currency: account.currency, out: false });
+  return {
+    summary: `Top up the ${name.toLowerCase()} with ${formatMoney(amount, account.currency)}.`,
+    facts: [['Amount', html`<${Money} amount=${amount} currency=${account.currency} />`], ['Receiver', `${name} ${account.account_number}`], after.fact],
+    warnings: [],
+  };
+};
+
+/** The review of moving `amount` from `source` (an account of balanceAfter's shape, or a wallet) to wallet `to`. */
+function walletMoveReview(verb, amount, source, to) {
+  const out = balanceAfter({ ...source, amount, out: true });
+  const into = balanceAfter({ name: `Wallet ${to.account_number}`, balance: to.balance, amount, currency: to.currency, out: false, canOverdraft: to.can_overdraft });
+  return {
+    summary: `${verb} ${formatMoney(amount, to.currency)} to ${walletWords(to)}.`,
+    facts: [
+      ['Receiver', walletWords(to)],
+      ['Amount', html`<${Money} amount=${amount} currency=${to.currency} />`],
+      ['From', source.label],
+      out.fact,
+      into.fact,
+    ],
+    warnings: [out.warning].filter(Boolean),
+  };
+}
+
 /** The actions of the page; the sandbox's top-ups only in the sandbox. */
 function actions(sandbox) {
   const list = [
@@ -35,17 +63,24 @@ function actions(sandbox) {
       title: 'Fund a wallet',
       intro: 'From the operational account to one of your wallets.',
       fields: [{ name: 'wallet_id', label: 'Wallet', kind: 'wallet' }, amountField],
-      summary: (v, w) => `Fund ${formatMoney(v.amount)} to wallet ${walletText(w, v.wallet_id)}.`,
-      send: (api, v, key) => api.post(`${CL}/funds`, { wallet_id: v.wallet_id, amount: v.amount.trim() }, { idempotencyKey: key }),
+      review: async (api, v) => {
+        const [to, from] = await Promise.all([walletNow(api, v.wallet_id), operationalAccount(api)]);
+        return walletMoveReview('Fund', v.amount, { name: 'Operational account', label: `Operational account ${from.account_number}`, ...from }, to);
+      },
+      send: (api, v, key) => api.post(`${CL}/funds`, { wallet_id: v.wallet_id, amount: v.amount }, { idempotencyKey: key }),
       result: transactionResult('See it on the Wallets page', '#wallets'),
     },
     {
       id: 'transfer',
       title: 'Transfer between wallets',
       fields: [{ name: 'source_wallet_id', label: 'From wallet', kind: 'wallet' }, { name: 'destination_wallet_id', label: 'To wallet', kind: 'wallet' }, amountField],
-      summary: (v, w) => `Transfer ${formatMoney(v.amount)} from ${walletText(w, v.source_wallet_id)} to ${walletText(w, v.destination_wallet_id)}.`,
+      review: async (api, v) => {
+        const [from, to] = await Promise.all([walletNow(api, v.source_wallet_id), walletNow(api, v.destination_wallet_id)]);
+        const source = { name: `Wallet ${from.account_number}`, label: walletWords(from), balance: from.balance, currency: from.currency, canOverdraft: from.can_overdraft };
+        return walletMoveReview('Transfer', v.amount, source, to);
+      },
       send: (api, v, key) =>
-        api.post(`${CL}/transfers`, { source_wallet_id: v.source_wallet_id, destination_wallet_id: v.destination_wallet_id, amount: v.amount.trim() }, { idempotencyKey: key }),
+        api.post(`${CL}/transfers`, { source_wallet_id: v.source_wallet_id, destination_wallet_id: v.destination_wallet_id, amount: v.amount }, { idempotencyKey: key }),
       result: transactionResult('See it on the Wallets page', '#wallets'),
     },
     {
@@ -58,9 +93,13 @@ function actions(sandbox) {
         { name: 'purpose', label: 'Purpose (optional)', kind: 'text', optional: true },
         { name: 'reference', label: 'External reference (optional)', kind: 'text', optional: true },
       ],
-      summary: (v) => `Pay out ${formatMoney(v.amount)} to wallet ${v.wallet.trim()}${v.purpose.trim() ? ` for “${v.purpose.trim()}”` : ''}.`,
+      review: async (api, v) => {
+        const to = await api.get(`${CL}/wallets/lookup`, { query: { account_number: v.wallet.trim() } });
+        const told = await payoutReview(api, { amount: v.amount, name: to.name, account: to.account_number, purpose: v.purpose, reference: v.reference });
+        return { ...told, summary: `Pay out ${formatMoney(v.amount, told.currency)} to ${walletWords(to)}${v.purpose.trim() ? ` for “${v.purpose.trim()}”` : ''}.` };
+      },
       send: (api, v, key) => {
-        const body = { payout_amount: v.amount.trim(), wallet_account_number: v.wallet.trim() };
+        const body = { payout_amount: v.amount, wallet_account_number: v.wallet.trim() };
         if (v.purpose.trim()) body.payout_purpose = v.purpose.trim();
         if (v.reference.trim()) body.external_reference = v.reference.trim();
         return api.post('/payouts/', body, { idempotencyKey: key });
@@ -76,8 +115,8 @@ function actions(sandbox) {
       title: 'Top up the operational account (sandbox)',
       intro: 'From the sandbox’s settlement account, as a bank transfer in would.',
       fields: [amountField],
-      summary: (v) => `Top up the operational account with ${formatMoney(v.amount)}.`,
-      send: (api, v, key) => api.post(`${CL}/testhelpers/topups`, { amount: v.amount.trim() }, { idempotencyKey: key }),
+      review: async (api, v) => accountTopupReview('Operational account', await operationalAccount(api), v.amount),
+      send: (api, v, key) => api.post(`${CL}/testhelpers/topups`, { amount: v.amount }, { idempotencyKey: key }),
       result: transactionResult('See the balance on the Overview', '#overview'),
     },
     {
@@ -85,8 +124,8 @@ function actions(sandbox) {
       title: 'Top up the payout account (sandbox)',
       intro: 'Payouts are paid from the payout account.',
       fields: [amountField],
-      summary: (v) => `Top up the payout account with ${formatMoney(v.amount)}.`,
-      send: (api, v) => api.post('/testhelpers/payout-account/topups', { amount: v.amount.trim() }),
+      review: async (api, v) => accountTopupReview('Payout account', await payoutAccount(api), v.amount),
+      send: (api, v) => api.post('/testhelpers/payout-account/topups', { amount: v.amount }),
       result: (t) => html`<p>Done: <${Money} amount=${t.amount} currency=${t.currency} />, transaction ${t.transaction_id}; the payout account holds
         <${Money} amount=${t.balance} currency=${t.currency} />. <a href="#overview">See the Overview</a></p>`,
     },

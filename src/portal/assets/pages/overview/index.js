@@ -15,6 +15,7 @@ import { HEALTH, failureText } from '../webhooks/health.js';
 import { ApiVersionSetting } from './api-version.js';
 import { BusinessSettings } from './settings.js';
 import { When } from '../../lists.js';
+import { below } from '../../amounts.js';
 
 /** Endpoints shown in the alert, per state. */
 const ALERT_LIMIT = 10;
@@ -42,16 +43,6 @@ function EndpointAlert({ api }) {
     <p><a href="#webhooks">See the Webhooks page</a></p>
   </div>`;
 }
-
-/** A decimal amount string ("-1,234.5" without the commas: "-1234.50") in cents, exactly (a BigInt: no float rounds it). */
-const cents = (amount) => {
-  const [whole, fraction = ''] = amount.replace('-', '').split('.');
-  const value = BigInt(whole) * 100n + BigInt(fraction.padEnd(2, '0').slice(0, 2));
-  return amount.startsWith('-') ? -value : value;
-};
-
-/** Whether amount `a` is below amount `b` (decimal strings). */
-export const below = (a, b) => cents(a) < cents(b);
 
 function Accounts({ api, threshold }) {
   const balances = useLoad(() => api.get('/business-account/balance'), [api]);

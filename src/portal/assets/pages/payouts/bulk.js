@@ -6,6 +6,10 @@
  * (`getBulkPayoutStatus`), its report (`getBatchReport`) and the report as a CSV file
  * (`getBatchReportCsv`).
  *
+ * Before sending, the file's count and total (the rows not rejected for their values, whose
+ * amounts the payout account pays) and the payout account's balance after
+ * (`getBusinessAccountBalance`), with a warning, not a block, when it would go below zero.
+ *
  * Every data row is sent, rejected ones included, as the service takes them: each is
  * rejected alone and recorded in the report under its row's `item_index`, so the report
  * lines up with the file.
@@ -13,8 +17,11 @@
 import { html, useState } from '../../preact-htm.js';
 import { bulkPreview, ITEM_FIELDS } from './csv.js';
 import { downloadText } from '../../download.js';
-import { Id, Money, Problem, Table, plural, words } from '../../ui.js';
+import { Id, Money, Problem, Table, plural, useLoad, words } from '../../ui.js';
 import { When, useRequest } from '../../lists.js';
+import { sumOf, typedAmount } from '../../amounts.js';
+import { Facts, Warnings } from '../../corrections/review.js';
+import { balanceAfter, payoutAccount } from '../../corrections/movement.js';
 
 /** core.yaml BulkPayoutCounts: the states an item of a batch is counted in. */
 export const STATES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REJECTED'];
@@ -67,6 +74,25 @@ function Preview({ preview }) {
         </nav>`
       : null}
   </section>`;
+}
+
+/** What sending `preview` pays: its count and total, and the payout account's balance after (`account`, as read). */
+function BulkTotal({ preview, account }) {
+  const paid = preview.rows.filter((r) => !r.rejection);
+  const total = sumOf(paid.map((r) => typedAmount(r.item.payout_amount)));
+  if (account.error) return html`<${Problem} error=${account.error} onRetry=${account.reload} />`;
+  if (!account.data) return html`<p role="status">Reading the payout account…</p>`;
+  const { currency } = account.data;
+  const after = balanceAfter({ name: 'Payout account', balance: account.data.balance, amount: total, currency, out: true });
+  return html`<div data-field="bulk-total">
+    <${Facts} label="What the file pays" facts=${[
+      ['Payouts', `${plural(paid.length, 'payout')}${paid.length < preview.rows.length ? ` (and ${plural(preview.rows.length - paid.length, 'rejected row')})` : ''}`],
+      ['Total', html`<${Money} amount=${total} currency=${currency} />`],
+      ['From', `Payout account ${account.data.account_number}`],
+      after.fact,
+    ]} />
+    <${Warnings} warnings=${[after.warning].filter(Boolean)} />
+  </div>`;
 }
 
 /** A sent batch: its counts, its report and the report's download. `idPrefix` keeps its element ids unique on the page. */
@@ -131,6 +157,7 @@ export function BulkPayout({ api }) {
   const send = useRequest();
   const [preview, setPreview] = useState(null);
   const [batch, setBatch] = useState(null);
+  const account = useLoad(() => (preview ? payoutAccount(api) : Promise.resolve(null)), [api, preview?.key]);
 
   async function choose(event) {
     const file = event.currentTarget.files?.[0];
@@ -163,6 +190,7 @@ export function BulkPayout({ api }) {
         ${preview ? `Send ${plural(preview.rows.length, 'payout')}` : 'Send payouts'}
       </button>
     </form>
+    ${sendable ? html`<${BulkTotal} preview=${preview} account=${account} />` : null}
     <${Problem} error=${send.error} />
     ${preview ? html`<${Preview} key=${preview.key} preview=${preview} />` : null}
     ${batch ? html`<${Batch} api=${api} batch=${batch} onBatch=${setBatch} />` : null}

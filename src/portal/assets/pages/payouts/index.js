@@ -3,7 +3,7 @@
  * (./list.js, core `listCustomerPayouts`), its bulk payouts with their counts and
  * reports (./bulk-list.js, `listBulkPayouts`), a payout looked up by its id
  * (`getPayoutStatus`; the address `#payouts/<id>`, a search's hit, opens it), and a bulk
- * payout from a CSV file (./bulk.js).
+ * payout from a CSV file (./bulk.js), and the payout whitelist (../../corrections/whitelist.js).
  */
 import { html, useEffect, useState } from '../../preact-htm.js';
 import { BulkPayout } from './bulk.js';
@@ -11,6 +11,7 @@ import { BulkPayoutList } from './bulk-list.js';
 import { OpenPayout, PayoutList } from './list.js';
 import { Field, Problem } from '../../ui.js';
 import { useRequest } from '../../lists.js';
+import { WhitelistManager } from '../../corrections/index.js';
 
 function PayoutLookup({ api, target }) {
   const lookup = useRequest();
@@ -48,6 +49,7 @@ function PayoutsPage({ api, target }) {
     <${PayoutList} api=${api} />
     <${BulkPayoutList} api=${api} />
     <${PayoutLookup} api=${api} target=${target} />
+    <${WhitelistManager} api=${api} />
     ${api.can('payouts:write') ? html`<${BulkPayout} api=${api} />` : null}
   </div>`;
 }

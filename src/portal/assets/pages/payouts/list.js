@@ -9,6 +9,7 @@ import { Id, instant, Money, Problem, RowToggle, Table, words } from '../../ui.j
 import { PayoutTimeline } from './timeline.js';
 import { CreatedBy } from '../../creator.js';
 import { ListPager, PER_PAGE, When, useFilteredList } from '../../lists.js';
+import { PayoutCorrections } from '../../corrections/index.js';
 
 /** shared.yaml PayoutStatus, the `status` filter's values. */
 export const PAYOUT_STATES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED'];
@@ -76,6 +77,7 @@ export function OpenPayout({ api, payout, onClose }) {
     <${PayoutDetail} payout=${payout} />
     <${CreatedBy} api=${api} id=${payout.payout_id} operation="createCustomerPayout" />
     <${PayoutTimeline} api=${api} payout=${payout} />
+    <${PayoutCorrections} api=${api} payout=${payout} />
     <button type="button" class="secondary" onClick=${onClose}>Close</button>
   </section>`;
 }

@@ -1,13 +1,15 @@
 /**
  * One wallet on the Wallets page: its details, its ledger transactions (closed-loop
  * `listWalletTransactions`, newest first, cursor pages, by type and creation date) and its
- * statement as a CSV file (`getWalletStatementCsv`, `Accept: text/csv`); who created it (../../creator.js).
+ * statement as a CSV file (`getWalletStatementCsv`, `Accept: text/csv`); who created it (../../creator.js); its corrections
+ * and its transactions' (../../corrections/), after which `onChanged(wallet)` gets it as it is now (`getWallet`).
  */
 import { html, useState } from '../../preact-htm.js';
-import { Id, Money, Problem, Table, instant, words } from '../../ui.js';
+import { Id, Money, Problem, RowToggle, Table, instant, words } from '../../ui.js';
 import { ListPager, When, useFilteredList, useRequest } from '../../lists.js';
 import { downloadText } from '../../download.js';
 import { CreatedBy } from '../../creator.js';
+import { TransactionCorrections, WalletCorrections } from '../../corrections/index.js';
 
 const CL = '/cl/v1';
 
@@ -39,11 +41,16 @@ export function TransactionFilters({ list, idPrefix = 'tx' }) {
 }
 
 /** One wallet's details, its transactions and its statement download; `onClose` closes the panel. */
-export function WalletDetail({ api, wallet, onClose }) {
+export function WalletDetail({ api, wallet, onClose, onChanged }) {
   const statement = useRequest();
+  const [open, setOpen] = useState(null);
   const [saved, setSaved] = useState(null);
   const list = useFilteredList((f, cursor) => api.get(`${CL}/wallets/${wallet.id}/transactions`, { query: transactionQuery(f, cursor) }), NO_TRANSACTION_FILTER);
   const { page } = list;
+  const changed = async () => {
+    list.retry();
+    onChanged?.(await api.get(`${CL}/wallets/${wallet.id}`));
+  };
 
   async function download() {
     const csv = await statement.run(() => api.text(`${CL}/wallets/${wallet.id}/statement.csv`, { accept: 'text/csv' }));
@@ -60,10 +67,12 @@ export function WalletDetail({ api, wallet, onClose }) {
       <dt>Name</dt><dd>${wallet.name ?? '—'}</dd>
       <dt>Status</dt><dd>${words(wallet.status)}</dd>
       <dt>Balance</dt><dd><${Money} amount=${wallet.balance} currency=${wallet.currency} /></dd>
+      <dt>May overdraft</dt><dd data-field="can-overdraft">${wallet.can_overdraft ? 'Yes: its balance may go below zero' : 'No'}</dd>
       <dt>External reference</dt><dd>${wallet.external_reference ?? '—'}</dd>
       <dt>Created</dt><dd><${When} at=${wallet.created_at} /></dd>
     </dl>
     <${CreatedBy} api=${api} id=${wallet.id} operation="createWallet" />
+    <${WalletCorrections} api=${api} wallet=${wallet} onDone=${changed} />
     <p class="actions">
       <button type="button" onClick=${download} disabled=${statement.busy}>Download statement (CSV)</button>
       <button type="button" class="secondary" onClick=${onClose}>Close</button>
@@ -79,6 +88,7 @@ export function WalletDetail({ api, wallet, onClose }) {
           empty="No transactions match."
           rows=${page.data}
           rowKey=${(t) => t.id}
+          detail=${(t) => (open === t.id ? html`<${TransactionCorrections} api=${api} transaction=${t} onDone=${changed} />` : null)}
           columns=${[
             { title: 'Reference', render: (t) => t.reference },
             { title: 'Type', render: (t) => words(t.type) },
@@ -86,6 +96,7 @@ export function WalletDetail({ api, wallet, onClose }) {
             { title: 'Direction', render: (t) => words(t.entries?.find((e) => e.account_number === wallet.account_number)?.direction) },
             { title: 'Amount', num: true, render: (t) => html`<${Money} amount=${t.amount} currency=${t.currency} />` },
             { title: 'Created', render: (t) => html`<${When} at=${t.created_at} />` },
+            ...(api.can('money:move') ? [{ title: 'Corrections', render: (t) => html`<${RowToggle} id=${t.id} open=${open} setOpen=${setOpen} text="Correct" label=${`Correct ${t.reference}`} />` }] : []),
           ]}
         />
         <${ListPager} list=${list} label="Transactions" />`

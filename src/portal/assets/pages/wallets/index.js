@@ -70,7 +70,7 @@ function WalletsPage({ api, target }) {
       <button type="submit" disabled=${lookup.busy}>Find</button>
       <${Problem} error=${lookup.error} />
     </form>
-    ${selected ? html`<${WalletDetail} key=${selected.id} api=${api} wallet=${selected} onClose=${() => setSelected(null)} />` : null}
+    ${selected ? html`<${WalletDetail} key=${selected.id} api=${api} wallet=${selected} onClose=${() => setSelected(null)} onChanged=${(w) => (setSelected(w), list.retry())} />` : null}
     <section aria-labelledby="wallet-list-title">
       <h2 id="wallet-list-title">All wallets</h2>
       <form class="filters" onSubmit=${list.apply} aria-label="Wallet filters">
