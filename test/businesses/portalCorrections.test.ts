@@ -13,7 +13,7 @@
  */
 import { expect } from 'chai';
 import type { HTTPRequest, Page } from 'puppeteer-core';
-import { get, post } from '../support/client.js';
+import { get, post, request } from '../support/client.js';
 import { credit, newWallet, topup, uniq } from '../support/fixtures.js';
 import { activeCustomer } from '../support/customers.js';
 import { issuedCard } from '../support/cards.js';
@@ -31,6 +31,8 @@ describe('Portal: corrections from the object, each reviewed', function () {
   let wallet: any;
   let payoutTx: any;
   let failed: any;
+  let funded: any;
+  let fundTx: any;
   const reference = `RETRY-${uniq()}`;
   const suite = portalSuiteHooks('the portal corrections', async (biz) => {
     customer = await activeCustomer(biz.b);
@@ -38,6 +40,9 @@ describe('Portal: corrections from the object, each reviewed', function () {
     wallet = await newWallet(biz.b.token, { name: 'Refunds desk' });
     await topup(biz.b.token, '100.00');
     payoutTx = await credit(biz.b.token, wallet.id, '100.00', 'payouts');
+    funded = await newWallet(biz.b.token, { name: 'Mistaken fund' });
+    await topup(biz.b.token, '25.00');
+    fundTx = await credit(biz.b.token, funded.id, '25.00');
     await topupPayoutAccount(biz.b, '500.00');
     failed = await createPayout(biz.b, { payout_amount: '12.5', customer_id: customer.id, external_reference: reference, payout_purpose: 'Cashback' });
     const outcome = await post(`/testhelpers/payouts/${failed.payout_id}/outcome`, { status: 'FAILED' }, { token: biz.b.token });
@@ -164,6 +169,41 @@ describe('Portal: corrections from the object, each reviewed', function () {
     expect((await get(`/cl/v1/wallets/${wallet.id}`, as())).body.status).to.equal('ACTIVE');
   });
 
+  it('reverses a fund in full; after a refusal, the next Confirm is a new attempt with a new key', async () => {
+    const { page } = suite.portal;
+    const keys: string[] = [];
+    const onRequest = (req: HTTPRequest) => {
+      if (req.method() === 'POST' && new URL(req.url()).pathname === '/cl/v1/reversals') keys.push(req.headers()['idempotency-key']);
+    };
+    page.on('request', onRequest);
+    await page.$eval('#wallet-account-number', (i) => ((i as HTMLInputElement).value = ''));
+    await page.type('#wallet-account-number', funded.account_number);
+    await clickButton(page, 'Find', 'form[aria-labelledby="wallet-lookup-title"]');
+    await page.waitForSelector(`button[aria-label="Correct ${fundTx.reference}"]`);
+    await clickButton(page, `Correct ${fundTx.reference}`);
+    const group = `[aria-label="Corrections of ${fundTx.reference}"][role="group"]`;
+    await page.waitForSelector(group);
+    expect(await page.$(`${group} [data-field="refundable"]`), 'a fund takes no refund').to.equal(null);
+    await clickButton(page, 'Reverse', group);
+    const operational = suite.biz.b.operationalAccountNumber;
+    const review = await textOf(page, `${group} [role="group"]`, 'Afterwards');
+    expect(review).to.include(`Reverse ${fundTx.reference} in full: 25.00 SAR back from account ${funded.account_number} to account ${operational}.`);
+    expect(review).to.include(`Wallet ${funded.account_number} after\n0.00 SAR`);
+    expect((await request('PATCH', `/cl/v1/wallets/${funded.id}`, { ...as(), body: { status: 'SUSPENDED' } })).status).to.equal(200);
+    await clickButton(page, 'Confirm', group);
+    await textOf(page, `${group} .problem`, 'not active');
+    await looked(page, 'a refused reversal at 390 px dark');
+    expect((await request('PATCH', `/cl/v1/wallets/${funded.id}`, { ...as(), body: { status: 'ACTIVE' } })).status).to.equal(200);
+    await clickButton(page, 'Confirm', group);
+    await textOf(page, `${group} .done`, 'Reversed');
+    page.off('request', onRequest);
+    suite.portal.consoleErrors.length = 0; // Chromium logs the refused reversal's 422.
+    expect(keys).to.have.length(2);
+    expect(keys[1], 'a refusal is kept with its key: the next attempt has its own').to.not.equal(keys[0]);
+    expect((await get(`/cl/v1/transactions/${fundTx.id}`, as())).body.reversal_transaction_id).to.be.a('string');
+    expect((await get(`/cl/v1/wallets/${funded.id}`, as())).body.balance).to.equal('0.00');
+  });
+
   it('warns, without blocking, when a transfer takes a wallet below zero', async () => {
     const { page } = suite.portal;
     const other = await newWallet(suite.biz.b.token, { name: 'Other desk' });
@@ -232,6 +272,9 @@ describe('Portal: corrections from the object, each reviewed', function () {
     const total = await textOf(page, '[data-field="bulk-total"]', 'Total');
     expect(total).to.include('2 payouts').and.include('12.75 SAR').and.include('Payout account after');
     await looked(page, 'a bulk file’s total at 390 px dark');
+    await setLook(page, { width: 1280, dark: false });
+    await looked(page, 'the Payouts page with its whitelist and a bulk file’s total at 1280 px light');
+    await setLook(page, PHONE_DARK);
   });
 
   it('offers a viewer no correction, and the API refuses one', async () => {
