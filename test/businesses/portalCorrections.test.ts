@@ -57,6 +57,15 @@ describe('Portal: corrections from the object, each reviewed', function () {
     await page.waitForFunction((s, t) => [...document.querySelectorAll(s)].some((el) => (el as HTMLElement).innerText.includes(t)), {}, selector, text);
     return page.$$eval(selector, (els) => els.map((el) => (el as HTMLElement).innerText).join('\n'));
   };
+  /** The Idempotency-Keys of the POSTs to `path` the page sends from now until `stop()`. */
+  const keysSent = (page: Page, path: string) => {
+    const keys: string[] & { stop?: () => void } = [];
+    const onRequest = (req: HTTPRequest) => {
+      if (req.method() === 'POST' && new URL(req.url()).pathname === path) keys.push(req.headers()['idempotency-key']);
+    };
+    page.on('request', onRequest);
+    return Object.assign(keys, { stop: () => void page.off('request', onRequest) });
+  };
   /** Checks the page as it is now: axe, words, width. */
   const looked = async (page: Page, label: string) => {
     await assertNoPageOverflow(page, label);
@@ -103,11 +112,7 @@ describe('Portal: corrections from the object, each reviewed', function () {
 
   it('refunds part of a payout from its wallet’s transactions, showing the remainder, and a retried review sends the same Idempotency-Key', async () => {
     const { page } = suite.portal;
-    const keys: string[] = [];
-    const onRequest = (req: HTTPRequest) => {
-      if (req.method() === 'POST' && new URL(req.url()).pathname === '/cl/v1/refunds') keys.push(req.headers()['idempotency-key']);
-    };
-    page.on('request', onRequest);
+    const keys = keysSent(page, '/cl/v1/refunds');
     await setLook(page, PHONE_DARK);
     await showPage(page, 'wallets', 'Wallets');
     await page.type('#wallet-account-number', wallet.account_number);
@@ -141,7 +146,7 @@ describe('Portal: corrections from the object, each reviewed', function () {
     await page.setOfflineMode(false);
     await clickButton(page, 'Confirm', group);
     await textOf(page, `${group} .done`, 'Refunded 30.00 SAR');
-    page.off('request', onRequest);
+    keys.stop();
     suite.portal.consoleErrors.length = 0; // Chromium logs the request the offline page could not send.
     expect(keys.length).to.equal(2);
     expect(keys[1]).to.equal(keys[0]).and.match(/^[0-9a-f-]{36}$/);
@@ -171,11 +176,7 @@ describe('Portal: corrections from the object, each reviewed', function () {
 
   it('reverses a fund in full; after a refusal, the next Confirm is a new attempt with a new key', async () => {
     const { page } = suite.portal;
-    const keys: string[] = [];
-    const onRequest = (req: HTTPRequest) => {
-      if (req.method() === 'POST' && new URL(req.url()).pathname === '/cl/v1/reversals') keys.push(req.headers()['idempotency-key']);
-    };
-    page.on('request', onRequest);
+    const keys = keysSent(page, '/cl/v1/reversals');
     await page.$eval('#wallet-account-number', (i) => ((i as HTMLInputElement).value = ''));
     await page.type('#wallet-account-number', funded.account_number);
     await clickButton(page, 'Find', 'form[aria-labelledby="wallet-lookup-title"]');
@@ -196,7 +197,7 @@ describe('Portal: corrections from the object, each reviewed', function () {
     expect((await request('PATCH', `/cl/v1/wallets/${funded.id}`, { ...as(), body: { status: 'ACTIVE' } })).status).to.equal(200);
     await clickButton(page, 'Confirm', group);
     await textOf(page, `${group} .done`, 'Reversed');
-    page.off('request', onRequest);
+    keys.stop();
     suite.portal.consoleErrors.length = 0; // Chromium logs the refused reversal's 422.
     expect(keys).to.have.length(2);
     expect(keys[1], 'a refusal is kept with its key: the next attempt has its own').to.not.equal(keys[0]);
