@@ -81,6 +81,7 @@ export function Correction({ id, label, danger, initial = {}, fields, check, rev
     const wrong = check?.(values) ?? null;
     setProblem(wrong);
     if (wrong) return;
+    sending.setError(null);
     setStep({ name: 'review', key: newIdempotencyKey(), told: null });
     const told = await reading.run(() => review(values));
     if (told) setStep((s) => (s?.name === 'review' ? { ...s, told } : s));
@@ -135,6 +136,5 @@ export function Correction({ id, label, danger, initial = {}, fields, check, rev
               ${fields ? 'Edit' : 'Cancel'}</button>
           </div>
         </div>`
-      : null}
-`;
+      : null}`;
 }
