@@ -2,19 +2,19 @@
  * Payouts page: the business's payouts with filters and each payout's timeline
  * (./list.js, core `listCustomerPayouts`), its bulk payouts with their counts and
  * reports (./bulk-list.js, `listBulkPayouts`), a payout looked up by its id
- * (`getPayoutStatus`; the address `#payouts/<id>`, a search's hit, opens it), and a bulk
+ * (`getPayoutStatus`; a payout's own page is ../../objects/payout.js), and a bulk
  * payout from a CSV file (./bulk.js).
  */
-import { html, useEffect, useState } from '../../preact-htm.js';
+import { html, useState } from '../../preact-htm.js';
 import { BulkPayout } from './bulk.js';
 import { BulkPayoutList } from './bulk-list.js';
 import { OpenPayout, PayoutList } from './list.js';
 import { Field, Problem } from '../../ui.js';
 import { useRequest } from '../../lists.js';
 
-function PayoutLookup({ api, target }) {
+function PayoutLookup({ api }) {
   const lookup = useRequest();
-  const [id, setId] = useState(target ?? '');
+  const [id, setId] = useState('');
   const [payout, setPayout] = useState(null);
 
   async function open(payoutId) {
@@ -26,11 +26,6 @@ function PayoutLookup({ api, target }) {
     event.preventDefault();
     open(id);
   };
-  useEffect(() => {
-    if (!target) return;
-    open(target);
-    document.getElementById('payout-lookup-title')?.scrollIntoView();
-  }, [target]);
 
   return html`<section aria-labelledby="payout-lookup-title">
     <h2 id="payout-lookup-title">Payout by id</h2>
@@ -43,11 +38,11 @@ function PayoutLookup({ api, target }) {
   </section>`;
 }
 
-function PayoutsPage({ api, target }) {
+function PayoutsPage({ api }) {
   return html`<div>
     <${PayoutList} api=${api} />
     <${BulkPayoutList} api=${api} />
-    <${PayoutLookup} api=${api} target=${target} />
+    <${PayoutLookup} api=${api} />
     ${api.can('payouts:write') ? html`<${BulkPayout} api=${api} />` : null}
   </div>`;
 }

@@ -8,6 +8,7 @@ import { Id, Money, Problem, Table, instant, words } from '../../ui.js';
 import { ListPager, When, useFilteredList, useRequest } from '../../lists.js';
 import { downloadText } from '../../download.js';
 import { CreatedBy } from '../../creator.js';
+import { ObjectLink } from '../../objects/links.js';
 
 const CL = '/cl/v1';
 
@@ -38,7 +39,7 @@ export function TransactionFilters({ list, idPrefix = 'tx' }) {
   </form>`;
 }
 
-/** One wallet's details, its transactions and its statement download; `onClose` closes the panel. */
+/** One wallet's details, its transactions (each linking to its page) and its statement download; `onClose` (when given) closes the panel. */
 export function WalletDetail({ api, wallet, onClose }) {
   const statement = useRequest();
   const [saved, setSaved] = useState(null);
@@ -66,7 +67,7 @@ export function WalletDetail({ api, wallet, onClose }) {
     <${CreatedBy} api=${api} id=${wallet.id} operation="createWallet" />
     <p class="actions">
       <button type="button" onClick=${download} disabled=${statement.busy}>Download statement (CSV)</button>
-      <button type="button" class="secondary" onClick=${onClose}>Close</button>
+      ${onClose ? html`<button type="button" class="secondary" onClick=${onClose}>Close</button>` : null}
     </p>
     ${saved ? html`<p role="status">Saved ${saved}.</p>` : null}
     <${Problem} error=${statement.error} />
@@ -80,7 +81,7 @@ export function WalletDetail({ api, wallet, onClose }) {
           rows=${page.data}
           rowKey=${(t) => t.id}
           columns=${[
-            { title: 'Reference', render: (t) => t.reference },
+            { title: 'Reference', render: (t) => html`<${ObjectLink} kind="transactions" id=${t.id}>${t.reference}</${ObjectLink}>` },
             { title: 'Type', render: (t) => words(t.type) },
             { title: 'Status', render: (t) => words(t.status) },
             { title: 'Direction', render: (t) => words(t.entries?.find((e) => e.account_number === wallet.account_number)?.direction) },
