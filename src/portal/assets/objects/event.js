@@ -12,7 +12,7 @@ import { ObjectFrame, ObjectHeading } from './frame.js';
 import { LinkedId, ObjectLink } from './links.js';
 import { EventDeliveries } from './timeline.js';
 
-/** The event `id`; throws a problem-shaped error when the business has none. */
+/** The event `id`; throws a 404-shaped problem (no Retry: it cannot help) when the business has none. */
 async function readEvent(api, id) {
   const hit = (await api.get('/search', { query: { q: id } })).data.find((h) => h.type === 'EVENT' && h.id === id.toLowerCase());
   if (hit) {
@@ -21,7 +21,7 @@ async function readEvent(api, id) {
     const event = page.data.find((e) => e.id === hit.id);
     if (event) return event;
   }
-  throw { title: 'Event not found', detail: `This business has no event ${id}.` };
+  throw { status: 404, title: 'Event not found', detail: `This business has no event ${id}.` };
 }
 
 export function EventPage({ api, id }) {
