@@ -1930,7 +1930,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description Lists the events recorded for the caller's business, newest first, optionally of one `code` and created in [`created_from`, `created_to`); each with the `data` its deliveries carry. Events are kept for as long as the business exists.
+         * @description Lists the events recorded for the caller's business, newest first, optionally of one `code`, about one object (`object_id`) and created in [`created_from`, `created_to`); each with the `data` its deliveries carry. Events are kept for as long as the business exists. A page costs the same however many events the business has, with any of the filters.
          */
         get: operations["listEvents"];
         put?: never;
@@ -6178,6 +6178,11 @@ export interface components {
          * @example onboarding.complete
          */
         EventCodeFilter: components["schemas"]["WebhookEventCode"];
+        /**
+         * @description Only the events about this object: a payout's `payout.*` events (their `data.payout_id`) or a customer's `onboarding.complete` (its `data.customer_id`). A payout's events also name its customer, but are about the payout: they are listed with the payout's id, not the customer's.
+         * @example 7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f
+         */
+        EventObjectFilter: string;
         /**
          * @description Card issuance id, as returned by `issueCard`.
          * @example 3f1c2b4a-5d6e-4f7a-8b9c-0d1e2f3a4b5c
@@ -10961,6 +10966,11 @@ export interface operations {
                  * @example onboarding.complete
                  */
                 code?: components["parameters"]["EventCodeFilter"];
+                /**
+                 * @description Only the events about this object: a payout's `payout.*` events (their `data.payout_id`) or a customer's `onboarding.complete` (its `data.customer_id`). A payout's events also name its customer, but are about the payout: they are listed with the payout's id, not the customer's.
+                 * @example 7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f
+                 */
+                object_id?: components["parameters"]["EventObjectFilter"];
                 /**
                  * @description Only items created at or after this instant.
                  * @example 2026-11-01T00:00:00.000Z

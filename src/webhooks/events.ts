@@ -16,21 +16,31 @@ import type { ApiVersioning } from '../kernel/versioning/versionChange.js';
 
 type Schemas = components['schemas'];
 
+/**
+ * The object an event is about (core.yaml EventObjectFilter): the payout its data names, else
+ * the customer. The index outbox_events_business_id_object_created_at_id_index
+ * (src/db/migrations/047_event_object_index.ts) is on this expression as written here.
+ */
+const EVENT_OBJECT = "COALESCE(data->>'payout_id', data->>'customer_id')";
+
 export interface EventFilter extends PageQuery {
   code?: string;
+  object_id?: string;
   created_from?: string;
   created_to?: string;
 }
 
 /**
- * A page of the business's events, newest first, each event's `data` rendered at API version
- * `version` (brought up from the shape it was stored in, then down: API_VERSIONING.eventData);
+ * A page of the business's events, newest first, optionally of one `code`, about one
+ * `object_id` (a payout's or a customer's id: EVENT_OBJECT) and in a time range, each
+ * event's `data` rendered at API version `version` (brought up from the shape it was stored in, then down: API_VERSIONING.eventData);
  * throws 400 INVALID_CURSOR. Test events (`sendWebhookTestEvent`, ./endpoints.ts) are left
  * out: they belong to one endpoint and show in its delivery attempts.
  */
 export async function listEvents(db: Knex, businessId: string, filter: EventFilter, version: string, versioning: ApiVersioning = API_VERSIONING): Promise<Page<Schemas['Event']>> {
   const query = db('outbox_events').where({ business_id: businessId }).whereNot({ code: TEST_EVENT_CODE }).select('id', 'code', 'data', 'data_version', 'created_at');
   if (filter.code) query.where({ code: filter.code });
+  if (filter.object_id) query.whereRaw(`${EVENT_OBJECT} = ?`, [filter.object_id.toLowerCase()]);
   if (filter.created_from) query.where('created_at', '>=', new Date(filter.created_from));
   if (filter.created_to) query.where('created_at', '<', new Date(filter.created_to));
   return paginate<{ id: string; code: string; data: object; data_version: string; created_at: Date }, Schemas['Event']>(query, filter, (rows) =>

@@ -1,6 +1,6 @@
 /**
  * listEvents and redeliverEvent: the business's events, newest first, filtered
- * by code and creation time; one event sent again to one endpoint, with each documented
+ * by code, by the object they are about and by creation time; one event sent again to one endpoint, with each documented
  * refusal.
  */
 import { randomUUID } from 'node:crypto';
@@ -8,6 +8,8 @@ import { expect } from 'chai';
 import { expectProblem } from '../support/assertions.js';
 import { get, post } from '../support/client.js';
 import { newBusiness, topup, type TestBusiness } from '../support/fixtures.js';
+import { activeCustomer } from '../support/customers.js';
+import { createPayout, topupPayoutAccount } from '../support/payouts.js';
 import { startReceiver, testSecret, verifyDelivery, type Receiver } from '../support/webhooks.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -46,6 +48,27 @@ describe('events: listEvents', () => {
     expect(second.body.has_more).to.equal(false);
 
     expect((await get('/events', { token: (await newBusiness()).token })).body.data, 'another business sees none of them').to.deep.equal([]);
+  });
+
+  it('lists the events about one payout, or one customer, by object_id', async () => {
+    const b = await newBusiness();
+    const customer = await activeCustomer(b);
+    await topupPayoutAccount(b, '50.00');
+    const one = await createPayout(b, { payout_amount: '1.10', customer_id: customer.id });
+    const two = await createPayout(b, { payout_amount: '2.20', customer_id: customer.id });
+    await topup(b.token, '1.00');
+
+    const ofOne = await get(`/events?object_id=${one.payout_id}`, { token: b.token });
+    expect(ofOne.status).to.equal(200);
+    expect(ofOne.body.data.length, 'the payout has events').to.be.greaterThan(0);
+    expect(ofOne.body.data.every((e: any) => e.code.startsWith('payout.') && e.data.payout_id === one.payout_id)).to.equal(true);
+    const ofTwo = await get(`/events?object_id=${two.payout_id.toUpperCase()}`, { token: b.token });
+    expect(ofTwo.body.data.map((e: any) => e.data.payout_id)).to.include(two.payout_id).and.not.include(one.payout_id);
+    const ofCustomer = await get(`/events?object_id=${customer.id}`, { token: b.token });
+    expect(ofCustomer.body.data.map((e: any) => e.code), 'the payouts name the customer, but are about the payouts').to.deep.equal(['onboarding.complete']);
+    expect((await get(`/events?object_id=${one.payout_id}&code=topup.complete`, { token: b.token })).body.data).to.deep.equal([]);
+    expect((await get(`/events?object_id=${one.payout_id}`, { token: (await newBusiness()).token })).body.data, 'another business sees none').to.deep.equal([]);
+    expectProblem(await get('/events?object_id=CB-7781', { token: b.token }), 400, 'VALIDATION_ERROR');
   });
 
   it('answers 400 VALIDATION_ERROR for an unknown code', async () => {

@@ -2,7 +2,8 @@
  * The portal's shell: sign-in as a portal user (email, password and a code of the user's
  * authenticator: `createPortalSession`), the session kept across a reload (an HttpOnly
  * cookie; `getPortalSession` asks for it again), navigation between the registered pages
- * (./pages/index.js; the address's fragment names the page, `#webhooks`), sign-out and
+ * (./pages/index.js; the address's fragment names the page, `#webhooks`) and to the object
+ * pages (./objects/index.js; `#/payouts/<id>`: each link a history entry, so Back returns), sign-out and
  * sign-out everywhere. The sandbox's page carries the demo owner's documented email and
  * password (`data-demo-email`), which pre-fill the form, and offers its current code.
  */
@@ -12,6 +13,7 @@ import { Field, Problem, setTimeZone, useSubmit, words } from './ui.js';
 import { pages } from './pages/index.js';
 import { Invitation, invitationToken } from './invitation.js';
 import { SearchBox } from './search.js';
+import { KINDS, ObjectPage, objectOfAddress } from './objects/index.js';
 
 const body = document.body.dataset;
 const SANDBOX = body.sandbox === 'true';
@@ -101,24 +103,30 @@ function Portal({ api, session, onSignOut }) {
   const visible = pages.filter((p) => (!p.sandboxOnly || session.sandbox) && (!p.permission || session.permissions.includes(p.permission)));
   const [pageId, setPageId] = useState(() => pageIdOfAddress(visible) ?? visible[0]?.id);
   const [target, setTarget] = useState(targetOfAddress);
+  const [object, setObject] = useState(objectOfAddress);
   // On a narrow screen the navigation folds behind the Menu button (style.css); a choice folds it again.
   const [menuOpen, setMenuOpen] = useState(false);
   const heading = useRef(null);
   useEffect(() => {
     // A fragment that names no page (an in-page link) keeps the page shown.
     const onHash = () => {
-      setPageId((shown) => pageIdOfAddress(visible) ?? shown);
-      if (pageIdOfAddress(visible)) setTarget(targetOfAddress());
+      const named = objectOfAddress();
+      setObject(named);
+      if (named) window.scrollTo(0, 0);
+      setPageId((shown) => (named ? KINDS[named.kind].list : pageIdOfAddress(visible) ?? shown));
+      if (!named && pageIdOfAddress(visible)) setTarget(targetOfAddress());
       setMenuOpen(false);
     };
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
-  const page = visible.find((p) => p.id === pageId) ?? visible[0];
+  const page = visible.find((p) => p.id === (object ? KINDS[object.kind].list : pageId)) ?? visible[0];
   useEffect(() => {
+    // An object page names itself once its object is read (./objects/frame.js).
+    if (object) return;
     document.title = `${page.title} · Business portal`;
     heading.current?.focus();
-  }, [page.id, target]);
+  }, [page.id, target, object]);
   const Page = page.component;
   return html`<div class="portal">
     <a class="skip" href="#main" onClick=${skipToMain}>Skip to content</a>
@@ -138,8 +146,10 @@ function Portal({ api, session, onSignOut }) {
       <ul>${visible.map((p) => html`<li><a href=${`#${p.id}`} aria-current=${p.id === page.id ? 'page' : undefined}>${p.title}</a></li>`)}</ul>
     </nav>
     <main id="main" tabindex="-1">
-      <h1 tabindex="-1" ref=${heading}>${page.title}</h1>
-      <${Page} key=${`${page.id}/${target ?? ''}`} api=${api} session=${session} target=${target} />
+      ${object
+        ? html`<${ObjectPage} key=${[object.kind, object.id, ...object.more].join("/")} api=${api} object=${object} />`
+        : html`<h1 tabindex="-1" ref=${heading}>${page.title}</h1>
+          <${Page} key=${`${page.id}/${target ?? ''}`} api=${api} session=${session} target=${target} />`}
     </main>
   </div>`;
 }

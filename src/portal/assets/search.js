@@ -1,22 +1,22 @@
 /**
  * The header's search box, on every page: `q` sent to the documented `search` operation
  * (core `GET /search`) on Enter, its hits listed below the box grouped by type, each a link
- * to the page that shows the object, the object opened there (the address `#<page>/<id>`,
- * which the shell hands to the page as its `target`). The `/` key moves the focus to the box
+ * to the object's page (./objects/, the address `#/<kind>/<id>`). The `/` key moves the focus to the box
  * unless the person is typing in a field; Escape closes the hits.
  */
 import { html, useEffect, useRef, useState } from './preact-htm.js';
 import { Problem, words } from './ui.js';
+import { objectHref } from './objects/links.js';
 
-/** Each hit type (core.yaml SearchHit.type) in the answer's order: its group's title and the address that opens it. */
+/** Each hit type (core.yaml SearchHit.type) in the answer's order: its group's title and the kind of its object page (./objects/index.js). */
 const TYPES = [
-  ['PAYOUT', 'Payouts', (h) => `#payouts/${h.id}`],
-  ['BULK_PAYOUT', 'Bulk payouts', () => '#payouts'],
-  ['CUSTOMER', 'Customers', (h) => `#customers/${h.id}`],
-  ['WALLET', 'Wallets', (h) => `#wallets/${h.id}`],
-  ['TRANSACTION', 'Transactions', () => '#wallets'],
-  ['CARD', 'Cards', (h) => `#customers/${h.customer_id}`],
-  ['EVENT', 'Events', () => '#events'],
+  ['PAYOUT', 'Payouts', 'payouts'],
+  ['BULK_PAYOUT', 'Bulk payouts', 'bulk-payouts'],
+  ['CUSTOMER', 'Customers', 'customers'],
+  ['WALLET', 'Wallets', 'wallets'],
+  ['TRANSACTION', 'Transactions', 'transactions'],
+  ['CARD', 'Cards', 'cards'],
+  ['EVENT', 'Events', 'events'],
 ];
 
 /** True when `el` takes typed text (then `/` is a character, not the shortcut). */
@@ -78,12 +78,12 @@ export function SearchBox({ api }) {
 
 /** The hits of a search grouped by type, each a link to its page. */
 function Hits({ hits, q }) {
-  const groups = TYPES.map(([type, title, href]) => ({ type, title, href, hits: hits.filter((h) => h.type === type) })).filter((g) => g.hits.length);
+  const groups = TYPES.map(([type, title, kind]) => ({ type, title, kind, hits: hits.filter((h) => h.type === type) })).filter((g) => g.hits.length);
   return html`<section class="search-hits" aria-label=${`Search results for ${q}`}>
     <p role="status">${hits.length ? `${hits.length} found for “${q}”.` : `Nothing found for “${q}”.`}</p>
     ${groups.map((g) => html`<h2 class="search-group" id=${`search-${g.type}`}>${g.title}</h2>
       <ul aria-labelledby=${`search-${g.type}`}>
-        ${g.hits.map((h) => html`<li><a href=${g.href(h)}>${h.label}</a> <small class="muted">${words(h.match)} match of ${h.matched_field.replaceAll('_', ' ')}</small></li>`)}
+        ${g.hits.map((h) => html`<li><a href=${objectHref(g.kind, h.id)}>${h.label}</a> <small class="muted">${words(h.match)} match of ${h.matched_field.replaceAll('_', ' ')}</small></li>`)}
       </ul>`)}
   </section>`;
 }

@@ -12,6 +12,7 @@ import { listBulkPayouts } from '../../../src/payouts/bulkReports.js';
 import { listCustomerPayouts } from '../../../src/payouts/customerPayouts.js';
 import { listWallets } from '../../../src/businesses/wallets.js';
 import { listTransactions } from '../../../src/ledger/transactions.js';
+import { listEvents } from '../../../src/webhooks/index.js';
 import { newBusiness, type TestBusiness } from '../../support/fixtures.js';
 import { nodes, plansOf as plansWith, type PlanNode } from '../../support/plans.js';
 import { running } from '../../support/service.js';
@@ -79,6 +80,13 @@ describe('list pages read one index range, whatever the history', () => {
     for (const [filter, index, column] of cases) {
       const plans = await plansOf(db, 'accounts', (d) => listWallets(d, b.id, { limit: 20, cursor, ...filter }));
       expectIndexRange(plans, 'accounts', index, ['business_id', column], `wallets ${JSON.stringify(filter)}`);
+    }
+  });
+
+  it('listEvents: about one object (a payout or a customer), also of one code', async () => {
+    for (const filter of [{ object_id: '7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f' }, { object_id: '7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f', code: 'payout.failed' }]) {
+      const plans = await plansOf(db, 'outbox_events', (d) => listEvents(d, b.id, { limit: 20, cursor, ...filter }, 'v4'));
+      expectIndexRange(plans, 'outbox_events', 'outbox_events_business_id_object_created_at_id_index', ['business_id', 'payout_id'], `events ${JSON.stringify(filter)}`);
     }
   });
 });

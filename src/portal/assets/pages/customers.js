@@ -2,7 +2,7 @@
  * Customers: the business's customers (core `listCustomers`, newest first, cursor pages,
  * by status and mobile number) and one opened in place: its details, its wallet
  * (closed-loop `getWallet`), its cards (`listCustomerCards`) and who started its onboarding
- * (../creator.js); the address `#customers/<id>` (a search's hit) opens one (`getCustomer`). A card is frozen,
+ * (../creator.js), with a link to its page (../objects/customer.js). A card is frozen,
  * unfrozen or blocked from here (../corrections/card.js, `changeCardStatus`, no code of the customer); what changes
  * the customer, a card's PIN, activation or replacement needs the customer's one-time code, which only the customer has.
  */
@@ -11,6 +11,7 @@ import { Field, formatTime, Id, Money, Problem, RowToggle, Table, useLoad, words
 import { ListPager, When, useFilteredList } from '../lists.js';
 import { CreatedBy } from '../creator.js';
 import { CardCorrections } from '../corrections/index.js';
+import { LinkedId, ObjectLink, objectHref } from '../objects/links.js';
 
 /** core.yaml CustomerStatus. */
 const STATES = ['PENDING', 'ACTIVE', 'INACTIVE'];
@@ -32,8 +33,8 @@ function CustomerCards({ api, customer }) {
             { title: 'Type', render: (c) => words(c.type) },
             { title: 'Status', render: (c) => words(c.status) },
             { title: 'Expires', render: (c) => c.expiry_date },
-            { title: 'Card id', render: (c) => html`<${Id} value=${c.id} label="card id" />` },
-            { title: 'Replaced by', render: (c) => (c.replaced_by_card_id ? html`<code>${c.replaced_by_card_id}</code>` : '—') },
+            { title: 'Card id', render: (c) => html`<${LinkedId} kind="cards" id=${c.id} label="card id" />` },
+            { title: 'Replaced by', render: (c) => html`<${ObjectLink} kind="cards" id=${c.replaced_by_card_id} />` },
             ...(api.can('cards:write') ? [{ title: 'Corrections', render: (c) => html`<${RowToggle} id=${c.id} open=${open} setOpen=${setOpen} text="Correct" label=${`Correct card ${c.last_4_digits}`} />` }] : []),
           ]}
         />
@@ -41,8 +42,11 @@ function CustomerCards({ api, customer }) {
       : html`<p role="status">Loading cards…</p>`}`;
 }
 
-/** A customer opened from the list: details, wallet, card lookup, and "Close". */
-function CustomerDetail({ api, customer, onClose }) {
+/**
+ * A customer's details, its wallet and its cards, each linking to its page (../objects/);
+ * "Close" when `onClose` is given (a panel of the list).
+ */
+export function CustomerDetail({ api, customer, onClose }) {
   const wallet = useLoad(() => (customer.wallet_id ? api.get(`/cl/v1/wallets/${customer.wallet_id}`) : Promise.resolve(null)), [api, customer.wallet_id]);
   return html`<section class="card" aria-label=${`Customer ${customer.full_name ?? customer.mobile_number}`}>
     <dl class="facts">
@@ -59,7 +63,7 @@ function CustomerDetail({ api, customer, onClose }) {
     <${Problem} error=${wallet.error} onRetry=${wallet.reload} />
     ${wallet.data
       ? html`<dl class="facts" aria-label="Customer wallet">
-          <dt>Account number</dt><dd>${wallet.data.account_number}</dd>
+          <dt>Account number</dt><dd><${ObjectLink} kind="wallets" id=${wallet.data.id}>${wallet.data.account_number}</${ObjectLink}></dd>
           <dt>Status</dt><dd>${words(wallet.data.status)}</dd>
           <dt>Balance</dt><dd><${Money} amount=${wallet.data.balance} currency=${wallet.data.currency} /></dd>
         </dl>`
@@ -69,20 +73,12 @@ function CustomerDetail({ api, customer, onClose }) {
     <h3>Cards</h3>
     <${CustomerCards} api=${api} customer=${customer} />
     <p class="muted">A card is frozen, unfrozen or blocked here without the customer’s code. Changing the customer, or a card’s PIN, activation or replacement, needs the customer’s one-time code: it is done in the customer’s app.</p>
-    <button type="button" class="secondary" onClick=${onClose}>Close</button>
+    ${onClose ? html`<p><a href=${objectHref('customers', customer.id)}>Open the customer’s page</a></p>
+      <button type="button" class="secondary" onClick=${onClose}>Close</button>` : null}
   </section>`;
 }
 
-/** The customer the address names (`#customers/<id>`, a search's hit), opened above the list. */
-function TargetCustomer({ api, id }) {
-  const customer = useLoad(() => api.get(`/customers/${encodeURIComponent(id)}`), [api, id]);
-  const [shown, setShown] = useState(true);
-  if (!shown) return null;
-  return html`<${Problem} error=${customer.error} onRetry=${customer.reload} />
-    ${customer.data ? html`<${CustomerDetail} api=${api} customer=${customer.data} onClose=${() => setShown(false)} />` : null}`;
-}
-
-function CustomersPage({ api, target }) {
+function CustomersPage({ api }) {
   const query = (f, cursor) => ({ status: f.status || undefined, mobile_number: f.mobile.trim() || undefined, limit: 20, cursor });
   const list = useFilteredList((f, cursor) => api.get('/customers', { query: query(f, cursor) }), { status: '', mobile: '' });
   const [open, setOpen] = useState(null);
@@ -92,7 +88,6 @@ function CustomersPage({ api, target }) {
     list.apply(e);
   };
   return html`<div>
-    ${target ? html`<${TargetCustomer} api=${api} id=${target} />` : null}
     <form class="filters" onSubmit=${apply} aria-label="Customer filters">
       <div class="field"><label for="customers-status">Status</label>
         <select id="customers-status" value=${form.status} onChange=${list.field('status')}>

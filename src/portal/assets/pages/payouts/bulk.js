@@ -14,7 +14,7 @@
  * rejected alone and recorded in the report under its row's `item_index`, so the report
  * lines up with the file.
  */
-import { html, useState } from '../../preact-htm.js';
+import { html, useEffect, useState } from '../../preact-htm.js';
 import { bulkPreview, ITEM_FIELDS } from './csv.js';
 import { downloadText } from '../../download.js';
 import { Id, Money, Problem, Table, plural, useLoad, words } from '../../ui.js';
@@ -22,6 +22,7 @@ import { When, useRequest } from '../../lists.js';
 import { sumOf, typedAmount } from '../../amounts.js';
 import { Facts, Warnings } from '../../corrections/review.js';
 import { balanceAfter, payoutAccount } from '../../corrections/movement.js';
+import { LinkedId, ObjectLink } from '../../objects/links.js';
 
 /** core.yaml BulkPayoutCounts: the states an item of a batch is counted in. */
 export const STATES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REJECTED'];
@@ -95,8 +96,12 @@ function BulkTotal({ preview, account }) {
   </div>`;
 }
 
-/** A sent batch: its counts, its report and the report's download. `idPrefix` keeps its element ids unique on the page. */
-export function Batch({ api, batch, onBatch, idPrefix = 'bulk' }) {
+/**
+ * A sent batch: its counts, its report (each payout and customer linking to its page) and the
+ * report's download. `idPrefix` keeps its element ids unique on the page; `reportShown` reads
+ * the report at once (a bulk payout's page) rather than on "Show report".
+ */
+export function Batch({ api, batch, onBatch, idPrefix = 'bulk', reportShown = false }) {
   const status = useRequest();
   const report = useRequest();
   const csv = useRequest();
@@ -109,6 +114,9 @@ export function Batch({ api, batch, onBatch, idPrefix = 'bulk' }) {
     if (next) onBatch(next);
   };
   const showReport = () => report.run(async () => setRows((await api.get(`/bulk-payouts/${id}/report`)).data));
+  useEffect(() => {
+    if (reportShown) showReport();
+  }, [reportShown, id]);
   async function download() {
     const text = await csv.run(() => api.text(`/bulk-payouts/${id}/report.csv`, { accept: 'text/csv' }));
     if (text === undefined) return;
@@ -142,7 +150,8 @@ export function Batch({ api, batch, onBatch, idPrefix = 'bulk' }) {
           columns=${[
             { title: 'Item', num: true, render: (r) => r.item_index },
             { title: 'Status', render: (r) => words(r.status) },
-            { title: 'Payout', render: (r) => html`<${Id} value=${r.payout_id} label="payout id" />` },
+            { title: 'Payout', render: (r) => html`<${LinkedId} kind="payouts" id=${r.payout_id} label="payout id" />` },
+            { title: 'Customer', render: (r) => html`<${ObjectLink} kind="customers" id=${r.customer_id}>Open customer</${ObjectLink}>` },
             { title: 'Amount', num: true, render: (r) => (r.payout_amount ? html`<${Money} amount=${r.payout_amount} currency=${r.currency} />` : '—') },
             { title: 'Failure', render: (r) => (r.failure_code ? `${r.failure_code}: ${r.failure_detail ?? ''}` : '—') },
             { title: 'External reference', render: (r) => r.external_reference ?? '—' },

@@ -2,10 +2,10 @@
  * Payouts page: the business's payouts with filters and each payout's timeline
  * (./list.js, core `listCustomerPayouts`), its bulk payouts with their counts and
  * reports (./bulk-list.js, `listBulkPayouts`), a payout looked up by its id
- * (`getPayoutStatus`; the address `#payouts/<id>`, a search's hit, opens it), and a bulk
+ * (`getPayoutStatus`; a payout's own page is ../../objects/payout.js), a bulk
  * payout from a CSV file (./bulk.js), and the payout whitelist (../../corrections/whitelist.js).
  */
-import { html, useEffect, useState } from '../../preact-htm.js';
+import { html, useState } from '../../preact-htm.js';
 import { BulkPayout } from './bulk.js';
 import { BulkPayoutList } from './bulk-list.js';
 import { OpenPayout, PayoutList } from './list.js';
@@ -13,9 +13,9 @@ import { Field, Problem } from '../../ui.js';
 import { useRequest } from '../../lists.js';
 import { WhitelistManager } from '../../corrections/index.js';
 
-function PayoutLookup({ api, target }) {
+function PayoutLookup({ api }) {
   const lookup = useRequest();
-  const [id, setId] = useState(target ?? '');
+  const [id, setId] = useState('');
   const [payout, setPayout] = useState(null);
 
   async function open(payoutId) {
@@ -27,11 +27,6 @@ function PayoutLookup({ api, target }) {
     event.preventDefault();
     open(id);
   };
-  useEffect(() => {
-    if (!target) return;
-    open(target);
-    document.getElementById('payout-lookup-title')?.scrollIntoView();
-  }, [target]);
 
   return html`<section aria-labelledby="payout-lookup-title">
     <h2 id="payout-lookup-title">Payout by id</h2>
@@ -44,11 +39,11 @@ function PayoutLookup({ api, target }) {
   </section>`;
 }
 
-function PayoutsPage({ api, target }) {
+function PayoutsPage({ api }) {
   return html`<div>
     <${PayoutList} api=${api} />
     <${BulkPayoutList} api=${api} />
-    <${PayoutLookup} api=${api} target=${target} />
+    <${PayoutLookup} api=${api} />
     <${WhitelistManager} api=${api} />
     ${api.can('payouts:write') ? html`<${BulkPayout} api=${api} />` : null}
   </div>`;

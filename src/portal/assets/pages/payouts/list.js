@@ -1,12 +1,13 @@
 /**
  * The list of the business's payouts on the Payouts page (core `listCustomerPayouts`, newest
  * first, cursor pages) with the operation's filters (`status`, `created_from`, `created_to`,
- * `external_reference`), and a payout opened in place: its details and its timeline
- * (./timeline.js).
+ * `external_reference`), and a payout opened in place: its details, its timeline
+ * (../../objects/timeline.js) and a link to its page (../../objects/payout.js).
  */
 import { html, useState } from '../../preact-htm.js';
 import { Id, instant, Money, Problem, RowToggle, Table, words } from '../../ui.js';
-import { PayoutTimeline } from './timeline.js';
+import { LinkedId, ObjectLink, objectHref } from '../../objects/links.js';
+import { ObjectTimeline } from '../../objects/timeline.js';
 import { CreatedBy } from '../../creator.js';
 import { ListPager, PER_PAGE, When, useFilteredList } from '../../lists.js';
 import { PayoutCorrections } from '../../corrections/index.js';
@@ -53,30 +54,31 @@ function PayoutFilters({ list, onApply }) {
   </form>`;
 }
 
-/** A payout as getPayoutStatus and listCustomerPayouts answer it. */
+/** A payout as getPayoutStatus and listCustomerPayouts answer it; its customer, wallet and transactions link to their pages. */
 export function PayoutDetail({ payout }) {
   return html`<dl class="facts" aria-label=${`Payout ${payout.payout_id}`}>
     <dt>Payout</dt><dd><${Id} value=${payout.payout_id} label="payout id" /></dd>
     <dt>Status</dt><dd data-field="status">${words(payout.status)}</dd>
     <dt>Amount</dt><dd><${Money} amount=${payout.payout_amount} currency=${payout.currency} /></dd>
-    <dt>Customer</dt><dd><${Id} value=${payout.customer_id} label="customer id" /></dd>
-    <dt>Wallet account number</dt><dd>${payout.wallet_account_number ?? '—'}</dd>
+    <dt>Customer</dt><dd><${LinkedId} kind="customers" id=${payout.customer_id} label="customer id" /></dd>
+    <dt>Wallet account number</dt><dd><${ObjectLink} kind="wallets" id=${payout.wallet_account_number}>${payout.wallet_account_number}</${ObjectLink}></dd>
     <dt>Purpose</dt><dd>${payout.payout_purpose ?? '—'}</dd>
     <dt>External reference</dt><dd>${payout.external_reference ?? '—'}</dd>
-    <dt>Ledger transaction</dt><dd>${payout.transaction_id ?? '—'}</dd>
-    <dt>Outcome transaction</dt><dd>${payout.outcome_transaction_id ?? '—'}</dd>
+    <dt>Ledger transaction</dt><dd><${ObjectLink} kind="transactions" id=${payout.transaction_id} /></dd>
+    <dt>Outcome transaction</dt><dd><${ObjectLink} kind="transactions" id=${payout.outcome_transaction_id} /></dd>
     <dt>Failure</dt><dd>${payout.failure_code ? words(payout.failure_code) : '—'}</dd>
     <dt>Created</dt><dd><${When} at=${payout.created_at} /></dd>
     <dt>Updated</dt><dd><${When} at=${payout.updated_at} /></dd>
   </dl>`;
 }
 
-/** A payout opened from the list: its details, who created it, its timeline, and "Close". */
+/** A payout opened from the list: its details, who created it, a link to its page, its timeline, and "Close". */
 export function OpenPayout({ api, payout, onClose }) {
   return html`<section class="card" aria-label=${`Payout ${payout.payout_id}`}>
     <${PayoutDetail} payout=${payout} />
     <${CreatedBy} api=${api} id=${payout.payout_id} operation="createCustomerPayout" />
-    <${PayoutTimeline} api=${api} payout=${payout} />
+    <p><a href=${objectHref('payouts', payout.payout_id)}>Open the payout’s page</a></p>
+    <${ObjectTimeline} api=${api} objectId=${payout.payout_id} createdAt=${payout.created_at} label="Payout timeline" level=${3} />
     <${PayoutCorrections} api=${api} payout=${payout} />
     <button type="button" class="secondary" onClick=${onClose}>Close</button>
   </section>`;

@@ -10,6 +10,7 @@ import { ListPager, When, useFilteredList, useRequest } from '../../lists.js';
 import { downloadText } from '../../download.js';
 import { CreatedBy } from '../../creator.js';
 import { TransactionCorrections, WalletCorrections } from '../../corrections/index.js';
+import { ObjectLink } from '../../objects/links.js';
 
 const CL = '/cl/v1';
 
@@ -40,7 +41,7 @@ export function TransactionFilters({ list, idPrefix = 'tx' }) {
   </form>`;
 }
 
-/** One wallet's details, its transactions and its statement download; `onClose` closes the panel. */
+/** One wallet's details, its transactions (each linking to its page) and its statement download; `onClose` (when given) closes the panel. */
 export function WalletDetail({ api, wallet, onClose, onChanged }) {
   const statement = useRequest();
   const [open, setOpen] = useState(null);
@@ -75,7 +76,7 @@ export function WalletDetail({ api, wallet, onClose, onChanged }) {
     <${WalletCorrections} api=${api} wallet=${wallet} onDone=${changed} />
     <p class="actions">
       <button type="button" onClick=${download} disabled=${statement.busy}>Download statement (CSV)</button>
-      <button type="button" class="secondary" onClick=${onClose}>Close</button>
+      ${onClose ? html`<button type="button" class="secondary" onClick=${onClose}>Close</button>` : null}
     </p>
     ${saved ? html`<p role="status">Saved ${saved}.</p>` : null}
     <${Problem} error=${statement.error} />
@@ -90,7 +91,7 @@ export function WalletDetail({ api, wallet, onClose, onChanged }) {
           rowKey=${(t) => t.id}
           detail=${(t) => (open === t.id ? html`<${TransactionCorrections} api=${api} transaction=${t} onDone=${changed} />` : null)}
           columns=${[
-            { title: 'Reference', render: (t) => t.reference },
+            { title: 'Reference', render: (t) => html`<${ObjectLink} kind="transactions" id=${t.id}>${t.reference}</${ObjectLink}>` },
             { title: 'Type', render: (t) => words(t.type) },
             { title: 'Status', render: (t) => words(t.status) },
             { title: 'Direction', render: (t) => words(t.entries?.find((e) => e.account_number === wallet.account_number)?.direction) },

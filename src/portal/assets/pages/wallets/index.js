@@ -4,7 +4,7 @@
  * (`lookupWallet`), one wallet opened (./detail.js: its transactions and its
  * statement), and the transactions of all wallets (./transactions.js). Money is shown as the service's decimal strings, never as numbers.
  */
-import { html, useEffect, useState } from '../../preact-htm.js';
+import { html, useState } from '../../preact-htm.js';
 import { Field, Money, Problem, Table, useSubmit, words } from '../../ui.js';
 import { newIdempotencyKey } from '../../api.js';
 import { ListPager, When, useFilteredList, useRequest } from '../../lists.js';
@@ -29,14 +29,10 @@ function NewWallet({ api, onCreated }) {
 }
 
 /** The page: new wallet and lookup forms, wallet list, and the selected wallet. */
-function WalletsPage({ api, target }) {
+function WalletsPage({ api }) {
   const lookup = useRequest();
   const [accountNumber, setAccountNumber] = useState('');
   const [selected, setSelected] = useState(null);
-  useEffect(() => {
-    // The address `#wallets/<id>` (a search's hit) opens that wallet.
-    if (target) lookup.run(() => api.get(`${CL}/wallets/${encodeURIComponent(target)}`)).then((wallet) => wallet && setSelected(wallet));
-  }, [target]);
   const query = (f, cursor) => ({ status: f.status || undefined, name: f.name.trim() || undefined, external_reference: f.reference.trim() || undefined, cursor });
   const list = useFilteredList((f, cursor) => api.get(`${CL}/wallets`, { query: query(f, cursor) }), { status: '', name: '', reference: '' });
   const { page, form, setForm } = list;

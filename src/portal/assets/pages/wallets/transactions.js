@@ -1,12 +1,13 @@
 /**
  * The Wallets page's search across all the business's wallets: its ledger transactions
  * (closed-loop `listTransactions`, newest first, cursor pages) by type and creation date,
- * each with the accounts it moved money between.
+ * each with the accounts it moved money between and a link to its page.
  */
 import { html } from '../../preact-htm.js';
 import { Money, Problem, Table, words } from '../../ui.js';
 import { NO_TRANSACTION_FILTER, TransactionFilters, transactionQuery } from './detail.js';
 import { ListPager, When, useFilteredList } from '../../lists.js';
+import { ObjectLink } from '../../objects/links.js';
 
 export function BusinessTransactions({ api }) {
   const list = useFilteredList((f, cursor) => api.get('/cl/v1/transactions', { query: transactionQuery(f, cursor) }), NO_TRANSACTION_FILTER);
@@ -21,7 +22,7 @@ export function BusinessTransactions({ api }) {
           rows=${list.page.data}
           columns=${[
             { title: 'Created', render: (t) => html`<${When} at=${t.created_at} />` },
-            { title: 'Reference', render: (t) => t.reference },
+            { title: 'Reference', render: (t) => html`<${ObjectLink} kind="transactions" id=${t.id}>${t.reference}</${ObjectLink}>` },
             { title: 'Type', render: (t) => words(t.type) },
             { title: 'From', render: (t) => t.sender_account_number },
             { title: 'To', render: (t) => t.receiver_account_number },

@@ -121,8 +121,8 @@ async function requestBody(api, endpoint, group) {
   return { id: event.id, code: event.code, created_at: event.created_at, webhook_id: endpoint.id, data: event.data };
 }
 
-/** One event's delivery: its request body, then each attempt with its response body. */
-function EventDelivery({ api, endpoint, group }) {
+/** One event's delivery to `endpoint` (`group`: `{ event_id, event_code, attempts }`, attempts newest first): its request body, then each attempt with its response body. */
+export function EventDelivery({ api, endpoint, group }) {
   const body = useLoad(() => requestBody(api, endpoint, group), [api, group.event_id]);
   return html`<div class="event-delivery">
     <h4>Request body</h4>
