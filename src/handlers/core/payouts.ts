@@ -3,20 +3,24 @@
  * callback; sandbox helpers for the payout account and outcomes.
  */
 import type { operations } from '../../../generated/types/core.js';
-import { createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from '../../payouts/index.js';
-import { businessIdOf, type OperationMap } from '../../http/operation.js';
+import { PAYOUT_CSV_COLUMNS, createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from '../../payouts/index.js';
+import { businessIdOf, csvExport, type OperationMap } from '../../http/operation.js';
 import { receivePayoutRailResult } from '../../payouts/index.js';
 import { requireSandbox } from './requestEnv.js';
 
 type PayoutOperations = Pick<
   operations,
-  'listCustomerPayouts' | 'createCustomerPayout' | 'getPayoutStatus' | 'receivePayoutRailResult' | 'createSandboxPayoutAccountTopup' | 'setSandboxPayoutOutcome'
+  'listCustomerPayouts' | 'exportPayoutsCsv' | 'createCustomerPayout' | 'getPayoutStatus' | 'receivePayoutRailResult' | 'createSandboxPayoutAccountTopup' | 'setSandboxPayoutOutcome'
 >;
 
 export const payoutOperations = {
   listCustomerPayouts: {
     access: 'business',
     handle: async (ctx) => ({ status: 200, body: await listCustomerPayouts(ctx.db, businessIdOf(ctx), ctx.query) }),
+  },
+  exportPayoutsCsv: {
+    access: 'business',
+    handle: async (ctx) => csvExport(PAYOUT_CSV_COLUMNS, (page) => listCustomerPayouts(ctx.db, businessIdOf(ctx), { ...ctx.query, ...page })),
   },
   createCustomerPayout: {
     access: 'business',

@@ -1,6 +1,6 @@
 /**
  * Customers: the business's customers (core `listCustomers`, newest first, cursor pages,
- * by status and mobile number) and one opened in place: its details, its wallet
+ * by status and mobile number; saved as CSV by `exportCustomersCsv`) and one opened in place: its details, its wallet
  * (closed-loop `getWallet`), its cards (`listCustomerCards`) and who started its onboarding
  * (../creator.js); the address `#customers/<id>` (a search's hit) opens one (`getCustomer`). Read-only: what changes a
  * customer or a card needs the customer's one-time code, which only the customer has.
@@ -9,6 +9,7 @@ import { html, useState } from '../preact-htm.js';
 import { Field, formatTime, Id, Money, Problem, RowToggle, Table, useLoad, words } from '../ui.js';
 import { ListPager, When, useFilteredList } from '../lists.js';
 import { CreatedBy } from '../creator.js';
+import { ExportCsv } from '../exports.js';
 
 /** core.yaml CustomerStatus. */
 const STATES = ['PENDING', 'ACTIVE', 'INACTIVE'];
@@ -96,6 +97,7 @@ function CustomersPage({ api, target }) {
         </select></div>
       <${Field} id="customers-mobile" label="Mobile number" value=${form.mobile} onInput=${(v) => setForm({ ...form, mobile: v })} />
       <button type="submit" disabled=${list.busy}>Show customers</button>
+      <${ExportCsv} api=${api} path="/customers.csv" query=${query(list.applied)} filename="customers.csv" />
     </form>
     <${Problem} error=${list.error} onRetry=${list.retry} />
     ${page
