@@ -19,4 +19,5 @@ export { BULK_PAYOUT_CSV_COLUMNS, batchReportToCsv, getBatchReport, getBulkPayou
 export { PAYOUT_CSV_COLUMNS, createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from './customerPayouts.js';
 export { receivePayoutRailResult } from './railCallbacks.js';
 export { searchBulkPayouts, searchPayouts } from './search.js';
+export { getPayoutSummary } from './summary.js';
 export { addWhitelistEntries, deleteWhitelistEntry, getWhitelistEnforcement, listWhitelistEntries, setWhitelistEnforcement } from './whitelist.js';

@@ -1245,6 +1245,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payout-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Summarise payouts of a period
+         * @description The business's payouts created in [`from`, `to`), counted and summed per status as they are now, and in all: a day's payout volume, failed and pending counts in one request, however many payouts the day holds (`from` and `to` are instants: "today" in the business's time zone is the caller's to compute). The period is at most 32 days. The amounts are in the business's currency. One range of an index of the business's payouts by creation time: its cost grows with the period's payouts, not with the business's history.
+         */
+        get: operations["getPayoutSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/bulk-payouts": {
         parameters: {
             query?: never;
@@ -3580,6 +3600,25 @@ export interface components {
         };
         BulkPayoutList: components["schemas"]["Page"] & {
             data: components["schemas"]["BulkPayout"][];
+        };
+        /** @description How many payouts, and the sum of their amounts. */
+        PayoutTally: {
+            /** Format: int32 */
+            count: number;
+            amount: components["schemas"]["Amount"];
+        };
+        /** @description The payouts created in a period, per status as they are now and in all. */
+        PayoutSummary: {
+            from: components["schemas"]["Timestamp"];
+            to: components["schemas"]["Timestamp"];
+            currency: components["schemas"]["Currency"];
+            total: components["schemas"]["PayoutTally"];
+            by_status: {
+                PENDING: components["schemas"]["PayoutTally"];
+                PROCESSING: components["schemas"]["PayoutTally"];
+                COMPLETED: components["schemas"]["PayoutTally"];
+                FAILED: components["schemas"]["PayoutTally"];
+            };
         };
         PayoutList: components["schemas"]["Page"] & {
             data: components["schemas"]["Payout"][];
@@ -6197,6 +6236,16 @@ export interface components {
          * @example FAILED
          */
         PayoutStatusFilter: components["schemas"]["PayoutStatus"];
+        /**
+         * @description The period's start (included), an instant.
+         * @example 2026-11-20T21:00:00.000Z
+         */
+        PayoutSummaryFrom: components["schemas"]["Timestamp"];
+        /**
+         * @description The period's end (excluded), an instant after `from`, at most 32 days after it.
+         * @example 2026-11-21T21:00:00.000Z
+         */
+        PayoutSummaryTo: components["schemas"]["Timestamp"];
         /**
          * @description Only payouts created with this `external_reference` (exact match).
          * @example payout-2026-0042
@@ -8916,6 +8965,84 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["PayoutNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPayoutSummary: {
+        parameters: {
+            query: {
+                /**
+                 * @description The period's start (included), an instant.
+                 * @example 2026-11-20T21:00:00.000Z
+                 */
+                from: components["parameters"]["PayoutSummaryFrom"];
+                /**
+                 * @description The period's end (excluded), an instant after `from`, at most 32 days after it.
+                 * @example 2026-11-21T21:00:00.000Z
+                 */
+                to: components["parameters"]["PayoutSummaryTo"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v2
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The period's payouts per status. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": "2026-11-20T21:00:00.000Z",
+                     *       "to": "2026-11-21T21:00:00.000Z",
+                     *       "currency": "SAR",
+                     *       "total": {
+                     *         "count": 7,
+                     *         "amount": "1850.00"
+                     *       },
+                     *       "by_status": {
+                     *         "PENDING": {
+                     *           "count": 1,
+                     *           "amount": "100.00"
+                     *         },
+                     *         "PROCESSING": {
+                     *           "count": 1,
+                     *           "amount": "250.00"
+                     *         },
+                     *         "COMPLETED": {
+                     *           "count": 4,
+                     *           "amount": "1300.00"
+                     *         },
+                     *         "FAILED": {
+                     *           "count": 1,
+                     *           "amount": "200.00"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayoutSummary"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -5,12 +5,12 @@
 import type { operations } from '../../../generated/types/core.js';
 import { PAYOUT_CSV_COLUMNS, createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from '../../payouts/index.js';
 import { businessIdOf, csvExport, type OperationMap } from '../../http/operation.js';
-import { receivePayoutRailResult } from '../../payouts/index.js';
+import { getPayoutSummary, receivePayoutRailResult } from '../../payouts/index.js';
 import { requireSandbox } from './requestEnv.js';
 
 type PayoutOperations = Pick<
   operations,
-  'listCustomerPayouts' | 'exportPayoutsCsv' | 'createCustomerPayout' | 'getPayoutStatus' | 'receivePayoutRailResult' | 'createSandboxPayoutAccountTopup' | 'setSandboxPayoutOutcome'
+  'listCustomerPayouts' | 'exportPayoutsCsv' | 'getPayoutSummary' | 'createCustomerPayout' | 'getPayoutStatus' | 'receivePayoutRailResult' | 'createSandboxPayoutAccountTopup' | 'setSandboxPayoutOutcome'
 >;
 
 export const payoutOperations = {
@@ -21,6 +21,10 @@ export const payoutOperations = {
   exportPayoutsCsv: {
     access: 'business',
     handle: async (ctx) => csvExport(PAYOUT_CSV_COLUMNS, (page) => listCustomerPayouts(ctx.db, businessIdOf(ctx), { ...ctx.query, ...page })),
+  },
+  getPayoutSummary: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await getPayoutSummary(ctx.db, businessIdOf(ctx), ctx.query) }),
   },
   createCustomerPayout: {
     access: 'business',
