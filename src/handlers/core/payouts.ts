@@ -1,6 +1,7 @@
 /**
- * Payouts (seed E4): create a payout, read its status; the payout rail's signed
- * callback; sandbox helpers for the payout account and outcomes.
+ * Payouts (seed E4): list them (or export them as CSV, or summarise a period's), create a
+ * payout, read its status; the payout rail's signed callback; sandbox helpers for the payout
+ * account and outcomes.
  */
 import type { operations } from '../../../generated/types/core.js';
 import { PAYOUT_CSV_COLUMNS, createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from '../../payouts/index.js';
