@@ -5,7 +5,7 @@
  * CSV export; deleted only by the retention purge (./sql/audit_events_append_only.sql).
  */
 import { randomUUID } from 'node:crypto';
-import { stringify } from 'csv-stringify/sync';
+import { csvText } from '../kernel/csv.js';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { acrossBusinesses } from '../db/acrossBusinesses.js';
@@ -179,16 +179,6 @@ export const AUDIT_CSV_ROWS = 5000;
 const CSV_COLUMNS = ['created_at', 'id', 'actor_type', 'actor_id', 'operation_id', 'method', 'target_ids', 'status', 'problem_code', 'replayed', 'request_id', 'ip_address', 'user_agent'] as const;
 
 /**
- * A cell safe to open in a spreadsheet: text a caller chose (a user agent) that starts like a
- * formula is prefixed with an apostrophe (OWASP, "CSV Injection").
- */
-function cell(value: string | number | boolean | null): string {
-  if (value === null) return '';
-  const text = String(value);
-  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-}
-
-/**
  * The business's audit events matching `filter` (its cursor and limit aside) as CSV (RFC 4180,
  * UTF-8, header line first), newest first, at most AUDIT_CSV_ROWS rows; `target_ids` are
  * separated by spaces; an empty field is a null.
@@ -199,10 +189,9 @@ export async function auditEventsCsv(db: Knex, businessId: string, filter: Audit
     .limit(AUDIT_CSV_ROWS)) as Row[];
   const records = rows.map((r) => {
     const e = toAuditEvent(r);
-    const values = { ...e, actor_type: e.actor.type, actor_id: e.actor.id, target_ids: e.target_ids.join(' ') };
-    return CSV_COLUMNS.map((c) => cell(values[c]));
+    return { ...e, actor_type: e.actor.type, actor_id: e.actor.id, target_ids: e.target_ids.join(' ') };
   });
-  return stringify(records, { header: true, columns: [...CSV_COLUMNS] });
+  return csvText(CSV_COLUMNS, records);
 }
 
 /**

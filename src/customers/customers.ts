@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { AppError } from '../kernel/errors.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
+import type { CsvColumn } from '../kernel/csv.js';
 
 type Schemas = components['schemas'];
 export type CustomerView = Schemas['Customer'];
@@ -89,3 +90,10 @@ export async function listCustomers(
   if (filter.mobile_number) query.where('c.mobile_number', filter.mobile_number);
   return paginate<CustomerRow, CustomerView>(query, filter, (rows) => rows.map(toView), 'c');
 }
+
+/** The columns of the customers' CSV export (core `exportCustomersCsv`): every field of a Customer, its creation first. */
+export const CUSTOMER_CSV_COLUMNS: CsvColumn<CustomerView>[] = [
+  'created_at', 'id', 'status', 'mobile_number', 'full_name', 'locale', 'external_reference', 'wallet_id', 'wallet_account_number',
+  'occupation_class', 'occupation', 'employer_name', 'income_source', 'monthly_income_range', 'politically_exposed', 'pep_relation',
+  'risk_rating', 'mobile_number_changed_at', 'activated_at', 'updated_at',
+];

@@ -19,7 +19,7 @@ export async function start({ db, config, log }: StartContext): Promise<Started>
 export { customerContact, customerStanding } from './contact.js';
 export { runAfterCommit, type CustomerEnv, type ServiceEnv } from './customerEnv.js';
 export { completeCustomerInformation } from './customerInformation.js';
-export { getCustomer, listCustomers } from './customers.js';
+export { CUSTOMER_CSV_COLUMNS, getCustomer, listCustomers } from './customers.js';
 export { initiateIdentityVerification } from './identityVerification.js';
 export { getMobileNumberChange, initiateLoginIdentityVerification, startMobileNumberChange, verifyMobileNumberChangeOtp } from './mobileNumberChange/requests.js';
 export { cancelOnboardingSession, getOnboardingSession, resendOnboardingOtp, startOnboarding, verifyOnboardingOtp } from './onboarding.js';

@@ -5,6 +5,7 @@
  * status and body that its document declares: both fail to compile otherwise.
  */
 import type { Readable } from 'node:stream';
+import { streamListCsv, type CsvColumn } from '../kernel/csv.js';
 import type { Knex } from 'knex';
 import type { Context as KoaContext } from 'koa';
 import { AppError } from '../kernel/errors.js';
@@ -38,6 +39,18 @@ export type OperationResult<Op extends { responses: object }> = {
     headers?: Record<string, string>;
   };
 }[Extract<keyof Op['responses'], SuccessStatus>];
+
+/** The media type of every CSV answer (src/kernel/csv.ts). */
+export const CSV_TYPE = 'text/csv; charset=utf-8';
+
+/**
+ * The answer of a list's CSV export: 200 with the list as CSV under `columns`, streamed as
+ * `list` reads it page by page (src/kernel/csv.ts, streamListCsv). Rejects with the first
+ * page's refusal (a bad filter, an unknown parent), so that it is a problem response.
+ */
+export async function csvExport<T>(columns: readonly CsvColumn<T>[], list: Parameters<typeof streamListCsv<T>>[1]) {
+  return { status: 200 as const, body: await streamListCsv(columns, list), contentType: CSV_TYPE };
+}
 
 /** The validated request as a handler sees it. */
 export interface OperationContext<Op> {

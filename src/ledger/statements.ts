@@ -3,7 +3,7 @@
  * balance after the last entry before `from`), the entries in the period oldest
  * first with the running balance after each, and the closing balance. Rendered as
  * the document's `WalletStatement` JSON, one page at a time by cursor, or as CSV
- * (RFC 4180, via csv-stringify), streamed.
+ * (../kernel/csv.ts), streamed.
  *
  * Every read is index-backed and costs the same whatever the wallet's history
  * (openapi/DESIGN.md, "Statements that do not grow with the ledger"): an account's
@@ -12,11 +12,11 @@
  * balance is the `balance_after` of one entry (one backward index step), never a sum.
  */
 import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify/sync';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/closed-loop.js';
 import { AppError, invalidField } from '../kernel/errors.js';
 import { Decimal, formatMoney } from '../kernel/money.js';
+import { csvHeader, csvRows, type CsvColumn } from '../kernel/csv.js';
 
 type Schemas = components['schemas'];
 export type StatementView = Schemas['WalletStatement'];
@@ -33,7 +33,10 @@ export const CSV_CHUNK_ENTRIES = 2_000;
  */
 export const CSV_PIECE_ENTRIES = 100;
 
-const CSV_COLUMNS = ['created_at', 'transaction_id', 'reference', 'type', 'direction', 'amount', 'balance_after'] as const;
+/** A line of the CSV statement: an entry, or the OPENING_BALANCE and CLOSING_BALANCE lines around them. */
+type CsvLine = Omit<Partial<Schemas['StatementEntry']>, 'type'> & { type?: string };
+
+const CSV_COLUMNS: CsvColumn<CsvLine>[] = ['created_at', 'transaction_id', 'reference', 'type', 'direction', 'amount', 'balance_after'];
 
 /** What a statement request asks for (both operations; `limit` and `cursor` are the JSON one's). */
 export interface StatementQuery {
@@ -219,13 +222,14 @@ export async function streamWalletStatementCsv(db: Knex, businessId: string, wal
   const period = await periodOf(db, businessId, walletId, { from: query.from, to: query.to });
   const opening = await openingBalance(db, period);
   async function* lines(): AsyncGenerator<string> {
-    yield stringify([[period.from.toISOString(), '', '', 'OPENING_BALANCE', '', '', formatMoney(opening)]], { header: true, columns: [...CSV_COLUMNS] });
+    const balanceRow = (at: Date, type: string, balance: string): CsvLine => ({ created_at: at.toISOString(), type, balance_after: balance });
+    yield csvHeader(CSV_COLUMNS) + csvRows(CSV_COLUMNS, [balanceRow(period.from, 'OPENING_BALANCE', formatMoney(opening))]);
     let closing = formatMoney(opening);
     let after: Position | null = null;
     for (;;) {
       const rows = await entriesAfter(db, period, after, CSV_CHUNK_ENTRIES);
       for (let i = 0; i < rows.length; i += CSV_PIECE_ENTRIES) {
-        yield stringify(rows.slice(i, i + CSV_PIECE_ENTRIES).map(toEntry).map((e) => CSV_COLUMNS.map((column) => e[column])));
+        yield csvRows(CSV_COLUMNS, rows.slice(i, i + CSV_PIECE_ENTRIES).map(toEntry));
       }
       if (rows.length) {
         const last = rows[rows.length - 1];
@@ -234,7 +238,7 @@ export async function streamWalletStatementCsv(db: Knex, businessId: string, wal
       }
       if (rows.length < CSV_CHUNK_ENTRIES) break;
     }
-    yield stringify([[period.to.toISOString(), '', '', 'CLOSING_BALANCE', '', '', closing]]);
+    yield csvRows(CSV_COLUMNS, [balanceRow(period.to, 'CLOSING_BALANCE', closing)]);
   }
   return Readable.from(lines(), { objectMode: false });
 }

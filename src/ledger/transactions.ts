@@ -10,6 +10,7 @@ import { AppError } from '../kernel/errors.js';
 import type { Posting, TransactionRow } from './ledger.js';
 import { formatMoney } from '../kernel/money.js';
 import { decodeCursor, paginate, type Page, type PageQuery } from '../kernel/pagination.js';
+import type { CsvColumn } from '../kernel/csv.js';
 
 export type TransactionView = components['schemas']['Transaction'];
 type TransactionType = components['schemas']['TransactionType'];
@@ -187,3 +188,9 @@ export async function listTransactions(db: Knex, businessId: string, filter: Tra
   const query = joined(db, businessId, pageOfTransactions(db, businessId, filter));
   return paginate<JoinedRow, TransactionView>(query, filter, (rows) => toViews(db, rows), 't');
 }
+
+/** The columns of the transactions' CSV export (closed-loop `exportTransactionsCsv`): a transaction's fields but its entries. */
+export const TRANSACTION_CSV_COLUMNS: CsvColumn<TransactionView>[] = [
+  'created_at', 'id', 'reference', 'type', 'status', 'amount', 'currency', 'sender_account_number', 'receiver_account_number',
+  'source_wallet_id', 'destination_wallet_id', 'external_reference', 'notes', 'original_transaction_id', 'reversal_transaction_id', 'refunded_amount',
+];

@@ -4,13 +4,13 @@
  * (`bulk_payouts`, src/db/migrations/024_baseline.ts), and one report row per item,
  * read from the batch's items (`bulk_payout_items`) and their payouts.
  */
-import { stringify } from 'csv-stringify/sync';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { AppError } from '../kernel/errors.js';
 import { bulkPayoutView, type BulkPayoutRow, type BulkPayoutView } from './bulk.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
 import { formatMoney } from '../kernel/money.js';
+import { csvText, type CsvColumn } from '../kernel/csv.js';
 
 type Schemas = components['schemas'];
 type Row = Schemas['BatchReportRow'];
@@ -70,10 +70,13 @@ export async function getBatchReport(db: Knex, businessId: string, id: string): 
 
 const CSV_COLUMNS: (keyof Row)[] = ['item_index', 'payout_id', 'status', 'failure_code', 'failure_detail', 'payout_amount', 'currency', 'customer_id', 'external_reference'];
 
-/** The report as CSV (RFC 4180, header line first; null is an empty field). */
+/** The report as CSV (../kernel/csv.ts: header line first, null an empty field, formulas defused). */
 export function batchReportToCsv(report: Schemas['BatchReport']): string {
-  return stringify(
-    report.data.map((r) => CSV_COLUMNS.map((c) => (r[c] === null ? '' : String(r[c])))),
-    { header: true, columns: CSV_COLUMNS },
-  );
+  return csvText(CSV_COLUMNS, report.data);
 }
+
+/** The columns of the bulk payouts' CSV export (core `exportBulkPayoutsCsv`): a batch with its count per state. */
+export const BULK_PAYOUT_CSV_COLUMNS: CsvColumn<BulkPayoutView>[] = [
+  'created_at', 'bulk_payout_id', 'item_count',
+  ...(['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REJECTED'] as const).map((state) => ({ name: state.toLowerCase(), value: (b: BulkPayoutView) => b.counts[state] })),
+];

@@ -18,6 +18,7 @@ import { freshPosting, move, outcomeOf, type Posting, type RawOutcome } from '..
 import { reportPosted } from '../ledger/posted.js';
 import { formatMoney } from '../kernel/money.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
+import type { CsvColumn } from '../kernel/csv.js';
 import { payoutMove } from './moves.js';
 import { PAYOUT_QUEUE, type PayoutJob } from './processing.js';
 
@@ -190,3 +191,9 @@ export async function decidePayout(
   });
   return getCustomerPayout(db, businessId, id);
 }
+
+/** The columns of the payouts' CSV export (core `exportPayoutsCsv`): every field of a Payout, its creation first. */
+export const PAYOUT_CSV_COLUMNS: CsvColumn<Schemas['Payout']>[] = [
+  'created_at', 'payout_id', 'status', 'payout_amount', 'currency', 'payout_purpose', 'external_reference',
+  'customer_id', 'wallet_account_number', 'transaction_id', 'outcome_transaction_id', 'failure_code', 'updated_at',
+];

@@ -15,8 +15,9 @@ export async function start({ db, jobs, config, log }: StartContext): Promise<St
 
 // What the handlers and the capabilities above call (the face is the only door: .dependency-cruiser.cjs).
 export { createBulkPayout } from './bulk.js';
-export { batchReportToCsv, getBatchReport, getBulkPayout, listBulkPayouts } from './bulkReports.js';
-export { createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from './customerPayouts.js';
+export { BULK_PAYOUT_CSV_COLUMNS, batchReportToCsv, getBatchReport, getBulkPayout, listBulkPayouts } from './bulkReports.js';
+export { PAYOUT_CSV_COLUMNS, createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from './customerPayouts.js';
 export { receivePayoutRailResult } from './railCallbacks.js';
 export { searchBulkPayouts, searchPayouts } from './search.js';
+export { getPayoutSummary } from './summary.js';
 export { addWhitelistEntries, deleteWhitelistEntry, getWhitelistEnforcement, listWhitelistEntries, setWhitelistEnforcement } from './whitelist.js';

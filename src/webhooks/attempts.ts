@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/types/closed-loop.js';
 import { fitText } from '../kernel/errors.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
+import type { CsvColumn } from '../kernel/csv.js';
 import { endpointRow } from './endpoints.js';
 
 type Schemas = components['schemas'];
@@ -86,3 +87,8 @@ export async function listDeliveryAttempts(db: Knex, businessId: string, endpoin
     'a',
   );
 }
+
+/** The columns of an endpoint's attempts' CSV export (closed-loop `exportWebhookDeliveryAttemptsCsv`). */
+export const ATTEMPT_CSV_COLUMNS: CsvColumn<DeliveryAttemptView>[] = [
+  'started_at', 'id', 'delivery_id', 'event_id', 'event_code', 'attempt', 'outcome', 'duration_ms', 'response_status', 'error', 'next_attempt_at', 'response_body',
+];

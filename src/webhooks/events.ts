@@ -10,6 +10,7 @@ import { AppError } from '../kernel/errors.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { DELIVERY_QUEUE, type DeliveryJob } from './deliveryJobs.js';
 import { paginate, type Page, type PageQuery } from '../kernel/pagination.js';
+import type { CsvColumn } from '../kernel/csv.js';
 import { TEST_EVENT_CODE } from './endpoints.js';
 import { API_VERSIONING } from '../kernel/versioning/apiVersions.js';
 import type { ApiVersioning } from '../kernel/versioning/versionChange.js';
@@ -73,3 +74,6 @@ export async function redeliverEvent(db: Knex, jobs: JobQueue, businessId: strin
     return { id, event_id: eventId, webhook_id: endpointId, status: 'PENDING', created_at: (row.created_at as Date).toISOString() };
   });
 }
+
+/** The columns of the events' CSV export (core `exportEventsCsv`): an event's `data` is its JSON. */
+export const EVENT_CSV_COLUMNS: CsvColumn<Schemas['Event']>[] = ['created_at', 'id', 'code', 'data'];

@@ -39,9 +39,9 @@ export async function start({ db, jobs, config, log, outages }: StartContext): P
 }
 
 // What the handlers and the capabilities above call (the face is the only door: .dependency-cruiser.cjs).
-export { listDeliveryAttempts } from './attempts.js';
+export { ATTEMPT_CSV_COLUMNS, listDeliveryAttempts } from './attempts.js';
 export { listEndpointHealth } from './healthReport.js';
 export { DEFAULT_PREVIOUS_SECRET_SECONDS, createWebhookEndpoint, deleteWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, rotateWebhookEndpointSecret, sendWebhookTestEvent, updateWebhookEndpoint } from './endpoints.js';
-export { listEvents, redeliverEvent } from './events.js';
+export { EVENT_CSV_COLUMNS, listEvents, redeliverEvent } from './events.js';
 export { searchEvents } from './eventSearch.js';
 export { recoverDeliveries } from './recovery.js';

@@ -102,7 +102,7 @@ describe('Portal layout: every page at 1280 and 390 px, light and dark, and at 3
     await page.waitForSelector('svg.chart polyline');
     const labels = await page.$$eval('svg.chart', (svgs) => svgs.map((s) => s.getAttribute('aria-label')));
     expect(labels).to.have.length(2);
-    expect(labels[0]).to.match(/^Operational account: \d+ movements? in 30 days; now [\d.]+ SAR$/);
+    expect(labels[0]).to.match(/^Operational account: \d+ movements? in 30 days, from [\d,.]+ SAR to [\d,.]+ SAR$/);
   });
 
   it('copies an id with its Copy button', async () => {

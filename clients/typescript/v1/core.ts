@@ -255,6 +255,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customers.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export customers as CSV
+         * @description The customers of `listCustomers` with the same filters (no `limit` or `cursor`), as CSV (RFC 4180, UTF-8, header line first), streamed: every customer the filters match, in the list's order, read a page at a time as the client takes the document, so an export of any size is served in one answer. An empty field is a null; a field that would start like a spreadsheet formula (`=`, `+`, `-`, `@`) but is not a signed number is prefixed with `'`. The permission and the errors are those of `listCustomers`.
+         */
+        get: operations["exportCustomersCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/customers/{customer_id}": {
         parameters: {
             query?: never;
@@ -1179,6 +1199,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payouts.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export payouts as CSV
+         * @description The payouts of `listCustomerPayouts` with the same filters (no `limit` or `cursor`), as CSV (RFC 4180, UTF-8, header line first), streamed: every payout the filters match, in the list's order, read a page at a time as the client takes the document, so an export of any size is served in one answer. An empty field is a null; a field that would start like a spreadsheet formula (`=`, `+`, `-`, `@`) but is not a signed number is prefixed with `'`. The permission and the errors are those of `listCustomerPayouts`.
+         */
+        get: operations["exportPayoutsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payouts/{payout_id}": {
         parameters: {
             query?: never;
@@ -1197,6 +1237,26 @@ export interface paths {
          * @description One payout of the business as it is now: its state (Payouts tag), amounts, receiver, the ledger references of its creation and of its outcome, and why it failed. Another business's payout is 404 `PAYOUT_NOT_FOUND`.
          */
         get: operations["getPayoutStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payout-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Summarise payouts of a period
+         * @description The business's payouts created in [`from`, `to`), counted and summed per status as they are now, and in all: a day's payout volume, failed and pending counts in one request, however many payouts the day holds (`from` and `to` are instants: "today" in the business's time zone is the caller's to compute). The period is at most 32 days. The amounts are in the business's currency. One range of an index of the business's payouts by creation time: its cost grows with the period's payouts, not with the business's history.
+         */
+        get: operations["getPayoutSummary"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1242,6 +1302,26 @@ export interface paths {
          *     `VALIDATION_ERROR` for the whole request.
          */
         post: operations["createBulkPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk-payouts.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export bulk payouts as CSV
+         * @description The bulk payouts of `listBulkPayouts` with the same filters (no `limit` or `cursor`), as CSV (RFC 4180, UTF-8, header line first), streamed: every bulk payout the filters match, in the list's order, read a page at a time as the client takes the document, so an export of any size is served in one answer. An empty field is a null; a field that would start like a spreadsheet formula (`=`, `+`, `-`, `@`) but is not a signed number is prefixed with `'`. The counts per state are one column each. The permission and the errors are those of `listBulkPayouts`.
+         */
+        get: operations["exportBulkPayoutsCsv"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1933,6 +2013,26 @@ export interface paths {
          * @description Lists the events recorded for the caller's business, newest first, optionally of one `code`, about one object (`object_id`) and created in [`created_from`, `created_to`); each with the `data` its deliveries carry. Events are kept for as long as the business exists. A page costs the same however many events the business has, with any of the filters.
          */
         get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export events as CSV
+         * @description The events of `listEvents` with the same filters (no `limit` or `cursor`), as CSV (RFC 4180, UTF-8, header line first), streamed: every event the filters match, in the list's order, read a page at a time as the client takes the document, so an export of any size is served in one answer. An empty field is a null; a field that would start like a spreadsheet formula (`=`, `+`, `-`, `@`) but is not a signed number is prefixed with `'`. An event's `data` is one field, its JSON at the request's version. The permission and the errors are those of `listEvents`.
+         */
+        get: operations["exportEventsCsv"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3500,6 +3600,25 @@ export interface components {
         };
         BulkPayoutList: components["schemas"]["Page"] & {
             data: components["schemas"]["BulkPayout"][];
+        };
+        /** @description How many payouts, and the sum of their amounts. */
+        PayoutTally: {
+            /** Format: int32 */
+            count: number;
+            amount: components["schemas"]["Amount"];
+        };
+        /** @description The payouts created in a period, per status as they are now and in all. */
+        PayoutSummary: {
+            from: components["schemas"]["Timestamp"];
+            to: components["schemas"]["Timestamp"];
+            currency: components["schemas"]["Currency"];
+            total: components["schemas"]["PayoutTally"];
+            by_status: {
+                PENDING: components["schemas"]["PayoutTally"];
+                PROCESSING: components["schemas"]["PayoutTally"];
+                COMPLETED: components["schemas"]["PayoutTally"];
+                FAILED: components["schemas"]["PayoutTally"];
+            };
         };
         PayoutList: components["schemas"]["Page"] & {
             data: components["schemas"]["Payout"][];
@@ -6118,6 +6237,16 @@ export interface components {
          */
         PayoutStatusFilter: components["schemas"]["PayoutStatus"];
         /**
+         * @description The period's start (included), an instant.
+         * @example 2026-11-20T21:00:00.000Z
+         */
+        PayoutSummaryFrom: components["schemas"]["Timestamp"];
+        /**
+         * @description The period's end (excluded), an instant after `from`, at most 32 days after it.
+         * @example 2026-11-21T21:00:00.000Z
+         */
+        PayoutSummaryTo: components["schemas"]["Timestamp"];
+        /**
          * @description Only payouts created with this `external_reference` (exact match).
          * @example payout-2026-0042
          */
@@ -6921,6 +7050,59 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportCustomersCsv: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only customers in this status.
+                 * @example ACTIVE
+                 */
+                status?: components["parameters"]["CustomerStatusFilter"];
+                /**
+                 * @description Only customers with this mobile number (digits with country code, no plus sign).
+                 * @example 966501234567
+                 */
+                mobile_number?: components["parameters"]["CustomerMobileNumberFilter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customers as CSV. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example created_at,id,status,mobile_number,full_name,locale,external_reference,wallet_id,wallet_account_number,occupation_class,occupation,employer_name,income_source,monthly_income_range,politically_exposed,pep_relation,risk_rating,mobile_number_changed_at,activated_at,updated_at
+                     *     2026-11-21T10:15:30.456Z,3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f,ACTIVE,+966501234567,Sara Ahmed,en,CUST-0042,7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d,900000000019,WORKER,ENGINEER,Acme,SALARY,RANGE_10000_TO_19999,false,,LOW,,2026-11-21T10:20:00.000Z,2026-11-21T10:20:00.000Z
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -8685,6 +8867,69 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    exportPayoutsCsv: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only payouts in this status.
+                 * @example FAILED
+                 */
+                status?: components["parameters"]["PayoutStatusFilter"];
+                /**
+                 * @description Only items created at or after this instant.
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                created_from?: components["parameters"]["CreatedFromParameter"];
+                /**
+                 * @description Only items created before this instant.
+                 * @example 2026-12-01T00:00:00.000Z
+                 */
+                created_to?: components["parameters"]["CreatedToParameter"];
+                /**
+                 * @description Only payouts created with this `external_reference` (exact match).
+                 * @example payout-2026-0042
+                 */
+                external_reference?: components["parameters"]["PayoutExternalReferenceFilter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payouts as CSV. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example created_at,payout_id,status,payout_amount,currency,payout_purpose,external_reference,customer_id,wallet_account_number,transaction_id,outcome_transaction_id,failure_code,updated_at
+                     *     2026-11-21T10:15:30.456Z,9b2f7c1e-4d3a-4e8b-9c6d-1a2b3c4d5e6f,COMPLETED,250.00,SAR,Salary,PAY-2026-0042,3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f,900000000019,TXN000000000042,TXN000000000043,,2026-11-21T10:15:31.002Z
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getPayoutStatus: {
         parameters: {
             query?: never;
@@ -8725,6 +8970,84 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["PayoutNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPayoutSummary: {
+        parameters: {
+            query: {
+                /**
+                 * @description The period's start (included), an instant.
+                 * @example 2026-11-20T21:00:00.000Z
+                 */
+                from: components["parameters"]["PayoutSummaryFrom"];
+                /**
+                 * @description The period's end (excluded), an instant after `from`, at most 32 days after it.
+                 * @example 2026-11-21T21:00:00.000Z
+                 */
+                to: components["parameters"]["PayoutSummaryTo"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The period's payouts per status. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": "2026-11-20T21:00:00.000Z",
+                     *       "to": "2026-11-21T21:00:00.000Z",
+                     *       "currency": "SAR",
+                     *       "total": {
+                     *         "count": 7,
+                     *         "amount": "1850.00"
+                     *       },
+                     *       "by_status": {
+                     *         "PENDING": {
+                     *           "count": 1,
+                     *           "amount": "100.00"
+                     *         },
+                     *         "PROCESSING": {
+                     *           "count": 1,
+                     *           "amount": "250.00"
+                     *         },
+                     *         "COMPLETED": {
+                     *           "count": 4,
+                     *           "amount": "1300.00"
+                     *         },
+                     *         "FAILED": {
+                     *           "count": 1,
+                     *           "amount": "200.00"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayoutSummary"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8855,6 +9178,59 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportBulkPayoutsCsv: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only items created at or after this instant.
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                created_from?: components["parameters"]["CreatedFromParameter"];
+                /**
+                 * @description Only items created before this instant.
+                 * @example 2026-12-01T00:00:00.000Z
+                 */
+                created_to?: components["parameters"]["CreatedToParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bulk payouts as CSV. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example created_at,bulk_payout_id,item_count,pending,processing,completed,failed,rejected
+                     *     2026-11-21T10:15:30.456Z,5c6d7e8f-9a0b-4c1d-8e2f-3a4b5c6d7e8f,3,0,0,2,1,0
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11039,6 +11415,64 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportEventsCsv: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only events of this code.
+                 * @example onboarding.complete
+                 */
+                code?: components["parameters"]["EventCodeFilter"];
+                /**
+                 * @description Only items created at or after this instant.
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                created_from?: components["parameters"]["CreatedFromParameter"];
+                /**
+                 * @description Only items created before this instant.
+                 * @example 2026-12-01T00:00:00.000Z
+                 */
+                created_to?: components["parameters"]["CreatedToParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v1
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events as CSV. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example created_at,id,code,data
+                     *     2026-11-21T10:15:30.456Z,0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e,topup.complete,"{""amount"":""500.00"",""currency"":""SAR""}"
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];

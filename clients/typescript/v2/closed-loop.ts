@@ -265,6 +265,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/transactions.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export transactions as CSV
+         * @description The transactions of `listTransactions` with the same filters (no `limit` or `cursor`), as CSV (RFC 4180, UTF-8, header line first), streamed: every transaction the filters match, in the list's order, read a page at a time as the client takes the document, so an export of any size is served in one answer. An empty field is a null; a field that would start like a spreadsheet formula (`=`, `+`, `-`, `@`) but is not a signed number is prefixed with `'`. A transaction's ledger entries are in `getTransaction`. The permission and the errors are those of `listTransactions`.
+         */
+        get: operations["exportTransactionsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/transactions/{transaction_id}": {
         parameters: {
             query?: never;
@@ -626,6 +646,32 @@ export interface paths {
          * @description **Preview.** The delivery log of the endpoint: every HTTP attempt made to it, newest first, with what was sent (the event's id and code, the attempt's number), what came back (`response_status` and the first KiB of the body as text in `response_body`), or why nothing came back (`error`: a time-out, a refused connection, a TLS failure, a URL the policy refuses), how long it took, and when the next attempt of that delivery is due (`next_attempt_at`, null when none is). Filters: `event_id`, `outcome` (`SUCCEEDED`: a 2xx; `FAILED`: anything else) and the time the attempt was recorded (`created_from`, `created_to`). Attempts are kept as long as the endpoint's business.
          */
         get: operations["listWebhookDeliveryAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{endpoint_id}/attempts.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id (from `listWebhookEndpoints`, or a delivery's `webhook_id`).
+                 * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export delivery attempts as CSV
+         * @description The attempts of `listWebhookDeliveryAttempts` with the same filters (no `limit` or `cursor`), as CSV (RFC 4180, UTF-8, header line first), streamed: every attempt the filters match, in the list's order, read a page at a time as the client takes the document, so an export of any size is served in one answer. An empty field is a null; a field that would start like a spreadsheet formula (`=`, `+`, `-`, `@`) but is not a signed number is prefixed with `'`. The permission and the errors are those of `listWebhookDeliveryAttempts`.
+         */
+        get: operations["exportWebhookDeliveryAttemptsCsv"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3502,6 +3548,79 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    exportTransactionsCsv: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only transactions of this type.
+                 * @example PAYOUT
+                 */
+                type?: components["parameters"]["TransactionTypeFilter"];
+                /**
+                 * @description Only transactions of at least this amount (inclusive, in major units, the same form as `amount`). Combined with `amount_max` it selects a range; a minimum above the maximum is answered with 400 `VALIDATION_ERROR`.
+                 * @example 100.00
+                 */
+                amount_min?: components["parameters"]["TransactionAmountMinFilter"];
+                /**
+                 * @description Only transactions of at most this amount (inclusive, in major units).
+                 * @example 500.00
+                 */
+                amount_max?: components["parameters"]["TransactionAmountMaxFilter"];
+                /**
+                 * @description Only transactions in this status.
+                 * @example SUCCESS
+                 */
+                status?: components["parameters"]["TransactionStatusFilter"];
+                /**
+                 * @description Only items created at or after this instant.
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                created_from?: components["parameters"]["CreatedFromParameter"];
+                /**
+                 * @description Only items created before this instant.
+                 * @example 2026-12-01T00:00:00.000Z
+                 */
+                created_to?: components["parameters"]["CreatedToParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v2
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transactions as CSV. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example created_at,id,reference,type,status,amount,currency,sender_account_number,receiver_account_number,source_wallet_id,destination_wallet_id,external_reference,notes,original_transaction_id,reversal_transaction_id,refunded_amount
+                     *     2026-11-21T10:20:00.000Z,4e8a2b61-9c3d-4f5e-8a7b-1c2d3e4f5a60,TXN000000000042,TRANSFER,COMPLETED,50.00,SAR,900000000019,900000000027,7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d,8b9c0d1e-2f3a-4b5c-9d6e-7f8a9b0c1d2e,,Rent,,,0.00
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getTransaction: {
         parameters: {
             query?: never;
@@ -5024,6 +5143,76 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportWebhookDeliveryAttemptsCsv: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only attempts of deliveries of this event.
+                 * @example 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e
+                 */
+                event_id?: components["parameters"]["AttemptEventIdFilter"];
+                /**
+                 * @description Only attempts with this outcome.
+                 * @example FAILED
+                 */
+                outcome?: components["parameters"]["AttemptOutcomeFilter"];
+                /**
+                 * @description Only items created at or after this instant.
+                 * @example 2026-11-01T00:00:00.000Z
+                 */
+                created_from?: components["parameters"]["CreatedFromParameter"];
+                /**
+                 * @description Only items created before this instant.
+                 * @example 2026-12-01T00:00:00.000Z
+                 */
+                created_to?: components["parameters"]["CreatedToParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v2
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Webhook endpoint id (from `listWebhookEndpoints`, or a delivery's `webhook_id`).
+                 * @example e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempts as CSV. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example started_at,id,delivery_id,event_id,event_code,attempt,outcome,duration_ms,response_status,error,next_attempt_at,response_body
+                     *     2026-11-21T10:15:35.500Z,8f7e6d5c-4b3a-4c2d-9e1f-0a9b8c7d6e5f,2c4e6a8b-0d1f-4a3c-9e5b-7d9f1b3d5f7a,0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e,topup.complete,2,FAILED,12,500,HTTP 500,2026-11-21T10:20:35.512Z,"{""error"":""database unavailable""}"
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WebhookEndpointNotFound"];

@@ -1,6 +1,6 @@
 /** Wallet statements: JSON, one page at a time (getWalletStatement), and CSV, streamed (getWalletStatementCsv). */
 import { getWalletStatement, streamWalletStatementCsv } from '../../ledger/statements.js';
-import { businessIdOf } from '../../http/operation.js';
+import { CSV_TYPE, businessIdOf } from '../../http/operation.js';
 import type { ClosedLoopMap } from './types.js';
 
 export const statementOperations = {
@@ -13,7 +13,7 @@ export const statementOperations = {
     handle: async (ctx) => ({
       status: 200,
       body: await streamWalletStatementCsv(ctx.db, businessIdOf(ctx), ctx.path.wallet_id, ctx.query),
-      contentType: 'text/csv; charset=utf-8',
+      contentType: CSV_TYPE,
     }),
   },
 } satisfies Partial<ClosedLoopMap>;

@@ -1,13 +1,17 @@
-/** Transactions: list, get, and list one wallet's. */
-import { getTransaction, listTransactions } from '../../ledger/transactions.js';
+/** Transactions: list (or export as CSV), get, and list one wallet's. */
+import { TRANSACTION_CSV_COLUMNS, getTransaction, listTransactions } from '../../ledger/transactions.js';
 import { getWallet } from '../../businesses/index.js';
-import { businessIdOf } from '../../http/operation.js';
+import { businessIdOf, csvExport } from '../../http/operation.js';
 import type { ClosedLoopMap } from './types.js';
 
 export const transactionOperations = {
   listTransactions: {
     access: 'business',
     handle: async (ctx) => ({ status: 200, body: await listTransactions(ctx.db, businessIdOf(ctx), ctx.query) }),
+  },
+  exportTransactionsCsv: {
+    access: 'business',
+    handle: async (ctx) => csvExport(TRANSACTION_CSV_COLUMNS, (page) => listTransactions(ctx.db, businessIdOf(ctx), { ...ctx.query, ...page })),
   },
   getTransaction: {
     access: 'business',

@@ -9,9 +9,9 @@ import {
   sendWebhookTestEvent,
   updateWebhookEndpoint,
 } from '../../webhooks/index.js';
-import { listDeliveryAttempts, listEndpointHealth } from '../../webhooks/index.js';
+import { ATTEMPT_CSV_COLUMNS, listDeliveryAttempts, listEndpointHealth } from '../../webhooks/index.js';
 import { recoverDeliveries } from '../../webhooks/index.js';
-import { businessIdOf } from '../../http/operation.js';
+import { businessIdOf, csvExport } from '../../http/operation.js';
 import type { ClosedLoopMap } from './types.js';
 
 export const webhookOperations = {
@@ -46,6 +46,10 @@ export const webhookOperations = {
   listWebhookDeliveryAttempts: {
     access: 'business',
     handle: async (ctx) => ({ status: 200, body: await listDeliveryAttempts(ctx.db, businessIdOf(ctx), ctx.path.endpoint_id, ctx.query) }),
+  },
+  exportWebhookDeliveryAttemptsCsv: {
+    access: 'business',
+    handle: async (ctx) => csvExport(ATTEMPT_CSV_COLUMNS, (page) => listDeliveryAttempts(ctx.db, businessIdOf(ctx), ctx.path.endpoint_id, { ...ctx.query, ...page })),
   },
   listWebhookEndpointHealth: {
     access: 'business',

@@ -1,7 +1,7 @@
 /** The audit log (list the business's audit events, or export them as CSV) and the API request log (list, or get one). */
 import type { operations } from '../../../generated/types/core.js';
 import { auditEventsCsv, getApiRequest, listApiRequests, listAuditEvents } from '../../audit/index.js';
-import { businessIdOf, type OperationMap } from '../../http/operation.js';
+import { CSV_TYPE, businessIdOf, type OperationMap } from '../../http/operation.js';
 
 type AuditOperations = Pick<operations, 'listAuditEvents' | 'exportAuditEventsCsv' | 'listApiRequests' | 'getApiRequest'>;
 
@@ -12,7 +12,7 @@ export const auditOperations = {
   },
   exportAuditEventsCsv: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await auditEventsCsv(ctx.db, businessIdOf(ctx), ctx.query), contentType: 'text/csv; charset=utf-8' }),
+    handle: async (ctx) => ({ status: 200, body: await auditEventsCsv(ctx.db, businessIdOf(ctx), ctx.query), contentType: CSV_TYPE }),
   },
   listApiRequests: {
     access: 'business',

@@ -1,15 +1,19 @@
 /** Bulk payouts: list the batches, create one under an idempotency key, its status, its report as JSON and CSV. */
 import type { operations } from '../../../generated/types/core.js';
-import { batchReportToCsv, getBatchReport, getBulkPayout, listBulkPayouts } from '../../payouts/index.js';
+import { BULK_PAYOUT_CSV_COLUMNS, batchReportToCsv, getBatchReport, getBulkPayout, listBulkPayouts } from '../../payouts/index.js';
 import { createBulkPayout } from '../../payouts/index.js';
-import { businessIdOf, type OperationMap } from '../../http/operation.js';
+import { CSV_TYPE, businessIdOf, csvExport, type OperationMap } from '../../http/operation.js';
 
-type BulkPayoutOperations = Pick<operations, 'listBulkPayouts' | 'createBulkPayout' | 'getBulkPayoutStatus' | 'getBatchReport' | 'getBatchReportCsv'>;
+type BulkPayoutOperations = Pick<operations, 'listBulkPayouts' | 'exportBulkPayoutsCsv' | 'createBulkPayout' | 'getBulkPayoutStatus' | 'getBatchReport' | 'getBatchReportCsv'>;
 
 export const bulkPayoutOperations = {
   listBulkPayouts: {
     access: 'business',
     handle: async (ctx) => ({ status: 200, body: await listBulkPayouts(ctx.db, businessIdOf(ctx), ctx.query) }),
+  },
+  exportBulkPayoutsCsv: {
+    access: 'business',
+    handle: async (ctx) => csvExport(BULK_PAYOUT_CSV_COLUMNS, (page) => listBulkPayouts(ctx.db, businessIdOf(ctx), { ...ctx.query, ...page })),
   },
   createBulkPayout: {
     access: 'business',
@@ -32,7 +36,7 @@ export const bulkPayoutOperations = {
     handle: async (ctx) => ({
       status: 200,
       body: batchReportToCsv(await getBatchReport(ctx.db, businessIdOf(ctx), ctx.path.bulk_payout_id)),
-      contentType: 'text/csv; charset=utf-8',
+      contentType: CSV_TYPE,
     }),
   },
 } satisfies OperationMap<BulkPayoutOperations>;

@@ -1,14 +1,14 @@
 /** Customers: read one, list them, list one's cards; and the provider callbacks that move their onboarding. */
 import type { operations } from '../../../generated/types/core.js';
 import { listCustomerCards } from '../../cards/index.js';
-import { getCustomer, listCustomers } from '../../customers/index.js';
+import { CUSTOMER_CSV_COLUMNS, getCustomer, listCustomers } from '../../customers/index.js';
 import { runAfterCommit, type ServiceEnv } from '../../customers/index.js';
 import { receiveIdentityVerificationResult, receiveScreeningResult, type CallbackAcknowledgement } from '../../customers/index.js';
-import { businessIdOf, type OperationMap } from '../../http/operation.js';
+import { businessIdOf, csvExport, type OperationMap } from '../../http/operation.js';
 import { decodeCursor } from '../../kernel/pagination.js';
 import { serviceEnv } from './requestEnv.js';
 
-type CustomerOperations = Pick<operations, 'listCustomers' | 'getCustomer' | 'listCustomerCards' | 'receiveIdentityVerificationResult' | 'receiveScreeningResult'>;
+type CustomerOperations = Pick<operations, 'listCustomers' | 'exportCustomersCsv' | 'getCustomer' | 'listCustomerCards' | 'receiveIdentityVerificationResult' | 'receiveScreeningResult'>;
 
 /** A provider callback operation: apply the result, then run what the sandbox delivers after the commit. */
 export function callback<Body>(receive: (env: ServiceEnv, body: Body) => Promise<CallbackAcknowledgement>) {
@@ -27,6 +27,10 @@ export const customerOperations = {
   listCustomers: {
     access: 'business',
     handle: async (ctx) => ({ status: 200, body: await listCustomers(ctx.db, businessIdOf(ctx), ctx.query) }),
+  },
+  exportCustomersCsv: {
+    access: 'business',
+    handle: async (ctx) => csvExport(CUSTOMER_CSV_COLUMNS, (page) => listCustomers(ctx.db, businessIdOf(ctx), { ...ctx.query, ...page })),
   },
   getCustomer: {
     access: 'business',

@@ -1,22 +1,31 @@
 /**
- * Payouts (seed E4): create a payout, read its status; the payout rail's signed
- * callback; sandbox helpers for the payout account and outcomes.
+ * Payouts (seed E4): list them (or export them as CSV, or summarise a period's), create a
+ * payout, read its status; the payout rail's signed callback; sandbox helpers for the payout
+ * account and outcomes.
  */
 import type { operations } from '../../../generated/types/core.js';
-import { createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from '../../payouts/index.js';
-import { businessIdOf, type OperationMap } from '../../http/operation.js';
-import { receivePayoutRailResult } from '../../payouts/index.js';
+import { PAYOUT_CSV_COLUMNS, createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from '../../payouts/index.js';
+import { businessIdOf, csvExport, type OperationMap } from '../../http/operation.js';
+import { getPayoutSummary, receivePayoutRailResult } from '../../payouts/index.js';
 import { requireSandbox } from './requestEnv.js';
 
 type PayoutOperations = Pick<
   operations,
-  'listCustomerPayouts' | 'createCustomerPayout' | 'getPayoutStatus' | 'receivePayoutRailResult' | 'createSandboxPayoutAccountTopup' | 'setSandboxPayoutOutcome'
+  'listCustomerPayouts' | 'exportPayoutsCsv' | 'getPayoutSummary' | 'createCustomerPayout' | 'getPayoutStatus' | 'receivePayoutRailResult' | 'createSandboxPayoutAccountTopup' | 'setSandboxPayoutOutcome'
 >;
 
 export const payoutOperations = {
   listCustomerPayouts: {
     access: 'business',
     handle: async (ctx) => ({ status: 200, body: await listCustomerPayouts(ctx.db, businessIdOf(ctx), ctx.query) }),
+  },
+  exportPayoutsCsv: {
+    access: 'business',
+    handle: async (ctx) => csvExport(PAYOUT_CSV_COLUMNS, (page) => listCustomerPayouts(ctx.db, businessIdOf(ctx), { ...ctx.query, ...page })),
+  },
+  getPayoutSummary: {
+    access: 'business',
+    handle: async (ctx) => ({ status: 200, body: await getPayoutSummary(ctx.db, businessIdOf(ctx), ctx.query) }),
   },
   createCustomerPayout: {
     access: 'business',

@@ -51,7 +51,7 @@ export function useRequest() {
  * the documents' Page shape (`{ data, has_more, next_cursor }`); the first page with
  * `initial` loads at once. The form's values are `form` (`field(name)` is an input's handler);
  * `apply(event)` submits them (the first page again), `first()` and `next(cursor)` page
- * through the filters last applied, `retry()` loads the last page asked for again.
+ * through the filters last applied (`applied`), `retry()` loads the last page asked for again.
  */
 export function useFilteredList(fetchPage, initial) {
   const request = useRequest();
@@ -84,6 +84,8 @@ export function useFilteredList(fetchPage, initial) {
     retry: () => load(last.filters, last.cursor),
     /** Whether the page shown is past the first. */
     paged: last.cursor !== undefined,
+    /** The filters of the list shown (the form's values when last applied): what an export asks for. */
+    applied,
   };
 }
 

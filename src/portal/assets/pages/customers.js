@@ -1,6 +1,6 @@
 /**
  * Customers: the business's customers (core `listCustomers`, newest first, cursor pages,
- * by status and mobile number) and one opened in place: its details, its wallet
+ * by status and mobile number; saved as CSV by `exportCustomersCsv`) and one opened in place: its details, its wallet
  * (closed-loop `getWallet`), its cards (`listCustomerCards`) and who started its onboarding
  * (../creator.js), with a link to its page (../objects/customer.js). A card is frozen,
  * unfrozen or blocked from here (../corrections/card.js, `changeCardStatus`, no code of the customer); what changes
@@ -12,6 +12,7 @@ import { ListPager, When, useFilteredList } from '../lists.js';
 import { CreatedBy } from '../creator.js';
 import { CardCorrections } from '../corrections/index.js';
 import { LinkedId, ObjectLink, objectHref } from '../objects/links.js';
+import { ExportCsv } from '../exports.js';
 
 /** core.yaml CustomerStatus. */
 const STATES = ['PENDING', 'ACTIVE', 'INACTIVE'];
@@ -96,6 +97,7 @@ function CustomersPage({ api }) {
         </select></div>
       <${Field} id="customers-mobile" label="Mobile number" value=${form.mobile} onInput=${(v) => setForm({ ...form, mobile: v })} />
       <button type="submit" disabled=${list.busy}>Show customers</button>
+      <${ExportCsv} api=${api} path="/customers.csv" query=${query(list.applied)} filename="customers.csv" />
     </form>
     <${Problem} error=${list.error} onRetry=${list.retry} />
     ${page

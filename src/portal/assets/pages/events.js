@@ -1,11 +1,12 @@
 /**
  * Events page: the events recorded for the business (core `listEvents`, newest first, cursor
  * pages) with the operation's documented filters (`code`, `created_from`, `created_to`,
- * `limit`), and each event's `data` as its webhook deliveries carry it.
+ * `limit`; saved as CSV by `exportEventsCsv`), and each event's `data` as its webhook deliveries carry it.
  */
 import { html, useState } from '../preact-htm.js';
 import { Id, Problem, Table, instant, words } from '../ui.js';
 import { ListPager, PER_PAGE, When, useFilteredList } from '../lists.js';
+import { ExportCsv } from '../exports.js';
 
 /** The codes of shared.yaml WebhookEventCode (the filter's schema). */
 const CODES = ['onboarding.complete', 'topup.complete', 'payout.pending', 'payout.processing', 'payout.failed', 'payout.completed'];
@@ -49,6 +50,7 @@ function EventsPage({ api }) {
         ${PER_PAGE.map((n) => html`<option value=${n}>${n}</option>`)}
       </select>
       <button type="submit" disabled=${list.busy}>Show events</button>
+      <${ExportCsv} api=${api} path="/events.csv" query=${queryOf(list.applied)} filename="events.csv" />
     </form>
     <${Problem} error=${list.error} onRetry=${list.retry} />
     ${page

@@ -5,15 +5,18 @@
  * activity (the newest transactions, `listBusinessTransactions`), and an alert naming the
  * webhook endpoints that fail (with why and since when) or are disabled (two requests of
  * `listWebhookEndpointHealth`, however many endpoints there are), and the business's
- * default API version (./api-version.js). Each part loads on its own and offers Retry when
- * it fails.
+ * default API version (./api-version.js), today's payouts with an alert when any failed
+ * (./today.js, one `getPayoutSummary`). Its requests do not grow with the business's
+ * endpoints or today's payouts (the 30 days' history reads at most five pages of transactions).
+ * Each part loads on its own and offers Retry when it fails.
  */
 import { html, useState } from '../../preact-htm.js';
-import { Id, Money, Problem, Table, formatTime, plural, useLoad, words } from '../../ui.js';
-import { BalanceChart, DAYS, balancePoints, recentTransactions } from './history.js';
+import { Id, Money, Problem, Table, formatMoney, formatTime, plural, useLoad, words } from '../../ui.js';
+import { BalanceChart, DAYS, balancePoints, moved, recentTransactions } from './history.js';
 import { HEALTH, failureText } from '../webhooks/health.js';
 import { ApiVersionSetting } from './api-version.js';
 import { BusinessSettings } from './settings.js';
+import { PayoutsToday } from './today.js';
 import { When } from '../../lists.js';
 import { below } from '../../amounts.js';
 
@@ -44,7 +47,8 @@ function EndpointAlert({ api }) {
   </div>`;
 }
 
-function Accounts({ api, threshold }) {
+
+function Accounts({ api, threshold, timeZone }) {
   const balances = useLoad(() => api.get('/business-account/balance'), [api]);
   const payout = balances.data?.payout_account;
   const low = payout && threshold !== null && below(payout.balance, threshold);
@@ -71,11 +75,13 @@ function Accounts({ api, threshold }) {
         <${Problem} error=${history.error} onRetry=${history.reload} />
         ${history.data
           ? html`<div class="tiles">${accounts.map((a) => {
-              const points = balancePoints(history.data.transactions, a.account_number, a.balance);
+              const points = balancePoints(history.data.transactions, a.account_number, a.balance, history.data.from);
               return html`<figure class="card" key=${a.id}>
-                <figcaption>${a.name}: the last ${DAYS} days</figcaption>
-                <${BalanceChart} points=${points} from=${history.data.from}
-                  label=${`${a.name}: ${plural(points.length - 1, 'movement')} in ${DAYS} days; now ${a.balance} ${a.currency}`} />
+                <figcaption>${a.name}: the last ${DAYS} days (${a.currency})</figcaption>
+                ${moved(points)
+                  ? html`<${BalanceChart} points=${points} from=${history.data.from} timeZone=${timeZone}
+                      label=${`${a.name}: ${plural(points.length - 2, 'movement')} in ${DAYS} days, from ${formatMoney(points[0].balance, a.currency)} to ${formatMoney(a.balance, a.currency)}`} />`
+                  : html`<p class="muted">No money moved in the last ${DAYS} days: the balance stayed <${Money} amount=${a.balance} currency=${a.currency} />.</p>`}
               </figure>`;
             })}</div>
             ${history.data.partial ? html`<p class="muted">A busy month: the drawing shows its newest 500 transactions.</p>` : null}`
@@ -120,7 +126,8 @@ function Overview({ api, session }) {
       </dl>
       <${BusinessSettings} api=${api} business=${business} onSaved=${(b) => { Object.assign(session.business, b); setBusiness(b); }} />
     </section>
-    <${Accounts} api=${api} threshold=${business.payout_low_balance_threshold} />
+    ${api.can('payouts:read') ? html`<${PayoutsToday} api=${api} business=${business} />` : null}
+    <${Accounts} api=${api} threshold=${business.payout_low_balance_threshold} timeZone=${business.time_zone} />
     <${RecentActivity} api=${api} />`;
 }
 

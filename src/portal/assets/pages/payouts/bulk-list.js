@@ -1,6 +1,6 @@
 /**
  * The business's bulk payouts on the Payouts page (core `listBulkPayouts`, newest first,
- * cursor pages, by creation date), each with its items counted per state; one opened in
+ * cursor pages, by creation date; saved as CSV by `exportBulkPayoutsCsv`), each with its items counted per state; one opened in
  * place shows who created it (../../creator.js), its counts, its report and the report's CSV
  * (./bulk.js Batch).
  */
@@ -9,6 +9,7 @@ import { instant, plural, Problem, RowToggle, Table, words } from '../../ui.js';
 import { Batch, STATES } from './bulk.js';
 import { CreatedBy } from '../../creator.js';
 import { ListPager, When, useFilteredList } from '../../lists.js';
+import { ExportCsv } from '../../exports.js';
 
 /** A batch's counts in words, the empty states left out: "2 completed, 1 rejected". */
 export function countsText(counts) {
@@ -36,6 +37,7 @@ export function BulkPayoutList({ api }) {
       <div class="field"><label for="bulk-to">Created before</label>
         <input id="bulk-to" type="date" value=${form.to} onInput=${field('to')} /></div>
       <button type="submit" disabled=${list.busy}>Show bulk payouts</button>
+      <${ExportCsv} api=${api} path="/bulk-payouts.csv" query=${query(list.applied)} filename="bulk-payouts.csv" />
     </form>
     <${Problem} error=${list.error} onRetry=${list.retry} />
     ${page

@@ -1,8 +1,8 @@
 /**
  * The list of the business's payouts on the Payouts page (core `listCustomerPayouts`, newest
  * first, cursor pages) with the operation's filters (`status`, `created_from`, `created_to`,
- * `external_reference`), and a payout opened in place: its details, its timeline
- * (../../objects/timeline.js) and a link to its page (../../objects/payout.js).
+ * `external_reference`), saved as CSV with them (`exportPayoutsCsv`), and a payout opened in place:
+ * its details, its timeline (../../objects/timeline.js) and a link to its page (../../objects/payout.js).
  */
 import { html, useState } from '../../preact-htm.js';
 import { Id, instant, Money, Problem, RowToggle, Table, words } from '../../ui.js';
@@ -11,6 +11,7 @@ import { ObjectTimeline } from '../../objects/timeline.js';
 import { CreatedBy } from '../../creator.js';
 import { ListPager, PER_PAGE, When, useFilteredList } from '../../lists.js';
 import { PayoutCorrections } from '../../corrections/index.js';
+import { ExportCsv } from '../../exports.js';
 
 /** shared.yaml PayoutStatus, the `status` filter's values. */
 export const PAYOUT_STATES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED'];
@@ -28,7 +29,7 @@ function queryOf(filters, cursor) {
 }
 
 /** The filter form of `list` (useFilteredList); `onApply` runs before the filters apply. */
-function PayoutFilters({ list, onApply }) {
+function PayoutFilters({ api, list, onApply }) {
   const { form, field } = list;
   const submit = (e) => {
     onApply();
@@ -51,6 +52,7 @@ function PayoutFilters({ list, onApply }) {
         ${PER_PAGE.map((n) => html`<option value=${n}>${n}</option>`)}
       </select></div>
     <button type="submit" disabled=${list.busy}>Show payouts</button>
+    <${ExportCsv} api=${api} path="/payouts.csv" query=${queryOf(list.applied)} filename="payouts.csv" />
   </form>`;
 }
 
@@ -93,7 +95,7 @@ export function PayoutList({ api }) {
   const { page } = list;
   return html`<section aria-labelledby="payout-list-title">
     <h2 id="payout-list-title">All payouts</h2>
-    <${PayoutFilters} list=${list} onApply=${() => setOpen(null)} />
+    <${PayoutFilters} api=${api} list=${list} onApply=${() => setOpen(null)} />
     <${Problem} error=${list.error} onRetry=${list.retry} />
     ${page
       ? html`<${Table}

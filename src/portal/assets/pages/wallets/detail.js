@@ -24,8 +24,11 @@ export const transactionQuery = (f, cursor) => ({ type: f.type || undefined, cre
 /** The filter values of a transaction list, empty. */
 export const NO_TRANSACTION_FILTER = { type: '', from: '', to: '' };
 
-/** The transaction filters of `list` (useFilteredList): type and creation dates; `idPrefix` keeps ids unique. */
-export function TransactionFilters({ list, idPrefix = 'tx' }) {
+/**
+ * The transaction filters of `list` (useFilteredList): type and creation dates; `idPrefix` keeps
+ * ids unique; `children` (an export's button) follow the submit button.
+ */
+export function TransactionFilters({ list, idPrefix = 'tx', children }) {
   const { form, field } = list;
   return html`<form class="filters" onSubmit=${list.apply} aria-label="Transaction filters">
     <div class="field"><label for=${`${idPrefix}-type`}>Type</label>
@@ -38,6 +41,7 @@ export function TransactionFilters({ list, idPrefix = 'tx' }) {
     <div class="field"><label for=${`${idPrefix}-to`}>Created before</label>
       <input id=${`${idPrefix}-to`} type="date" value=${form.to} onInput=${field('to')} /></div>
     <button type="submit" disabled=${list.busy}>Show transactions</button>
+    ${children}
   </form>`;
 }
 

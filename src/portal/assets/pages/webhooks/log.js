@@ -1,6 +1,6 @@
 /**
  * A webhook endpoint's delivery log on the Webhooks page (closed-loop
- * `listWebhookDeliveryAttempts`, newest first): the attempts in a fixed-width table whose
+ * `listWebhookDeliveryAttempts`, newest first; saved as CSV by `exportWebhookDeliveryAttemptsCsv`): the attempts in a fixed-width table whose
  * long cells wrap, the same attempts grouped by event with each event's request body and
  * each attempt's response body, sending one event again (`redeliverEvent`) and recovering
  * the failures since a time (`recoverWebhookDeliveries`).
@@ -12,6 +12,7 @@
  */
 import { html, useState } from '../../preact-htm.js';
 import { formatTime, Id, plural, Problem, RowToggle, Table, useLoad, words } from '../../ui.js';
+import { ExportCsv } from '../../exports.js';
 
 /** A `datetime-local` value for `date` in the browser's time zone. */
 function localInputValue(date) {
@@ -67,6 +68,7 @@ export function DeliveryLog({ api, endpoint, path, onRefresh }) {
         <option value="">All</option><option value="SUCCEEDED">Succeeded</option><option value="FAILED">Failed</option>
       </select>
       <button type="button" class="secondary" onClick=${() => { log.reload(); onRefresh?.(); }}>Refresh log</button>
+      <${ExportCsv} api=${api} path=${`${path}/attempts.csv`} query=${{ outcome }} filename=${`attempts-${endpoint.id}.csv`} />
     </div>
     <form class="actions" onSubmit=${recover}>
       <label for="recover-since">Failures since</label>
