@@ -4,7 +4,7 @@
  * the operational account (closed-loop `createSandboxTopup`) and of the payout account
  * (core `createSandboxPayoutAccountTopup`); everywhere, funding a wallet from the
  * operational account (`createFund`), a transfer between wallets (`createTransfer`) and a
- * payout to a customer's wallet from the payout account (core `createPayout`). The wallets
+ * payout to a customer's wallet from the payout account (core `createCustomerPayout`). The wallets
  * to choose from are the business's 100 newest (`listWallets`). Each review reads the
  * balances it shows (`getWallet`, `lookupWallet`, `getBusinessAccountBalance`) and warns when one
  * goes below zero or a payout's external reference was used in the last 24 hours
@@ -65,7 +65,7 @@ function actions(sandbox) {
       fields: [{ name: 'wallet_id', label: 'Wallet', kind: 'wallet' }, amountField],
       review: async (api, v) => {
         const [to, from] = await Promise.all([walletNow(api, v.wallet_id), operationalAccount(api)]);
-        return walletMoveReview('Fund', v.amount, { name: 'Operational account', label: `Operational account ${from.account_number}`, ...from }, to);
+        return walletMoveReview('Fund', v.amount, { ...from, name: 'Operational account', label: `Operational account ${from.account_number}` }, to);
       },
       send: (api, v, key) => api.post(`${CL}/funds`, { wallet_id: v.wallet_id, amount: v.amount }, { idempotencyKey: key }),
       result: transactionResult('See it on the Wallets page', '#wallets'),
