@@ -12,6 +12,9 @@ import { listBulkPayouts } from '../../../src/payouts/bulkReports.js';
 import { listCustomerPayouts } from '../../../src/payouts/customerPayouts.js';
 import { listWallets } from '../../../src/businesses/wallets.js';
 import { listTransactions } from '../../../src/ledger/transactions.js';
+import { listDeliveryAttempts } from '../../../src/webhooks/attempts.js';
+import { post } from '../../support/client.js';
+import { testSecret } from '../../support/webhooks.js';
 import { newBusiness, type TestBusiness } from '../../support/fixtures.js';
 import { nodes, plansOf as plansWith, type PlanNode } from '../../support/plans.js';
 import { running } from '../../support/service.js';
@@ -79,6 +82,24 @@ describe('list pages read one index range, whatever the history', () => {
     for (const [filter, index, column] of cases) {
       const plans = await plansOf(db, 'accounts', (d) => listWallets(d, b.id, { limit: 20, cursor, ...filter }));
       expectIndexRange(plans, 'accounts', index, ['business_id', column], `wallets ${JSON.stringify(filter)}`);
+    }
+  });
+
+  it('listWebhookDeliveryAttempts: unfiltered and by event, event code, payout and outcome', async () => {
+    const made = await post('/cl/v1/webhooks/endpoints', { url: 'https://hooks.example.com/plans', secret: testSecret(), events: ['payout.pending'] }, { token: b.token });
+    expect(made.status, JSON.stringify(made.body)).to.equal(200);
+    const [endpoint] = await db('webhook_endpoints').where({ business_id: b.id }).select('id');
+    const id = '00000000-0000-4000-8000-000000000001';
+    const cases: [Record<string, string>, string, string[]][] = [
+      [{}, 'webhook_delivery_attempts_endpoint_id_created_at_id_index', ['endpoint_id']],
+      [{ outcome: 'FAILED' }, 'webhook_delivery_attempts_endpoint_id_created_at_id_index', ['endpoint_id']],
+      [{ event_id: id }, 'webhook_attempts_endpoint_event_index', ['endpoint_id', 'event_id']],
+      [{ event_code: 'payout.pending' }, 'webhook_attempts_endpoint_event_code_index', ['endpoint_id', 'event_code']],
+      [{ payout_id: id }, 'webhook_attempts_endpoint_payout_index', ['endpoint_id', 'payout_id']],
+    ];
+    for (const [filter, index, columns] of cases) {
+      const plans = await plansOf(db, 'webhook_delivery_attempts', (d) => listDeliveryAttempts(d, b.id, endpoint.id, { limit: 20, cursor, ...filter }));
+      expectIndexRange(plans, 'webhook_delivery_attempts', index, columns, `attempts ${JSON.stringify(filter)}`);
     }
   });
 });
