@@ -1,6 +1,7 @@
 /**
  * Webhook debugging in the portal, in headless Chromium, at 1280 px light and 390 px dark:
- * the overview's alert and the endpoint list say why a failing endpoint fails and since when;
+ * the overview's alert (one request of the endpoints' health) and the endpoint list say why a
+ * failing endpoint fails and since when;
  * the delivery log filters by event type and by payout id, opens an attempt with its request
  * headers and body and its response's status, headers and body, and resends its event after a
  * review (the new attempt marked manual, numbered after the event's attempts). Every page
@@ -77,8 +78,13 @@ describe('Portal: webhook debugging (delivery log, failure reasons, manual resen
       await setLook(page, look);
 
       // The overview's alert: the dead endpoint, why it fails and since when.
+      // From another page, so that the overview loads afresh.
+      await showPage(page, 'events', 'Events');
+      const sent = suite.portal.requests.length;
       await showPage(page, 'overview', 'Overview');
       await page.waitForFunction((url) => [...document.querySelectorAll('[role="alert"] li')].some((li) => li.textContent?.includes(url)), {}, deadUrl);
+      const healthReads = suite.portal.requests.slice(sent).filter((r) => r.operation?.endsWith('#listWebhookEndpointHealth'));
+      expect(healthReads, 'the alert reads the endpoints in one request').to.have.length(1);
       const alert = await page.$$eval('[role="alert"] li', (lis, url) => lis.map((li) => (li as HTMLElement).innerText).find((t) => t.includes(url as string)), deadUrl);
       expect(alert).to.match(/failing since \d.*: the endpoint refused the connection \(ECONNREFUSED/);
       await assertNoPageOverflow(page, `the overview at ${look.width} px`);

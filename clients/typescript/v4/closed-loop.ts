@@ -563,7 +563,7 @@ export interface paths {
         };
         /**
          * List webhook endpoints' health
-         * @description **Preview.** The business's webhook endpoints (as `listWebhookEndpoints` pages them, newest first) with their health, computed by the service: `state` (`HEALTHY`, `FAILING`: every attempt since `failing_since` failed, `DISABLED`), when the last attempt succeeded, the newest failed attempt with its reason, and the attempts of the last 24 hours, counted per hour (the current hour and the 23 before it, oldest first). `state` filters: `FAILING` and `DISABLED` are what needs attention, so a dashboard asks for each once, whatever the number of endpoints. The cost of a page grows with its endpoints' attempts of the last day, not with their history.
+         * @description **Preview.** The business's webhook endpoints (as `listWebhookEndpoints` pages them, newest first) with their health, computed by the service: `state` (`HEALTHY`, `FAILING`: every attempt since `failing_since` failed, `DISABLED`), when the last attempt succeeded, the newest failed attempt with its reason, and the attempts of the last 24 hours, counted per hour (the current hour and the 23 before it, oldest first). `state` filters by one state; `needs_attention=true` keeps the `FAILING` and the `DISABLED` ones, so a dashboard's alert asks once, whatever the number of endpoints. The cost of a page grows with its endpoints' attempts of the last day, not with their history.
          */
         get: operations["listWebhookEndpointHealth"];
         put?: never;
@@ -2376,6 +2376,11 @@ export interface components {
          * @example FAILING
          */
         WebhookEndpointHealthStateFilter: components["schemas"]["WebhookEndpointHealthState"];
+        /**
+         * @description `true`: only the endpoints `FAILING` or `DISABLED`; `false` (the default): every state.
+         * @example true
+         */
+        WebhookEndpointNeedsAttentionFilter: boolean;
         /**
          * @description Only attempts with this outcome.
          * @example FAILED
@@ -4567,6 +4572,11 @@ export interface operations {
                  * @example FAILING
                  */
                 state?: components["parameters"]["WebhookEndpointHealthStateFilter"];
+                /**
+                 * @description `true`: only the endpoints `FAILING` or `DISABLED`; `false` (the default): every state.
+                 * @example true
+                 */
+                needs_attention?: components["parameters"]["WebhookEndpointNeedsAttentionFilter"];
                 /**
                  * @description Page size, 1 to 100; 20 when absent.
                  * @example 20
