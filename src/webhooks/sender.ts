@@ -99,7 +99,7 @@ const UNKEPT_HEADERS = new Set(['set-cookie', 'authorization', 'proxy-authentica
  * and the values of UNKEPT_HEADERS (a receiver's cookies or credentials) replaced by
  * "(not kept)".
  */
-export function keptHeaders(rawHeaders: string[]): Record<string, string> {
+function keptHeaders(rawHeaders: string[]): Record<string, string> {
   const kept: Record<string, string> = {};
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!.toLowerCase().slice(0, MAX_HEADER_NAME);

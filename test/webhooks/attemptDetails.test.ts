@@ -1,9 +1,9 @@
 /**
  * The delivery log's details and filters (`listWebhookDeliveryAttempts`), from outside: each
  * attempt shows the request as the receiver got it (its headers, the bearer token left out,
- * and its body) and the response's headers (cookies left out); the log filters by event code
- * and by payout; a resend (`redeliverEvent`) is marked MANUAL and numbered after the event's
- * automatic attempts.
+ * and its body) and the response's headers (cookies left out, at most 32, each value bounded);
+ * the log filters by event code and by payout; a resend (`redeliverEvent`) is marked MANUAL and
+ * numbered after the event's automatic attempts.
  */
 import { expect } from 'chai';
 import { get, post } from '../support/client.js';
@@ -84,6 +84,24 @@ describe('webhook delivery attempts: request and response details, filters, manu
         [2, 'AUTOMATIC', 2, 'SUCCEEDED'],
         [1, 'AUTOMATIC', 1, 'FAILED'],
       ]);
+    }, 30_000);
+  });
+
+  it('keeps at most 32 response headers, each value its first 256 characters', async () => {
+    const { b } = await payoutBusiness('1.00');
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`x-h${String(i).padStart(2, '0')}`, 'v'.repeat(300)]));
+    const hooks = await receiver((): Answer => ({ status: 200, headers: many }));
+    const made = await post('/cl/v1/webhooks/endpoints', { url: hooks.url, secret: testSecret(), events: ['topup.complete'] }, { token: b.token });
+    expect(made.status, JSON.stringify(made.body)).to.equal(200);
+    const endpointId = (await get('/cl/v1/webhooks/endpoints', { token: b.token })).body.data[0].id;
+    const sent = await post(`/cl/v1/webhooks/endpoints/${endpointId}/test-events`, {}, { token: b.token });
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(202);
+    await eventually(async () => {
+      const [attempt] = (await get(`${attemptsOf(endpointId)}?event_code=webhook.test`, { token: b.token })).body.data;
+      expect(attempt).to.include({ outcome: 'SUCCEEDED', trigger: 'MANUAL', number: 1 });
+      const kept = Object.entries(attempt.response_headers as Record<string, string>);
+      expect(kept).to.have.length(32);
+      expect(kept[0]).to.deep.equal(['x-h00', 'v'.repeat(256)]);
     }, 30_000);
   });
 });

@@ -39,7 +39,7 @@ function outcomeText(a) {
 const attemptName = (a) => `${a.number}${a.trigger === 'MANUAL' ? ', manual' : ''}`;
 
 /** Headers as a definition list (name: value), or `none` in words. */
-function Headers({ headers, label, none }) {
+function HeaderList({ headers, label, none }) {
   if (!headers) return html`<p class="muted">${none}</p>`;
   return html`<dl class="facts headers" aria-label=${label}>
     ${Object.entries(headers).map(([name, value]) => html`<dt><code>${name}</code></dt><dd><code>${value}</code></dd>`)}
@@ -75,13 +75,13 @@ function AttemptDetail({ a, endpoint, onResend }) {
     <div class="exchange">
       <section aria-label="Request">
         <h4>Request headers</h4>
-        <${Headers} headers=${a.request_headers} label=${`Request headers of attempt ${a.number}`} none="Not kept for this attempt." />
+        <${HeaderList} headers=${a.request_headers} label=${`Request headers of attempt ${a.number}`} none="Not kept for this attempt." />
         <h4>Request body</h4>
         <${Body} body=${a.request_body} label=${`Request body of attempt ${a.number}`} none="Not kept for this attempt." />
       </section>
       <section aria-label="Response">
         <h4>Response headers</h4>
-        <${Headers} headers=${a.response_headers} label=${`Response headers of attempt ${a.number}`} none="No response came." />
+        <${HeaderList} headers=${a.response_headers} label=${`Response headers of attempt ${a.number}`} none="No response came." />
         <h4>Response body</h4>
         <${Body} body=${a.response_body} label=${`Response body of attempt ${a.number}`} none=${a.response_status === null ? 'No response came.' : 'Empty.'} />
       </section>
