@@ -10,7 +10,10 @@
  *
  * Outcomes: 2xx → SUCCEEDED; 410 → FAILED and the endpoint DISABLED (reason GONE; its
  * other pending deliveries CANCELLED); anything else → the next attempt, or FAILED after
- * the last. Recorded attempts also note the endpoint's health (./health.ts).
+ * the last. Recorded attempts also note the endpoint's health (./health.ts). Each record keeps
+ * the request as sent (the bearer token left out), the response's headers (sender.ts bounds
+ * them), its trigger and number (attemptNumbers), and the event's code and payout id, which the
+ * delivery log filters by (./attempts.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';

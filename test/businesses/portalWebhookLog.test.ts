@@ -6,7 +6,8 @@
  * headers and body and its response's status, headers and body, and resends its event after a
  * review (the new attempt marked manual, numbered after the event's attempts). Every page
  * passes axe, shows no raw validator text and is no wider than the screen; every request is a
- * documented operation answered as documented.
+ * documented operation answered as documented. PORTAL_SCREENSHOT_DIR keeps a picture of an
+ * opened attempt at each width.
  */
 import { expect } from 'chai';
 import type { Page } from 'puppeteer-core';
@@ -14,7 +15,7 @@ import { get, post } from '../support/client.js';
 import { activeCustomer } from '../support/customers.js';
 import { eventually } from '../support/assertions.js';
 import { createPayout, topupPayoutAccount } from '../support/payouts.js';
-import { assertNoPageOverflow, checkA11y, mainText, setLook, showPage } from '../support/portal.js';
+import { assertNoPageOverflow, checkA11y, lookName, mainText, screenshotFor, setLook, showPage } from '../support/portal.js';
 import { portalSuiteHooks, tableRows } from '../support/portalPages.js';
 import { receiversOfSuite, startReceiver, testSecret, type Answer } from '../support/webhooks.js';
 
@@ -135,6 +136,7 @@ describe('Portal: webhook debugging (delivery log, failure reasons, manual resen
       expect(await mainText(page)).to.match(/Response status\s+503/);
       await assertNoPageOverflow(page, `an opened attempt at ${look.width} px`);
       await checkA11y(page, `an opened attempt at ${look.width} px`);
+      await screenshotFor(page, `portal-webhook-attempt-${lookName(look)}`, { show: '#log-heading' });
 
       // Resend after a review: a manual attempt, numbered after the event's attempts so far.
       const before = (await get(`/cl/v1/webhooks/endpoints/${endpointId}/attempts?event_id=${failedAttempt.event_id}`, { token: b.token })).body.data;
