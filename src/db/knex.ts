@@ -30,6 +30,7 @@ import * as apiRequestLog from './migrations/044_api_request_log.js';
 import * as businessSettings from './migrations/045_business_settings.js';
 import * as searchIndexes from './migrations/046_search_indexes.js';
 import * as eventObjectIndex from './migrations/047_event_object_index.js';
+import * as webhookAttemptDetails from './migrations/048_webhook_attempt_details.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '045_business_settings': businessSettings,
   '046_search_indexes': searchIndexes,
   '047_event_object_index': eventObjectIndex,
+  '048_webhook_attempt_details': webhookAttemptDetails,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

@@ -10,7 +10,10 @@
  *
  * Outcomes: 2xx → SUCCEEDED; 410 → FAILED and the endpoint DISABLED (reason GONE; its
  * other pending deliveries CANCELLED); anything else → the next attempt, or FAILED after
- * the last. Recorded attempts also note the endpoint's health (./health.ts).
+ * the last. Recorded attempts also note the endpoint's health (./health.ts). Each record keeps
+ * the request as sent (the bearer token left out), the response's headers (sender.ts bounds
+ * them), its trigger and number (attemptNumbers), and the event's code and payout id, which the
+ * delivery log filters by (./attempts.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -38,6 +41,48 @@ export interface Attempt {
   startedAt: Date;
   next: Date | null;
   outcome: Outcome;
+  /** The request as sent (its headers and body); null when none was (the secret could not sign). */
+  sent: { headers: Record<string, string>; body: string } | null;
+}
+
+/** Characters of a request body kept with its attempt (the document's maxLength). */
+export const REQUEST_BODY_CHARS = 8192;
+
+/** A request's headers as kept: the bearer token, a credential for five minutes, is left out. */
+function keptRequestHeaders(headers: Record<string, string>): Record<string, string> {
+  return { ...headers, ...(headers.authorization ? { authorization: 'Bearer (not kept)' } : {}) };
+}
+
+/** The event's `data.payout_id` when it is a UUID (the payout events'), else null. */
+function payoutIdOf(data: unknown): string | null {
+  const id = (data as { payout_id?: unknown } | null)?.payout_id;
+  return typeof id === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) ? id : null;
+}
+
+/**
+ * Each attempt's number among all the attempts of its event to its endpoint: an attempt of
+ * the event's own delivery (kind EVENT) is its `attempt`; one of a later delivery (a resend,
+ * a recovery, a test) follows every attempt of that event to that endpoint recorded before
+ * it (one read of their counts, through the (endpoint_id, event_id, …) index).
+ */
+async function attemptNumbers(trx: Knex.Transaction, businessId: string, recorded: Attempt[]): Promise<number[]> {
+  const later = recorded.filter((a) => a.row.kind !== 'EVENT');
+  const counts = new Map<string, number>();
+  if (later.length > 0) {
+    const { rows } = await trx.raw<{ rows: { endpoint_id: string; event_id: string; n: number }[] }>(
+      `SELECT endpoint_id, event_id, count(*)::int AS n FROM webhook_delivery_attempts
+        WHERE business_id = ? AND endpoint_id = ANY(?) AND event_id = ANY(?) GROUP BY endpoint_id, event_id`,
+      [businessId, [...new Set(later.map((a) => a.row.endpoint_id))], [...new Set(later.map((a) => a.row.event_id))]],
+    );
+    for (const r of rows) counts.set(`${r.endpoint_id}/${r.event_id}`, r.n);
+  }
+  return recorded.map((a) => {
+    if (a.row.kind === 'EVENT') return a.job.attempt;
+    const key = `${a.row.endpoint_id}/${a.row.event_id}`;
+    const n = (counts.get(key) ?? 0) + 1;
+    counts.set(key, n);
+    return n;
+  });
 }
 
 /** An attempt not made for want of its endpoint's slot, due again at `due`. */
@@ -89,8 +134,9 @@ async function record(jobs: JobQueue, trx: Knex.Transaction, businessId: string,
   const moved = new Set(rows.map((r) => r.id));
   const recorded = made.filter((a) => moved.delete(a.row.id));
   if (recorded.length === 0) return;
+  const numbers = await attemptNumbers(trx, businessId, recorded);
   await trx('webhook_delivery_attempts').insert(
-    recorded.map(({ job, row, result, outcome, startedAt, next }) => ({
+    recorded.map(({ job, row, result, outcome, startedAt, next, sent }, i) => ({
       id: randomUUID(),
       business_id: row.business_id,
       delivery_id: row.id,
@@ -104,6 +150,13 @@ async function record(jobs: JobQueue, trx: Knex.Transaction, businessId: string,
       started_at: startedAt,
       response_body: result.responseBody,
       next_attempt_at: outcome === 'RETRY' ? next : null,
+      trigger: row.kind === 'EVENT' ? 'AUTOMATIC' : 'MANUAL',
+      number: numbers[i],
+      event_code: row.code,
+      payout_id: payoutIdOf(row.data),
+      request_headers: sent ? JSON.stringify(keptRequestHeaders(sent.headers)) : null,
+      request_body: sent ? sent.body.slice(0, REQUEST_BODY_CHARS) : null,
+      response_headers: result.responseHeaders ? JSON.stringify(result.responseHeaders) : null,
     })),
   );
   // An attempt cut short by shutdown says nothing about the endpoint's health.

@@ -3,7 +3,11 @@
  * made to it (`webhook_delivery_attempts`, written by ./delivery.ts with the attempt),
  * newest first, with its event's code. An attempt's stored outcome (SUCCEEDED, RETRY,
  * FAILED, ENDPOINT_GONE) is shown as SUCCEEDED or FAILED: whether the endpoint answered
- * 2xx; what followed is `next_attempt_at`.
+ * 2xx; what followed is `next_attempt_at`. Each attempt carries the request as sent (headers
+ * and body) and the response's headers as ./attemptRecorder.ts kept them, its `trigger`
+ * (MANUAL for a delivery someone asked for) and its `number` among its event's attempts to
+ * the endpoint. Each filter reads one index range of the endpoint's attempts (the event's
+ * code and payout id are copied onto the attempt when it is recorded).
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/closed-loop.js';
@@ -18,6 +22,8 @@ export type DeliveryAttemptView = Schemas['WebhookDeliveryAttempt'];
 /** The list's filters (the document's query parameters). */
 export interface AttemptFilter extends PageQuery {
   event_id?: string;
+  event_code?: string;
+  payout_id?: string;
   outcome?: Schemas['WebhookAttemptOutcome'];
   created_from?: string;
   created_to?: string;
@@ -37,6 +43,11 @@ interface AttemptRow {
   error: string | null;
   next_attempt_at: Date | null;
   created_at: Date;
+  trigger: 'AUTOMATIC' | 'MANUAL';
+  number: number | null;
+  request_headers: Record<string, string> | null;
+  request_body: string | null;
+  response_headers: Record<string, string> | null;
 }
 
 /** Longest `error` and `response_body` shown (the document's maxLength; control characters become U+FFFD there). */
@@ -60,8 +71,11 @@ export async function listDeliveryAttempts(db: Knex, businessId: string, endpoin
     .select(
       'a.id', 'a.delivery_id', 'a.event_id', 'e.code', 'a.attempt', 'a.outcome', 'a.started_at', 'a.latency_ms',
       'a.status_code', 'a.response_body', 'a.error', 'a.next_attempt_at', 'a.created_at',
+      'a.trigger', 'a.number', 'a.request_headers', 'a.request_body', 'a.response_headers',
     );
   if (filter.event_id) query.where('a.event_id', filter.event_id);
+  if (filter.event_code) query.where('a.event_code', filter.event_code);
+  if (filter.payout_id) query.where('a.payout_id', filter.payout_id);
   if (filter.outcome === 'SUCCEEDED') query.where('a.outcome', 'SUCCEEDED');
   if (filter.outcome === 'FAILED') query.whereNot('a.outcome', 'SUCCEEDED');
   if (filter.created_from) query.where('a.created_at', '>=', new Date(filter.created_from));
@@ -76,6 +90,9 @@ export async function listDeliveryAttempts(db: Knex, businessId: string, endpoin
         event_id: r.event_id,
         event_code: r.code,
         attempt: r.attempt,
+        // Attempts recorded before numbers were kept are numbered within their delivery.
+        number: r.number ?? r.attempt,
+        trigger: r.trigger,
         outcome: r.outcome === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED',
         started_at: r.started_at.toISOString(),
         duration_ms: r.latency_ms,
@@ -83,6 +100,9 @@ export async function listDeliveryAttempts(db: Knex, businessId: string, endpoin
         response_body: r.response_body === null ? null : fitText(r.response_body, MAX_BODY),
         error: shownError(r.error),
         next_attempt_at: r.next_attempt_at?.toISOString() ?? null,
+        request_headers: r.request_headers,
+        request_body: r.request_body,
+        response_headers: r.response_headers,
       })),
     'a',
   );
@@ -90,5 +110,5 @@ export async function listDeliveryAttempts(db: Knex, businessId: string, endpoin
 
 /** The columns of an endpoint's attempts' CSV export (closed-loop `exportWebhookDeliveryAttemptsCsv`). */
 export const ATTEMPT_CSV_COLUMNS: CsvColumn<DeliveryAttemptView>[] = [
-  'started_at', 'id', 'delivery_id', 'event_id', 'event_code', 'attempt', 'outcome', 'duration_ms', 'response_status', 'error', 'next_attempt_at', 'response_body',
+  'started_at', 'id', 'delivery_id', 'event_id', 'event_code', 'number', 'trigger', 'attempt', 'outcome', 'duration_ms', 'response_status', 'error', 'next_attempt_at', 'response_body',
 ];

@@ -22,8 +22,9 @@
  * refused address) → the next attempt, or FAILED after the last. An attempt interrupted
  * by shutdown is recorded and the next one is due at once (another instance, or this
  * one after its restart, makes it). Recorded attempts also note the endpoint's health
- * (./health.ts: failing too long, it is disabled); an attempt's record keeps the first KiB
- * of the response and when the next attempt is due (`listWebhookDeliveryAttempts`).
+ * (./health.ts: failing too long, it is disabled); an attempt's record keeps the request as
+ * sent, the response's headers and first KiB, and when the next attempt is due
+ * (`listWebhookDeliveryAttempts`, ./attemptRecorder.ts).
  * During a secret rotation's overlap every attempt carries both signatures (./signing.ts).
  *
  * Attempts to one endpoint are bounded by its adaptive limit (./endpointConcurrency.ts):
@@ -149,7 +150,7 @@ async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, 
   try {
     result = headers
       ? await sendAttempt(deps.policy, row.url, headers, body, { timeoutMs: deps.timeoutMs, shutdown })
-      : { statusCode: null, retryAfter: null, responseBody: null, latencyMs: 0, error: 'the endpoint secret cannot be used for signing', interrupted: false };
+      : { statusCode: null, retryAfter: null, responseBody: null, responseHeaders: null, latencyMs: 0, error: 'the endpoint secret cannot be used for signing', interrupted: false };
   } finally {
     // An attempt not sent, or cut short by shutdown, says nothing about the endpoint.
     const made = headers && result && !result.interrupted;
@@ -157,7 +158,8 @@ async function attempt(deps: DeliveryDeps, job: DeliveryStep, row: DeliveryRow, 
   }
   const finishedAt = new Date();
   const next = result.interrupted ? finishedAt : nextAttemptAt(job.attempt, finishedAt, deps.retryScale, retryAfterSeconds(result.retryAfter));
-  return { job, row, result, startedAt, next, outcome: outcomeOf(result, next) };
+  const sent = headers ? { headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, body } : null;
+  return { job, row, result, startedAt, next, outcome: outcomeOf(result, next), sent };
 }
 
 /**

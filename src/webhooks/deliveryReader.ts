@@ -13,6 +13,8 @@ export interface DeliveryRow {
   id: string;
   business_id: string;
   status: string;
+  /** EVENT (the event's own delivery), REDELIVERY, RECOVERY or TEST. */
+  kind: string;
   attempt_count: number;
   event_id: string;
   code: string;
@@ -92,7 +94,7 @@ async function deliveryRows(db: Knex, ids: string[], businessId: string | undefi
   if (businessId) query.where('d.business_id', businessId);
   const rows = (await query
     .select(
-      'd.id', 'd.business_id', 'd.status', 'd.attempt_count', 'e.id as event_id', 'e.code', 'e.data', 'e.data_version', 'e.created_at as event_created_at',
+      'd.id', 'd.business_id', 'd.status', 'd.kind', 'd.attempt_count', 'e.id as event_id', 'e.code', 'e.data', 'e.data_version', 'e.created_at as event_created_at',
       'w.id as endpoint_id', 'w.url', 'w.secret_sealed', 'w.secret_key_version', 'w.status as endpoint_status', 'w.api_version',
       'w.previous_secret_sealed', 'w.previous_secret_key_version', 'w.previous_secret_expires_at',
     )) as DeliveryRow[];

@@ -23,6 +23,8 @@ type HealthState = Schemas['WebhookEndpointHealthState'];
 /** The list's filters (the document's query parameters). */
 export interface HealthFilter extends PageQuery {
   state?: HealthState;
+  /** Only the endpoints FAILING or DISABLED. */
+  needs_attention?: boolean;
 }
 
 /** Hours `hourly` covers: the current one and the 23 before it. */
@@ -57,6 +59,7 @@ function windowStart(now: Date): Date {
 export async function listEndpointHealth(db: Knex, businessId: string, filter: HealthFilter, now = new Date()): Promise<Page<EndpointHealthView>> {
   const query = db('webhook_endpoints').where({ business_id: businessId }).whereNull('deleted_at').select(...ENDPOINT_VIEW_COLUMNS, 'failing_since');
   if (filter.state) whereState(query, filter.state);
+  if (filter.needs_attention) query.where((q) => q.where('status', 'DISABLED').orWhereNotNull('failing_since'));
   return paginate<HealthRow, EndpointHealthView>(query, filter, (rows) => withHealth(db, businessId, rows, now));
 }
 

@@ -22,6 +22,8 @@ export interface AttemptResult {
   latencyMs: number;
   /** The first RESPONSE_EXCERPT_BYTES of the response body as UTF-8 text (NUL removed); null without a response. */
   responseBody: string | null;
+  /** The response's headers as keptHeaders keeps them; null without a response. */
+  responseHeaders: Record<string, string> | null;
   /** Why the attempt failed without a response, or a short note on a non-2xx. */
   error: string | null;
   /** True when aborted because the service is shutting down. */
@@ -82,6 +84,33 @@ export function excerptText(bytes: Buffer): string {
   return new TextDecoder('utf-8').decode(bytes).replaceAll('\u0000', '');
 }
 
+/** Headers kept of a response, and the longest name and value kept. */
+const MAX_HEADERS = 32;
+const MAX_HEADER_NAME = 64;
+const MAX_HEADER_VALUE = 256;
+
+/** Headers whose values are credentials of the receiver's, shown as not kept. */
+const UNKEPT_HEADERS = new Set(['set-cookie', 'authorization', 'proxy-authenticate', 'www-authenticate']);
+
+/**
+ * A response's headers as an attempt's record keeps them: names lowercased, the first
+ * MAX_HEADERS in the order received, each name up to MAX_HEADER_NAME and value up to
+ * MAX_HEADER_VALUE characters (control characters removed), repeated ones joined with ", ",
+ * and the values of UNKEPT_HEADERS (a receiver's cookies or credentials) replaced by
+ * "(not kept)".
+ */
+function keptHeaders(rawHeaders: string[]): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase().slice(0, MAX_HEADER_NAME);
+    if (!(name in kept) && Object.keys(kept).length >= MAX_HEADERS) continue;
+    const value = UNKEPT_HEADERS.has(name) ? '(not kept)' : rawHeaders[i + 1]!.replace(/[\u0000-\u001f\u007f]/g, '');
+    const joined = name in kept && !UNKEPT_HEADERS.has(name) ? `${kept[name]}, ${value}` : value;
+    kept[name] = joined.slice(0, MAX_HEADER_VALUE);
+  }
+  return kept;
+}
+
 /** Reads up to 64 KiB of the response; resolves with its first RESPONSE_EXCERPT_BYTES as text. */
 function drain(res: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
@@ -117,11 +146,11 @@ export async function sendAttempt(
   try {
     url = new URL(rawUrl);
   } catch {
-    return done({ statusCode: null, retryAfter: null, responseBody: null, error: 'the URL is not valid', interrupted: false });
+    return done({ statusCode: null, retryAfter: null, responseBody: null, responseHeaders: null, error: 'the URL is not valid', interrupted: false });
   }
   const host = hostOf(url);
   const literalRefusal = isIP(host) ? addressRefusal(policy, url.protocol, host) : url.protocol === 'https:' || url.protocol === 'http:' ? null : 'only https URLs are accepted';
-  if (literalRefusal) return done({ statusCode: null, retryAfter: null, responseBody: null, error: `URL not allowed: ${literalRefusal}`, interrupted: false });
+  if (literalRefusal) return done({ statusCode: null, retryAfter: null, responseBody: null, responseHeaders: null, error: `URL not allowed: ${literalRefusal}`, interrupted: false });
 
   const limit = deadline(opts.shutdown, opts.timeoutMs);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -137,8 +166,9 @@ export async function sendAttempt(
       (res) => {
         const statusCode = res.statusCode ?? 0;
         const retryAfter = typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : null;
+        const responseHeaders = keptHeaders(res.rawHeaders);
         void drain(res).then((responseBody) =>
-          resolve(done({ statusCode, retryAfter, responseBody, error: statusCode >= 200 && statusCode < 300 ? null : `HTTP ${statusCode}`, interrupted: false })),
+          resolve(done({ statusCode, retryAfter, responseBody, responseHeaders, error: statusCode >= 200 && statusCode < 300 ? null : `HTTP ${statusCode}`, interrupted: false })),
         );
       },
     );
@@ -151,7 +181,7 @@ export async function sendAttempt(
           : err.code === 'EADDRNOTALLOWED'
             ? `URL not allowed: ${err.message}`
             : `${err.code ?? 'ERROR'}: ${err.message}`.slice(0, 300);
-      resolve(done({ statusCode: null, retryAfter: null, responseBody: null, error: why, interrupted }));
+      resolve(done({ statusCode: null, retryAfter: null, responseBody: null, responseHeaders: null, error: why, interrupted }));
     });
     req.end(body);
   });

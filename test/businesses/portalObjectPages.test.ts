@@ -99,7 +99,7 @@ describe('Portal: a page per object, with its address and links', function () {
     await back(page, /^Payout 7\.97 SAR/);
     await follow(page, `#/webhook-endpoints/${made.endpoint}/${(await page.$eval('ol.timeline .delivery a', (a) => a.getAttribute('href')!)).split('/')[3]}`, /^Webhook endpoint /);
     await page.waitForSelector('[data-delivery] pre');
-    expect(await page.$eval('[data-delivery]', (s) => (s as HTMLElement).innerText)).to.match(/Attempt 1: Succeeded, HTTP 200/);
+    expect(await page.$eval('[data-delivery]', (s) => (s as HTMLElement).innerText)).to.match(/Attempt 1: Succeeded · 200/);
     await assertNoPageOverflow(page, 'a delivery on the endpoint’s page at 390 px');
     await checkA11y(page, 'a delivery on the endpoint’s page at 390 px');
     await back(page, /^Payout 7\.97 SAR/);

@@ -82,11 +82,15 @@ describe('webhook endpoint health (listWebhookEndpointHealth)', function () {
     }
   });
 
-  it('filters by state and pages as the endpoint list does', async () => {
+  it('filters by state and by needing attention, and pages as the endpoint list does', async () => {
     for (const [state, id] of [['HEALTHY', healthy], ['FAILING', failing], ['DISABLED', disabled]] as const) {
       const res = await get(`${HEALTH}?state=${state}`, { token: b.token });
       expect(res.body.data.map((h: any) => [h.endpoint.id, h.state])).to.deep.equal([[id, state]]);
     }
+    // The endpoints needing attention in one request (newest first: the disabled one was registered last).
+    const attention = await get(`${HEALTH}?needs_attention=true`, { token: b.token });
+    expect(attention.body.data.map((h: any) => [h.endpoint.id, h.state])).to.deep.equal([[disabled, 'DISABLED'], [failing, 'FAILING']]);
+    expect((await get(`${HEALTH}?needs_attention=false`, { token: b.token })).body.data).to.have.length(3);
     const first = await get(`${HEALTH}?limit=2`, { token: b.token });
     expect(first.body.has_more).to.equal(true);
     const second = await get(`${HEALTH}?limit=2&cursor=${first.body.next_cursor}`, { token: b.token });
@@ -98,6 +102,7 @@ describe('webhook endpoint health (listWebhookEndpointHealth)', function () {
     const other = await newBusiness();
     expect((await get(HEALTH, { token: other.token })).body.data).to.deep.equal([]);
     expectValidation(await get(`${HEALTH}?state=BROKEN`, { token: b.token }), '/query/state');
+    expectValidation(await get(`${HEALTH}?needs_attention=maybe`, { token: b.token }), '/query/needs_attention');
     expectProblem(await get(`${HEALTH}?cursor=AAAA`, { token: b.token }), 400, 'INVALID_CURSOR');
   });
 });

@@ -583,7 +583,7 @@ export interface paths {
         };
         /**
          * List webhook endpoints' health
-         * @description **Preview.** The business's webhook endpoints (as `listWebhookEndpoints` pages them, newest first) with their health, computed by the service: `state` (`HEALTHY`, `FAILING`: every attempt since `failing_since` failed, `DISABLED`), when the last attempt succeeded, the newest failed attempt with its reason, and the attempts of the last 24 hours, counted per hour (the current hour and the 23 before it, oldest first). `state` filters: `FAILING` and `DISABLED` are what needs attention, so a dashboard asks for each once, whatever the number of endpoints. The cost of a page grows with its endpoints' attempts of the last day, not with their history.
+         * @description **Preview.** The business's webhook endpoints (as `listWebhookEndpoints` pages them, newest first) with their health, computed by the service: `state` (`HEALTHY`, `FAILING`: every attempt since `failing_since` failed, `DISABLED`), when the last attempt succeeded, the newest failed attempt with its reason, and the attempts of the last 24 hours, counted per hour (the current hour and the 23 before it, oldest first). `state` filters by one state; `needs_attention=true` keeps the `FAILING` and the `DISABLED` ones, so a dashboard's alert asks once, whatever the number of endpoints. The cost of a page grows with its endpoints' attempts of the last day, not with their history.
          */
         get: operations["listWebhookEndpointHealth"];
         put?: never;
@@ -643,7 +643,7 @@ export interface paths {
         };
         /**
          * List delivery attempts
-         * @description **Preview.** The delivery log of the endpoint: every HTTP attempt made to it, newest first, with what was sent (the event's id and code, the attempt's number), what came back (`response_status` and the first KiB of the body as text in `response_body`), or why nothing came back (`error`: a time-out, a refused connection, a TLS failure, a URL the policy refuses), how long it took, and when the next attempt of that delivery is due (`next_attempt_at`, null when none is). Filters: `event_id`, `outcome` (`SUCCEEDED`: a 2xx; `FAILED`: anything else) and the time the attempt was recorded (`created_from`, `created_to`). Attempts are kept as long as the endpoint's business.
+         * @description **Preview.** The delivery log of the endpoint: every HTTP attempt made to it, newest first, with what was sent (the event's id and code, the attempt's number), what came back (`response_status` and the first KiB of the body as text in `response_body`), or why nothing came back (`error`: a time-out, a refused connection, a TLS failure, a URL the policy refuses), how long it took, and when the next attempt of that delivery is due (`next_attempt_at`, null when none is). Each attempt also shows the request as sent (`request_headers`, `request_body`), the response's headers, whether someone asked for it (`trigger`: `MANUAL` for `redeliverEvent`, `recoverWebhookDeliveries` and `sendWebhookTestEvent`) and its `number` among its event's attempts to the endpoint (a resend continues the count). Filters: `event_id`, `event_code`, `payout_id` (the event's `data.payout_id`), `outcome` (`SUCCEEDED`: a 2xx; `FAILED`: anything else) and the time the attempt was recorded (`created_from`, `created_to`); each reads one index range, whatever the endpoint's history. Attempts are kept as long as the endpoint's business.
          */
         get: operations["listWebhookDeliveryAttempts"];
         put?: never;
@@ -1418,6 +1418,26 @@ export interface components {
              * @description Number of this attempt within its delivery (1 to 10).
              */
             attempt: number;
+            /**
+             * Format: int32
+             * @description Number of this attempt among all the attempts of its event to this endpoint: the event's own delivery counts 1 to 10, and an attempt of a later delivery (a resend, a recovery) follows every attempt recorded before it.
+             */
+            number: number;
+            /**
+             * @description `AUTOMATIC`: an attempt of the event's own delivery; `MANUAL`: of a delivery someone asked for (`redeliverEvent`, `recoverWebhookDeliveries`, `sendWebhookTestEvent`).
+             * @enum {string}
+             */
+            trigger: "AUTOMATIC" | "MANUAL";
+            /** @description The request's headers as sent (`webhook-id`, `webhook-timestamp`, `webhook-signature`, `content-type`, `user-agent`, `content-length`), the bearer token of `authorization` shown as `Bearer (not kept)`; null when no request was sent (the endpoint's secret could not sign) or for attempts recorded before headers were kept. */
+            request_headers: {
+                [key: string]: string;
+            } | null;
+            /** @description The request's body as sent (its first 8,192 characters); null as for `request_headers`. */
+            request_body: string | null;
+            /** @description The response's headers (names in lower case, at most 32, each value its first 256 characters, control characters removed; `set-cookie` and the receiver's credentials shown as `(not kept)`); null when no response came, or for attempts recorded before headers were kept. */
+            response_headers: {
+                [key: string]: string;
+            } | null;
             outcome: components["schemas"]["WebhookAttemptOutcome"];
             started_at: components["schemas"]["Timestamp"];
             /**
@@ -2402,10 +2422,25 @@ export interface components {
          */
         WebhookEndpointHealthStateFilter: components["schemas"]["WebhookEndpointHealthState"];
         /**
+         * @description `true`: only the endpoints `FAILING` or `DISABLED`; `false` (the default): every state.
+         * @example true
+         */
+        WebhookEndpointNeedsAttentionFilter: boolean;
+        /**
          * @description Only attempts with this outcome.
          * @example FAILED
          */
         AttemptOutcomeFilter: components["schemas"]["WebhookAttemptOutcome"];
+        /**
+         * @description Only attempts of events with this code (a subscribed code, or `webhook.test`).
+         * @example payout.failed
+         */
+        AttemptEventCodeFilter: string;
+        /**
+         * @description Only attempts of events about this payout (the `payout.*` events, whose `data.payout_id` it is).
+         * @example 5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f
+         */
+        AttemptPayoutIdFilter: string;
         /**
          * @description Wallet id.
          * @example 7d9f0e39-6f5c-4c38-9a51-6d3c2b8f1a11
@@ -4640,6 +4675,11 @@ export interface operations {
                  */
                 state?: components["parameters"]["WebhookEndpointHealthStateFilter"];
                 /**
+                 * @description `true`: only the endpoints `FAILING` or `DISABLED`; `false` (the default): every state.
+                 * @example true
+                 */
+                needs_attention?: components["parameters"]["WebhookEndpointNeedsAttentionFilter"];
+                /**
                  * @description Page size, 1 to 100; 20 when absent.
                  * @example 20
                  */
@@ -5053,6 +5093,16 @@ export interface operations {
                  */
                 outcome?: components["parameters"]["AttemptOutcomeFilter"];
                 /**
+                 * @description Only attempts of events with this code (a subscribed code, or `webhook.test`).
+                 * @example payout.failed
+                 */
+                event_code?: components["parameters"]["AttemptEventCodeFilter"];
+                /**
+                 * @description Only attempts of events about this payout (the `payout.*` events, whose `data.payout_id` it is).
+                 * @example 5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f
+                 */
+                payout_id?: components["parameters"]["AttemptPayoutIdFilter"];
+                /**
                  * @description Only items created at or after this instant.
                  * @example 2026-11-01T00:00:00.000Z
                  */
@@ -5112,10 +5162,26 @@ export interface operations {
                      *           "event_id": "0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e",
                      *           "event_code": "topup.complete",
                      *           "attempt": 2,
+                     *           "number": 2,
+                     *           "trigger": "AUTOMATIC",
                      *           "outcome": "FAILED",
                      *           "started_at": "2026-11-21T10:15:35.500Z",
                      *           "duration_ms": 12,
+                     *           "request_headers": {
+                     *             "content-type": "application/json",
+                     *             "user-agent": "wallet-service-webhooks/1",
+                     *             "webhook-id": "0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e",
+                     *             "webhook-timestamp": "1795256135",
+                     *             "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
+                     *             "authorization": "Bearer (not kept)",
+                     *             "content-length": "160"
+                     *           },
+                     *           "request_body": "{\"id\":\"0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e\",\"code\":\"topup.complete\",\"created_at\":\"2026-11-21T10:15:30.000Z\",\"webhook_id\":\"4d3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a\",\"data\":{}}",
                      *           "response_status": 500,
+                     *           "response_headers": {
+                     *             "content-type": "application/json",
+                     *             "content-length": "32"
+                     *           },
                      *           "response_body": "{\"error\":\"database unavailable\"}",
                      *           "error": "HTTP 500",
                      *           "next_attempt_at": "2026-11-21T10:20:35.512Z"
@@ -5126,10 +5192,15 @@ export interface operations {
                      *           "event_id": "0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e",
                      *           "event_code": "topup.complete",
                      *           "attempt": 1,
+                     *           "number": 1,
+                     *           "trigger": "AUTOMATIC",
                      *           "outcome": "FAILED",
                      *           "started_at": "2026-11-21T10:15:30.500Z",
                      *           "duration_ms": 2001,
+                     *           "request_headers": null,
+                     *           "request_body": null,
                      *           "response_status": null,
+                     *           "response_headers": null,
                      *           "response_body": null,
                      *           "error": "timed out after 15000 ms",
                      *           "next_attempt_at": "2026-11-21T10:15:35.501Z"
@@ -5164,6 +5235,16 @@ export interface operations {
                  * @example FAILED
                  */
                 outcome?: components["parameters"]["AttemptOutcomeFilter"];
+                /**
+                 * @description Only attempts of events with this code (a subscribed code, or `webhook.test`).
+                 * @example payout.failed
+                 */
+                event_code?: components["parameters"]["AttemptEventCodeFilter"];
+                /**
+                 * @description Only attempts of events about this payout (the `payout.*` events, whose `data.payout_id` it is).
+                 * @example 5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f
+                 */
+                payout_id?: components["parameters"]["AttemptPayoutIdFilter"];
                 /**
                  * @description Only items created at or after this instant.
                  * @example 2026-11-01T00:00:00.000Z

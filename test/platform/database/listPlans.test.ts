@@ -13,6 +13,9 @@ import { listCustomerPayouts } from '../../../src/payouts/customerPayouts.js';
 import { listWallets } from '../../../src/businesses/wallets.js';
 import { listTransactions } from '../../../src/ledger/transactions.js';
 import { listEvents } from '../../../src/webhooks/index.js';
+import { listDeliveryAttempts } from '../../../src/webhooks/attempts.js';
+import { post } from '../../support/client.js';
+import { testSecret } from '../../support/webhooks.js';
 import { newBusiness, type TestBusiness } from '../../support/fixtures.js';
 import { nodes, plansOf as plansWith, type PlanNode } from '../../support/plans.js';
 import { running } from '../../support/service.js';
@@ -87,6 +90,24 @@ describe('list pages read one index range, whatever the history', () => {
     for (const filter of [{ object_id: '7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f' }, { object_id: '7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f', code: 'payout.failed' }]) {
       const plans = await plansOf(db, 'outbox_events', (d) => listEvents(d, b.id, { limit: 20, cursor, ...filter }, 'v4'));
       expectIndexRange(plans, 'outbox_events', 'outbox_events_business_id_object_created_at_id_index', ['business_id', 'payout_id'], `events ${JSON.stringify(filter)}`);
+    }
+  });
+
+  it('listWebhookDeliveryAttempts: unfiltered and by event, event code, payout and outcome', async () => {
+    const made = await post('/cl/v1/webhooks/endpoints', { url: 'https://hooks.example.com/plans', secret: testSecret(), events: ['payout.pending'] }, { token: b.token });
+    expect(made.status, JSON.stringify(made.body)).to.equal(200);
+    const [endpoint] = await db('webhook_endpoints').where({ business_id: b.id }).select('id');
+    const id = '00000000-0000-4000-8000-000000000001';
+    const cases: [Record<string, string>, string, string[]][] = [
+      [{}, 'webhook_delivery_attempts_endpoint_id_created_at_id_index', ['endpoint_id']],
+      [{ outcome: 'FAILED' }, 'webhook_delivery_attempts_endpoint_id_created_at_id_index', ['endpoint_id']],
+      [{ event_id: id }, 'webhook_attempts_endpoint_event_index', ['endpoint_id', 'event_id']],
+      [{ event_code: 'payout.pending' }, 'webhook_attempts_endpoint_event_code_index', ['endpoint_id', 'event_code']],
+      [{ payout_id: id }, 'webhook_attempts_endpoint_payout_index', ['endpoint_id', 'payout_id']],
+    ];
+    for (const [filter, index, columns] of cases) {
+      const plans = await plansOf(db, 'webhook_delivery_attempts', (d) => listDeliveryAttempts(d, b.id, endpoint.id, { limit: 20, cursor, ...filter }));
+      expectIndexRange(plans, 'webhook_delivery_attempts', index, columns, `attempts ${JSON.stringify(filter)}`);
     }
   });
 });

@@ -222,10 +222,10 @@ describe('single-business transactions: every committed transaction writes one b
       }
       // No job is due after a success: the queue is not reached (sendEach with nothing).
       const recorder = new AttemptRecorder({ db: db(), jobs: { sendEach: async () => undefined } as unknown as JobQueue, disableFailingAfterMs: 3_600_000 });
-      const result = { statusCode: 200, retryAfter: null, latencyMs: 3, responseBody: 'ok', error: null, interrupted: false };
+      const result = { statusCode: 200, retryAfter: null, latencyMs: 3, responseBody: 'ok', responseHeaders: {}, error: null, interrupted: false };
       // Both in one call: without a transaction per business they would commit together.
       await recorder.add(
-        pending.map((row) => ({ job: { delivery_id: row.id, attempt: 2 }, row, result, startedAt: new Date(), next: null, outcome: 'SUCCEEDED' as const })),
+        pending.map((row) => ({ job: { delivery_id: row.id, attempt: 2 }, row, result, startedAt: new Date(), next: null, outcome: 'SUCCEEDED' as const, sent: null })),
         [],
       );
       const moved = await db()('webhook_deliveries').whereIn('id', pending.map((r) => r.id)).select('status');

@@ -2,13 +2,13 @@
  * A webhook endpoint's page (`#/webhook-endpoints/<id>`, closed-loop `getWebhookEndpoint` and
  * its health from `listWebhookEndpointHealth`): its settings, health, actions and delivery
  * log (../pages/webhooks/endpoint.js EndpointDetail). `#/webhook-endpoints/<id>/<event id>`
- * (a timeline's link) shows that event's delivery first: its request body and each attempt
- * with its response (closed-loop `listWebhookDeliveryAttempts` with `event_id`).
+ * (a timeline's link) shows that event's delivery first: each attempt with its request and
+ * response as the service kept them (closed-loop `listWebhookDeliveryAttempts` with `event_id`).
  */
 import { html } from '../preact-htm.js';
 import { Problem, useLoad } from '../ui.js';
 import { EndpointDetail } from '../pages/webhooks/endpoint.js';
-import { EventDelivery } from '../pages/webhooks/log.js';
+import { AttemptDetail, attemptName, outcomeText } from '../pages/webhooks/log.js';
 import { allEndpointHealth } from '../pages/webhooks/health.js';
 import { ObjectFrame, ObjectHeading } from './frame.js';
 import { ObjectLink } from './links.js';
@@ -22,7 +22,10 @@ function DeliveryOfEvent({ api, endpoint, eventId }) {
     <${Problem} error=${attempts.error} onRetry=${attempts.reload} />
     ${list
       ? list.length
-        ? html`<${EventDelivery} api=${api} endpoint=${endpoint} group=${{ event_id: eventId, event_code: list[0].event_code, attempts: list }} />`
+        ? list.map((a) => html`<div key=${a.id}>
+            <h3>Attempt ${attemptName(a)}: ${outcomeText(a)}</h3>
+            <${AttemptDetail} a=${a} endpoint=${endpoint} />
+          </div>`)
         : html`<p class="empty">Not attempted yet.</p>`
       : html`<p role="status">Loading the attempts…</p>`}
   </section>`;

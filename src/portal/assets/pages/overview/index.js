@@ -3,7 +3,7 @@
  * own accounts (`getBusinessAccountBalance`: operational, prefix 1, and payout, prefix 2)
  * each with its last 30 days drawn from the ledger (./history.js), the recent
  * activity (the newest transactions, `listBusinessTransactions`), and an alert naming the
- * webhook endpoints that fail (with why and since when) or are disabled (two requests of
+ * webhook endpoints that fail (with why and since when) or are disabled (one request of
  * `listWebhookEndpointHealth`, however many endpoints there are), and the business's
  * default API version (./api-version.js), today's payouts with an alert when any failed
  * (./today.js, one `getPayoutSummary`). Its requests do not grow with the business's
@@ -20,13 +20,13 @@ import { PayoutsToday } from './today.js';
 import { When } from '../../lists.js';
 import { below } from '../../amounts.js';
 
-/** Endpoints shown in the alert, per state. */
-const ALERT_LIMIT = 10;
+/** Endpoints shown in the alert. */
+const ALERT_LIMIT = 20;
 
-/** The failing and the disabled endpoints (at most ALERT_LIMIT of each) and whether there are more. */
+/** The failing and the disabled endpoints (at most ALERT_LIMIT, one request) and whether there are more. */
 async function troubledEndpoints(api) {
-  const [failing, disabled] = await Promise.all(['FAILING', 'DISABLED'].map((state) => api.get(HEALTH, { query: { state, limit: ALERT_LIMIT } })));
-  return { endpoints: [...failing.data, ...disabled.data], more: failing.has_more || disabled.has_more };
+  const page = await api.get(HEALTH, { query: { needs_attention: true, limit: ALERT_LIMIT } });
+  return { endpoints: page.data, more: page.has_more };
 }
 
 /** What is wrong with endpoint health `h`, in words. */

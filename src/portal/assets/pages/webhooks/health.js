@@ -31,11 +31,41 @@ export function rateText(health) {
   return `${Math.round((succeeded / total) * 100)}% of ${plural(total, 'attempt')}`;
 }
 
-/** Why the newest failed attempt failed, in words: "HTTP 500 at 21 Nov 10:15", or "—". */
+/** Reason phrases of the statuses a receiver most often answers (RFC 9110 §15). */
+const STATUS_PHRASES = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 408: 'Request Timeout',
+  409: 'Conflict', 410: 'Gone', 413: 'Content Too Large', 422: 'Unprocessable Content', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+
+/** What an attempt's `error` (sender.ts's words, or a Node.js error code) means, for the codes met most often. */
+const ERROR_WORDS = [
+  [/^ECONNREFUSED/, 'the endpoint refused the connection'],
+  [/^ENOTFOUND|^EAI_AGAIN/, 'the endpoint\'s host name does not resolve'],
+  [/^ECONNRESET|socket hang up/, 'the endpoint closed the connection'],
+  [/^EHOSTUNREACH|^ENETUNREACH/, 'the endpoint\'s host cannot be reached'],
+  [/CERT|SSL|TLS/i, 'the endpoint\'s TLS certificate was not accepted'],
+  [/^URL not allowed/, 'the endpoint\'s address is not allowed'],
+];
+
+/**
+ * Why an attempt failed, in words: "HTTP 503 Service Unavailable", "no answer within 15 s",
+ * "the endpoint refused the connection (ECONNREFUSED: …)"; the service's own text otherwise.
+ */
+export function reasonText(error, status) {
+  if (status !== null && status !== undefined) return `HTTP ${status}${STATUS_PHRASES[status] ? ` ${STATUS_PHRASES[status]}` : ''}`;
+  if (!error) return '—';
+  const timeout = /^timed out after (\d+) ms/.exec(error);
+  if (timeout) return `no answer within ${Math.round(Number(timeout[1]) / 1000)} s`;
+  const known = ERROR_WORDS.find(([pattern]) => pattern.test(error));
+  return known ? `${known[1]} (${error})` : error;
+}
+
+/** Why the newest failed attempt failed, in words: "HTTP 500 Internal Server Error at 21 Nov 10:15", or "—". */
 export function failureText(health) {
   const failure = health?.last_failure;
   if (!failure) return '—';
-  return `${failure.error ?? `HTTP ${failure.response_status}`} at ${formatTime(failure.started_at)}`;
+  return `${reasonText(failure.error, failure.response_status)} at ${formatTime(failure.started_at)}`;
 }
 
 /** The endpoint's badge: red "Disabled: <reason>" or "Failing", else "Healthy" (or its status while health loads). */

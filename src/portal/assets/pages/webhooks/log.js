@@ -1,17 +1,19 @@
 /**
  * A webhook endpoint's delivery log on the Webhooks page (closed-loop
- * `listWebhookDeliveryAttempts`, newest first; saved as CSV by `exportWebhookDeliveryAttemptsCsv`): the attempts in a fixed-width table whose
- * long cells wrap, the same attempts grouped by event with each event's request body and
- * each attempt's response body, sending one event again (`redeliverEvent`) and recovering
- * the failures since a time (`recoverWebhookDeliveries`).
- *
- * The request body of a delivery is the event as signing.ts serialises it (`id`, `code`,
- * `created_at`, `webhook_id`, `data`): the portal rebuilds it from the event as core
- * `listEvents` answers it (the attempts carry the event's id and code, not its data). A
- * `webhook.test` event is not among the listed events; its data is `{}`.
+ * `listWebhookDeliveryAttempts`, newest first): filters by event type, outcome, event id and
+ * payout id; one compact row per attempt (when, event, its number among the event's attempts
+ * and whether someone asked for it, the outcome with its status or error in words, the
+ * duration); an attempt opened below its row with everything the service kept of it (the
+ * request's headers and body as sent, the response's status, headers and body, the error);
+ * resending its event after a review of what will be sent (`redeliverEvent`) and recovering
+ * the failures since a time (`recoverWebhookDeliveries`); the attempts the filters select saved
+ * as CSV (`exportWebhookDeliveryAttemptsCsv`). An attempt's detail (AttemptDetail) is also
+ * what an endpoint's page shows of one event's delivery (../../objects/webhook-endpoint.js).
  */
 import { html, useState } from '../../preact-htm.js';
-import { formatTime, Id, plural, Problem, RowToggle, Table, useLoad, words } from '../../ui.js';
+import { formatTime, Id, instant, Problem, RowToggle, Table, useLoad } from '../../ui.js';
+import { EVENT_CODES } from './endpoint.js';
+import { reasonText } from './health.js';
 import { ExportCsv } from '../../exports.js';
 
 /** A `datetime-local` value for `date` in the browser's time zone. */
@@ -19,22 +21,109 @@ function localInputValue(date) {
   return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NO_FILTER = { event_code: '', outcome: '', event_id: '', payout_id: '' };
 
-/** The delivery log, newest first, with resend per event and recovery since a time; `onRefresh` runs with "Refresh log" (the endpoint's health). */
+/** The filters' problems in words, before any request; empty when they can be sent. */
+function filterProblems(filters) {
+  const problems = [];
+  if (filters.event_id && !UUID.test(filters.event_id)) problems.push('The event id is 36 characters of digits, a to f and dashes, as the Events page shows it.');
+  if (filters.payout_id && !UUID.test(filters.payout_id)) problems.push('The payout id is 36 characters of digits, a to f and dashes, as the Payouts page shows it.');
+  return problems;
+}
+
+/** The outcome in words: "Succeeded · 200", "Failed · HTTP 503 Service Unavailable", "Failed · no answer within 15 s". */
+export function outcomeText(a) {
+  if (a.outcome === 'SUCCEEDED') return `Succeeded · ${a.response_status}`;
+  return `Failed · ${reasonText(a.error, a.response_status)}`;
+}
+
+/** "Attempt 3, manual" as the log names an attempt. */
+export const attemptName = (a) => `${a.number}${a.trigger === 'MANUAL' ? ', manual' : ''}`;
+
+/** Headers as a definition list (name: value), or `none` in words. */
+function HeaderList({ headers, label, none }) {
+  if (!headers) return html`<p class="muted">${none}</p>`;
+  return html`<dl class="facts headers" aria-label=${label}>
+    ${Object.entries(headers).map(([name, value]) => html`<dt><code>${name}</code></dt><dd><code>${value}</code></dd>`)}
+  </dl>`;
+}
+
+/** A body as sent or answered, formatted when it is JSON. */
+function Body({ body, label, none }) {
+  if (body === null || body === undefined || body === '') return html`<p class="muted">${none}</p>`;
+  let shown = body;
+  try {
+    shown = JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    // Not JSON: shown as received.
+  }
+  return html`<pre tabindex="0" aria-label=${label}>${shown}</pre>`;
+}
+
+/** Everything kept of attempt `a`, and its resend after a review when `onResend(a)` is given. */
+export function AttemptDetail({ a, endpoint, onResend }) {
+  const [reviewing, setReviewing] = useState(false);
+  const canResend = Boolean(onResend) && a.event_code !== 'webhook.test';
+  return html`<div class="attempt-detail" aria-label=${`Attempt ${attemptName(a)} of ${a.event_code}`}>
+    <dl class="facts">
+      <dt>Event</dt><dd>${a.event_code} <${Id} value=${a.event_id} label="event id" /></dd>
+      <dt>Attempt</dt><dd>${a.number} (${a.trigger === 'MANUAL' ? 'asked for by a person' : 'automatic'}; ${a.attempt} of its delivery)</dd>
+      <dt>Sent</dt><dd>${formatTime(a.started_at)}</dd>
+      <dt>Duration</dt><dd>${a.duration_ms} ms</dd>
+      <dt>Response status</dt><dd>${a.response_status ?? 'no response'}</dd>
+      <dt>Error</dt><dd>${a.error ? reasonText(a.error, null) : '—'}</dd>
+      <dt>Next retry</dt><dd>${formatTime(a.next_attempt_at)}</dd>
+    </dl>
+    <div class="exchange">
+      <section aria-label="Request">
+        <h4>Request headers</h4>
+        <${HeaderList} headers=${a.request_headers} label=${`Request headers of attempt ${a.number}`} none="Not kept for this attempt." />
+        <h4>Request body</h4>
+        <${Body} body=${a.request_body} label=${`Request body of attempt ${a.number}`} none="Not kept for this attempt." />
+      </section>
+      <section aria-label="Response">
+        <h4>Response headers</h4>
+        <${HeaderList} headers=${a.response_headers} label=${`Response headers of attempt ${a.number}`} none="No response came." />
+        <h4>Response body</h4>
+        <${Body} body=${a.response_body} label=${`Response body of attempt ${a.number}`} none=${a.response_status === null ? 'No response came.' : 'Empty.'} />
+      </section>
+    </div>
+    ${canResend && !reviewing
+      ? html`<button type="button" class="secondary" onClick=${() => setReviewing(true)}>Resend this event…</button>`
+      : null}
+    ${reviewing
+      ? html`<div class="card" role="group" aria-label="Review the resend">
+          <p><strong>Resend ${a.event_code}</strong> to <code>${endpoint.url}</code>: the same body and <code>webhook-id</code> (${a.event_id}), a new
+            <code>webhook-timestamp</code> and signature. It is recorded as a manual attempt, numbered after this event's attempts.</p>
+          <div class="actions">
+            <button type="button" onClick=${() => { setReviewing(false); onResend(a); }}>Confirm resend</button>
+            <button type="button" class="secondary" onClick=${() => setReviewing(false)}>Cancel</button>
+          </div>
+        </div>`
+      : null}
+  </div>`;
+}
+
+/** The delivery log, newest first, with its filters, each attempt's detail, resend and recovery; `onRefresh` runs with "Refresh log" (the endpoint's health). */
 export function DeliveryLog({ api, endpoint, path, onRefresh }) {
-  const [outcome, setOutcome] = useState('');
+  const [form, setForm] = useState(NO_FILTER);
+  const [filters, setFilters] = useState(NO_FILTER);
+  const [checks, setChecks] = useState([]);
   const [pages, setPages] = useState(1);
+  const [open, setOpen] = useState(null);
   const log = useLoad(async () => {
     const attempts = [];
     let cursor;
+    const query = Object.fromEntries(Object.entries(filters).filter(([, v]) => v));
     for (let i = 0; i < pages; i++) {
-      const page = await api.get(`${path}/attempts`, { query: { limit: 25, outcome, cursor } });
+      const page = await api.get(`${path}/attempts`, { query: { ...query, limit: 25, cursor } });
       attempts.push(...page.data);
       cursor = page.next_cursor;
       if (!page.has_more) return { attempts, more: false };
     }
     return { attempts, more: true };
-  }, [api, path, outcome, pages]);
+  }, [api, path, filters, pages]);
   const [since, setSince] = useState(() => localInputValue(new Date(Date.now() - 3_600_000)));
   const [result, setResult] = useState(null);
   const [error, setError] = useState(null);
@@ -56,21 +145,50 @@ export function DeliveryLog({ api, endpoint, path, onRefresh }) {
   const recover = (e) => {
     e.preventDefault();
     act(async () => {
-      const r = await api.post(`${path}/recoveries`, { since: new Date(since).toISOString() });
+      const r = await api.post(`${path}/recoveries`, { since: instant(since) });
       return `${r.recovered} failed ${r.recovered === 1 ? 'delivery is' : 'deliveries are'} queued again.`;
     });
   };
+  const field = (name) => (e) => setForm({ ...form, [name]: e.currentTarget.value.trim() });
+  const apply = (e) => {
+    e.preventDefault();
+    const problems = filterProblems(form);
+    setChecks(problems);
+    if (problems.length) return;
+    setOpen(null);
+    setPages(1);
+    setFilters(form);
+  };
   return html`<section aria-labelledby="log-heading">
     <h3 id="log-heading">Delivery log</h3>
-    <div class="actions">
-      <label for="log-outcome">Outcome</label>
-      <select id="log-outcome" value=${outcome} onChange=${(e) => setOutcome(e.currentTarget.value)}>
-        <option value="">All</option><option value="SUCCEEDED">Succeeded</option><option value="FAILED">Failed</option>
-      </select>
+    <form class="filters" onSubmit=${apply} aria-label="Filter the delivery log">
+      <div class="field">
+        <label for="log-event-code">Event type</label>
+        <select id="log-event-code" value=${form.event_code} onChange=${field('event_code')}>
+          <option value="">Any type</option>
+          ${[...EVENT_CODES, 'webhook.test'].map((c) => html`<option value=${c}>${c}</option>`)}
+        </select>
+      </div>
+      <div class="field">
+        <label for="log-outcome">Outcome</label>
+        <select id="log-outcome" value=${form.outcome} onChange=${field('outcome')}>
+          <option value="">All</option><option value="SUCCEEDED">Succeeded</option><option value="FAILED">Failed</option>
+        </select>
+      </div>
+      <div class="field">
+        <label for="log-event-id">Event id</label>
+        <input id="log-event-id" value=${form.event_id} onInput=${field('event_id')} autocomplete="off" spellcheck="false" />
+      </div>
+      <div class="field">
+        <label for="log-payout-id">Payout id</label>
+        <input id="log-payout-id" value=${form.payout_id} onInput=${field('payout_id')} autocomplete="off" spellcheck="false" />
+      </div>
+      <button type="submit">Show attempts</button>
       <button type="button" class="secondary" onClick=${() => { log.reload(); onRefresh?.(); }}>Refresh log</button>
-      <${ExportCsv} api=${api} path=${`${path}/attempts.csv`} query=${{ outcome }} filename=${`attempts-${endpoint.id}.csv`} />
-    </div>
-    <form class="actions" onSubmit=${recover}>
+      <${ExportCsv} api=${api} path=${`${path}/attempts.csv`} query=${Object.fromEntries(Object.entries(filters).filter(([, v]) => v))} filename=${`attempts-${endpoint.id}.csv`} />
+    </form>
+    ${checks.length ? html`<div class="problem" role="alert">${checks.map((c) => html`<p>${c}</p>`)}</div>` : null}
+    <form class="inline" onSubmit=${recover}>
       <label for="recover-since">Failures since</label>
       <input id="recover-since" type="datetime-local" value=${since} onInput=${(e) => setSince(e.currentTarget.value)} required />
       <button type="submit" class="secondary">Recover failures</button>
@@ -79,85 +197,20 @@ export function DeliveryLog({ api, endpoint, path, onRefresh }) {
     <${Problem} error=${log.error} onRetry=${log.reload} />
     ${result ? html`<p role="status">${result}</p>` : null}
     ${log.data
-      ? html`<${Table} caption="Delivery attempts, newest first" className="log" rows=${log.data.attempts} empty="No attempt yet." columns=${[
-          { key: 'started_at', title: 'Sent', render: (a) => formatTime(a.started_at) },
-          { key: 'event_code', title: 'Event', render: (a) => html`${a.event_code}<br /><code class="muted">${a.event_id}</code>` },
-          { key: 'attempt', title: 'Attempt' },
-          { key: 'outcome', title: 'Outcome', render: (a) => html`<span class=${a.outcome === 'SUCCEEDED' ? 'status-ok' : 'status-bad'}>${words(a.outcome)}</span>` },
-          { key: 'response_status', title: 'Status', num: true, render: (a) => a.response_status ?? '—' },
-          { key: 'duration_ms', title: 'Duration', num: true, render: (a) => `${a.duration_ms} ms` },
-          { key: 'response_body', title: 'Response', render: (a) => (a.response_body ? html`<code class="excerpt">${a.response_body}</code>` : '—') },
-          { key: 'error', title: 'Error', render: (a) => a.error ?? '—' },
-          { key: 'next_attempt_at', title: 'Next retry', render: (a) => formatTime(a.next_attempt_at) },
-          { key: 'resend', title: 'Actions', render: (a) => (a.event_code === 'webhook.test' ? '—'
-            : html`<button type="button" class="secondary" aria-label=${`Resend ${a.event_code} ${a.event_id}`} onClick=${() => resend(a)}>Resend</button>`) },
-        ]} />
-        ${log.data.more ? html`<button type="button" class="secondary" onClick=${() => setPages(pages + 1)}>Older attempts</button>` : null}
-        <${EventGroups} api=${api} endpoint=${endpoint} attempts=${log.data.attempts} />`
+      ? html`<${Table} caption="Delivery attempts, newest first" className="log" rows=${log.data.attempts} empty="No attempt matches."
+          detail=${(a) => (open === a.id ? html`<${AttemptDetail} a=${a} endpoint=${endpoint} onResend=${resend} />` : null)}
+          columns=${[
+            { key: 'started_at', title: 'Sent', render: (a) => formatTime(a.started_at) },
+            { key: 'event_code', title: 'Event', render: (a) => html`<code>${a.event_code}</code>` },
+            { key: 'number', title: 'Attempt', render: (a) => attemptName(a) },
+            { key: 'outcome', title: 'Outcome', render: (a) => html`<span class=${a.outcome === 'SUCCEEDED' ? 'status-ok' : 'status-bad'}>${outcomeText(a)}</span>` },
+            { key: 'duration_ms', title: 'Duration', num: true, render: (a) => `${a.duration_ms} ms` },
+            { key: 'open', title: 'Details', render: (a) => {
+              const text = open === a.id ? 'Close' : 'Open';
+              return html`<${RowToggle} id=${a.id} open=${open} setOpen=${setOpen} label=${`${text} attempt ${a.number} of ${a.event_code} ${a.event_id}`} text=${text} />`;
+            } },
+          ]} />
+        ${log.data.more ? html`<button type="button" class="secondary" onClick=${() => setPages(pages + 1)}>Older attempts</button>` : null}`
       : html`<p role="status">Loading the log…</p>`}
   </section>`;
-}
-
-
-/** The attempts of `attempts` by event, in the order of their newest attempt. */
-function groupByEvent(attempts) {
-  const groups = new Map();
-  for (const a of attempts) {
-    if (!groups.has(a.event_id)) groups.set(a.event_id, { event_id: a.event_id, event_code: a.event_code, attempts: [] });
-    groups.get(a.event_id).attempts.push(a);
-  }
-  return [...groups.values()];
-}
-
-/**
- * The request body the endpoint received for event `group.event_id`: the event found by
- * listEvents (its code, created no later than its first attempt), in signing.ts's shape.
- */
-async function requestBody(api, endpoint, group) {
-  const first = group.attempts.at(-1);
-  if (group.event_code === 'webhook.test') return { id: group.event_id, code: group.event_code, webhook_id: endpoint.id, data: {} };
-  const createdTo = new Date(new Date(first.started_at).getTime() + 1000).toISOString();
-  const page = await api.get('/events', { query: { code: group.event_code, created_to: createdTo, limit: 100 } });
-  const event = page.data.find((e) => e.id === group.event_id);
-  if (!event) return null;
-  return { id: event.id, code: event.code, created_at: event.created_at, webhook_id: endpoint.id, data: event.data };
-}
-
-/** One event's delivery to `endpoint` (`group`: `{ event_id, event_code, attempts }`, attempts newest first): its request body, then each attempt with its response body. */
-export function EventDelivery({ api, endpoint, group }) {
-  const body = useLoad(() => requestBody(api, endpoint, group), [api, group.event_id]);
-  return html`<div class="event-delivery">
-    <h4>Request body</h4>
-    <${Problem} error=${body.error} onRetry=${body.reload} />
-    ${body.data === null ? html`<p class="muted">The event is older than the events the portal reads.</p>` : null}
-    ${body.data ? html`<pre tabindex="0" aria-label=${`Request body of event ${group.event_id}`}>${JSON.stringify(body.data, null, 2)}</pre>` : null}
-    ${group.attempts.map((a) => html`<div key=${a.id}>
-      <h4>Attempt ${a.attempt}: ${words(a.outcome)}${a.response_status ? `, HTTP ${a.response_status}` : ''} · ${formatTime(a.started_at)}</h4>
-      ${a.error ? html`<p class="status-bad">${a.error}</p>` : null}
-      <pre tabindex="0" aria-label=${`Response body of attempt ${a.attempt} of event ${group.event_id}`}>${a.response_body ?? '(no body)'}</pre>
-    </div>`)}
-  </div>`;
-}
-
-/** The attempts shown, grouped by event; an event opened shows the bodies below its row. */
-function EventGroups({ api, endpoint, attempts }) {
-  const [open, setOpen] = useState(null);
-  const groups = groupByEvent(attempts);
-  return html`<${Table}
-    caption="Attempts by event"
-    rows=${groups}
-    rowKey=${(g) => g.event_id}
-    empty="No event delivered yet."
-    detail=${(g) => (open === g.event_id ? html`<${EventDelivery} api=${api} endpoint=${endpoint} group=${g} />` : null)}
-    columns=${[
-      { title: 'Event', render: (g) => html`<code>${g.event_code}</code><br /><${Id} value=${g.event_id} label="event id" />` },
-      { title: 'Attempts', num: true, render: (g) => plural(g.attempts.length, 'attempt') },
-      { title: 'Latest', render: (g) => html`<span class=${g.attempts[0].outcome === 'SUCCEEDED' ? 'status-ok' : 'status-bad'}>${words(g.attempts[0].outcome)}</span>` },
-      { title: 'Last sent', render: (g) => formatTime(g.attempts[0].started_at) },
-      {
-        title: 'Bodies',
-        render: (g) => html`<${RowToggle} id=${g.event_id} open=${open} setOpen=${setOpen} label=${`Show bodies of event ${g.event_id}`} text="Show bodies" />`,
-      },
-    ]}
-  />`;
 }
