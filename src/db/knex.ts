@@ -29,6 +29,7 @@ import * as sessionAuthenticationTime from './migrations/043_session_authenticat
 import * as apiRequestLog from './migrations/044_api_request_log.js';
 import * as businessSettings from './migrations/045_business_settings.js';
 import * as searchIndexes from './migrations/046_search_indexes.js';
+import * as payoutApprovals from './migrations/047_payout_approvals.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '044_api_request_log': apiRequestLog,
   '045_business_settings': businessSettings,
   '046_search_indexes': searchIndexes,
+  '047_payout_approvals': payoutApprovals,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */
