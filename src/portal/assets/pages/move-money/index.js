@@ -10,6 +10,7 @@
 import { html } from '../../preact-htm.js';
 import { Id, Money, Problem, formatMoney, useLoad } from '../../ui.js';
 import { MoneyAction, walletLabel } from './action.js';
+import { SentForApproval, approvalRequired, needsApproval } from '../payouts/approvals.js';
 
 const CL = '/cl/v1';
 
@@ -27,8 +28,25 @@ const transactionResult = (where, href) => (t) => html`<p>
 
 const amountField = { name: 'amount', label: 'Amount', kind: 'amount' };
 
+/**
+ * A payout, or, when the business's rules need a second person for it (or the service says so),
+ * the same payout sent for approval (`createPayoutApproval`) under the same Idempotency-Key:
+ * the payout's refusal comes before its key is used.
+ */
+async function payoutOrApproval(api, business, body, key) {
+  const forApproval = () => api.post('/payout-approvals', { payout: body }, { idempotencyKey: key });
+  if (needsApproval(business, [body.payout_amount])) return forApproval();
+  try {
+    return await api.post('/payouts/', body, { idempotencyKey: key });
+  } catch (err) {
+    if (approvalRequired(err)) return forApproval();
+    throw err;
+  }
+}
+
 /** The actions of the page; the sandbox's top-ups only in the sandbox. */
-function actions(sandbox) {
+function actions(session) {
+  const { sandbox, business } = session;
   const list = [
     {
       id: 'fund',
@@ -58,14 +76,16 @@ function actions(sandbox) {
         { name: 'purpose', label: 'Purpose (optional)', kind: 'text', optional: true },
         { name: 'reference', label: 'External reference (optional)', kind: 'text', optional: true },
       ],
-      summary: (v) => `Pay out ${formatMoney(v.amount)} to wallet ${v.wallet.trim()}${v.purpose.trim() ? ` for “${v.purpose.trim()}”` : ''}.`,
+      summary: (v) =>
+        `${needsApproval(business, [v.amount]) ? 'Send for approval: pay' : 'Pay'} out ${formatMoney(v.amount)} to wallet ${v.wallet.trim()}${v.purpose.trim() ? ` for “${v.purpose.trim()}”` : ''}.` +
+        (needsApproval(business, [v.amount]) ? ' Your business requires a second person to approve payouts of this amount: it is made once approved.' : ''),
       send: (api, v, key) => {
         const body = { payout_amount: v.amount.trim(), wallet_account_number: v.wallet.trim() };
         if (v.purpose.trim()) body.payout_purpose = v.purpose.trim();
         if (v.reference.trim()) body.external_reference = v.reference.trim();
-        return api.post('/payouts/', body, { idempotencyKey: key });
+        return payoutOrApproval(api, business, body, key);
       },
-      result: (p) => html`<p>Payout <${Id} value=${p.payout_id} label="payout id" /> is ${p.status.toLowerCase()}.
+      result: (p) => p.payout_approval_id ? html`<${SentForApproval} approval=${p} />` : html`<p>Payout <${Id} value=${p.payout_id} label="payout id" /> is ${p.status.toLowerCase()}.
         <a href="#payouts">Follow it on the Payouts page</a></p>`,
     },
   ];
@@ -100,7 +120,7 @@ function MoveMoney({ api, session }) {
     <p>Each movement is reviewed before it is sent; what it did is shown with a link to where it is listed.</p>
     <${Problem} error=${wallets.error} onRetry=${wallets.reload} />
     ${wallets.data
-      ? html`<div class="moves">${actions(session.sandbox).map(
+      ? html`<div class="moves">${actions(session).map(
           (spec) => html`<${MoneyAction} key=${spec.id} api=${api} spec=${spec} wallets=${wallets.data.data} onDone=${wallets.reload} />`,
         )}</div>`
       : wallets.loading

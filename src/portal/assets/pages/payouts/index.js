@@ -3,9 +3,11 @@
  * (./list.js, core `listCustomerPayouts`), its bulk payouts with their counts and
  * reports (./bulk-list.js, `listBulkPayouts`), a payout looked up by its id
  * (`getPayoutStatus`; the address `#payouts/<id>`, a search's hit, opens it), and a bulk
- * payout from a CSV file (./bulk.js).
+ * payout from a CSV file (./bulk.js); first, the payouts waiting for a second person's
+ * approval (./approvals.js).
  */
 import { html, useEffect, useState } from '../../preact-htm.js';
+import { PayoutApprovals } from './approvals.js';
 import { BulkPayout } from './bulk.js';
 import { BulkPayoutList } from './bulk-list.js';
 import { OpenPayout, PayoutList } from './list.js';
@@ -43,12 +45,13 @@ function PayoutLookup({ api, target }) {
   </section>`;
 }
 
-function PayoutsPage({ api, target }) {
+function PayoutsPage({ api, session, target }) {
   return html`<div>
+    <${PayoutApprovals} api=${api} session=${session} />
     <${PayoutList} api=${api} />
     <${BulkPayoutList} api=${api} />
     <${PayoutLookup} api=${api} target=${target} />
-    ${api.can('payouts:write') ? html`<${BulkPayout} api=${api} />` : null}
+    ${api.can('payouts:write') ? html`<${BulkPayout} api=${api} business=${session.business} />` : null}
   </div>`;
 }
 
