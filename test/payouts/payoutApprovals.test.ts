@@ -12,6 +12,8 @@ import { expectProblem, expectValidation } from '../support/assertions.js';
 import { get, post, request, type ApiResponse } from '../support/client.js';
 import { tokenFor, uniq, type TestBusiness } from '../support/fixtures.js';
 import { payoutBusinessHooks, sendBulkPayout, sendPayout } from '../support/payouts.js';
+import { enrolledUser, session, withSession } from '../support/portalUsers.js';
+import { running } from '../support/service.js';
 
 /** A new API key of `b` with `role`, and a token of it. */
 async function keyToken(b: TestBusiness, role: string): Promise<{ clientId: string; token: string }> {
@@ -160,6 +162,21 @@ describe('payout approvals: a second pair of eyes on payouts', function () {
     expect(withdrawn.body).to.deep.include({ status: 'REJECTED', decided_by: { type: 'api_key', id: approver.clientId } });
     const audit = await get(`/audit-events?target_id=${first.payout_approval_id}&operation_id=rejectPayoutApproval&limit=100`, { token: b.token });
     expect(audit.body.data.map((e: any) => e.status)).to.include(200);
+  });
+
+  it('a portal user approving from PORTAL_REAUTHENTICATION_AMOUNT needs a recent code, as every movement of that size', async () => {
+    const user = await enrolledUser({ token: b.token }, 'finance', b.token);
+    const s = await session(user);
+    await running().db('portal_sessions').where({ business_id: b.id, user_id: user.id }).update({ authenticated_at: running().db.raw("CURRENT_TIMESTAMP(3) - interval '11 minutes'") });
+    const large = await asked(b.token, { payout: { payout_amount: '10000.00', customer_id: customer.id } });
+    const refused = await withSession(s, 'POST', `/payout-approvals/${large.payout_approval_id}/approve`, { body: { amount: '10000.00' } });
+    expectProblem(refused, 403, 'FORBIDDEN');
+    expect(refused.body.detail).to.include('/portal-sessions/current/reauthentication');
+    expect((await get(`/payout-approvals/${large.payout_approval_id}`, { token: b.token })).body.status).to.equal('PENDING');
+    const again = await withSession(s, 'POST', '/portal-sessions/current/reauthentication', { body: { recovery_code: user.recoveryCodes[0] } });
+    expect(again.status, JSON.stringify(again.body)).to.equal(200);
+    const approved = await withSession(s, 'POST', `/payout-approvals/${large.payout_approval_id}/approve`, { body: { amount: '10000.00' } });
+    expect(approved.body).to.deep.include({ status: 'APPROVED', decided_by: { type: 'user', id: user.id } });
   });
 
   it('a payout refused on approval leaves the request FAILED with the refusal, and nothing moves', async () => {
