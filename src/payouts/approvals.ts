@@ -40,6 +40,9 @@ type ApprovalPayout = Schemas['PayoutApprovalPayout'];
 /** A well-formed amount of a bulk payout's item (its items are checked one by one: others are rejected alone). */
 const AMOUNT = /^\d{1,15}(\.\d{1,2})?$/;
 
+/** The largest amount the documents' `Amount` writes (15 integer digits): a request's total above it is refused. */
+const MAX_AMOUNT = '999999999999999.99';
+
 /** The well-formed amounts of a bulk payout's items (what its total and the threshold count). */
 function itemAmounts(bulk: Schemas['BulkPayoutCreateRequest']): string[] {
   return bulk.items.map((item) => item.payout_amount).filter((a): a is string => a !== undefined && AMOUNT.test(a));
@@ -122,8 +125,8 @@ const RECEIVERS = ['customer_id', 'wallet_account_number', 'mobile_number'] as c
 /**
  * createPayoutApproval: records `req` (a payout or a bulk payout) PENDING with its maker, in
  * `db` (the request's keyed transaction). Throws 400 VALIDATION_ERROR for a payout naming no
- * receiver or more than one, or of a zero amount; the payout's other rules are checked when it
- * is approved.
+ * receiver or more than one, or of a zero amount, and for a bulk payout whose items sum past
+ * MAX_AMOUNT; the payout's other rules are checked when it is approved.
  */
 export async function createPayoutApproval(db: Knex, businessId: string, maker: Actor, req: Schemas['PayoutApprovalCreateRequest']): Promise<Schemas['PayoutApproval']> {
   let amount: Decimal;
@@ -137,6 +140,7 @@ export async function createPayoutApproval(db: Knex, businessId: string, maker: 
     itemCount = 1;
   } else if (req.bulk_payout) {
     amount = itemAmounts(req.bulk_payout).reduce((sum, a) => sum.plus(a), new Decimal(0));
+    if (amount.gt(MAX_AMOUNT)) throw invalidField('/bulk_payout/items', `must not sum to more than ${MAX_AMOUNT}`);
     itemCount = req.bulk_payout.items.length;
   } else {
     throw invalidField('', 'must name a payout or a bulk_payout');

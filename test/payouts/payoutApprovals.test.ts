@@ -237,6 +237,8 @@ describe('payout approvals: a second pair of eyes on payouts', function () {
     expectValidation(await ask(b.token, { payout: { payout_amount: '12,50', customer_id: customer.id } }), '/payout/payout_amount');
     expectProblem(await ask(b.token, { payout: { payout_amount: '5.00', customer_id: customer.id }, bulk_payout: { items: [{ payout_amount: '1.00' }] } }), 400, 'VALIDATION_ERROR');
     expectProblem(await ask(b.token, {}), 400, 'VALIDATION_ERROR');
+    const huge = Array.from({ length: 2 }, () => ({ payout_amount: '999999999999999.99', customer_id: customer.id }));
+    expectValidation(await ask(b.token, { bulk_payout: { items: huge } }), '/bulk_payout/items');
     expectValidation(await approve(approver.token, randomUUID(), 'lots'), '/amount');
     expect((await get('/payout-approvals?limit=100', { token: b.token })).body.data.length).to.equal(before);
     const unknown = randomUUID();
