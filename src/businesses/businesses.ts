@@ -28,6 +28,8 @@ interface BusinessRow {
   api_version: string;
   time_zone: string;
   payout_low_balance_threshold: string | null;
+  payout_approval_threshold: string | null;
+  bulk_payout_approval: boolean;
   created_at: Date;
   updated_at: Date;
   account_number: string;
@@ -54,6 +56,8 @@ function toView(row: BusinessRow): BusinessView {
     api_version: row.api_version as ApiVersion,
     time_zone: row.time_zone,
     payout_low_balance_threshold: row.payout_low_balance_threshold === null ? null : formatMoney(row.payout_low_balance_threshold),
+    payout_approval_threshold: row.payout_approval_threshold === null ? null : formatMoney(row.payout_approval_threshold),
+    bulk_payout_approval: row.bulk_payout_approval,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
@@ -100,7 +104,7 @@ function knownTimeZone(zone: string): boolean {
 
 /**
  * Changes the business's settings given in `req` (`updateBusiness`: default API version, time
- * zone, payout low-balance threshold) and returns it. Throws 400 VALIDATION_ERROR for a time
+ * zone, payout low-balance threshold, payout approval rules) and returns it. Throws 400 VALIDATION_ERROR for a time
  * zone the IANA database does not name, BUSINESS_NOT_FOUND.
  */
 export async function updateBusiness(db: Knex, id: string, req: Schemas['BusinessUpdateRequest']): Promise<BusinessView> {
@@ -109,6 +113,8 @@ export async function updateBusiness(db: Knex, id: string, req: Schemas['Busines
     ...(req.api_version !== undefined ? { api_version: req.api_version } : {}),
     ...(req.time_zone !== undefined ? { time_zone: req.time_zone } : {}),
     ...(req.payout_low_balance_threshold !== undefined ? { payout_low_balance_threshold: req.payout_low_balance_threshold } : {}),
+    ...(req.payout_approval_threshold !== undefined ? { payout_approval_threshold: req.payout_approval_threshold } : {}),
+    ...(req.bulk_payout_approval !== undefined ? { bulk_payout_approval: req.bulk_payout_approval } : {}),
   };
   if (Object.keys(changes).length === 0) return getBusiness(db, id);
   const updated = await db('businesses').where({ id }).update({ ...changes, updated_at: db.fn.now(3) });
@@ -141,6 +147,10 @@ export async function businessApiVersion(db: Knex, id: string): Promise<ApiVersi
 export interface BusinessSettings {
   currency: string;
   api_version: ApiVersion;
+  /** The amount (decimal string) from which a payout needs an approval; null for none. */
+  payout_approval_threshold: string | null;
+  /** Whether every bulk payout needs an approval. */
+  bulk_payout_approval: boolean;
 }
 
 /**
@@ -150,7 +160,7 @@ export interface BusinessSettings {
  * its callers act for an authenticated business.
  */
 export async function businessSettings(db: Knex, id: string): Promise<BusinessSettings> {
-  const row = await db('businesses').where({ id }).first('currency', 'api_version');
+  const row = await db('businesses').where({ id }).first('currency', 'api_version', 'payout_approval_threshold', 'bulk_payout_approval');
   if (!row) throw new Error(`business ${id} is not there`);
   return row;
 }

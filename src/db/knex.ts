@@ -31,6 +31,7 @@ import * as businessSettings from './migrations/045_business_settings.js';
 import * as searchIndexes from './migrations/046_search_indexes.js';
 import * as eventObjectIndex from './migrations/047_event_object_index.js';
 import * as webhookAttemptDetails from './migrations/048_webhook_attempt_details.js';
+import * as payoutApprovals from './migrations/049_payout_approvals.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
 import { DEFAULT_DB_POOL_SIZE } from './pool.js';
@@ -69,6 +70,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '046_search_indexes': searchIndexes,
   '047_event_object_index': eventObjectIndex,
   '048_webhook_attempt_details': webhookAttemptDetails,
+  '049_payout_approvals': payoutApprovals,
 };
 
 /** Migration source for `knex.migrate` with the migrations above. */

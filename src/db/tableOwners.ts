@@ -133,6 +133,7 @@ export const TABLE_OWNERS: Readonly<Record<string, Room>> = {
   payout_whitelist_entries: 'payouts',
   bulk_payouts: 'payouts',
   bulk_payout_items: 'payouts',
+  payout_approvals: 'payouts',
 
   // cards
   cards: 'cards',

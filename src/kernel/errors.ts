@@ -29,6 +29,8 @@ export const ERROR_STATUS = {
   // One answer for every failed portal sign-in (src/businesses/sessions.ts).
   SIGN_IN_FAILED: 401,
   FORBIDDEN: 403,
+  // The maker of a payout approval request approving it (src/payouts/approvals.ts).
+  MAKER_CANNOT_APPROVE: 403,
   NOT_FOUND: 404,
   BUSINESS_NOT_FOUND: 404,
   WALLET_NOT_FOUND: 404,
@@ -37,6 +39,7 @@ export const ERROR_STATUS = {
   PAYOUT_NOT_FOUND: 404,
   PAYOUT_WHITELIST_ENTRY_NOT_FOUND: 404,
   BULK_PAYOUT_NOT_FOUND: 404,
+  PAYOUT_APPROVAL_NOT_FOUND: 404,
   API_KEY_NOT_FOUND: 404,
   PORTAL_USER_NOT_FOUND: 404,
   API_REQUEST_NOT_FOUND: 404,
@@ -84,6 +87,8 @@ export const ERROR_STATUS = {
   WEBHOOK_ENDPOINT_DISABLED: 409,
   // A refused payout move (src/payouts/states.ts), naming the payout's state.
   PAYOUT_STATUS_NOT_ALLOWED: 409,
+  // A refused payout approval move (src/payouts/approvalStates.ts), naming the request's state.
+  PAYOUT_APPROVAL_STATUS_NOT_ALLOWED: 409,
   // A refused mobile number change move names the session's current state (src/customers/mobileNumberChange/states.ts).
   MOBILE_CHANGE_STATE_PENDING_MOBILE_NUMBER_OWNERSHIP_VERIFICATION: 409,
   MOBILE_CHANGE_STATE_PENDING_IDENTITY_VERIFICATION: 409,
@@ -97,6 +102,8 @@ export const ERROR_STATUS = {
   INVALID_CARD_STATUS: 412,
   IDEMPOTENCY_KEY_REUSED: 422,
   INSUFFICIENT_FUNDS: 422,
+  // An approver confirming another amount than the approval request's (src/payouts/approvals.ts).
+  APPROVAL_AMOUNT_MISMATCH: 422,
   // createPayout to a receiver not on the business's enforced payout whitelist (src/payouts/sql/payout_create.sql).
   PAYOUT_RECEIVER_NOT_WHITELISTED: 422,
   WALLET_NOT_ACTIVE: 422,

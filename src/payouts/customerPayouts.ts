@@ -59,6 +59,12 @@ export async function payoutCreation(
  */
 export type PayoutRequest = Omit<Schemas['PayoutCreateRequest'], 'wallet_account_number' | 'mobile_number'> & { walletAccountNumber?: string; mobileNumber?: string };
 
+/** A payout's request in the documents' snake_case (v4's `createCustomerPayout`, an approval's `payout`) as the payout SQL reads it. */
+export function payoutRequestOf(body: Schemas['PayoutCreateRequest']): PayoutRequest {
+  const { wallet_account_number: walletAccountNumber, mobile_number: mobileNumber, ...rest } = body;
+  return { ...rest, ...(walletAccountNumber !== undefined && { walletAccountNumber }), ...(mobileNumber !== undefined && { mobileNumber }) };
+}
+
 /**
  * Seed E4: creates a PENDING payout (see the module comment). Throws AppError
  * VALIDATION_ERROR (amount, receiver identifiers), CUSTOMER_NOT_FOUND,

@@ -14,9 +14,10 @@ export async function start({ db, jobs, config, log }: StartContext): Promise<St
 }
 
 // What the handlers and the capabilities above call (the face is the only door: .dependency-cruiser.cjs).
+export { actorOf, approvePayoutApproval, createPayoutApproval, getPayoutApproval, listPayoutApprovals, rejectPayoutApproval, requireNoApproval } from './approvals.js';
 export { createBulkPayout } from './bulk.js';
 export { BULK_PAYOUT_CSV_COLUMNS, batchReportToCsv, getBatchReport, getBulkPayout, listBulkPayouts } from './bulkReports.js';
-export { PAYOUT_CSV_COLUMNS, createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from './customerPayouts.js';
+export { PAYOUT_CSV_COLUMNS, createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, payoutRequestOf, topupPayoutAccount } from './customerPayouts.js';
 export { receivePayoutRailResult } from './railCallbacks.js';
 export { searchBulkPayouts, searchPayouts } from './search.js';
 export { getPayoutSummary } from './summary.js';

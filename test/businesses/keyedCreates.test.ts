@@ -103,6 +103,7 @@ describe('creates are safe to retry (Idempotency-Key)', function () {
       { operationId: 'createBusiness', path: '/businesses', token: platform, scope: 'sandbox-platform', body: { name: `In flight ${uniq()}` } },
       { operationId: 'createApiKey', path: '/api-keys', token: business.token, scope: business.id, body: { name: 'In flight', role: 'viewer' } },
       { operationId: 'invitePortalUser', path: '/portal-users', token: business.token, scope: business.id, body: { email: `in-flight-${uniq()}@example.com`, name: 'In flight', role: 'viewer' } },
+      { operationId: 'createPayoutApproval', path: '/payout-approvals', token: business.token, scope: business.id, body: { payout: { payout_amount: '1.00', customer_id: randomUUID() } } },
     ];
     for (const c of creates) {
       const key = randomUUID();

@@ -13,6 +13,7 @@ import { activationRequestMachine } from '../../src/cards/tokenization.js';
 import { mobileChangeMachine } from '../../src/customers/mobileNumberChange/states.js';
 import { onboardingMachine } from '../../src/customers/onboardingStates.js';
 import type { StateMachine } from '../../src/kernel/stateMachine.js';
+import { payoutApprovalMachine } from '../../src/payouts/approvalStates.js';
 import { payoutMachine } from '../../src/payouts/states.js';
 
 interface Row {
@@ -62,6 +63,7 @@ const MACHINES: { name: string; tag: string; n: number; machine: StateMachine<st
   { name: 'card issuance', tag: 'Cards', n: 0, machine: cardIssuanceMachine },
   { name: 'card', tag: 'Cards', n: 1, machine: cardMachine },
   { name: 'payout', tag: 'Payouts', n: 0, machine: payoutMachine },
+  { name: 'payout approval', tag: 'Payout Approvals', n: 0, machine: payoutApprovalMachine },
   // Verifying the code activates, fails or leaves the request pending by the code's outcome.
   { name: 'tokenization activation request', tag: 'Test Helpers', n: 0, machine: activationRequestMachine, decidedByOutcome: ['PENDING_VERIFICATION'] },
 ];

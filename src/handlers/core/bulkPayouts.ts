@@ -1,7 +1,7 @@
 /** Bulk payouts: list the batches, create one under an idempotency key, its status, its report as JSON and CSV. */
 import type { operations } from '../../../generated/types/core.js';
 import { BULK_PAYOUT_CSV_COLUMNS, batchReportToCsv, getBatchReport, getBulkPayout, listBulkPayouts } from '../../payouts/index.js';
-import { createBulkPayout } from '../../payouts/index.js';
+import { createBulkPayout, requireNoApproval } from '../../payouts/index.js';
 import { CSV_TYPE, businessIdOf, csvExport, type OperationMap } from '../../http/operation.js';
 
 type BulkPayoutOperations = Pick<operations, 'listBulkPayouts' | 'exportBulkPayoutsCsv' | 'createBulkPayout' | 'getBulkPayoutStatus' | 'getBatchReport' | 'getBatchReportCsv'>;
@@ -18,6 +18,7 @@ export const bulkPayoutOperations = {
   createBulkPayout: {
     access: 'business',
     async handle(ctx) {
+      await requireNoApproval(ctx.db, businessIdOf(ctx), ctx.body.items.map((item) => item.payout_amount), true);
       const { replayed, bulk } = await createBulkPayout(ctx.db, ctx.services.jobs, businessIdOf(ctx), ctx.koa.get('idempotency-key'), ctx.body);
       if (replayed) ctx.koa.set('Idempotent-Replayed', 'true');
       return { status: 200, body: bulk };

@@ -15,6 +15,7 @@ import { gatewayOperations } from './gateway.js';
 import { metricsOperations } from './metrics.js';
 import { mobileNumberChangeOperations } from './mobileNumberChange.js';
 import { onboardingOperations } from './onboarding.js';
+import { payoutApprovalOperations } from './payoutApprovals.js';
 import { payoutOperations } from './payouts.js';
 import { payoutWhitelistOperations } from './payoutWhitelist.js';
 import { portalUserOperations } from './portalUsers.js';
@@ -36,6 +37,7 @@ export const coreOperations: OperationMap<Omit<operations, WebhookOperationId>> 
   ...payoutOperations,
   ...payoutWhitelistOperations,
   ...bulkPayoutOperations,
+  ...payoutApprovalOperations,
   ...coreTransactionOperations,
   ...eventOperations,
   ...auditOperations,

@@ -6,7 +6,7 @@
 import type { operations } from '../../../generated/types/core.js';
 import { PAYOUT_CSV_COLUMNS, createCustomerPayout, decidePayout, getCustomerPayout, listCustomerPayouts, topupPayoutAccount } from '../../payouts/index.js';
 import { businessIdOf, csvExport, type OperationMap } from '../../http/operation.js';
-import { getPayoutSummary, receivePayoutRailResult } from '../../payouts/index.js';
+import { getPayoutSummary, payoutRequestOf, receivePayoutRailResult, requireNoApproval } from '../../payouts/index.js';
 import { requireSandbox } from './requestEnv.js';
 
 type PayoutOperations = Pick<
@@ -31,10 +31,9 @@ export const payoutOperations = {
     access: 'business',
     idempotent: true,
     async handle(ctx) {
+      await requireNoApproval(ctx.db, businessIdOf(ctx), [ctx.body.payout_amount], false);
       // The documents' receiver fields are snake_case (v4); the payout's own request keeps the seed's names.
-      const { wallet_account_number: walletAccountNumber, mobile_number: mobileNumber, ...rest } = ctx.body;
-      const request = { ...rest, ...(walletAccountNumber !== undefined && { walletAccountNumber }), ...(mobileNumber !== undefined && { mobileNumber }) };
-      return { status: 200, body: await createCustomerPayout(ctx.db, ctx.services.jobs, businessIdOf(ctx), request, ctx.idempotency) };
+      return { status: 200, body: await createCustomerPayout(ctx.db, ctx.services.jobs, businessIdOf(ctx), payoutRequestOf(ctx.body), ctx.idempotency) };
     },
   },
   getPayoutStatus: {

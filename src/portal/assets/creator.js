@@ -104,3 +104,17 @@ export function CreatedBy({ api, id, operation }) {
   }, [api, id, operation]);
   return text ? html`<p class="muted created-by" data-created-by>${text}</p>` : null;
 }
+
+/** The name of `actor` (`{ type, id }`, as the audit log and a payout approval name one), else its kind and id. */
+export function ActorName({ api, actor }) {
+  const fallback = `${actor.type === 'user' ? 'user' : 'API key'} ${actor.id}`;
+  const [name, setName] = useState(null);
+  useEffect(() => {
+    let current = true;
+    namesOf(api).then((names) => current && setName(names.get(`${actor.type}:${actor.id}`) ?? null), () => {});
+    return () => {
+      current = false;
+    };
+  }, [api, actor.type, actor.id]);
+  return name ?? fallback;
+}

@@ -8,6 +8,7 @@
  */
 import { expect } from 'chai';
 import knex, { type Knex } from 'knex';
+import { listPayoutApprovals } from '../../../src/payouts/approvals.js';
 import { listBulkPayouts } from '../../../src/payouts/bulkReports.js';
 import { listCustomerPayouts } from '../../../src/payouts/customerPayouts.js';
 import { listWallets } from '../../../src/businesses/wallets.js';
@@ -65,6 +66,17 @@ describe('list pages read one index range, whatever the history', () => {
     for (const filter of [{}, { created_from: from, created_to: to }]) {
       const plans = await plansOf(db, 'bulk_payouts', (d) => listBulkPayouts(d, b.id, { limit: 20, cursor, ...filter }));
       expectIndexRange(plans, 'bulk_payouts', 'bulk_payouts_business_id_created_at_id_index', ['business_id'], `bulk payouts ${JSON.stringify(filter)}`);
+    }
+  });
+
+  it('listPayoutApprovals: unfiltered and by status', async () => {
+    const cases: [Record<string, 'PENDING'>, string, string[]][] = [
+      [{}, 'payout_approvals_business_id_created_at_id_index', ['business_id']],
+      [{ status: 'PENDING' }, 'payout_approvals_business_id_status_created_at_id_index', ['business_id', 'status']],
+    ];
+    for (const [filter, index, columns] of cases) {
+      const plans = await plansOf(db, 'payout_approvals', (d) => listPayoutApprovals(d, b.id, { limit: 20, cursor, ...filter }));
+      expectIndexRange(plans, 'payout_approvals', index, columns, `payout approvals ${JSON.stringify(filter)}`);
     }
   });
 

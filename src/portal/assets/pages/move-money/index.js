@@ -14,6 +14,7 @@ import { html } from '../../preact-htm.js';
 import { Id, Money, Problem, formatMoney, useLoad } from '../../ui.js';
 import { MoneyAction } from './action.js';
 import { balanceAfter, operationalAccount, payoutAccount, payoutReview, walletWords } from '../../corrections/movement.js';
+import { SentForApproval, approvalRequired, needsApproval } from '../payouts/approvals.js';
 
 const CL = '/cl/v1';
 
@@ -55,8 +56,25 @@ function walletMoveReview(verb, amount, source, to) {
   };
 }
 
+/**
+ * A payout, or, when the business's rules need a second person for it (or the service says so),
+ * the same payout sent for approval (`createPayoutApproval`) under the same Idempotency-Key:
+ * the payout's refusal comes before its key is used.
+ */
+async function payoutOrApproval(api, business, body, key) {
+  const forApproval = () => api.post('/payout-approvals', { payout: body }, { idempotencyKey: key });
+  if (needsApproval(business, [body.payout_amount])) return forApproval();
+  try {
+    return await api.post('/payouts/', body, { idempotencyKey: key });
+  } catch (err) {
+    if (approvalRequired(err)) return forApproval();
+    throw err;
+  }
+}
+
 /** The actions of the page; the sandbox's top-ups only in the sandbox. */
-function actions(sandbox) {
+function actions(session) {
+  const { sandbox, business } = session;
   const list = [
     {
       id: 'fund',
@@ -96,15 +114,21 @@ function actions(sandbox) {
       review: async (api, v) => {
         const to = await api.get(`${CL}/wallets/lookup`, { query: { account_number: v.wallet.trim() } });
         const told = await payoutReview(api, { amount: v.amount, name: to.name, account: to.account_number, purpose: v.purpose, reference: v.reference });
-        return { ...told, summary: `Pay out ${formatMoney(v.amount, told.currency)} to ${walletWords(to)}${v.purpose.trim() ? ` for “${v.purpose.trim()}”` : ''}.` };
+        const approval = needsApproval(business, [v.amount]);
+        return {
+          ...told,
+          summary:
+            `${approval ? 'Send for approval: pay' : 'Pay'} out ${formatMoney(v.amount, told.currency)} to ${walletWords(to)}${v.purpose.trim() ? ` for “${v.purpose.trim()}”` : ''}.` +
+            (approval ? ' Your business requires a second person to approve payouts of this amount: it is made once approved.' : ''),
+        };
       },
       send: (api, v, key) => {
         const body = { payout_amount: v.amount, wallet_account_number: v.wallet.trim() };
         if (v.purpose.trim()) body.payout_purpose = v.purpose.trim();
         if (v.reference.trim()) body.external_reference = v.reference.trim();
-        return api.post('/payouts/', body, { idempotencyKey: key });
+        return payoutOrApproval(api, business, body, key);
       },
-      result: (p) => html`<p>Payout <${Id} value=${p.payout_id} label="payout id" /> is ${p.status.toLowerCase()}.
+      result: (p) => p.payout_approval_id ? html`<${SentForApproval} approval=${p} />` : html`<p>Payout <${Id} value=${p.payout_id} label="payout id" /> is ${p.status.toLowerCase()}.
         <a href="#payouts">Follow it on the Payouts page</a></p>`,
     },
   ];
@@ -139,7 +163,7 @@ function MoveMoney({ api, session }) {
     <p>Each movement is reviewed before it is sent; what it did is shown with a link to where it is listed.</p>
     <${Problem} error=${wallets.error} onRetry=${wallets.reload} />
     ${wallets.data
-      ? html`<div class="moves">${actions(session.sandbox).map(
+      ? html`<div class="moves">${actions(session).map(
           (spec) => html`<${MoneyAction} key=${spec.id} api=${api} spec=${spec} wallets=${wallets.data.data} onDone=${wallets.reload} />`,
         )}</div>`
       : wallets.loading

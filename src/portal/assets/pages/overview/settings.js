@@ -2,7 +2,10 @@
  * The business's display settings, changed with `updateBusiness` (a portal user is asked for a
  * recent authenticator code, as for every business setting): the time zone every date of the
  * portal is shown in (`time_zone`, IANA names) and the payout account's low-balance threshold
- * (`payout_low_balance_threshold`: below it the Overview warns; empty for no warning).
+ * (`payout_low_balance_threshold`: below it the Overview warns; empty for no warning), and
+ * the second pair of eyes on payouts: the amount from which a payout needs an approval
+ * (`payout_approval_threshold`; empty for none) and whether every bulk payout does
+ * (`bulk_payout_approval`).
  */
 import { html, useState } from '../../preact-htm.js';
 import { Field, Problem, setTimeZone, useSubmit } from '../../ui.js';
@@ -21,6 +24,8 @@ export function normalAmount(text) {
 export function BusinessSettings({ api, business, onSaved }) {
   const [zone, setZone] = useState(business.time_zone);
   const [threshold, setThreshold] = useState(business.payout_low_balance_threshold ?? '');
+  const [approvalFrom, setApprovalFrom] = useState(business.payout_approval_threshold ?? '');
+  const [bulkApproval, setBulkApproval] = useState(business.bulk_payout_approval);
   const [saved, setSaved] = useState(false);
   const [invalid, setInvalid] = useState(null);
   const { onSubmit, busy, error } = useSubmit(async () => {
@@ -30,10 +35,22 @@ export function BusinessSettings({ api, business, onSaved }) {
       setInvalid('Enter an amount such as 5000.00, or leave it empty for no warning.');
       return;
     }
+    const approvalAmount = approvalFrom.trim() === '' ? null : normalAmount(approvalFrom);
+    if (approvalFrom.trim() !== '' && approvalAmount === null) {
+      setInvalid('Enter an approval amount such as 10000.00, or leave it empty for no approvals.');
+      return;
+    }
     setInvalid(null);
-    const updated = await api.patch(`/cl/v1/businesses/${business.id}`, { time_zone: zone, payout_low_balance_threshold: amount });
+    const updated = await api.patch(`/cl/v1/businesses/${business.id}`, {
+      time_zone: zone,
+      payout_low_balance_threshold: amount,
+      payout_approval_threshold: approvalAmount,
+      bulk_payout_approval: bulkApproval,
+    });
     setTimeZone(updated.time_zone);
     setThreshold(updated.payout_low_balance_threshold ?? '');
+    setApprovalFrom(updated.payout_approval_threshold ?? '');
+    setBulkApproval(updated.bulk_payout_approval);
     setSaved(true);
     onSaved?.(updated);
   });
@@ -47,6 +64,12 @@ export function BusinessSettings({ api, business, onSaved }) {
     </div>
     <${Field} id="low-balance" label=${`Warn when the payout account is below (${business.currency})`} value=${threshold}
       onInput=${(v) => { setThreshold(v); setSaved(false); }} hint="Leave empty for no warning." />
+    <${Field} id="approval-from" label=${`Payouts need a second person’s approval from (${business.currency})`} value=${approvalFrom}
+      onInput=${(v) => { setApprovalFrom(v); setSaved(false); }} hint="Leave empty for no approvals." />
+    <div class="field check">
+      <input id="bulk-approval" type="checkbox" checked=${bulkApproval} onChange=${(e) => { setBulkApproval(e.currentTarget.checked); setSaved(false); }} />
+      <label for="bulk-approval">Every bulk payout needs a second person’s approval</label>
+    </div>
     ${invalid ? html`<p class="problem" role="alert">${invalid}</p>` : null}
     <button type="submit" class="secondary" disabled=${busy}>Save settings</button>
     ${saved ? html`<p role="status">Settings saved.</p>` : null}

@@ -4,7 +4,8 @@
  * whole file unsendable), then core `createBulkPayout` under an idempotency key made with the
  * preview (sending the same file again is answered with the same batch), the batch's counts
  * (`getBulkPayoutStatus`), its report (`getBatchReport`) and the report as a CSV file
- * (`getBatchReportCsv`).
+ * (`getBatchReportCsv`). A file the business's rules send for approval goes to
+ * `createPayoutApproval` instead (./approvals.js).
  *
  * Before sending, the file's count and total (the rows not rejected for their values, whose
  * amounts the payout account pays) and the payout account's balance after
@@ -23,6 +24,7 @@ import { sumOf, typedAmount } from '../../amounts.js';
 import { Facts, Warnings } from '../../corrections/review.js';
 import { balanceAfter, payoutAccount } from '../../corrections/movement.js';
 import { LinkedId, ObjectLink } from '../../objects/links.js';
+import { SentForApproval, approvalRequired, needsApproval } from './approvals.js';
 
 /** core.yaml BulkPayoutCounts: the states an item of a batch is counted in. */
 export const STATES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'REJECTED'];
@@ -162,15 +164,17 @@ export function Batch({ api, batch, onBatch, idPrefix = 'bulk', reportShown = fa
 }
 
 /** File choice, preview, send, then the batch. */
-export function BulkPayout({ api }) {
+export function BulkPayout({ api, business }) {
   const send = useRequest();
   const [preview, setPreview] = useState(null);
   const [batch, setBatch] = useState(null);
   const account = useLoad(() => (preview ? payoutAccount(api) : Promise.resolve(null)), [api, preview?.key]);
+  const [approval, setApproval] = useState(null);
 
   async function choose(event) {
     const file = event.currentTarget.files?.[0];
     setBatch(null);
+    setApproval(null);
     send.setError(null);
     if (!file) return setPreview(null);
     const text = await file.text();
@@ -181,8 +185,20 @@ export function BulkPayout({ api }) {
 
   async function submit(event) {
     event.preventDefault();
-    const created = await send.run(() => api.post('/bulk-payouts', { items: preview.items }, { idempotencyKey: preview.key }));
-    if (created) setBatch(created);
+    // A file the business's rules send for approval goes to createPayoutApproval as it is (the
+    // same key: the bulk payout's refusal comes before its key is used).
+    const forApproval = () => api.post('/payout-approvals', { bulk_payout: { items: preview.items } }, { idempotencyKey: preview.key });
+    const created = await send.run(async () => {
+      if (needsApproval(business, preview.items.map((i) => i.payout_amount), true)) return forApproval();
+      try {
+        return await api.post('/bulk-payouts', { items: preview.items }, { idempotencyKey: preview.key });
+      } catch (err) {
+        if (approvalRequired(err)) return forApproval();
+        throw err;
+      }
+    });
+    if (created?.payout_approval_id) setApproval(created);
+    else if (created) setBatch(created);
   }
 
   const sendable = preview && preview.fileProblems.length === 0;
@@ -195,7 +211,7 @@ export function BulkPayout({ api }) {
     <form onSubmit=${submit}>
       <label for="bulk-file">Payout file (CSV)</label>
       <input id="bulk-file" type="file" accept=".csv,text/csv" onChange=${choose} />
-      <button type="submit" disabled=${!sendable || send.busy || batch !== null}>
+      <button type="submit" disabled=${!sendable || send.busy || batch !== null || approval !== null}>
         ${preview ? `Send ${plural(preview.rows.length, 'payout')}` : 'Send payouts'}
       </button>
     </form>
@@ -203,5 +219,6 @@ export function BulkPayout({ api }) {
     <${Problem} error=${send.error} />
     ${preview ? html`<${Preview} key=${preview.key} preview=${preview} />` : null}
     ${batch ? html`<${Batch} api=${api} batch=${batch} onBatch=${setBatch} />` : null}
+    ${approval ? html`<div class="done" role="status"><${SentForApproval} approval=${approval} /></div>` : null}
   </section>`;
 }

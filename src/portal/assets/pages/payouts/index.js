@@ -3,9 +3,11 @@
  * (./list.js, core `listCustomerPayouts`), its bulk payouts with their counts and
  * reports (./bulk-list.js, `listBulkPayouts`), a payout looked up by its id
  * (`getPayoutStatus`; a payout's own page is ../../objects/payout.js), a bulk
- * payout from a CSV file (./bulk.js), and the payout whitelist (../../corrections/whitelist.js).
+ * payout from a CSV file (./bulk.js), and the payout whitelist (../../corrections/whitelist.js);
+ * first, the payouts waiting for a second person's approval (./approvals.js).
  */
 import { html, useState } from '../../preact-htm.js';
+import { PayoutApprovals } from './approvals.js';
 import { BulkPayout } from './bulk.js';
 import { BulkPayoutList } from './bulk-list.js';
 import { OpenPayout, PayoutList } from './list.js';
@@ -39,13 +41,14 @@ function PayoutLookup({ api }) {
   </section>`;
 }
 
-function PayoutsPage({ api }) {
+function PayoutsPage({ api, session }) {
   return html`<div>
+    <${PayoutApprovals} api=${api} session=${session} />
     <${PayoutList} api=${api} />
     <${BulkPayoutList} api=${api} />
     <${PayoutLookup} api=${api} />
     <${WhitelistManager} api=${api} />
-    ${api.can('payouts:write') ? html`<${BulkPayout} api=${api} />` : null}
+    ${api.can('payouts:write') ? html`<${BulkPayout} api=${api} business=${session.business} />` : null}
   </div>`;
 }
 
