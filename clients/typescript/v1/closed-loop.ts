@@ -70,7 +70,7 @@ export interface paths {
         head?: never;
         /**
          * Update business
-         * @description Changes the business's settings: its default API version (`api_version`: what its requests without `X-API-Version` use, each instance of the service within 5 seconds; webhook endpoints keep their own `api_version`), the time zone its people read dates in (`time_zone`), and the payout account's low-balance threshold (`payout_low_balance_threshold`). Fields left out keep their values. Both token kinds may call it: a platform token for any business; a business token only for its own business, and any other id is answered with 404 `BUSINESS_NOT_FOUND`.
+         * @description Changes the business's settings: its default API version (`api_version`: what its requests without `X-API-Version` use, each instance of the service within 5 seconds; webhook endpoints keep their own `api_version`), the time zone its people read dates in (`time_zone`), the payout account's low-balance threshold (`payout_low_balance_threshold`), and which payouts need an approver's second pair of eyes (`payout_approval_threshold`, `bulk_payout_approval`: core tag Payout Approvals). Fields left out keep their values. Both token kinds may call it: a platform token for any business; a business token only for its own business, and any other id is answered with 404 `BUSINESS_NOT_FOUND`.
          */
         patch: operations["updateBusiness"];
         trace?: never;
@@ -966,6 +966,10 @@ export interface components {
             time_zone?: components["schemas"]["TimeZone"];
             /** @description The payout account's balance below which the portal warns; null for no warning. */
             payout_low_balance_threshold?: null | components["schemas"]["Amount"];
+            /** @description The amount from which a payout (or a bulk payout's item) needs an approval (core tag Payout Approvals); null for none. */
+            payout_approval_threshold?: null | components["schemas"]["Amount"];
+            /** @description Whether every bulk payout needs an approval (core tag Payout Approvals). */
+            bulk_payout_approval?: boolean;
             /** @description The business's new default API version: its requests without `X-API-Version` use it from now on (each instance within 5 seconds); its webhook endpoints keep their own `api_version`. */
             api_version?: components["schemas"]["ApiVersion"];
         };
@@ -994,6 +998,10 @@ export interface components {
             time_zone: components["schemas"]["TimeZone"];
             /** @description The payout account's balance below which the business wants a warning (the portal's Overview raises one); null for none. Set by `updateBusiness`. */
             payout_low_balance_threshold: null | components["schemas"]["Amount"];
+            /** @description The amount from which a payout, or an item of a bulk payout, is made only once a second person approves it (core tag Payout Approvals): the direct call is then refused with 403 `FORBIDDEN`. Null (the default) for none. Set by `updateBusiness`. */
+            payout_approval_threshold: null | components["schemas"]["Amount"];
+            /** @description Whether every bulk payout is made only once a second person approves it (core tag Payout Approvals); false until `updateBusiness` sets it. */
+            bulk_payout_approval: boolean;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -2741,6 +2749,8 @@ export interface operations {
                      *           "api_version": "v1",
                      *           "time_zone": "UTC",
                      *           "payout_low_balance_threshold": null,
+                     *           "payout_approval_threshold": null,
+                     *           "bulk_payout_approval": false,
                      *           "created_at": "2026-11-20T08:00:00.000Z",
                      *           "updated_at": "2026-11-20T08:00:00.000Z"
                      *         }
@@ -2819,6 +2829,8 @@ export interface operations {
                      *       "api_version": "v1",
                      *       "time_zone": "UTC",
                      *       "payout_low_balance_threshold": null,
+                     *       "payout_approval_threshold": null,
+                     *       "bulk_payout_approval": false,
                      *       "created_at": "2026-11-20T08:00:00.000Z",
                      *       "updated_at": "2026-11-20T08:00:00.000Z",
                      *       "credentials": {

@@ -1191,6 +1191,11 @@ export interface paths {
          *     tag), a customer who is not on it (422 `PAYOUT_RECEIVER_NOT_WHITELISTED`); a payout
          *     account holding less than the amount (422 `INSUFFICIENT_FUNDS`; top it up in the
          *     sandbox with `createSandboxPayoutAccountTopup`).
+         *
+         *     When the business requires an approval from an amount (`payout_approval_threshold`) and
+         *     `payout_amount` is at or above it, the payout is refused with 403 `FORBIDDEN` whose
+         *     detail names `POST /payout-approvals`, and nothing moves: send the body as `payout` to
+         *     `createPayoutApproval` (Payout Approvals tag), and another person approves it.
          */
         post: operations["createCustomerPayout"];
         delete?: never;
@@ -1300,6 +1305,11 @@ export interface paths {
          *     then answers the same. The same key with another body is 422 `IDEMPOTENCY_KEY_REUSED`.
          *     A body that is not a list of 1 to 1,000 items of the documented fields is 400
          *     `VALIDATION_ERROR` for the whole request.
+         *
+         *     When the business requires an approval for every bulk payout, or an item's amount is at
+         *     or above its `payout_approval_threshold`, the request is refused with 403 `FORBIDDEN`
+         *     whose detail names `POST /payout-approvals`, and nothing moves: send the body as
+         *     `bulk_payout` to `createPayoutApproval` (Payout Approvals tag).
          */
         post: operations["createBulkPayout"];
         delete?: never;
@@ -1408,6 +1418,125 @@ export interface paths {
         get: operations["getBatchReportCsv"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payout-approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payout approvals
+         * @description The business's approval requests as they are now, newest first, optionally by `status` (`PENDING`: those waiting for an approver). Each page is one index range of the business's approval requests: its cost does not grow with the business's history.
+         */
+        get: operations["listPayoutApprovals"];
+        put?: never;
+        /**
+         * Request payout approval
+         * @description Sends a payout (`payout`: `createCustomerPayout`'s fields, the receiver named by exactly
+         *     one of `customer_id`, `walletAccountNumber` and `mobileNumber`) or a bulk payout
+         *     (`bulk_payout`: `createBulkPayout`'s body) for approval: it is recorded `PENDING` with
+         *     its maker (the API key or portal user calling) and nothing moves until an approver
+         *     approves it (Payout Approvals tag). Any payout may be sent, whatever the business's
+         *     rules. The rules of the payout itself (receiver, whitelist, funds) are checked when it is
+         *     approved. Accepts an `Idempotency-Key`: the same request again answers the same
+         *     approval request with `Idempotent-Replayed: true`.
+         */
+        post: operations["createPayoutApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payout-approvals/{payout_approval_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Approval request id (`payout_approval_id` of `createPayoutApproval`).
+                 * @example 3a4b5c6d-7e8f-4a0b-9c1d-2e3f4a5b6c7d
+                 */
+                payout_approval_id: components["parameters"]["PayoutApprovalId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get payout approval
+         * @description One approval request as it is now: its state (Payout Approvals tag), the payout or bulk payout it asks for, who made it, who decided it and why. Another business's request is 404 `PAYOUT_APPROVAL_NOT_FOUND`.
+         */
+        get: operations["getPayoutApproval"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payout-approvals/{payout_approval_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Approval request id (`payout_approval_id` of `createPayoutApproval`).
+                 * @example 3a4b5c6d-7e8f-4a0b-9c1d-2e3f4a5b6c7d
+                 */
+                payout_approval_id: components["parameters"]["PayoutApprovalId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve payout
+         * @description Approves a `PENDING` request and makes its payout or bulk payout, in the same database
+         *     transaction as the approval for a payout, exactly as `createCustomerPayout` or
+         *     `createBulkPayout` would (the business's approval rules aside): its id is then the
+         *     request's `payout_id` or `bulk_payout_id`. A payout that `createCustomerPayout` would refuse
+         *     (receiver, whitelist, funds) leaves the request `FAILED` with that code and reason, and
+         *     nothing moves. The body confirms the `amount` the approver saw (the request's
+         *     total): another amount is 422 `APPROVAL_AMOUNT_MISMATCH`.
+         *
+         *     Refused, with nothing changed: the request's maker (403 `MAKER_CANNOT_APPROVE`); a
+         *     request no longer `PENDING`, so approving twice makes one payout (409
+         *     `PAYOUT_APPROVAL_STATUS_NOT_ALLOWED`).
+         */
+        post: operations["approvePayoutApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payout-approvals/{payout_approval_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Approval request id (`payout_approval_id` of `createPayoutApproval`).
+                 * @example 3a4b5c6d-7e8f-4a0b-9c1d-2e3f4a5b6c7d
+                 */
+                payout_approval_id: components["parameters"]["PayoutApprovalId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject payout
+         * @description Rejects a `PENDING` request with a `reason`: it is `REJECTED`, with who rejected it, and nothing moves. Its maker may reject it too (to withdraw it). A request no longer `PENDING` is 409 `PAYOUT_APPROVAL_STATUS_NOT_ALLOWED`.
+         */
+        post: operations["rejectPayoutApproval"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2784,6 +2913,113 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description Problem details with the codes this response can carry. */
+        PayoutApprovalNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "PAYOUT_APPROVAL_NOT_FOUND";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        PayoutApprovalForbiddenProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "FORBIDDEN" | "MAKER_CANNOT_APPROVE";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        PayoutApprovalStatusNotAllowedProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "PAYOUT_APPROVAL_STATUS_NOT_ALLOWED";
+        };
+        /** @description Problem details with the codes this response can carry. */
+        ApprovalAmountMismatchProblem: components["schemas"]["Problem"] & {
+            /** @enum {string} */
+            code: "APPROVAL_AMOUNT_MISMATCH";
+        };
+        /**
+         * @description An approval request's state (Payout Approvals tag). The list may grow.
+         * @enum {string}
+         */
+        PayoutApprovalStatus: "PENDING" | "APPROVED" | "FAILED" | "REJECTED";
+        /** @description Who made or decided an approval request, as the audit log names an actor. */
+        PayoutApprovalActor: {
+            /**
+             * @description `api_key`: an API client (`id` is its `client_id`); `user`: a portal user (`id` is the user's id).
+             * @enum {string}
+             */
+            type: "api_key" | "user";
+            /** @example bus_4f1c2e9a7b3d5f60a8c1e2d3 */
+            id: string;
+        };
+        /** @description `createCustomerPayout`'s body: the receiver named by exactly one of `customer_id`, `wallet_account_number` and `mobile_number` (else 400 `VALIDATION_ERROR`). */
+        PayoutApprovalPayout: {
+            payout_amount: components["schemas"]["AmountInput"];
+            /** @description As `createCustomerPayout`'s. */
+            payout_purpose?: string;
+            external_reference?: components["schemas"]["ExternalReference"];
+            /** @description The receiving customer's id. */
+            customer_id?: components["schemas"]["Uuid"];
+            /** @description The receiving customer's wallet account number (prefix `9`). */
+            wallet_account_number?: components["schemas"]["AccountNumber"];
+            /** @description The receiving customer's mobile number. */
+            mobile_number?: components["schemas"]["MobileNumber"];
+        };
+        /** @description Exactly one of `payout` and `bulk_payout`. */
+        PayoutApprovalCreateRequest: {
+            payout?: components["schemas"]["PayoutApprovalPayout"];
+            bulk_payout?: components["schemas"]["BulkPayoutCreateRequest"];
+        };
+        PayoutApprovalApproveRequest: {
+            /** @description The request's `amount`, as the approver saw it. */
+            amount: components["schemas"]["AmountInput"];
+        };
+        PayoutApprovalRejectRequest: {
+            /**
+             * @description Why, in words; kept with the request.
+             * @example The supplier's invoice is not due yet.
+             */
+            reason: string;
+        };
+        /** @description A payout or bulk payout waiting for, or decided by, an approver. */
+        PayoutApproval: {
+            payout_approval_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["PayoutApprovalStatus"];
+            /**
+             * @description What it asks for. The list may grow.
+             * @enum {string}
+             */
+            kind: "PAYOUT" | "BULK_PAYOUT";
+            /** @description The payout's amount, or the sum of a bulk payout's items' well-formed amounts. */
+            amount: components["schemas"]["Amount"];
+            currency: components["schemas"]["Currency"];
+            /**
+             * Format: int32
+             * @description 1 for a payout; a bulk payout's items.
+             */
+            item_count: number;
+            /** @description The payout asked for (its receiver as given); null for a bulk payout. */
+            payout: null | components["schemas"]["PayoutApprovalPayout"];
+            created_by: components["schemas"]["PayoutApprovalActor"];
+            /** @description Who approved or rejected it; null while `PENDING`. */
+            decided_by: null | components["schemas"]["PayoutApprovalActor"];
+            /**
+             * Format: date-time
+             * @description When it was approved or rejected; null while `PENDING`.
+             */
+            decided_at: string | null;
+            /** @description Why it was rejected (`REJECTED`); null otherwise. */
+            rejection_reason: string | null;
+            /** @description `FAILED`: the code `createCustomerPayout` would have answered; null otherwise. */
+            failure_code: null | components["schemas"]["ErrorCode"];
+            /** @description `FAILED`: why, in words; null otherwise. */
+            failure_detail: string | null;
+            /** @description The payout made (`APPROVED` payout); null otherwise. */
+            payout_id: null | components["schemas"]["Uuid"];
+            /** @description The bulk payout made (`APPROVED` bulk payout); null otherwise. */
+            bulk_payout_id: null | components["schemas"]["Uuid"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        PayoutApprovalList: components["schemas"]["Page"] & {
+            data: components["schemas"]["PayoutApproval"][];
+        };
         /** @description Problem details with the codes this response can carry. */
         ApiRequestNotFoundProblem: components["schemas"]["Problem"] & {
             /** @enum {string} */
@@ -4434,6 +4670,10 @@ export interface components {
             time_zone: components["schemas"]["TimeZone"];
             /** @description The payout account's balance below which the business wants a warning (the portal's Overview raises one); null for none. Set by `updateBusiness`. */
             payout_low_balance_threshold: null | components["schemas"]["Amount"];
+            /** @description The amount from which a payout, or an item of a bulk payout, is made only once a second person approves it (core tag Payout Approvals): the direct call is then refused with 403 `FORBIDDEN`. Null (the default) for none. Set by `updateBusiness`. */
+            payout_approval_threshold: null | components["schemas"]["Amount"];
+            /** @description Whether every bulk payout is made only once a second person approves it (core tag Payout Approvals); false until `updateBusiness` sets it. */
+            bulk_payout_approval: boolean;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -5036,6 +5276,66 @@ export interface components {
         };
     };
     responses: {
+        /** @description No such approval request for this business (`PAYOUT_APPROVAL_NOT_FOUND`). */
+        PayoutApprovalNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["PayoutApprovalNotFoundProblem"];
+            };
+        };
+        /** @description The caller may not approve (`FORBIDDEN`, as for every operation: client kind, permission, CSRF token, a recent code), or made this request itself (`MAKER_CANNOT_APPROVE`): nothing changed. */
+        PayoutApprovalForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["PayoutApprovalForbiddenProblem"];
+            };
+        };
+        /** @description The request is no longer `PENDING` (`PAYOUT_APPROVAL_STATUS_NOT_ALLOWED`, naming its state): nothing changed. */
+        PayoutApprovalStatusNotAllowed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["PayoutApprovalStatusNotAllowedProblem"];
+            };
+        };
+        /** @description The amount confirmed is not the request's (`APPROVAL_AMOUNT_MISMATCH`): nothing changed. */
+        ApprovalAmountMismatch: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Version": components["headers"]["X-API-Version"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ApprovalAmountMismatchProblem"];
+            };
+        };
         /** @description No recorded request with this id for this business (`API_REQUEST_NOT_FOUND`): never made, made by another business, not recorded, or past the request log's bounds. */
         ApiRequestNotFound: {
             headers: {
@@ -6153,6 +6453,16 @@ export interface components {
     };
     parameters: {
         /**
+         * @description Approval request id (`payout_approval_id` of `createPayoutApproval`).
+         * @example 3a4b5c6d-7e8f-4a0b-9c1d-2e3f4a5b6c7d
+         */
+        PayoutApprovalId: components["schemas"]["Uuid"];
+        /**
+         * @description Only approval requests in this status.
+         * @example PENDING
+         */
+        PayoutApprovalStatusFilter: components["schemas"]["PayoutApprovalStatus"];
+        /**
          * @description Transaction reference (`TXN` and 12 digits).
          * @example TXN000000000042
          */
@@ -6599,6 +6909,8 @@ export interface operations {
                      *       "api_version": "v1",
                      *       "time_zone": "UTC",
                      *       "payout_low_balance_threshold": null,
+                     *       "payout_approval_threshold": null,
+                     *       "bulk_payout_approval": false,
                      *       "created_at": "2026-11-20T08:00:00.000Z",
                      *       "updated_at": "2026-11-20T08:00:00.000Z",
                      *       "credentials": {
@@ -9373,6 +9685,266 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["BulkPayoutNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPayoutApprovals: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only approval requests in this status.
+                 * @example PENDING
+                 */
+                status?: components["parameters"]["PayoutApprovalStatusFilter"];
+                /**
+                 * @description Page size, 1 to 100; 20 when absent.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["LimitParameter"];
+                /**
+                 * @description Opaque cursor from `next_cursor` of the previous page. Lists are ordered newest first; a cursor this service did not issue is answered with 400 `INVALID_CURSOR`.
+                 * @example MjAyNi0xMS0yMVQxMDoxNTozMC4xMjNafDdkOWYwZTM5LTZmNWMtNGMzOC05YTUxLTZkM2MyYjhmMWExMQ
+                 */
+                cursor?: components["parameters"]["CursorParameter"];
+            };
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v4
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of approval requests. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutApprovalList"];
+                };
+            };
+            400: components["responses"]["InvalidListParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPayoutApproval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v4
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+                /**
+                 * @description Makes the request safe to retry. A replay with the same key and the same body returns the original status and body with `Idempotent-Replayed: true`; the same key with a different body is refused with 422 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request is still running is refused with 409 `IDEMPOTENCY_KEY_IN_USE` and `Retry-After`. Keys are scoped to the calling business and kept for 24 hours. A key whose first request never finished (the server stopped mid-request) is released to the same request after 60 seconds. Printable ASCII, 1 to 255 characters (a UUID is a good choice).
+                 * @example 5f0c3c1e-4a1b-4b8e-9a53-0a3b9e2f4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyParameter"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutApprovalCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The approval request, `PENDING` (a replay answers the same body). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutApproval"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPayoutApproval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v4
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Approval request id (`payout_approval_id` of `createPayoutApproval`).
+                 * @example 3a4b5c6d-7e8f-4a0b-9c1d-2e3f4a5b6c7d
+                 */
+                payout_approval_id: components["parameters"]["PayoutApprovalId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The approval request. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutApproval"];
+                };
+            };
+            400: components["responses"]["InvalidParameters"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["PayoutApprovalNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    approvePayoutApproval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v4
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Approval request id (`payout_approval_id` of `createPayoutApproval`).
+                 * @example 3a4b5c6d-7e8f-4a0b-9c1d-2e3f4a5b6c7d
+                 */
+                payout_approval_id: components["parameters"]["PayoutApprovalId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "25000.00"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutApprovalApproveRequest"];
+            };
+        };
+        responses: {
+            /** @description The request, `APPROVED` with its payout (or `FAILED`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutApproval"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PayoutApprovalForbidden"];
+            404: components["responses"]["PayoutApprovalNotFound"];
+            409: components["responses"]["PayoutApprovalStatusNotAllowed"];
+            422: components["responses"]["ApprovalAmountMismatch"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rejectPayoutApproval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API version to use. When the header is absent: the business's default version (`api_version` of the business, `updateBusiness`) for a business token, else `v1`. The header is checked first, on every request (before the token, the path and the body): any value other than the supported ones (an empty value, a repeated header, another case or surrounding text included) is answered with 400 `UNSUPPORTED_API_VERSION` and nothing else is looked at. The version used is echoed in the `X-API-Version` response header. A version's served document (`/openapi/{version}/…`) gives that version as this parameter's `default`; generated clients do not send a default, so set the header in your client (the repository's `clients/typescript` sends its version on every request).
+                 * @example v4
+                 */
+                "X-API-Version"?: components["parameters"]["ApiVersionParameter"];
+            };
+            path: {
+                /**
+                 * @description Approval request id (`payout_approval_id` of `createPayoutApproval`).
+                 * @example 3a4b5c6d-7e8f-4a0b-9c1d-2e3f4a5b6c7d
+                 */
+                payout_approval_id: components["parameters"]["PayoutApprovalId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "The supplier's invoice is not due yet."
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutApprovalRejectRequest"];
+            };
+        };
+        responses: {
+            /** @description The request, `REJECTED`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-API-Version": components["headers"]["X-API-Version"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutApproval"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["PayoutApprovalNotFound"];
+            409: components["responses"]["PayoutApprovalStatusNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
