@@ -49,7 +49,9 @@ describe('Portal: a payout from the approval amount waits for a second person', 
     await page.type('#payout-wallet', customer.wallet_account_number);
     await page.type('#payout-amount', '2500.00');
     await clickButton(page, 'Review', 'section[aria-labelledby="payout-title"]');
-    expect(await mainText(page)).to.include('Send for approval: pay out 2,500.00');
+    // The review reads the receiver and the balances first.
+    await page.waitForFunction(() => document.querySelector('main')?.textContent?.includes('Send for approval: pay out 2,500.00 SAR'));
+    expect(await mainText(page)).to.include('a second person to approve payouts of this amount');
     await clickButton(page, 'Confirm', 'section[aria-labelledby="payout-title"]');
     await page.waitForSelector('section[aria-labelledby="payout-title"] .done');
     expect(await page.$eval('section[aria-labelledby="payout-title"] .done', (el) => (el as HTMLElement).innerText)).to.match(/Sent for approval: 2,500\.00 SAR\s+waits for a second person/);

@@ -85,6 +85,8 @@ describe('Portal: CSV exports of the lists', function () {
     expect(rowsOf(await suite.downloads.saved('customers.csv')).map((r) => r.id)).to.deep.equal([customer.id]);
 
     await showPage(page, 'events', 'Events');
+    // The page's first list is read before its filter form takes another.
+    await page.waitForFunction(() => !document.querySelector('main button[type="submit"][disabled]'));
     await page.select('#event-code', 'payout.completed');
     await clickButton(page, 'Show events');
     await page.waitForFunction(() => !document.querySelector('main button[type="submit"][disabled]'));

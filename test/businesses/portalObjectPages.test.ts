@@ -12,6 +12,7 @@ import { expect } from 'chai';
 import type { Page } from 'puppeteer-core';
 import { issuedCard } from '../support/cards.js';
 import { get, post } from '../support/client.js';
+import { eventually } from '../support/assertions.js';
 import { assertNoPageOverflow, checkA11y, mainText, retype, setLook } from '../support/portal.js';
 import { portalSuiteHooks } from '../support/portalPages.js';
 import { createPayout, payoutReaching, sendBulkPayout, topupPayoutAccount } from '../support/payouts.js';
@@ -56,7 +57,13 @@ describe('Portal: a page per object, with its address and links', function () {
     const done = await payoutReaching(biz.b, payout.payout_id, 'COMPLETED', 60_000);
     made.transaction = done.transaction_id;
     await hooks.waitFor(2, 60_000);
-    made.event = (await get(`/events?object_id=${payout.payout_id}`, { token: biz.b.token })).body.data.at(-1).id;
+    // Each of the payout's events is delivered and its attempt recorded before the page reads them.
+    const events = (await get(`/events?object_id=${payout.payout_id}`, { token: biz.b.token })).body.data;
+    made.event = events.at(-1).id;
+    await eventually(async () => {
+      const attempts = (await get(`/cl/v1/webhooks/endpoints/${made.endpoint}/attempts?payout_id=${payout.payout_id}&outcome=SUCCEEDED`, { token: biz.b.token })).body.data;
+      expect(new Set(attempts.map((a: { event_id: string }) => a.event_id)).size).to.equal(events.length);
+    }, 60_000);
     const bulk = await sendBulkPayout(biz.b, [{ payout_amount: '1.98', customer_id: customer.id, external_reference: 'CB-bulk-1' }]);
     expect(bulk.status).to.equal(200);
     made.bulk = bulk.body.bulk_payout_id;
@@ -104,7 +111,9 @@ describe('Portal: a page per object, with its address and links', function () {
     await checkA11y(page, 'a delivery on the endpoint’s page at 390 px');
     await back(page, /^Payout 7\.97 SAR/);
 
-    // A reload of an object's address shows the object.
+    // A reload of an object's address shows the object (once the page's requests are answered:
+    // a reload cuts the body of an answer still arriving, which the recorder then cannot check).
+    await page.waitForNetworkIdle({ idleTime: 300 });
     await page.reload();
     expect(await headingIs(page, /^Payout /)).to.equal('Payout 7.97 SAR · CB-7797');
     await page.waitForNetworkIdle({ idleTime: 300 });
