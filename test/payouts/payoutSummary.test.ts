@@ -77,7 +77,9 @@ describe('Payouts: getPayoutSummary', function () {
     expectProblem(await summary(reader, from, to), 403, 'FORBIDDEN');
   });
 
-  it('reads one index range of the business’s payouts by creation time', async () => {
+  it('reads one index range of the business’s payouts by creation time', async function () {
+    // On Citus the coordinator's plan is a routed task: the shard's own plan is not in it.
+    if (process.env.CITUS_SUITE) this.skip();
     const plans = await plansOf(running().db, 'payouts', (db) => getPayoutSummary(db, b.id, { from, to }), ['enable_seqscan', 'enable_bitmapscan', 'enable_sort']);
     expect(plans).to.have.length(1);
     const scans = nodes(plans[0]).filter((n) => n['Relation Name'] === 'payouts');
