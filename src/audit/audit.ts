@@ -5,7 +5,7 @@
  * CSV export; deleted only by the retention purge (./sql/audit_events_append_only.sql).
  */
 import { randomUUID } from 'node:crypto';
-import { csvText } from '../kernel/csv.js';
+import type { CsvColumn } from '../kernel/csv.js';
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/core.js';
 import { acrossBusinesses } from '../db/acrossBusinesses.js';
@@ -173,26 +173,18 @@ export async function listAuditEvents(db: Knex, businessId: string, filter: Audi
   return paginate<Row, Schemas['AuditEvent']>(matching(db, businessId, filter), filter, (rows) => rows.map(toAuditEvent));
 }
 
-/** The most rows one CSV export holds (newest first); older ones are exported with a `created_to` before the last. */
-export const AUDIT_CSV_ROWS = 5000;
-
-const CSV_COLUMNS = ['created_at', 'id', 'actor_type', 'actor_id', 'operation_id', 'method', 'target_ids', 'status', 'problem_code', 'replayed', 'request_id', 'ip_address', 'user_agent'] as const;
-
 /**
- * The business's audit events matching `filter` (its cursor and limit aside) as CSV (RFC 4180,
- * UTF-8, header line first), newest first, at most AUDIT_CSV_ROWS rows; `target_ids` are
- * separated by spaces; an empty field is a null.
+ * The columns of the audit log's CSV export (core `exportAuditEventsCsv`, streamed by
+ * listAuditEvents's pages): the actor as its type and id, `target_ids` separated by spaces.
  */
-export async function auditEventsCsv(db: Knex, businessId: string, filter: AuditEventFilter): Promise<string> {
-  const rows = (await matching(db, businessId, filter)
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
-    .limit(AUDIT_CSV_ROWS)) as Row[];
-  const records = rows.map((r) => {
-    const e = toAuditEvent(r);
-    return { ...e, actor_type: e.actor.type, actor_id: e.actor.id, target_ids: e.target_ids.join(' ') };
-  });
-  return csvText(CSV_COLUMNS, records);
-}
+export const AUDIT_CSV_COLUMNS: CsvColumn<Schemas['AuditEvent']>[] = [
+  'created_at', 'id',
+  { name: 'actor_type', value: (e) => e.actor.type },
+  { name: 'actor_id', value: (e) => e.actor.id },
+  'operation_id', 'method',
+  { name: 'target_ids', value: (e) => e.target_ids.join(' ') },
+  'status', 'problem_code', 'replayed', 'request_id', 'ip_address', 'user_agent',
+];
 
 /**
  * Deletes the audit events older than `retentionDays` (at least 30: the table's trigger

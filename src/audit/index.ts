@@ -53,6 +53,6 @@ export async function start({ db, config, log, outages }: StartContext): Promise
 }
 
 // What the HTTP layer and the handlers call (the face is the only door: .dependency-cruiser.cjs).
-export { AUDIT_CSV_ROWS, AuditRecorder, auditEventsCsv, listAuditEvents, purgeAuditEvents, type AuditEntry, type AuditEventFilter, type AuditSubject } from './audit.js';
+export { AUDIT_CSV_COLUMNS, AuditRecorder, listAuditEvents, purgeAuditEvents, type AuditEntry, type AuditEventFilter, type AuditSubject } from './audit.js';
 export { ApiRequestLog, BODY_CAP_BYTES, type ApiRequestEntry } from './requestLog.js';
 export { getApiRequest, listApiRequests, purgeApiRequests, type ApiRequestFilter } from './requestLogReads.js';

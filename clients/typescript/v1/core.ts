@@ -2076,8 +2076,8 @@ export interface paths {
         /**
          * Export audit events as CSV
          * @description The audit events of `listAuditEvents` with the same filters, as CSV (RFC 4180, UTF-8,
-         *     header line first), newest first, at most 5000 rows: export older ones with a
-         *     `created_to` at the last row's `created_at`. `target_ids` are separated by spaces; an
+         *     header line first), newest first, streamed: every event the filters match, read a page
+         *     at a time as the client takes the document. `target_ids` are separated by spaces; an
          *     empty field is a null; a field that would start like a spreadsheet formula (`=`, `+`,
          *     `-`, `@`) is prefixed with `'`. Errors are those of `listAuditEvents`.
          */

@@ -1,7 +1,7 @@
 /** The audit log (list the business's audit events, or export them as CSV) and the API request log (list, or get one). */
 import type { operations } from '../../../generated/types/core.js';
-import { auditEventsCsv, getApiRequest, listApiRequests, listAuditEvents } from '../../audit/index.js';
-import { CSV_TYPE, businessIdOf, type OperationMap } from '../../http/operation.js';
+import { AUDIT_CSV_COLUMNS, getApiRequest, listApiRequests, listAuditEvents } from '../../audit/index.js';
+import { businessIdOf, csvExport, type OperationMap } from '../../http/operation.js';
 
 type AuditOperations = Pick<operations, 'listAuditEvents' | 'exportAuditEventsCsv' | 'listApiRequests' | 'getApiRequest'>;
 
@@ -12,7 +12,7 @@ export const auditOperations = {
   },
   exportAuditEventsCsv: {
     access: 'business',
-    handle: async (ctx) => ({ status: 200, body: await auditEventsCsv(ctx.db, businessIdOf(ctx), ctx.query), contentType: CSV_TYPE }),
+    handle: async (ctx) => csvExport(AUDIT_CSV_COLUMNS, (page) => listAuditEvents(ctx.db, businessIdOf(ctx), { ...ctx.query, ...page })),
   },
   listApiRequests: {
     access: 'business',
