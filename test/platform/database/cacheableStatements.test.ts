@@ -161,7 +161,10 @@ function sqlFunctions(file: string, sql: string): SqlFunction[] {
     const table = head.match(/\bRETURNS\s+TABLE\s*\(/i);
     if (table) itemNames(head.slice(table.index! + table[0].length, closing(head, table.index! + table[0].length))).forEach((n) => variables.add(n));
     const declare = body.match(/^\s*DECLARE\b([\s\S]*?)\bBEGIN\b/i);
-    if (declare) for (const d of splitTopLevel(declare[1], ';')) d.trim().match(/^(\w+)\s/) && variables.add(d.trim().match(/^(\w+)/)![1].toLowerCase());
+    for (const d of declare ? splitTopLevel(declare[1], ';') : []) {
+      const name = d.trim().match(/^(\w+)\s/)?.[1];
+      if (name) variables.add(name.toLowerCase());
+    }
     for (const v of body.matchAll(/\bFOR(?:EACH)?\s+(\w+(?:\s*,\s*\w+)*)\s+(?:SLICE\s+\d+\s+)?IN\b/gi)) v[1].split(',').forEach((n) => variables.add(n.trim().toLowerCase()));
     found.push({ file, name: m[1].toLowerCase(), trigger: /\bRETURNS\s+trigger\b/i.test(head), variables, body });
   }
