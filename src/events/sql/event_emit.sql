@@ -12,7 +12,8 @@
 -- event_emit records one and returns its id. Its defaults are the column's: v3's shape
 -- (src/db/migrations/038_event_data_versions.ts) and the transaction's time; a producer
 -- that writes two steps in one transaction passes clock_timestamp() so that they are listed
--- in their order. Its id is drawn before the INSERT, which then calls no volatile function (docs/scale-out.md, "Statements a worker plans once").
+-- in their order. Its id is drawn before the INSERT, which then calls no volatile function
+-- (docs/scale-out.md, "Statements a worker plans once").
 CREATE OR REPLACE FUNCTION event_emit(
   p_business uuid, p_code text, p_data jsonb,
   p_data_version text DEFAULT 'v3', p_created_at timestamptz DEFAULT CURRENT_TIMESTAMP
