@@ -37,8 +37,9 @@ END $$;
 
 -- idempotency_leave keeps p_response as the outcome of the key idempotency_enter took
 -- (p_fresh: what it answered), for p_ttl_seconds: a new row for a fresh key, else the row
--- replaced (idempotency_finish). The row's id is drawn before its INSERT, which then calls no
--- volatile function (docs/scale-out.md, "Statements a worker plans once").
+-- replaced (idempotency_finish). The row's id and times are drawn before its INSERT, which
+-- then calls no function and leaves no column to a default that calls one (docs/scale-out.md,
+-- "Statements a worker plans once").
 CREATE OR REPLACE FUNCTION idempotency_leave(
   p_business uuid, p_scope text, p_key text, p_hash text, p_ttl_seconds int, p_fresh boolean, p_response jsonb
 ) RETURNS void LANGUAGE plpgsql
@@ -46,11 +47,13 @@ CREATE OR REPLACE FUNCTION idempotency_leave(
 AS $$
 DECLARE
   key_id uuid;
+  created timestamptz;
+  expires timestamptz;
 BEGIN
   IF p_fresh THEN
-    key_id := gen_random_uuid();
-    INSERT INTO idempotency_keys (id, scope, key, business_id, request_hash, state, response_body, expires_at)
-    VALUES (key_id, p_scope, p_key, p_business, p_hash, 'COMPLETED', p_response, now() + make_interval(secs => p_ttl_seconds));
+    SELECT gen_random_uuid(), now(), now() + make_interval(secs => p_ttl_seconds) INTO key_id, created, expires;
+    INSERT INTO idempotency_keys (id, scope, key, business_id, request_hash, state, response_body, created_at, expires_at)
+    VALUES (key_id, p_scope, p_key, p_business, p_hash, 'COMPLETED', p_response, created, expires);
   ELSE
     PERFORM idempotency_finish(p_scope, p_key, p_hash, p_business, p_response, p_ttl_seconds);
   END IF;

@@ -12,7 +12,9 @@
  *     level of the statement (outside any parentheses), or, for an INSERT, a parameter or
  *     variable as the `business_id` column's value;
  *   - calls no volatile function (VOLATILE_BUILTINS, and the schema's own VOLATILE
- *     functions): draw such a value into a variable first, in a statement with no table.
+ *     functions), and, for a write, reads no clock (STABLE_CLOCK): draw such a value into a
+ *     variable first, in a statement with no table. (A column left to a default that calls
+ *     a function is the same as a call; the SQL is not enough to see it.)
  *
  * What counts as a statement of a PL/pgSQL body: each piece between `;` outside parentheses,
  * with its control words peeled off, and the expressions PL/pgSQL evaluates as queries taken
@@ -60,6 +62,13 @@ const KNOWN_UNCACHEABLE: Record<string, string> = {
   'payouts/sql/payout_move_set.sql payout_move_set': "the batch's rows read with subqueries",
   'payouts/sql/payout_posting_of.sql payout_posting_of': 'the payout read by a subquery',
 };
+
+/**
+ * The transaction's clock (stable functions): Citus evaluates a function of a write before
+ * it sends the write to its shard, so a write calling one is deparsed on every call; drawn
+ * into a variable first, it is a value.
+ */
+const STABLE_CLOCK = /\b(?:now\s*\(|current_timestamp\b|current_date\b|localtimestamp\b|statement_timestamp\s*\(|transaction_timestamp\s*\()/i;
 
 /** Built-in functions that are volatile and may appear in the service's SQL; now() is stable and not one. */
 const VOLATILE_BUILTINS = ['random', 'gen_random_uuid', 'clock_timestamp', 'nextval', 'setval', 'set_config', 'txid_current', 'timeofday'];
@@ -278,6 +287,7 @@ function brokenRules(statement: string, fn: SqlFunction, schema: Schema): string
   if (/\(\s*SELECT\b|\bEXISTS\s*\(/i.test(statement)) rules.push('a sublink');
   const volatile = [...statement.matchAll(/\b(\w+)\s*\(/g)].map((m) => m[1].toLowerCase()).filter((n) => schema.volatile.has(n));
   if (volatile.length) rules.push(`calls volatile ${[...new Set(volatile)].join(', ')}()`);
+  if (/^(?:INSERT|UPDATE)\b/i.test(statement) && STABLE_CLOCK.test(statement)) rules.push('a write that reads the clock');
   if (/^INSERT\b/i.test(statement)) {
     const value = insertedBusiness(statement);
     if (value === undefined || !isVariable(value, fn)) rules.push('no parameter or variable as its business_id value');
@@ -371,7 +381,7 @@ describe('Cacheable statements: what a worker runs keeps its plan on Citus', () 
       '    INSERT INTO labels (id, business_id, name) VALUES (id, p_business, $q$x$q$);',
       '  END IF;',
       '  SELECT count(*) INTO n FROM unnest(ARRAY[1, 2]) u;',
-      '  UPDATE accounts SET name = now()::text WHERE id = p_id AND business_id = p_business;',
+      '  UPDATE accounts SET name = p_id::text WHERE id = p_id AND business_id = p_business;',
       'END $$;',
       'CREATE OR REPLACE FUNCTION bad(p_business uuid, p_id uuid) RETURNS void LANGUAGE plpgsql AS $$',
       'DECLARE',
@@ -401,7 +411,7 @@ describe('Cacheable statements: what a worker runs keeps its plan on Citus', () 
       'SELECT (SELECT count(*) FROM labels WHER — a sublink; no `business_id = <parameter or variable>` at its top level',
       'WITH x AS (SELECT 1) DELETE FROM labels  — a CTE; a sublink',
       'SELECT count(*) INTO n FROM accounts a J — names 2 tables (accounts, customers); a join',
-      'INSERT INTO labels (id, business_id, nam — calls volatile gen_random_uuid()',
+      'INSERT INTO labels (id, business_id, nam — calls volatile gen_random_uuid(); a write that reads the clock',
       "INSERT INTO labels (id, business_id) VAL — no parameter or variable as its business_id value",
       'UPDATE accounts SET name = random()::tex — calls volatile random(); no `business_id = <parameter or variable>` at its top level',
       'SELECT 1 FROM accounts WHERE id = p_id — no `business_id = <parameter or variable>` at its top level',
