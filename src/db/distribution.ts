@@ -85,9 +85,11 @@ async function tenantForeignKeys(connection: Connection, tenants: string[]): Pro
 /**
  * The functions of the schema in the order they may reach the workers: `order`, the SQL
  * definitions' function names in the applier's dependency order; any other function of
- * the schema (none, when the schema is exactly the files') after them.
+ * the schema (none, when the schema is exactly the files') after them. `delegated`: the
+ * function takes the business first (`p_business uuid`), so a call runs on its business's
+ * node (test/platform/database/cacheableStatements.test.ts reads it too).
  */
-async function schemaFunctions(connection: Connection, order: string[]): Promise<{ signature: string; name: string; delegated: boolean }[]> {
+export async function schemaFunctions(connection: Connection, order: string[]): Promise<{ signature: string; name: string; delegated: boolean }[]> {
   const found = await rows<{ signature: string; name: string; delegated: boolean }>(
     connection,
     `SELECT p.oid::regprocedure::text AS signature, p.proname AS name,

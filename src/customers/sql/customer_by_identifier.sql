@@ -10,21 +10,24 @@ CREATE OR REPLACE FUNCTION customer_identifier_count(r jsonb) RETURNS int LANGUA
   SELECT jsonb_exists(r, 'customer_id')::int + jsonb_exists(r, 'walletAccountNumber')::int + jsonb_exists(r, 'mobileNumber')::int
 $$;
 
--- One statement per kind of identifier, each served by its own index (customers' primary
+-- One lookup per kind of identifier, each served by its own index (customers' primary
 -- key, accounts' account number, customers' (business_id, mobile_number)): a single
--- statement choosing its condition per row would read every customer of the business.
+-- statement choosing its condition per row would read every customer of the business. By
+-- wallet number, the wallet is read first and then its customers, each statement on one
+-- table (docs/scale-out.md, "Statements a worker plans once").
 CREATE OR REPLACE FUNCTION customer_by_identifier(p_business uuid, r jsonb) RETURNS customers LANGUAGE plpgsql STABLE
   SET enable_seqscan = off
 AS $$
 DECLARE
   c customers;
+  wallet uuid;
 BEGIN
   IF jsonb_exists(r, 'customer_id') THEN
     SELECT * INTO c FROM customers WHERE id = request_uuid(r->>'customer_id') AND business_id = p_business;
   ELSIF jsonb_exists(r, 'walletAccountNumber') THEN
-    SELECT cu.* INTO c FROM customers cu JOIN accounts a ON a.id = cu.wallet_id AND a.business_id = cu.business_id
-     WHERE a.account_number = r->>'walletAccountNumber' AND cu.business_id = p_business
-     ORDER BY cu.status = 'ACTIVE' DESC, cu.created_at DESC LIMIT 1;
+    SELECT id INTO wallet FROM accounts WHERE account_number = r->>'walletAccountNumber' AND business_id = p_business;
+    SELECT * INTO c FROM customers WHERE wallet_id = wallet AND business_id = p_business
+     ORDER BY status = 'ACTIVE' DESC, created_at DESC LIMIT 1;
   ELSE
     SELECT * INTO c FROM customers WHERE business_id = p_business AND mobile_number = r->>'mobileNumber'
      ORDER BY status = 'ACTIVE' DESC, created_at DESC LIMIT 1;

@@ -23,7 +23,8 @@ BEGIN
   -- request that held them and committed is seen (one expression would read under the
   -- snapshot taken before the locks, and insert a second row).
   IF idempotency_lock(p_scope, p_key, p_hash) IS NULL THEN
-    IF NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = p_scope AND key = p_key AND business_id = p_business) THEN
+    PERFORM 1 FROM idempotency_keys WHERE scope = p_scope AND key = p_key AND business_id = p_business;
+    IF NOT FOUND THEN
       RETURN jsonb_build_object('fresh', true);
     END IF;
   END IF;
@@ -36,16 +37,23 @@ END $$;
 
 -- idempotency_leave keeps p_response as the outcome of the key idempotency_enter took
 -- (p_fresh: what it answered), for p_ttl_seconds: a new row for a fresh key, else the row
--- replaced (idempotency_finish).
+-- replaced (idempotency_finish). The row's id and times are drawn before its INSERT, which
+-- then calls no function and leaves no column to a default that calls one (docs/scale-out.md,
+-- "Statements a worker plans once").
 CREATE OR REPLACE FUNCTION idempotency_leave(
   p_business uuid, p_scope text, p_key text, p_hash text, p_ttl_seconds int, p_fresh boolean, p_response jsonb
 ) RETURNS void LANGUAGE plpgsql
   SET enable_seqscan = off
 AS $$
+DECLARE
+  key_id uuid;
+  created timestamptz;
+  expires timestamptz;
 BEGIN
   IF p_fresh THEN
-    INSERT INTO idempotency_keys (id, scope, key, business_id, request_hash, state, response_body, expires_at)
-    VALUES (gen_random_uuid(), p_scope, p_key, p_business, p_hash, 'COMPLETED', p_response, now() + make_interval(secs => p_ttl_seconds));
+    SELECT gen_random_uuid(), now(), now() + make_interval(secs => p_ttl_seconds) INTO key_id, created, expires;
+    INSERT INTO idempotency_keys (id, scope, key, business_id, request_hash, state, response_body, created_at, expires_at)
+    VALUES (key_id, p_scope, p_key, p_business, p_hash, 'COMPLETED', p_response, created, expires);
   ELSE
     PERFORM idempotency_finish(p_scope, p_key, p_hash, p_business, p_response, p_ttl_seconds);
   END IF;
