@@ -1,7 +1,7 @@
 -- Held balances: a batch that posts many movements over the same accounts of business
--- p_business in one database transaction (ledger_move_batch, and payouts'
--- payout_create_batch and payout_move_batch) holds those accounts' balances in the
--- transaction, and ledger_post
+-- p_business one by one in one database transaction (payouts' payout_create_batch and
+-- payout_move_batch, on Citus or for a batch naming a payout twice) holds those accounts'
+-- balances in the transaction, and ledger_post
 -- reads and changes the held balance instead of updating the account's row at every
 -- posting; ledger_release_balances writes each held row once, when the batch ends.
 -- Every entry still carries its balance after, computed from the held balance. Batches

@@ -3,7 +3,10 @@
 -- caller's transaction: locks both accounts, checks every rule, inserts the
 -- transaction and its two entries (a debit and a credit of the same amount, each
 -- with the balance after it, each carrying the business) and updates both
--- balances. Every movement of money goes through here, so its rules are written once.
+-- balances. The movements whose accounts their request names (ledger_batched_movements) and
+-- the payouts' batches are posted by ledger_move_set instead, by the same rules in the same
+-- words (ledger_side_refusal, ledger_describe, ledger_refusal); every other posting (a
+-- top-up, a refund, a reversal, a single payout's steps) goes through here.
 --
 -- Each side is named by a kind and a value:
 --   'WALLET', the wallet's id as the request sent it: anything that is not one of
@@ -152,14 +155,14 @@ BEGIN
   d_problem := ledger_side_refusal(d.kind, d.status, d.can_overdraft, d.balance - v_amount, true);
   c_problem := ledger_side_refusal(c.kind, c.status, c.can_overdraft, c.balance + v_amount, false);
   IF d_problem = 'WALLET_NOT_ACTIVE' THEN
-    RETURN ledger_refusal('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(d), d.status));
+    RETURN ledger_refusal('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(d.kind, d.account_number), d.status));
   END IF;
   IF c_problem = 'WALLET_NOT_ACTIVE' THEN
-    RETURN ledger_refusal('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(c), c.status));
+    RETURN ledger_refusal('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(c.kind, c.account_number), c.status));
   END IF;
   IF d_problem = 'INSUFFICIENT_FUNDS' THEN
     RETURN ledger_refusal('INSUFFICIENT_FUNDS',
-      format('%s has %s %s; %s %s was requested.', ledger_describe(d), d.balance, d.currency, v_amount, coalesce(p_currency, c.currency)));
+      format('%s has %s %s; %s %s was requested.', ledger_describe(d.kind, d.account_number), d.balance, d.currency, v_amount, coalesce(p_currency, c.currency)));
   END IF;
   IF 'BALANCE_LIMIT_EXCEEDED' IN (d_problem, c_problem) THEN
     RETURN ledger_refusal('BALANCE_LIMIT_EXCEEDED', 'The movement would take a balance beyond ±999999999999999.99.');

@@ -2,10 +2,9 @@
 -- payout_create creates one payout (its refusal by payout_create_refusal, or its ledger
 -- transaction, its `payouts` row and its `payout.pending` event), by a fixed number of
 -- statements whatever the number of items, but for one lookup of each item's receiver
--- (customer_by_identifier, one statement by the index its identifier names); NULL, having written
--- nothing, when the ledger would refuse one of the accepted items (the payout account's funds
--- run out part-way), and the items are then created one by one (payout_create_item), which
--- decides where.
+-- (customer_by_identifier, one statement by the index its identifier names). An accepted item
+-- the ledger refuses (the payout account's funds run out part-way) is answered by the ledger's
+-- refusal, as payout_create answers it, and the items after it go on.
 --
 -- p_items is a JSON array of E4 request bodies; the business's payout and in-transit
 -- accounts are locked by the caller (ascending id, FOR NO KEY UPDATE). Returns the items'
@@ -17,8 +16,8 @@
 --      account number its event shows, each table read alone by key (the business a value, so
 --      that Citus caches each statement's plan, docs/scale-out.md); then each item's refusal
 --      from those values, into arrays;
---   2. the accepted items' postings (ledger_move_set, their sides named as payout_create's
---      ledger_post names them);
+--   2. the accepted items' postings or refusals (ledger_move_set, their sides named as
+--      payout_create's ledger_post names them);
 --   3. the payouts; 4. their events (payout_event_object, event_emit_set); 5. the results.
 CREATE OR REPLACE FUNCTION payout_create_set(p_business uuid, p_items jsonb) RETURNS jsonb LANGUAGE plpgsql
   SET enable_seqscan = off
@@ -68,11 +67,7 @@ BEGIN
       (SELECT jsonb_agg(jsonb_build_object('type', 'CUSTOMER_PAYOUT', 'sides', jsonb_build_array('PAYOUT', NULL, 'IN_TRANSIT', NULL),
                           'request', jsonb_build_object('amount', r->>'payout_amount', 'external_reference', r->>'external_reference',
                                                         'notes', r->>'payout_purpose')) ORDER BY k)
-         FROM unnest(a_requests) WITH ORDINALITY u(r, k)),
-      payout_accounts(p_business))::jsonb;
-    IF postings IS NULL THEN
-      RETURN NULL;
-    END IF;
+         FROM unnest(a_requests) WITH ORDINALITY u(r, k)))::jsonb;
     payout_ids := ARRAY(SELECT gen_random_uuid() FROM unnest(ns));
     -- 3. The payouts, as payout_create inserts each.
     INSERT INTO payouts (id, business_id, customer_id, wallet_id, amount, currency, status, purpose, external_reference,
@@ -81,22 +76,25 @@ BEGIN
            u.r->>'payout_purpose', u.r->>'external_reference', (u.posting->>'id')::uuid,
            (u.posting->>'created_at')::timestamptz, (u.posting->>'created_at')::timestamptz
       FROM ROWS FROM (unnest(payout_ids), unnest(customers), unnest(wallets), unnest(a_requests), jsonb_array_elements(postings))
-             u(id, customer, wallet, r, posting);
+             u(id, customer, wallet, r, posting)
+     WHERE u.posting->'refusal' IS NULL;
     -- 4. Their `payout.pending` events, as payout_event emits each, in item order.
     PERFORM event_emit_set(p_business, array_agg('payout.pending'::text ORDER BY u.k),
              array_agg(payout_event_object(u.id, u.posting->>'reference', 'PENDING', (u.posting->>'amount')::numeric, u.posting->>'currency',
                                            u.customer, u.number, u.r->>'external_reference', NULL, (u.posting->>'created_at')::timestamptz)
                        ORDER BY u.k))
        FROM ROWS FROM (unnest(payout_ids), unnest(customers), unnest(wallet_numbers), unnest(a_requests), jsonb_array_elements(postings))
-              WITH ORDINALITY u(id, customer, number, r, posting, k);
+              WITH ORDINALITY u(id, customer, number, r, posting, k)
+      WHERE u.posting->'refusal' IS NULL;
   END IF;
   -- 5. The results, in item order: payout_create_item's.
   RETURN (SELECT jsonb_agg(coalesce(a.result, u.refusal || CASE WHEN customer_identifier_count(u.r) = 1
                                                                 THEN jsonb_build_object('customer_id', u.named) ELSE '{}' END)
                            ORDER BY u.n)
             FROM ROWS FROM (unnest(requests), unnest(refusals), unnest(named)) WITH ORDINALITY u(r, refusal, named, n)
-            LEFT JOIN (SELECT a.n, a.posting || jsonb_build_object('payout', jsonb_build_object(
-                                'id', a.id, 'created_at', (a.posting->>'created_at')::timestamptz, 'customer_id', a.customer)) AS result
+            LEFT JOIN (SELECT a.n, a.posting || CASE WHEN a.posting->'refusal' IS NOT NULL THEN jsonb_build_object('customer_id', a.customer)
+                                                     ELSE jsonb_build_object('payout', jsonb_build_object(
+                                'id', a.id, 'created_at', (a.posting->>'created_at')::timestamptz, 'customer_id', a.customer)) END AS result
                          FROM ROWS FROM (unnest(ns), unnest(payout_ids), unnest(customers), jsonb_array_elements(postings)) a(n, id, customer, posting)) a
               ON a.n = u.n);
 END $$;

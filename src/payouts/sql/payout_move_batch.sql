@@ -44,7 +44,7 @@ BEGIN
   END IF;
   -- The common batch, each payout named once: a fixed number of statements (not on Citus: database_distributed).
   IF NOT database_distributed() THEN
-    results := payout_move_set(p_business, p_moves, account_ids);
+    results := payout_move_set(p_business, p_moves);
   END IF;
   IF results IS NULL THEN
     IF own IS NOT NULL THEN

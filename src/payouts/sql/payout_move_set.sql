@@ -3,18 +3,18 @@
 -- completion whose receiver is no longer ACTIVE failed instead, RECEIVER_NOT_ACTIVE; the
 -- step's posting by payout_step_posting; the payout's new state; its event), by a fixed
 -- number of statements whatever the number of moves. NULL, having written nothing, when a
--- payout is named twice (its second move depends on its first) or the ledger would refuse a
--- posting (a bug, which payout_move raises): the batch then applies its moves one by one.
+-- payout is named twice (its second move depends on its first): the batch then applies its
+-- moves one by one. The ledger cannot refuse a step's posting (payout_move): a refusal raises.
 --
 -- p_moves as payout_move_batch takes them; the caller has locked every payout they name
--- and, when a move leaves transit, every account in p_ids (the wallets, then the business's
--- own, each ascending id, FOR NO KEY UPDATE). The bulk payouts' counts are the caller's. Returns the moves' results in order.
+-- and, when a move leaves transit, every account the moves post to (the wallets, then the
+-- business's own, each ascending id, FOR NO KEY UPDATE). The bulk payouts' counts are the caller's. Returns the moves' results in order.
 --
 -- The statements: 1. the payouts, their customers, wallets and creations' references, each
 -- table read by key once; 2. the plan (each move's refusal, target, reference, the wallet's
 -- number its event shows), into arrays, reading no table; 3. the postings (ledger_move_set);
 -- 4. the payouts' states; 5. their events (payout_event_object, event_emit_set); 6. the results.
-CREATE OR REPLACE FUNCTION payout_move_set(p_business uuid, p_moves jsonb, p_ids uuid[]) RETURNS jsonb LANGUAGE plpgsql
+CREATE OR REPLACE FUNCTION payout_move_set(p_business uuid, p_moves jsonb) RETURNS jsonb LANGUAGE plpgsql
   SET enable_seqscan = off
 AS $$
 DECLARE
@@ -98,9 +98,9 @@ BEGIN
       CROSS JOIN LATERAL payout_step_posting(u.target) p
      WHERE p.type IS NOT NULL;
     IF movements IS NOT NULL THEN
-      postings := ledger_move_set(p_business, movements, p_ids)::jsonb;
-      IF postings IS NULL THEN
-        RETURN NULL;
+      postings := ledger_move_set(p_business, movements)::jsonb;
+      IF jsonb_path_exists(postings, '$[*].refusal') THEN
+        RAISE EXCEPTION 'payout_move_set: the ledger refused a step: %', jsonb_path_query_first(postings, '$[*] ? (exists(@.refusal))');
       END IF;
     END IF;
     ks := ARRAY(SELECT CASE WHEN p.type IS NULL THEN NULL ELSE count(p.type) OVER (ORDER BY u.k) END
