@@ -51,14 +51,10 @@ export interface LoadResult {
   statementMsPerRequest: number | null;
 }
 
-/**
- * CPU time (ms) used so far by a server's process and by the database cluster, and, when the
- * database has several nodes, by each of them (`nodes`, in a fixed order, summing to `database`).
- */
+/** CPU time (ms) used so far by a server's process and by the database cluster. */
 export interface CpuReading {
   server: number;
   database: number;
-  nodes?: number[];
 }
 
 /** Milliseconds of CPU per response, by process: the server, the database cluster, the load generator. */
@@ -66,8 +62,6 @@ export interface CpuPerRequest {
   server: number;
   database: number;
   load: number;
-  /** Per database node, in the order of the target's CpuReading.nodes (empty when it reads none). */
-  nodes: number[];
 }
 
 /**
@@ -99,17 +93,12 @@ function loadCpuMs(): number {
   return (user + system) / 1000;
 }
 
-/**
- * One turn of `seconds` on `connections`, as fast as the server answers or, with `overallRate`,
- * at most that many requests a second over all connections (autocannon's own limiter).
- */
-async function run(target: Target, connections: number, seconds: number, tally?: Tally, overallRate?: number): Promise<void> {
+async function run(target: Target, connections: number, seconds: number, tally?: Tally): Promise<void> {
   const before = tally && { ...target.cpu(), load: loadCpuMs(), statements: await target.statementMs?.() };
   const instance = autocannon({
     url: target.url,
     connections,
     duration: seconds,
-    ...(overallRate ? { overallRate } : {}),
     requests: [{ setupRequest: (req: object) => ({ ...req, ...target.build() }) } as autocannon.Request],
   }) as unknown as autocannon.Instance & Promise<autocannon.Result>; // both, when called without a callback
   if (tally) {
@@ -130,7 +119,6 @@ async function run(target: Target, connections: number, seconds: number, tally?:
     tally.cpu.server += after.server - before.server;
     tally.cpu.database += after.database - before.database;
     tally.cpu.load += loadCpuMs() - before.load;
-    after.nodes?.forEach((ms, i) => (tally.cpu.nodes[i] = (tally.cpu.nodes[i] ?? 0) + ms - (before.nodes?.[i] ?? 0)));
     if (before.statements !== undefined && target.statementMs) tally.statementMs = (tally.statementMs ?? 0) + (await target.statementMs()) - before.statements;
     tally.seconds += result.duration;
     tally.failures += result.errors + result.timeouts;
@@ -162,32 +150,27 @@ function summary(t: Tally): LoadResult {
       server: t.cpu.server / responses,
       database: t.cpu.database / responses,
       load: t.cpu.load / responses,
-      nodes: t.cpu.nodes.map((ms) => ms / responses),
     },
     statementMsPerRequest: t.statementMs === null ? null : t.statementMs / responses,
   };
-}
-
-/** How a load runs: connections, seconds measured, seconds of warm-up, and an optional fixed rate (requests a second over all connections). */
-export interface LoadOptions {
-  connections: number;
-  seconds: number;
-  warmupSeconds: number;
-  overallRate?: number;
 }
 
 /**
  * Measures `a` and `b` for `seconds` each (in four turns each, A B B A B A A B)
  * after `warmupSeconds` of warm-up each; returns their results in that order.
  */
-export async function comparePair(a: Target, b: Target, opts: LoadOptions): Promise<[LoadResult, LoadResult]> {
-  const tallies: Tally[] = [a, b].map(() => ({ seconds: 0, latencies: [], setupLatencies: [], failures: 0, statuses: new Map(), cpu: { server: 0, database: 0, load: 0, nodes: [] }, statementMs: null }));
+export async function comparePair(
+  a: Target,
+  b: Target,
+  opts: { connections: number; seconds: number; warmupSeconds: number },
+): Promise<[LoadResult, LoadResult]> {
+  const tallies: Tally[] = [a, b].map(() => ({ seconds: 0, latencies: [], setupLatencies: [], failures: 0, statuses: new Map(), cpu: { server: 0, database: 0, load: 0 }, statementMs: null }));
   if (opts.warmupSeconds > 0) {
-    await run(a, opts.connections, opts.warmupSeconds, undefined, opts.overallRate);
-    await run(b, opts.connections, opts.warmupSeconds, undefined, opts.overallRate);
+    await run(a, opts.connections, opts.warmupSeconds);
+    await run(b, opts.connections, opts.warmupSeconds);
   }
   const turn = opts.seconds / 4;
-  for (const i of [0, 1, 1, 0, 1, 0, 0, 1]) await run([a, b][i], opts.connections, turn, tallies[i], opts.overallRate);
+  for (const i of [0, 1, 1, 0, 1, 0, 0, 1]) await run([a, b][i], opts.connections, turn, tallies[i]);
   return [summary(tallies[0]), summary(tallies[1])];
 }
 
@@ -197,10 +180,10 @@ export async function comparePair(a: Target, b: Target, opts: LoadOptions): Prom
  * comparing one server with itself at two moments (scripts/bench/growth.ts), where turns
  * cannot interleave.
  */
-export async function measure(target: Target, opts: LoadOptions): Promise<LoadResult> {
-  const tally: Tally = { seconds: 0, latencies: [], setupLatencies: [], failures: 0, statuses: new Map(), cpu: { server: 0, database: 0, load: 0, nodes: [] }, statementMs: null };
-  if (opts.warmupSeconds > 0) await run(target, opts.connections, opts.warmupSeconds, undefined, opts.overallRate);
-  await run(target, opts.connections, opts.seconds, tally, opts.overallRate);
+export async function measure(target: Target, opts: { connections: number; seconds: number; warmupSeconds: number }): Promise<LoadResult> {
+  const tally: Tally = { seconds: 0, latencies: [], setupLatencies: [], failures: 0, statuses: new Map(), cpu: { server: 0, database: 0, load: 0 }, statementMs: null };
+  if (opts.warmupSeconds > 0) await run(target, opts.connections, opts.warmupSeconds);
+  await run(target, opts.connections, opts.seconds, tally);
   return summary(tally);
 }
 
@@ -230,8 +213,7 @@ export function pacedLoad(url: string, build: () => LoadRequest, rate: number): 
   const statuses = new Map<string, number>();
   const count = (status: string) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
   const pending = new Set<Promise<void>>();
-  const fire = (): void => {
-    const due = performance.now();
+  const fire = (due: number): void => {
     const r = build();
     const done = new Promise<void>((resolve) => {
       const req = http.request(new URL(r.path, url), { method: r.method, headers: r.headers, agent }, (res) => {
@@ -253,7 +235,13 @@ export function pacedLoad(url: string, build: () => LoadRequest, rate: number): 
     pending.add(done);
     void done.then(() => pending.delete(done));
   };
-  const timer = setInterval(fire, 1000 / rate);
+  // Every request due so far, on a tick of at most 5 ms: timers count whole milliseconds, so an
+  // interval of 1000/rate would round a rate whose interval is not a whole number (300 a second).
+  const started = performance.now();
+  let fired = 0;
+  const timer = setInterval(() => {
+    for (const due = Math.floor(((performance.now() - started) * rate) / 1000); fired < due; fired++) fire(started + ((fired + 1) * 1000) / rate);
+  }, Math.min(5, 1000 / rate));
   return {
     async stop() {
       clearInterval(timer);

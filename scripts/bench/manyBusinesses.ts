@@ -9,10 +9,13 @@
  *    cluster's land on each worker (`get_shard_id_for_distribution_column`, the shard's
  *    placement in `pg_dist_placement`).
  * 2. For transfers and for funds (the one-business scenario's requests, each on a random
- *    business with its own token), both sides in alternating turns at RATE requests a second
- *    over all connections (autocannon's `overallRate`), after a warm-up long enough for every
- *    pooled connection to run its statements more than PLAN_CACHE_CALLS times and then once on
- *    each shard of its worker. Before them, each node's CPU at rest over REST_SECONDS.
+ *    business with its own token), both sides in alternating turns (A B B A B A A B, as
+ *    ./load.ts comparePair) at RATE requests a second, paced (./load.ts pacedLoad: one request
+ *    every 1/RATE s whatever the answers; autocannon's `overallRate` would send each
+ *    connection's share of a second at the second's start, bursts of saturation that raise the
+ *    CPU per request), after a warm-up long enough for every pooled connection to run its
+ *    statements more than PLAN_CACHE_CALLS times and then once on each shard of its worker.
+ *    Before them, each node's CPU at rest over REST_SECONDS.
  * 3. Prints, per side, the database CPU per request (ms, every PostgreSQL process of each node,
  *    ./processes.ts postgresCpuMs) split by node, the part of it the nodes spend at rest (the
  *    background's rounds: at a low rate they weigh on each request), the requests a second one
@@ -27,9 +30,9 @@
 import { sql } from '../citus/cluster.js';
 import { checkLedger, createDataset, inParallel, waitUntilQuiet } from './dataset.js';
 import { KNOBS } from './knobs.js';
-import { comparePair, measure, type LoadRequest, type LoadResult, type Target } from './load.js';
+import { pacedLoad, type LoadRequest } from './load.js';
 import { printTable, times, type Check } from './print.js';
-import { backendMemory, cpuMs, postgresCpuMs, type BackendMemory } from './processes.js';
+import { backendMemory, postgresCpuMs, type BackendMemory } from './processes.js';
 import { serviceRequests, type Dataset } from './requests.js';
 
 /** The cluster's database CPU per request over the single PostgreSQL's, at most (docs/scale-out.md). */
@@ -54,7 +57,6 @@ export interface ScaleSide {
   url: string;
   dataDirs: string[];
   service: { url: string };
-  pid: number;
 }
 
 /** What the scenario needs from citus.ts. */
@@ -73,16 +75,37 @@ const nodeNames = (side: ScaleSide) => (side.dataDirs.length === 1 ? ['single'] 
 const ms = (v: number) => v.toFixed(2);
 const mib = (m: BackendMemory) => `${m.totalMiB.toFixed(0)}/${m.maxMiB.toFixed(1)} (${m.backends})`;
 
-/** Each node's CPU so far, in the order of `side.dataDirs`, and the service's. */
-function target(side: ScaleSide, build: () => LoadRequest): Target {
-  return {
-    url: side.service.url,
-    build,
-    cpu: () => {
-      const nodes = side.dataDirs.map(postgresCpuMs);
-      return { server: cpuMs(side.pid), database: nodes.reduce((a, b) => a + b, 0), nodes };
-    },
-  };
+/** What a side gave over its measured turns: rate, the highest of its turns' p99, failures, database CPU per response (all nodes, and each). */
+interface Paced {
+  requestsPerSecond: number;
+  p99: number;
+  failures: number;
+  database: number;
+  nodes: number[];
+}
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+/** `side` under `build` at `rate` for `seconds`: its responses, p99, failures and each node's CPU over the turn (ms). */
+async function turn(side: ScaleSide, build: () => LoadRequest, rate: number, seconds: number) {
+  const before = side.dataDirs.map(postgresCpuMs);
+  const t0 = performance.now();
+  const load = pacedLoad(side.service.url, build, rate);
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  const result = await load.stop();
+  return { ...result, seconds: (performance.now() - t0) / 1000, nodes: side.dataDirs.map((d, i) => postgresCpuMs(d) - before[i]) };
+}
+
+/** Each side with its requests: `warmup` seconds each, then `seconds` each in four turns, A B B A B A A B. */
+async function pacedPair(sides: [ScaleSide, () => LoadRequest][], rate: number, seconds: number, warmup: number): Promise<Paced[]> {
+  for (const [side, build] of sides) await turn(side, build, rate, warmup);
+  const turns = sides.map(() => [] as Awaited<ReturnType<typeof turn>>[]);
+  for (const i of [0, 1, 1, 0, 1, 0, 0, 1]) turns[i].push(await turn(sides[i][0], sides[i][1], rate, seconds / 4));
+  return turns.map((t) => {
+    const responses = sum(t.map((x) => x.responses));
+    const nodes = t[0].nodes.map((_, n) => sum(t.map((x) => x.nodes[n])) / responses);
+    return { requestsPerSecond: responses / sum(t.map((x) => x.seconds)), p99: Math.max(...t.map((x) => x.p99)), failures: sum(t.map((x) => x.failures)), database: sum(nodes), nodes };
+  });
 }
 
 /** A request of `kind` on a random business of `datasets`. */
@@ -120,8 +143,8 @@ interface Run {
   kind: Kind;
   rate: number;
   warmup: number;
-  single: LoadResult;
-  citus: LoadResult;
+  single: Paced;
+  citus: Paced;
   /** Each side's database CPU a second at rest (ms), all nodes. */
   rest: { single: number; citus: number };
   twoPhase: number;
@@ -142,9 +165,9 @@ function printRuns(runs: Run[], ctx: ScaleContext): void {
     if (short.length) console.log(`${r.kind}: ${short.join(' and ')} served less than ${SERVED_SHARE * 100} % of the rate: saturated, its CPU per request is not at the rate asked`);
   }
   const perRequest = runs.map((r) => {
-    const [coordinator, ...onWorkers] = r.citus.cpuPerRequest.nodes;
+    const [coordinator, ...onWorkers] = r.citus.nodes;
     const rest = { single: r.rest.single / r.single.requestsPerSecond, citus: r.rest.citus / r.citus.requestsPerSecond };
-    return { r, coordinator, onWorkers, workers: onWorkers.reduce((a, b) => a + b, 0), single: r.single.cpuPerRequest.database, citus: r.citus.cpuPerRequest.database, rest };
+    return { r, coordinator, onWorkers, workers: sum(onWorkers), single: r.single.database, citus: r.citus.database, rest };
   });
   printTable(
     [['DB CPU ms/request', 28], ['single', 8], ['Citus', 8], ['coord.', 8], ...workers.map((w): [string, number] => [w, 10]), ['Citus/single', 14], ['at rest', 12], ['less rest', 11]],
@@ -157,7 +180,7 @@ function printRuns(runs: Run[], ctx: ScaleContext): void {
   const nodes = [...runs[0].memory.keys()];
   printTable([["backends' private MiB at end", 28], ...nodes.map((n): [string, number] => [n, 18])], runs.map((r) => [r.kind, ...nodes.map((n) => mib(r.memory.get(n)!))]));
   console.log(
-    "(p99: single/Citus, autocannon sends each second's requests at its start; DB CPU: every PostgreSQL process of the node, background work included, per response; " +
+    `(p99: single/Citus, the highest of the four turns', from the moment each request was due; DB CPU: every PostgreSQL process of the node, background work included, per response; ` +
       'at rest: the nodes\' CPU a second with no request over the rate served, single/Citus, and the ratio less it; worker: the workers\' CPU summed, each request served by one of them; ' +
       'req/s per core: 1000 ÷ that CPU; memory: sum/largest (client backends), Private_Clean + Private_Dirty)',
   );
@@ -166,18 +189,18 @@ function printRuns(runs: Run[], ctx: ScaleContext): void {
 /** The cluster alone under both kinds at `rate` for KNOBS.soakSeconds, its workers' backends' memory every SOAK_STEP_SECONDS. */
 async function soak(ctx: ScaleContext, datasets: Dataset[], rate: number): Promise<void> {
   const [transfer, fund] = [spread(datasets, 'transfer'), spread(datasets, 'fund')];
-  const load = target(ctx.citus, () => (Math.random() < 0.5 ? transfer() : fund()));
+  const build = () => (Math.random() < 0.5 ? transfer() : fund());
   const workers = nodeNames(ctx.citus).slice(1);
   const readings: BackendMemory[][] = [];
   console.log(`\nsoak: the cluster alone, transfers and funds on ${datasets.length} businesses at ${rate} req/s for ${KNOBS.soakSeconds} s`);
   console.log(`${'elapsed s'.padEnd(10)}${'req/s'.padStart(8)}${'non-2xx'.padStart(9)}${'DB CPU ms/req'.padStart(15)}${workers.map((w) => `${w} MiB sum/max (n)`.padStart(28)).join('')}`);
   for (let elapsed = 0; elapsed < KNOBS.soakSeconds; ) {
     const seconds = Math.min(SOAK_STEP_SECONDS, KNOBS.soakSeconds - elapsed);
-    const r = await measure(load, { connections: KNOBS.connections, seconds, warmupSeconds: 0, overallRate: rate });
+    const t = await turn(ctx.citus, build, rate, seconds);
     elapsed += seconds;
     const memory = ctx.citus.dataDirs.slice(1).map(backendMemory);
     readings.push(memory);
-    console.log(`${String(elapsed).padEnd(10)}${r.requestsPerSecond.toFixed(0).padStart(8)}${String(r.failures).padStart(9)}${ms(r.cpuPerRequest.database).padStart(15)}${memory.map((m) => mib(m).padStart(28)).join('')}`);
+    console.log(`${String(elapsed).padEnd(10)}${(t.responses / t.seconds).toFixed(0).padStart(8)}${String(t.failures).padStart(9)}${ms(sum(t.nodes) / t.responses).padStart(15)}${memory.map((m) => mib(m).padStart(28)).join('')}`);
   }
   const [first, last] = [readings[0], readings[readings.length - 1]];
   console.log(`soak: workers' backends ${workers.map((w, i) => `${w} ${first[i].totalMiB.toFixed(0)} → ${last[i].totalMiB.toFixed(0)} MiB (largest ${first[i].maxMiB.toFixed(1)} → ${last[i].maxMiB.toFixed(1)})`).join(', ')}`);
@@ -205,20 +228,15 @@ export async function runManyBusinesses(ctx: ScaleContext): Promise<Check[]> {
     await Promise.all(sides.map((s) => waitUntilQuiet(s.url)));
     const [singleRest, citusRest] = await Promise.all(sides.map(atRest));
     const twoPhase = await ctx.twoPhase();
-    const [single, citus] = await comparePair(target(ctx.single, spread(singleData, kind)), target(ctx.citus, spread(citusData, kind)), {
-      connections: KNOBS.connections,
-      seconds: KNOBS.seconds,
-      warmupSeconds: warmup,
-      overallRate: rate,
-    });
-    const rest = { single: singleRest.reduce((a, b) => a + b, 0), citus: citusRest.reduce((a, b) => a + b, 0) };
+    const [single, citus] = await pacedPair([[ctx.single, spread(singleData, kind)], [ctx.citus, spread(citusData, kind)]], rate, KNOBS.seconds, warmup);
+    const rest = { single: sum(singleRest), citus: sum(citusRest) };
     runs.push({ kind, rate, warmup, single, citus, rest, twoPhase: (await ctx.twoPhase()) - twoPhase, memory: memoryOf(sides) });
   }
   printRuns(runs, ctx);
   for (const r of runs) {
-    const ratio = r.citus.cpuPerRequest.database / r.single.cpuPerRequest.database;
+    const ratio = r.citus.database / r.single.database;
     checks.push({ what: `many businesses, ${r.kind} at ${r.rate}/s: DB CPU per request, Citus / single`, value: times(ratio), target: `≤ ${times(MAX_CPU_RATIO)}`, met: ratio <= MAX_CPU_RATIO });
-    checks.push({ what: `many businesses, ${r.kind}: responses other than 2xx (single/Citus), two-phase commits`, value: `${r.single.failures}/${r.citus.failures}, ${r.twoPhase}`, target: '0/0, 0', met: r.single.failures + r.citus.failures + r.twoPhase === 0 });
+    checks.push({ what: `many businesses, ${r.kind}: non-2xx single/Citus, two-phase commits`, value: `${r.single.failures}/${r.citus.failures}, ${r.twoPhase}`, target: '0/0, 0', met: r.single.failures + r.citus.failures + r.twoPhase === 0 });
   }
   if (KNOBS.soakSeconds > 0) await soak(ctx, citusData, Math.round((runs[0].rate + runs[1].rate) / 2));
 

@@ -216,8 +216,9 @@ export interface BackendMemory {
  * and later) of each client backend of the PostgreSQL cluster in `pgDataDir`: the postmaster's
  * children whose title names a user, a database and a client address (`postgres: user db
  * 127.0.0.1(port) idle`, PostgreSQL's `update_process_title`), the background processes left
- * out. Shared buffers a backend touched are shared, so they are not in it: what is left is its
- * own caches (catalog, plans, PL/pgSQL functions, Citus's metadata) and work memory.
+ * out. A page of shared buffers counts only while no other process has it mapped (at most
+ * shared_buffers over all of a node's backends): the rest is the backend's own caches
+ * (catalog, plans, PL/pgSQL functions, Citus's metadata) and work memory.
  */
 export function backendMemory(pgDataDir: string): BackendMemory {
   const postmaster = Number(readFileSync(path.join(pgDataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
