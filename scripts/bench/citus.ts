@@ -177,15 +177,10 @@ export async function runCitusBench(): Promise<number> {
     }
     console.log('(p50, p99 and DB CPU: single/Citus; coord.: the coordinator\'s share of the cluster\'s CPU; several: statements Citus split over shards, the background\'s reads across businesses; new connections: the coordinator\'s to the workers)');
     console.log(where.join('\n'));
-    const saturated = (name: string) => {
-      const r = rows.find((row) => row.name.startsWith(name))!;
-      return Math.min(r.plain.requestsPerSecond, r.citus.requestsPerSecond);
-    };
     const many = await runManyBusinesses({
       single: plain,
       citus,
       coordinatorPort: port,
-      saturated: { transfer: saturated('transfer'), fund: saturated('fund') },
       twoPhase: async () => (await counters(citusUrl)).twoPhase,
     });
     if (printChecks(many) > 0) failed = true;

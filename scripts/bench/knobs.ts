@@ -17,8 +17,8 @@
  *   BUSINESSES (64), BUSINESS_WALLETS (10)      `ONLY=citus`, many businesses: how many, and
  *                                               the wallets of each
  *   RATE                                        `ONLY=citus`, many businesses: requests a second
- *                                               (default: half the lower of the two sides' rates
- *                                               for the request kind with one business)
+ *                                               (default: half the lower of the two sides'
+ *                                               saturated rates for the kind, measured first)
  *   SOAK_SECONDS (0)                            `ONLY=citus`: then the many businesses' load on
  *                                               the cluster for this long, memory every 30 s
  */

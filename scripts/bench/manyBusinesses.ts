@@ -9,8 +9,9 @@
  *    cluster's land on each worker (`get_shard_id_for_distribution_column`, the shard's
  *    placement in `pg_dist_placement`).
  * 2. For transfers and for funds (the one-business scenario's requests, each on a random
- *    business with its own token), both sides in alternating turns (A B B A B A A B, as
- *    ./load.ts comparePair) at RATE requests a second, paced (./load.ts pacedLoad: one request
+ *    business with its own token), both sides saturated first (./load.ts comparePair, CONNECTIONS,
+ *    WARMUP and SECONDS: their capacity for this load, and the default rate, half the lower),
+ *    then both in alternating turns (A B B A B A A B, as comparePair) at RATE requests a second, paced (./load.ts pacedLoad: one request
  *    every 1/RATE s whatever the answers; autocannon's `overallRate` would send each
  *    connection's share of a second at the second's start, bursts of saturation that raise the
  *    CPU per request), after a warm-up long enough for every pooled connection to run its
@@ -30,7 +31,7 @@
 import { sql } from '../citus/cluster.js';
 import { checkLedger, createDataset, inParallel, waitUntilQuiet } from './dataset.js';
 import { KNOBS } from './knobs.js';
-import { pacedLoad, type LoadRequest } from './load.js';
+import { comparePair, pacedLoad, type LoadRequest, type Target } from './load.js';
 import { printTable, times, type Check } from './print.js';
 import { backendMemory, postgresCpuMs, type BackendMemory } from './processes.js';
 import { serviceRequests, type Dataset } from './requests.js';
@@ -64,8 +65,6 @@ export interface ScaleContext {
   single: ScaleSide;
   citus: ScaleSide;
   coordinatorPort: number;
-  /** Requests a second of each kind with one business, the lower of the two sides': half of it is the default rate. */
-  saturated: { transfer: number; fund: number };
   /** Citus's two-phase commits recorded so far. */
   twoPhase(): Promise<number>;
 }
@@ -142,6 +141,8 @@ async function atRest(side: ScaleSide): Promise<number[]> {
 interface Run {
   kind: Kind;
   rate: number;
+  /** Each side's requests a second saturated (CONNECTIONS closed loops), and their failures, both sides'. */
+  saturated: { single: number; citus: number; failures: number };
   warmup: number;
   single: Paced;
   citus: Paced;
@@ -157,8 +158,8 @@ const memoryOf = (sides: ScaleSide[]) => new Map(sides.flatMap((s) => s.dataDirs
 function printRuns(runs: Run[], ctx: ScaleContext): void {
   const workers = nodeNames(ctx.citus).slice(1);
   printTable(
-    [['many businesses, fixed rate', 28], ['rate', 6], ['single req/s', 13], ['Citus req/s', 12], ['p99 ms', 14], ['non-2xx', 9], ['warm-up s', 11]],
-    runs.map((r) => [r.kind, r.rate, r.single.requestsPerSecond.toFixed(0), r.citus.requestsPerSecond.toFixed(0), `${r.single.p99.toFixed(1)}/${r.citus.p99.toFixed(1)}`, `${r.single.failures}/${r.citus.failures}`, r.warmup]),
+    [['many businesses, fixed rate', 28], ['saturated req/s', 17], ['rate', 6], ['single req/s', 13], ['Citus req/s', 12], ['p99 ms', 14], ['non-2xx', 9], ['warm-up s', 11]],
+    runs.map((r) => [r.kind, `${r.saturated.single.toFixed(0)}/${r.saturated.citus.toFixed(0)}`, r.rate, r.single.requestsPerSecond.toFixed(0), r.citus.requestsPerSecond.toFixed(0), `${r.single.p99.toFixed(1)}/${r.citus.p99.toFixed(1)}`, `${r.single.failures}/${r.citus.failures}`, r.warmup]),
   );
   for (const r of runs) {
     const short = (['single', 'citus'] as const).filter((side) => r[side].requestsPerSecond < SERVED_SHARE * r.rate);
@@ -180,7 +181,7 @@ function printRuns(runs: Run[], ctx: ScaleContext): void {
   const nodes = [...runs[0].memory.keys()];
   printTable([["backends' private MiB at end", 28], ...nodes.map((n): [string, number] => [n, 18])], runs.map((r) => [r.kind, ...nodes.map((n) => mib(r.memory.get(n)!))]));
   console.log(
-    `(p99: single/Citus, the highest of the four turns', from the moment each request was due; DB CPU: every PostgreSQL process of the node, background work included, per response; ` +
+    `(saturated: single/Citus, ${KNOBS.connections} connections as fast as answered; p99: single/Citus, the highest of the four turns', from the moment each request was due; DB CPU: every PostgreSQL process of the node, background work included, per response; ` +
       'at rest: the nodes\' CPU a second with no request over the rate served, single/Citus, and the ratio less it; worker: the workers\' CPU summed, each request served by one of them; ' +
       'req/s per core: 1000 ÷ that CPU; memory: sum/largest (client backends), Private_Clean + Private_Dirty)',
   );
@@ -200,7 +201,7 @@ async function soak(ctx: ScaleContext, datasets: Dataset[], rate: number): Promi
     elapsed += seconds;
     const memory = ctx.citus.dataDirs.slice(1).map(backendMemory);
     readings.push(memory);
-    console.log(`${String(elapsed).padEnd(10)}${(t.responses / t.seconds).toFixed(0).padStart(8)}${String(t.failures).padStart(9)}${ms(sum(t.nodes) / t.responses).padStart(15)}${memory.map((m) => mib(m).padStart(28)).join('')}`);
+    console.log(`${String(elapsed).padEnd(10)}${(t.responses / t.seconds).toFixed(0).padStart(8)}${String(t.failures).padStart(9)}${ms(sum(t.nodes) / t.responses).padStart(15)}${memory.map((m) => mib(m).padStart(28)).join('')}${t.failures ? `  ${t.statuses}` : ''}`);
   }
   const [first, last] = [readings[0], readings[readings.length - 1]];
   console.log(`soak: workers' backends ${workers.map((w, i) => `${w} ${first[i].totalMiB.toFixed(0)} → ${last[i].totalMiB.toFixed(0)} MiB (largest ${first[i].maxMiB.toFixed(1)} → ${last[i].maxMiB.toFixed(1)})`).join(', ')}`);
@@ -221,22 +222,28 @@ export async function runManyBusinesses(ctx: ScaleContext): Promise<Check[]> {
 
   const runs: Run[] = [];
   for (const kind of ['transfer', 'fund'] as const) {
-    const rate = KNOBS.rate ?? Math.max(1, Math.round(ctx.saturated[kind] / 2));
+    const builds = [spread(singleData, kind), spread(citusData, kind)];
+    await Promise.all(sides.map((s) => waitUntilQuiet(s.url)));
+    const twoPhase = await ctx.twoPhase();
+    const closedLoop = (i: number): Target => ({ url: sides[i].service.url, build: builds[i], cpu: () => ({ server: 0, database: 0 }) });
+    const [singleSaturated, citusSaturated] = await comparePair(closedLoop(0), closedLoop(1), { connections: KNOBS.connections, seconds: KNOBS.seconds, warmupSeconds: KNOBS.warmup });
+    const saturated = { single: singleSaturated.requestsPerSecond, citus: citusSaturated.requestsPerSecond, failures: singleSaturated.failures + citusSaturated.failures };
+    const rate = KNOBS.rate ?? Math.max(1, Math.round(Math.min(saturated.single, saturated.citus) / 2));
     // Each worker serves its businesses over at most a pool's worth of backends; each backend runs its statements
     // twice PLAN_CACHE_CALLS times (the pool spreads them unevenly), then once more on each shard of its worker.
     const warmup = Math.max(KNOBS.warmup, Math.ceil((KNOBS.poolSize * placed.size * (2 * PLAN_CACHE_CALLS + shardsPerWorker)) / rate));
     await Promise.all(sides.map((s) => waitUntilQuiet(s.url)));
     const [singleRest, citusRest] = await Promise.all(sides.map(atRest));
-    const twoPhase = await ctx.twoPhase();
-    const [single, citus] = await pacedPair([[ctx.single, spread(singleData, kind)], [ctx.citus, spread(citusData, kind)]], rate, KNOBS.seconds, warmup);
+    const [single, citus] = await pacedPair([[ctx.single, builds[0]], [ctx.citus, builds[1]]], rate, KNOBS.seconds, warmup);
     const rest = { single: sum(singleRest), citus: sum(citusRest) };
-    runs.push({ kind, rate, warmup, single, citus, rest, twoPhase: (await ctx.twoPhase()) - twoPhase, memory: memoryOf(sides) });
+    runs.push({ kind, rate, saturated, warmup, single, citus, rest, twoPhase: (await ctx.twoPhase()) - twoPhase, memory: memoryOf(sides) });
   }
   printRuns(runs, ctx);
   for (const r of runs) {
     const ratio = r.citus.database / r.single.database;
     checks.push({ what: `many businesses, ${r.kind} at ${r.rate}/s: DB CPU per request, Citus / single`, value: times(ratio), target: `≤ ${times(MAX_CPU_RATIO)}`, met: ratio <= MAX_CPU_RATIO });
-    checks.push({ what: `many businesses, ${r.kind}: non-2xx single/Citus, two-phase commits`, value: `${r.single.failures}/${r.citus.failures}, ${r.twoPhase}`, target: '0/0, 0', met: r.single.failures + r.citus.failures + r.twoPhase === 0 });
+    const failures = `${r.saturated.failures}, ${r.single.failures}/${r.citus.failures}, ${r.twoPhase}`;
+    checks.push({ what: `many businesses, ${r.kind}: non-2xx saturated, paced single/Citus; two-phase commits`, value: failures, target: '0, 0/0, 0', met: r.saturated.failures + r.single.failures + r.citus.failures + r.twoPhase === 0 });
   }
   if (KNOBS.soakSeconds > 0) await soak(ctx, citusData, Math.round((runs[0].rate + runs[1].rate) / 2));
 
@@ -245,7 +252,7 @@ export async function runManyBusinesses(ctx: ScaleContext): Promise<Check[]> {
     const url = `${side.url}?options=${encodeURIComponent('-c citus.multi_task_query_log_level=off')}`;
     const ledgers = await inParallel(datasets, 4, (d) => checkLedger(url, d.businessId));
     const problems = ledgers.flatMap((l, i) => l.problems.map((p) => `${datasets[i].businessId}: ${p}`));
-    const transactions = ledgers.reduce((sum, l) => sum + l.transactions, 0);
+    const transactions = sum(ledgers.map((l) => l.transactions));
     checks.push({ what: `many businesses: ledgers on ${side.name} (${transactions} transactions)`, value: problems.length ? `${problems.length} problems` : 'sound', target: 'sound', met: problems.length === 0 });
     if (problems.length) console.log(`ledger problems on ${side.name}: ${problems.slice(0, 5).join('; ')}`);
   }
