@@ -243,7 +243,7 @@ export async function runManyBusinesses(ctx: ScaleContext): Promise<Check[]> {
     const ratio = r.citus.database / r.single.database;
     checks.push({ what: `many businesses, ${r.kind} at ${r.rate}/s: DB CPU per request, Citus / single`, value: times(ratio), target: `≤ ${times(MAX_CPU_RATIO)}`, met: ratio <= MAX_CPU_RATIO });
     const failures = `${r.saturated.failures}, ${r.single.failures}/${r.citus.failures}, ${r.twoPhase}`;
-    checks.push({ what: `many businesses, ${r.kind}: non-2xx saturated, paced single/Citus; two-phase commits`, value: failures, target: '0, 0/0, 0', met: r.saturated.failures + r.single.failures + r.citus.failures + r.twoPhase === 0 });
+    checks.push({ what: `many businesses, ${r.kind}: non-2xx saturated, paced s/C; two-phase`, value: failures, target: '0, 0/0, 0', met: r.saturated.failures + r.single.failures + r.citus.failures + r.twoPhase === 0 });
   }
   if (KNOBS.soakSeconds > 0) await soak(ctx, citusData, Math.round((runs[0].rate + runs[1].rate) / 2));
 
