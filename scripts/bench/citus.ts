@@ -18,13 +18,20 @@
  *    on one shard and on several (`citus_stat_counters`), and its two-phase commits
  *    (`pg_dist_transaction`, its recovery paused during the run).
  * 4. Checks each business's ledger.
+ * 5. Many businesses spread over both workers at a fixed rate, the database CPU per request
+ *    by node and the backends' memory, and with SOAK_SECONDS a soak (./manyBusinesses.ts).
  *
  * Targets: no request refused (a statement split over shards would fail it), no two-phase
  * commit, and statements on several shards no more than the background's reads across
  * businesses (the outbox relay's two rounds a second, the job outbox's sweep). The rates
  * are printed, not targeted: docs/scale-out.md and openapi/DESIGN.md ("Running on Citus")
- * say what they decide. Settings: SECONDS, WARMUP, CONNECTIONS, WALLETS, DB_POOL_SIZE as for
- * the bench (./knobs.ts), and CITUS_PORT. Returns the exit status.
+ * say what they decide. The many businesses' targets are printed as a table of checks and
+ * count as the others. Settings: SECONDS, WARMUP, CONNECTIONS, WALLETS, DB_POOL_SIZE,
+ * BUSINESSES, BUSINESS_WALLETS, RATE, SOAK_SECONDS as for the bench (./knobs.ts), and
+ * CITUS_PORT. Every node counts top-level statements only (`pg_stat_statements.track = top`):
+ * with `all`, the coordinator would count a statement and the shard's statement it runs
+ * locally, and the workers the statements inside each delegated function, each a cost of
+ * its own during the timing. Returns the exit status.
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +44,8 @@ import { comparePair, type LoadResult, type Target } from './load.js';
 import { cpuMs, postgresCpuMs, servicePid, spawnServer, stop, waitHealthy, type Spawned } from './processes.js';
 import { serviceRequests } from './requests.js';
 import { checkLedger, createDataset, waitUntilQuiet } from './dataset.js';
+import { runManyBusinesses } from './manyBusinesses.js';
+import { printChecks } from './print.js';
 
 const { seconds: SECONDS, warmup: WARMUP, connections: CONNECTIONS, wallets: WALLETS } = KNOBS;
 const POOL_SIZE = String(KNOBS.poolSize);
@@ -83,7 +92,7 @@ async function counters(url: string): Promise<{ single: number; multi: number; c
   }
 }
 
-/** The statements that took most of the time on the node at `port` since its last reset, nested ones included. */
+/** The top-level statements that took most of the time on the node at `port` since its last reset. */
 function topStatements(port: number, limit: number): string[] {
   const rows = sql(
     port,
@@ -114,7 +123,7 @@ export async function runCitusBench(): Promise<number> {
     sql(port, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     for (const node of [port, port + 1, port + 2, single.port]) {
       if (node === single.port) sql(node, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-      sql(node, "ALTER SYSTEM SET pg_stat_statements.track = 'all'");
+      sql(node, "ALTER SYSTEM SET pg_stat_statements.track = 'top'");
       sql(node, 'SELECT pg_reload_conf()');
     }
     const nodeDirs = ['coordinator', 'worker-1', 'worker-2'].map((n) => path.join(cluster.dir, n));
@@ -168,6 +177,13 @@ export async function runCitusBench(): Promise<number> {
     }
     console.log('(p50, p99 and DB CPU: single/Citus; coord.: the coordinator\'s share of the cluster\'s CPU; several: statements Citus split over shards, the background\'s reads across businesses; new connections: the coordinator\'s to the workers)');
     console.log(where.join('\n'));
+    const many = await runManyBusinesses({
+      single: plain,
+      citus,
+      coordinatorPort: port,
+      twoPhase: async () => (await counters(citusUrl)).twoPhase,
+    });
+    if (printChecks(many) > 0) failed = true;
     for (const side of sides) {
       // The check's reads may span shards: the suite's setting is off for its connection.
       const ledger = await checkLedger(`${side.url}?options=${encodeURIComponent('-c citus.multi_task_query_log_level=off')}`, side.dataset.businessId);

@@ -16,7 +16,7 @@ async function call(base: string, method: string, path: string, token: string | 
 }
 
 /** Runs `fn` over `items` with at most `limit` calls in flight. */
-async function inParallel<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function inParallel<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   await Promise.all(

@@ -14,6 +14,13 @@
  *   SERVICE_NODE_OPTIONS                        NODE_OPTIONS of the service's `npm start`
  *                                               only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
  *   DB_POOL_SIZE                                the service's pool, given to the reference too
+ *   BUSINESSES (64), BUSINESS_WALLETS (10)      `ONLY=citus`, many businesses: how many, and
+ *                                               the wallets of each
+ *   RATE                                        `ONLY=citus`, many businesses: requests a second
+ *                                               (default: half the lower of the two sides'
+ *                                               saturated rates for the kind, measured first)
+ *   SOAK_SECONDS (0)                            `ONLY=citus`: then the many businesses' load on
+ *                                               the cluster for this long, memory every 30 s
  */
 import { loadConfig } from '../../src/config.js';
 
@@ -31,6 +38,10 @@ export const KNOBS = {
   only: process.env.ONLY?.split(','),
   serviceNodeOptions: process.env.SERVICE_NODE_OPTIONS,
   poolSize: loadConfig().dbPoolSize,
+  businesses: number('BUSINESSES', 64),
+  businessWallets: number('BUSINESS_WALLETS', 10),
+  rate: process.env.RATE ? Number(process.env.RATE) : undefined,
+  soakSeconds: number('SOAK_SECONDS', 0),
 };
 
 /** Whether scenario `name` runs (ONLY). */

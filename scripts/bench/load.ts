@@ -213,8 +213,7 @@ export function pacedLoad(url: string, build: () => LoadRequest, rate: number): 
   const statuses = new Map<string, number>();
   const count = (status: string) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
   const pending = new Set<Promise<void>>();
-  const fire = (): void => {
-    const due = performance.now();
+  const fire = (due: number): void => {
     const r = build();
     const done = new Promise<void>((resolve) => {
       const req = http.request(new URL(r.path, url), { method: r.method, headers: r.headers, agent }, (res) => {
@@ -236,7 +235,13 @@ export function pacedLoad(url: string, build: () => LoadRequest, rate: number): 
     pending.add(done);
     void done.then(() => pending.delete(done));
   };
-  const timer = setInterval(fire, 1000 / rate);
+  // Every request due so far, on a tick of at most 5 ms: timers count whole milliseconds, so an
+  // interval of 1000/rate would round a rate whose interval is not a whole number (300 a second).
+  const started = performance.now();
+  let fired = 0;
+  const timer = setInterval(() => {
+    for (const due = Math.floor(((performance.now() - started) * rate) / 1000); fired < due; fired++) fire(started + ((fired + 1) * 1000) / rate);
+  }, Math.min(5, 1000 / rate));
   return {
     async stop() {
       clearInterval(timer);

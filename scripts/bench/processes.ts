@@ -203,3 +203,35 @@ export class MemoryPhases {
     clearInterval(this.timer);
   }
 }
+
+/** The private memory of a PostgreSQL node's client backends (MiB): their sum, the largest, and how many. */
+export interface BackendMemory {
+  totalMiB: number;
+  maxMiB: number;
+  backends: number;
+}
+
+/**
+ * The private memory (Private_Clean + Private_Dirty of /proc/<pid>/smaps_rollup, Linux 4.14
+ * and later) of each client backend of the PostgreSQL cluster in `pgDataDir`: the postmaster's
+ * children whose title names a user, a database and a client address (`postgres: user db
+ * 127.0.0.1(port) idle`, PostgreSQL's `update_process_title`), the background processes left
+ * out. A page of shared buffers counts only while no other process has it mapped (at most
+ * shared_buffers over all of a node's backends): the rest is the backend's own caches
+ * (catalog, plans, PL/pgSQL functions, Citus's metadata) and work memory.
+ */
+export function backendMemory(pgDataDir: string): BackendMemory {
+  const postmaster = Number(readFileSync(path.join(pgDataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const sizes: number[] = [];
+  for (const [pid, { ppid, cmdline }] of processTable()) {
+    if (ppid !== postmaster || !/^postgres: \S+ \S+ (\S+\(\d+\)|\[local\])/.test(cmdline)) continue;
+    try {
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      const kB = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? 0);
+      sizes.push((kB('Private_Clean') + kB('Private_Dirty')) / 1024);
+    } catch {
+      // the backend ended meanwhile
+    }
+  }
+  return { totalMiB: sizes.reduce((a, b) => a + b, 0), maxMiB: Math.max(0, ...sizes), backends: sizes.length };
+}
