@@ -101,7 +101,7 @@ export async function runSingleScenarios(ctx: BenchContext): Promise<Check[]> {
   });
   const funds = rows.find((r) => r.s.perReferenceTransfer);
   if (funds && inSql && bareSql) {
-    console.log(`the ledger's funds in SQL (ledger_move_set of 256 keyed funds, one connection): ${inSql.perSecond.toFixed(0)}/s, ${inSql.msPerFund.toFixed(3)} ms of PostgreSQL each; over HTTP: ${funds.svc.requestsPerSecond.toFixed(0)}/s`);
+    console.log(`the ledger's funds in SQL (ledger_move_batch of 256 keyed funds, one connection): ${inSql.perSecond.toFixed(0)}/s, ${inSql.msPerFund.toFixed(3)} ms of PostgreSQL each; over HTTP: ${funds.svc.requestsPerSecond.toFixed(0)}/s`);
     console.log(`the reference's transfers in SQL (its one statement, one connection): ${bareSql.perSecond.toFixed(0)}/s, ${bareSql.msPerTransfer.toFixed(3)} ms of PostgreSQL each`);
     if (floor) {
       console.log(

@@ -70,7 +70,7 @@ export function statementTime(databaseUrl: string): { of(role: string): () => Pr
   };
 }
 
-/** Funds of `batch` items per call of ledger_move_set, as the service's hot lane sends them (src/ledger/batching.ts). */
+/** Funds of `batch` items per call of ledger_move_batch, as the service's hot lane sends them (src/ledger/batching.ts). */
 const BATCH = 256;
 
 /**
@@ -97,7 +97,7 @@ async function inSql(databaseUrl: string, seconds: number, step: (client: pg.Cli
 }
 
 /**
- * The ledger's funds in SQL: `ledger_move_set` called on one connection for `seconds`,
+ * The ledger's funds in SQL: `ledger_move_batch` called on one connection for `seconds`,
  * each call BATCH funds of 1.00 to random wallets of the business under fresh
  * Idempotency-Keys (the service's key arguments, scoped to the business as the service
  * scopes them), each call its own transaction. Returns funds a second, and PostgreSQL's
@@ -111,9 +111,9 @@ export async function sqlFunds(databaseUrl: string, businessId: string, wallets:
       request: { wallet_id: wallets[Math.floor(Math.random() * wallets.length)], amount: '1.00' },
       key: [businessId, randomUUID(), 'bench', 86_400, 60, '{}'],
     }));
-    const { rows } = await client.query('SELECT ledger_move_set($1::uuid, $2::jsonb) AS results', [businessId, JSON.stringify(items)]);
+    const { rows } = await client.query('SELECT ledger_move_batch($1::uuid, $2::jsonb) AS results', [businessId, JSON.stringify(items)]);
     const refused = (rows[0].results as { posting?: unknown }[]).filter((r) => !r.posting);
-    if (refused.length) throw new Error(`ledger_move_set refused ${refused.length} of ${BATCH} funds: ${JSON.stringify(refused[0])}`);
+    if (refused.length) throw new Error(`ledger_move_batch refused ${refused.length} of ${BATCH} funds: ${JSON.stringify(refused[0])}`);
     return BATCH;
   });
   return { perSecond, msPerFund: msEach };
@@ -122,7 +122,7 @@ export async function sqlFunds(databaseUrl: string, businessId: string, wallets:
 /**
  * The rows BATCH funds leave in the ledger, written by one plain statement with no rule, plan
  * or answer: the Idempotency-Keys' rows, the transactions, both entries of each, and the
- * accounts' balances and last entries, all as ledger_move_set writes them, in tables with
+ * accounts' balances and last entries, all as ledger_move_batch writes them, in tables with
  * every index and constraint they have. Each call in a transaction of its own that is rolled
  * back, so nothing stays (and the balanced-transaction check, which runs at commit, is left
  * out, as the posting's commit is: see the header). With `checks: false` the transaction sets

@@ -26,12 +26,12 @@
  *   alone at once: the database answers it as any request whose key another holds
  *   (409 IDEMPOTENCY_KEY_IN_USE, 422 IDEMPOTENCY_KEY_REUSED), where queued it would wait
  *   for the batch (its wallets are that batch's).
- * - A batch is one statement, `ledger_move_set` (src/ledger/sql/ledger_move_set.sql), the
- *   ledger's one posting of these movements (a single movement is a set of one): one
- *   transaction, one round trip, one result per item, written by a fixed number of
- *   statements whatever its size. Each item keeps everything a single movement has: its
- *   own ledger transaction and entries, its own Idempotency-Key record, its own refusal
- *   (which changes nothing and does not affect the other items).
+ * - A batch is one statement, `ledger_move_batch` (src/ledger/sql/ledger_move_batch.sql):
+ *   one transaction, one round trip, one result per item. Each item keeps everything
+ *   a single movement has: its own ledger transaction and entries, its own
+ *   Idempotency-Key record, its own refusal (which changes nothing and does not affect
+ *   the other items). A batch with no refusal and no key used before is written by a
+ *   fixed number of statements, whatever its size (`ledger_move_set`).
  * - Batches never span businesses: each movement stays on its business's shard when
  *   the schema is distributed by `business_id`.
  * - A deadlock or serialization failure retries the whole batch (`preparedQuery`,
@@ -55,7 +55,7 @@ const batchedSets = new WeakMap<Knex, Promise<ReadonlySet<string>>>();
  * The movements that are batched: those whose accounts are named by the request, so a
  * batch can lock them in ledger_post's order (the wallets, then the business's own
  * accounts). The list is the database's (`ledger_batched_movements`,
- * src/ledger/sql/ledger_sides.sql, on which ledger_move_set's lock order depends), read once per
+ * src/ledger/sql/ledger_move_batch.sql, whose lock order depends on it), read once per
  * pool `db`; a read that fails is made again by the next movement. Rejects with the
  * database's error.
  */
@@ -99,7 +99,7 @@ export const WALLET_BATCHES_IN_FLIGHT = 3;
  */
 export const WALLET_BATCH_ITEMS = 16;
 
-const LEDGER_MOVE_SET = preparedStatement('ledger_move_set', 'SELECT ledger_move_set(?::uuid, ?::jsonb) AS results');
+const LEDGER_MOVE_BATCH = preparedStatement('ledger_move_batch', 'SELECT ledger_move_batch(?::uuid, ?::jsonb) AS results');
 
 /** A movement waiting for its batch, and how to answer it. */
 interface Pending {
@@ -163,7 +163,7 @@ function rolledBack(err: unknown): boolean {
   return typeof code === 'string' && code.length === 5 && !CONNECTION_CLASSES.includes(code.slice(0, 2));
 }
 
-/** The key arguments of `ledger_move_keyed`, as the JSON array `ledger_move_set` reads. */
+/** The key arguments of `ledger_move_keyed`, as the JSON array `ledger_move_batch` reads. */
 function keyArguments(claim: KeyClaim): unknown[] {
   const [scope, key, hash, ttl, stale, context] = claim.sqlArgs();
   return [scope, key, hash, ttl, stale, JSON.parse(context)];
@@ -240,7 +240,7 @@ export class PostingBatcher {
     const items = batch.map((p) => ({ type: p.type, request: p.request, key: p.claim ? keyArguments(p.claim) : null }));
     let results: unknown[];
     try {
-      const rows = await preparedQuery<{ results: unknown[] }>(this.db, LEDGER_MOVE_SET, [businessId, JSON.stringify(items)]);
+      const rows = await preparedQuery<{ results: unknown[] }>(this.db, LEDGER_MOVE_BATCH, [businessId, JSON.stringify(items)]);
       results = rows[0].results;
     } catch (err) {
       if (!rolledBack(err)) {

@@ -1,7 +1,7 @@
 /**
  * Ledger transactions counted where they are posted: every TypeScript call of a function that
  * posts reports what its answer says it posted just now. The ledger's `ledger_move`,
- * `ledger_move_keyed` and a batched movement's item of `ledger_move_set` are reported where
+ * `ledger_move_keyed` and a batched movement's item of `ledger_move_batch` are reported where
  * the movement's answer comes back (./ledger.ts `moveRaw`); the payouts' `payout_create`,
  * `payout_create_keyed`, `payout_create_batch`, `payout_move` and `payout_move_batch` where
  * they are called (src/payouts/). A posting carries its transaction's type, a payout move its

@@ -1,5 +1,5 @@
 /**
- * Batched posting (src/ledger/batching.ts, src/ledger/sql/ledger_move_set.sql): movements
+ * Batched posting (src/ledger/batching.ts, src/ledger/sql/ledger_move_batch.sql): movements
  * of one business that arrive while batches are in flight are posted together, one
  * database transaction per batch, and each keeps what it would have had alone.
  *
@@ -203,7 +203,7 @@ describe('batched posting', function () {
       await hold.release();
       expect(await Promise.all(first), 'the first movements, answered').to.deep.equal(first.map(() => 201));
       await settle(500);
-      const waiting = await running().db.raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%ledger_move_set%' AND wait_event_type = 'Lock'");
+      const waiting = await running().db.raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%ledger_move_batch%' AND wait_event_type = 'Lock'");
       expect(waiting.rows[0].n, 'the batch waits inside PostgreSQL').to.equal(1);
       await killServiceProcess(victim);
       const answers = await Promise.all(rest);

@@ -158,7 +158,7 @@ describe('payouts stepped set-wise', function () {
     expect(sixty.statements - five.statements).to.equal(55);
   });
 
-  it('refuses the items the payout account cannot pay when it runs out part-way, as one by one, and creates the others', async () => {
+  it('leaves the items to the one-by-one path when the payout account runs out part-way: the same answers', async () => {
     const id = pb.b.id;
     const { rows } = await running().db.raw("SELECT balance FROM accounts WHERE business_id = ? AND kind = 'PAYOUT'", [id]);
     const balance = Number(rows[0].balance);

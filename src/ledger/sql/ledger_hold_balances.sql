@@ -1,7 +1,7 @@
 -- Held balances: a batch that posts many movements over the same accounts of business
--- p_business one by one in one database transaction (payouts' payout_create_batch and
--- payout_move_batch, on Citus or for a batch naming a payout twice) holds those accounts'
--- balances in the transaction, and ledger_post
+-- p_business in one database transaction (ledger_move_batch, and payouts'
+-- payout_create_batch and payout_move_batch) holds those accounts' balances in the
+-- transaction, and ledger_post
 -- reads and changes the held balance instead of updating the account's row at every
 -- posting; ledger_release_balances writes each held row once, when the batch ends.
 -- Every entry still carries its balance after, computed from the held balance. Batches
@@ -29,7 +29,8 @@ BEGIN
   IF ledger_held_balances() IS NOT NULL THEN
     RAISE EXCEPTION 'ledger_hold_balances: balances are already held in this transaction';
   END IF;
-  PERFORM 1 FROM accounts WHERE business_id = p_business AND id = ANY(p_accounts) ORDER BY id FOR NO KEY UPDATE;
-  SELECT jsonb_object_agg(id, balance::text) INTO held FROM accounts WHERE business_id = p_business AND id = ANY(p_accounts);
+  SELECT jsonb_object_agg(l.id, l.balance::text) INTO held
+    FROM (SELECT id, balance FROM accounts WHERE id = ANY(p_accounts) AND business_id = p_business
+           ORDER BY id FOR NO KEY UPDATE) l;
   PERFORM set_config('ledger.held_balances', coalesce(held, '{}'::jsonb)::text, true);
 END $$;

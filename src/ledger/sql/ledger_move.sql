@@ -9,10 +9,8 @@
 --
 --   FUND, PAYOUT, WITHDRAWAL, TRANSFER, CARD_PURCHASE
 --                         ledger_sides (the accounts the request names; a transfer's
---                         SAME_WALLET_TRANSFER first), posted as a set of one
---                         (ledger_move_set, the one posting of these movements, alone or
---                         batched). A card purchase's money leaves the closed loop to the
---                         card network, as a top-up's enters from it.
+--                         SAME_WALLET_TRANSFER first). A card purchase's money leaves the
+--                         closed loop to the card network, as a top-up's enters from it.
 --   TOPUP                 ledger_topup: the settlement account → the operational account
 --   PAYOUT_ACCOUNT_TOPUP  the settlement account → the payout account (type TOPUP; sandbox)
 --   REFUND                ledger_refund: a wallet → the operational account
@@ -26,10 +24,17 @@
 CREATE OR REPLACE FUNCTION ledger_move(p_business uuid, p_type text, r jsonb) RETURNS jsonb LANGUAGE plpgsql
   SET enable_seqscan = off
 AS $$
+DECLARE
+  s record;
 BEGIN
   CASE p_type
   WHEN 'FUND', 'PAYOUT', 'WITHDRAWAL', 'TRANSFER', 'CARD_PURCHASE' THEN
-    RETURN (ledger_move_set(p_business, jsonb_build_array(jsonb_build_object('type', p_type, 'request', r)))->0)::jsonb;
+    IF p_type = 'TRANSFER' AND r->>'source_wallet_id' = r->>'destination_wallet_id' THEN
+      RETURN ledger_refusal('SAME_WALLET_TRANSFER', 'The source and destination wallets must differ.');
+    END IF;
+    SELECT * INTO s FROM ledger_sides(p_type, r);
+    RETURN ledger_post(p_business, p_type, s.debit_kind, s.debit, s.credit_kind, s.credit,
+                       r->>'amount', r->>'currency', r->>'external_reference', r->>'notes');
   WHEN 'TOPUP' THEN
     RETURN ledger_topup(p_business, r);
   WHEN 'PAYOUT_ACCOUNT_TOPUP' THEN

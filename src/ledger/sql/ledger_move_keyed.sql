@@ -41,8 +41,7 @@ BEGIN
 END $$;
 
 -- ledger_move under an Idempotency-Key: {held}, {posting} or {refusal, context} (see
--- above). A movement of ledger_batched_movements is posted as a set of one under its key
--- (ledger_move_set, which brackets its keys itself); any other inside the bracket here. The business comes first, as in every function of the ledger the service calls:
+-- above). The business comes first, as in every function of the ledger the service calls:
 -- distributed, it is the argument that sends the call to the business's node.
 CREATE OR REPLACE FUNCTION ledger_move_keyed(
   p_business uuid, p_scope text, p_key text, p_hash text, p_ttl_seconds int, p_stale_seconds int, p_context jsonb,
@@ -51,14 +50,8 @@ CREATE OR REPLACE FUNCTION ledger_move_keyed(
   SET enable_seqscan = off
 AS $$
 DECLARE
-  entry jsonb;
+  entry jsonb := ledger_keyed_open(p_business, p_scope, p_key, p_hash, p_stale_seconds);
 BEGIN
-  IF p_type = ANY(ledger_batched_movements()) THEN
-    RETURN (ledger_move_set(p_business, jsonb_build_array(jsonb_build_object(
-      'type', p_type, 'request', p_request,
-      'key', jsonb_build_array(p_scope, p_key, p_hash, p_ttl_seconds, p_stale_seconds, p_context))))->0)::jsonb;
-  END IF;
-  entry := ledger_keyed_open(p_business, p_scope, p_key, p_hash, p_stale_seconds);
   IF entry ? 'held' THEN
     RETURN entry;
   END IF;

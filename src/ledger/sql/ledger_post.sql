@@ -3,10 +3,7 @@
 -- caller's transaction: locks both accounts, checks every rule, inserts the
 -- transaction and its two entries (a debit and a credit of the same amount, each
 -- with the balance after it, each carrying the business) and updates both
--- balances. The movements whose accounts their request names (ledger_batched_movements) and
--- the payouts' batches are posted by ledger_move_set instead, by the same rules in the same
--- words (ledger_side_refusal, ledger_describe, ledger_refusal); every other posting (a
--- top-up, a refund, a reversal, a single payout's steps) goes through here.
+-- balances. Every movement of money goes through here, so its rules are written once.
 --
 -- Each side is named by a kind and a value:
 --   'WALLET', the wallet's id as the request sent it: anything that is not one of
@@ -74,9 +71,6 @@ CREATE OR REPLACE FUNCTION ledger_post(
   SET enable_seqscan = off
 AS $$
 DECLARE
-  -- The transaction's time, read once: Citus evaluates a clock inside a write before sending it
-  -- to the shard, which keeps that statement from its cached plan (docs/scale-out.md).
-  v_now timestamptz := now();
   debit_id uuid;
   credit_id uuid;
   acc accounts;
@@ -97,8 +91,6 @@ DECLARE
   d_wallet boolean;
   c_wallet boolean;
   first_id uuid;
-  tid uuid;
-  ref text;
 BEGIN
   -- A business account is found by kind through the unique index of business accounts
   -- (kind <> 'WALLET'): the plan cached for any kind must not scan the business's wallets.
@@ -116,8 +108,8 @@ BEGIN
   -- The lock order: a wallet before an account of the business's own, else the lower id first.
   -- Sides read from the ledger (a reversal's) have their kinds looked up first.
   IF p_debit_kind IS NULL OR p_credit_kind IS NULL THEN
-    SELECT kind = 'WALLET' INTO d_wallet FROM accounts WHERE business_id = p_business AND id = debit_id;
-    SELECT kind = 'WALLET' INTO c_wallet FROM accounts WHERE business_id = p_business AND id = credit_id;
+    d_wallet := (SELECT kind = 'WALLET' FROM accounts WHERE id = debit_id AND business_id = p_business);
+    c_wallet := (SELECT kind = 'WALLET' FROM accounts WHERE id = credit_id AND business_id = p_business);
   ELSE
     d_wallet := p_debit_kind = 'WALLET';
     c_wallet := p_credit_kind = 'WALLET';
@@ -158,14 +150,14 @@ BEGIN
   d_problem := ledger_side_refusal(d.kind, d.status, d.can_overdraft, d.balance - v_amount, true);
   c_problem := ledger_side_refusal(c.kind, c.status, c.can_overdraft, c.balance + v_amount, false);
   IF d_problem = 'WALLET_NOT_ACTIVE' THEN
-    RETURN ledger_refusal('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(d.kind, d.account_number), d.status));
+    RETURN ledger_refusal('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(d), d.status));
   END IF;
   IF c_problem = 'WALLET_NOT_ACTIVE' THEN
-    RETURN ledger_refusal('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(c.kind, c.account_number), c.status));
+    RETURN ledger_refusal('WALLET_NOT_ACTIVE', format('%s is %s; only ACTIVE wallets move money.', ledger_describe(c), c.status));
   END IF;
   IF d_problem = 'INSUFFICIENT_FUNDS' THEN
     RETURN ledger_refusal('INSUFFICIENT_FUNDS',
-      format('%s has %s %s; %s %s was requested.', ledger_describe(d.kind, d.account_number), d.balance, d.currency, v_amount, coalesce(p_currency, c.currency)));
+      format('%s has %s %s; %s %s was requested.', ledger_describe(d), d.balance, d.currency, v_amount, coalesce(p_currency, c.currency)));
   END IF;
   IF 'BALANCE_LIMIT_EXCEEDED' IN (d_problem, c_problem) THEN
     RETURN ledger_refusal('BALANCE_LIMIT_EXCEEDED', 'The movement would take a balance beyond ±999999999999999.99.');
@@ -189,11 +181,9 @@ BEGIN
   END IF;
 
   LOOP
-    tid := time_ordered_uuid();
-    ref := 'TXN' || lpad(floor(random() * 1e12)::bigint::text, 12, '0');
     INSERT INTO transactions (id, reference, business_id, type, status, amount, currency,
                               debit_account_id, credit_account_id, external_reference, notes, original_transaction_id, created_at)
-    VALUES (tid, ref, p_business, p_type,
+    VALUES (time_ordered_uuid(), 'TXN' || lpad(floor(random() * 1e12)::bigint::text, 12, '0'), p_business, p_type,
             'SUCCESS', v_amount, coalesce(p_currency, c.currency), d.id, c.id, p_external_reference, p_notes, p_original, v_at)
     ON CONFLICT (reference, business_id) DO NOTHING
     RETURNING * INTO t;
@@ -203,16 +193,16 @@ BEGIN
   VALUES (p_business, t.id, d.id, d_number, -v_amount, d_after, t.created_at), (p_business, t.id, c.id, c_number, v_amount, c_after, t.created_at);
   IF held ? d.id::text OR held ? c.id::text THEN
     IF held ? d.id::text THEN held := held || jsonb_build_object(d.id, d_after::text);
-    ELSE UPDATE accounts SET balance = d_after, last_entry_at = v_at, last_entry_number = d_number, updated_at = v_now
+    ELSE UPDATE accounts SET balance = d_after, last_entry_at = v_at, last_entry_number = d_number, updated_at = now()
           WHERE id = d.id AND business_id = p_business; END IF;
     IF held ? c.id::text THEN held := held || jsonb_build_object(c.id, c_after::text);
-    ELSE UPDATE accounts SET balance = c_after, last_entry_at = v_at, last_entry_number = c_number, updated_at = v_now
+    ELSE UPDATE accounts SET balance = c_after, last_entry_at = v_at, last_entry_number = c_number, updated_at = now()
           WHERE id = c.id AND business_id = p_business; END IF;
     PERFORM set_config('ledger.held_balances', held::text, true);
   ELSE
     UPDATE accounts SET balance = CASE WHEN id = d.id THEN d_after ELSE c_after END,
                         last_entry_number = CASE WHEN id = d.id THEN d_number ELSE c_number END,
-                        last_entry_at = v_at, updated_at = v_now
+                        last_entry_at = v_at, updated_at = now()
     WHERE id IN (d.id, c.id) AND business_id = p_business;
   END IF;
   RETURN ledger_posting_json(t, d, c, d_after, c_after);

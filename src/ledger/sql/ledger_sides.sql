@@ -22,9 +22,3 @@ LANGUAGE sql IMMUTABLE AS $$
          CASE p_type WHEN 'FUND' THEN r->>'wallet_id' WHEN 'PAYOUT' THEN r->>'wallet_id'
                      WHEN 'TRANSFER' THEN r->>'destination_wallet_id' END
 $$;
-
--- The movements whose accounts the request names: those ledger_move_set posts (alone or
--- batched) and src/ledger/batching.ts batches, the one list.
-CREATE OR REPLACE FUNCTION ledger_batched_movements() RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
-  SELECT ARRAY['FUND', 'PAYOUT', 'TRANSFER', 'WITHDRAWAL', 'CARD_PURCHASE']
-$$;

@@ -6,9 +6,6 @@
 CREATE OR REPLACE FUNCTION payout_accounts(p_business uuid) RETURNS uuid[] LANGUAGE plpgsql STABLE
   SET enable_seqscan = off
 AS $$
-DECLARE
-  ids uuid[];
 BEGIN
-  SELECT array_agg(id) INTO ids FROM accounts WHERE business_id = p_business AND kind IN ('PAYOUT', 'IN_TRANSIT');
-  RETURN coalesce(ids, '{}');
+  RETURN ARRAY(SELECT id FROM accounts WHERE business_id = p_business AND kind IN ('PAYOUT', 'IN_TRANSIT'));
 END $$;

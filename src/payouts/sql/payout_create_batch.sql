@@ -9,7 +9,8 @@
 -- bulk payout holds from its first item to its commit, is then held for the items' work
 -- alone. The business's payout and in-transit accounts, which every item debits and
 -- credits, are locked first (ascending id, as ledger_post would lock them). The items are
--- then created set-wise by a fixed number of statements (payout_create_set); on Citus
+-- then created set-wise by a fixed number of statements (payout_create_set); when the
+-- ledger would refuse one of them, which the set-wise path leaves to this one, or on Citus
 -- (database_distributed), one by one,
 -- with the two accounts' balances held for the call (ledger_hold_balances,
 -- ledger_release_balances): each row is written once, not once per item.

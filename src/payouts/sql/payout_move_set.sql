@@ -3,18 +3,18 @@
 -- completion whose receiver is no longer ACTIVE failed instead, RECEIVER_NOT_ACTIVE; the
 -- step's posting by payout_step_posting; the payout's new state; its event), by a fixed
 -- number of statements whatever the number of moves. NULL, having written nothing, when a
--- payout is named twice (its second move depends on its first): the batch then applies its
--- moves one by one. The ledger cannot refuse a step's posting (payout_move): a refusal raises.
+-- payout is named twice (its second move depends on its first) or the ledger would refuse a
+-- posting (a bug, which payout_move raises): the batch then applies its moves one by one.
 --
 -- p_moves as payout_move_batch takes them; the caller has locked every payout they name
--- and, when a move leaves transit, every account the moves post to (the wallets, then the
--- business's own, each ascending id, FOR NO KEY UPDATE). The bulk payouts' counts are the caller's. Returns the moves' results in order.
+-- and, when a move leaves transit, every account in p_ids (the wallets, then the business's
+-- own, each ascending id, FOR NO KEY UPDATE). The bulk payouts' counts are the caller's. Returns the moves' results in order.
 --
 -- The statements: 1. the payouts, their customers, wallets and creations' references, each
 -- table read by key once; 2. the plan (each move's refusal, target, reference, the wallet's
 -- number its event shows), into arrays, reading no table; 3. the postings (ledger_move_set);
 -- 4. the payouts' states; 5. their events (payout_event_object, event_emit_set); 6. the results.
-CREATE OR REPLACE FUNCTION payout_move_set(p_business uuid, p_moves jsonb) RETURNS jsonb LANGUAGE plpgsql
+CREATE OR REPLACE FUNCTION payout_move_set(p_business uuid, p_moves jsonb, p_ids uuid[]) RETURNS jsonb LANGUAGE plpgsql
   SET enable_seqscan = off
 AS $$
 DECLARE
@@ -29,25 +29,24 @@ DECLARE
   postings jsonb;
   outcomes jsonb;
   -- The rows read, by id (statement 1).
-  named uuid[]; found jsonb; customer_ids uuid[]; wallet_ids uuid[]; creation_ids uuid[];
-  customer_states jsonb; wallet_rows jsonb; creation_references jsonb;
+  named uuid[]; found jsonb; customer_states jsonb; wallet_rows jsonb; creation_references jsonb;
 BEGIN
   -- 1. The rows the moves read, each table by its key in one statement and kept as
   -- {id: [fields]}, so that the plan reads no table: a table joined with the moves is
-  -- planned as a loop over both (ledger_move_set), and on Citus only a statement on one
-  -- table by the business as a value has its plan cached (docs/scale-out.md).
+  -- planned as a loop over both (ledger_move_set).
   named := ARRAY(SELECT DISTINCT request_uuid(x->>'payout_id') FROM jsonb_array_elements(p_moves) x);
-  SELECT jsonb_object_agg(id, jsonb_build_array(status, amount, currency, customer_id, wallet_id, external_reference,
-                                                purpose, creation_transaction_id))
-    INTO found FROM payouts WHERE business_id = p_business AND id = ANY(named);
-  SELECT array_agg((v->>3)::uuid), array_agg((v->>4)::uuid), array_agg((v->>7)::uuid) INTO customer_ids, wallet_ids, creation_ids
-    FROM jsonb_each(coalesce(found, '{}')) e(k, v);
-  SELECT jsonb_object_agg(id, status) INTO customer_states
-    FROM customers WHERE business_id = p_business AND id = ANY(customer_ids);
-  SELECT jsonb_object_agg(id, jsonb_build_array(status, account_number)) INTO wallet_rows
-    FROM accounts WHERE business_id = p_business AND id = ANY(wallet_ids);
-  SELECT jsonb_object_agg(id, reference) INTO creation_references
-    FROM transactions WHERE business_id = p_business AND id = ANY(creation_ids);
+  SELECT jsonb_object_agg(q.id, jsonb_build_array(q.status, q.amount, q.currency, q.customer_id, q.wallet_id, q.external_reference,
+                                                  q.purpose, q.creation_transaction_id))
+    INTO found FROM payouts q WHERE q.business_id = p_business AND q.id = ANY(named);
+  SELECT jsonb_object_agg(c.id, c.status) INTO customer_states
+    FROM customers c WHERE c.business_id = p_business
+     AND c.id = ANY(ARRAY(SELECT (v->>3)::uuid FROM jsonb_each(coalesce(found, '{}')) e(k, v)));
+  SELECT jsonb_object_agg(a.id, jsonb_build_array(a.status, a.account_number)) INTO wallet_rows
+    FROM accounts a WHERE a.business_id = p_business
+     AND a.id = ANY(ARRAY(SELECT (v->>4)::uuid FROM jsonb_each(coalesce(found, '{}')) e(k, v)));
+  SELECT jsonb_object_agg(t.id, t.reference) INTO creation_references
+    FROM transactions t WHERE t.business_id = p_business
+     AND t.id = ANY(ARRAY(SELECT (v->>7)::uuid FROM jsonb_each(coalesce(found, '{}')) e(k, v)));
   -- 2. The plan, from those rows alone.
   WITH mv AS (
     SELECT x.n::int AS n, x.m, request_uuid(x.m->>'payout_id') AS payout, ARRAY(SELECT jsonb_array_elements_text(x.m->'from')) AS from_states,
@@ -98,9 +97,9 @@ BEGIN
       CROSS JOIN LATERAL payout_step_posting(u.target) p
      WHERE p.type IS NOT NULL;
     IF movements IS NOT NULL THEN
-      postings := ledger_move_set(p_business, movements)::jsonb;
-      IF jsonb_path_exists(postings, '$[*].refusal') THEN
-        RAISE EXCEPTION 'payout_move_set: the ledger refused a step: %', jsonb_path_query_first(postings, '$[*] ? (exists(@.refusal))');
+      postings := ledger_move_set(p_business, movements, p_ids)::jsonb;
+      IF postings IS NULL THEN
+        RETURN NULL;
       END IF;
     END IF;
     ks := ARRAY(SELECT CASE WHEN p.type IS NULL THEN NULL ELSE count(p.type) OVER (ORDER BY u.k) END

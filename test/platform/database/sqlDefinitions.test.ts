@@ -77,7 +77,7 @@ describe('SQL definitions: one current definition per function', () => {
     const { plans } = await withNestedPlans(
       async (client) => {
         const items = [{ type: 'TRANSFER', request: { source_wallet_id: from.id, destination_wallet_id: to.id, amount: '1.00' }, key: [`business:${b.id}`, randomUUID(), 'h', 60, 60, {}] }];
-        const { rows } = await client.query('SELECT ledger_move_set($1::uuid, $2::jsonb) AS results', [b.id, JSON.stringify(items)]);
+        const { rows } = await client.query('SELECT ledger_move_batch($1::uuid, $2::jsonb) AS results', [b.id, JSON.stringify(items)]);
         expect(rows[0].results[0], JSON.stringify(rows[0].results)).to.have.property('posting');
       },
       { settings: ['random_page_cost = 1000000'] },
