@@ -104,7 +104,9 @@ describe('Portal: a page per object, with its address and links', function () {
     // Payout → its ledger transaction by reference → Back; payout → a delivery → Back.
     await follow(page, `#/transactions/${made.transaction}`, new RegExp(`^Customer payout ${made.transaction}`));
     await back(page, /^Payout 7\.97 SAR/);
-    await follow(page, `#/webhook-endpoints/${made.endpoint}/${(await page.$eval('ol.timeline .delivery a', (a) => a.getAttribute('href')!)).split('/')[3]}`, /^Webhook endpoint /);
+    // The heading shows before the timeline's deliveries are read, so wait for the link itself.
+    const delivery = await page.waitForSelector('ol.timeline .delivery a');
+    await follow(page, `#/webhook-endpoints/${made.endpoint}/${(await delivery!.evaluate((a) => a.getAttribute('href')!)).split('/')[3]}`, /^Webhook endpoint /);
     await page.waitForSelector('[data-delivery] pre');
     expect(await page.$eval('[data-delivery]', (s) => (s as HTMLElement).innerText)).to.match(/Attempt 1: Succeeded · 200/);
     await assertNoPageOverflow(page, 'a delivery on the endpoint’s page at 390 px');
