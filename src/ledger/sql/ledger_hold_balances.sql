@@ -29,8 +29,7 @@ BEGIN
   IF ledger_held_balances() IS NOT NULL THEN
     RAISE EXCEPTION 'ledger_hold_balances: balances are already held in this transaction';
   END IF;
-  SELECT jsonb_object_agg(l.id, l.balance::text) INTO held
-    FROM (SELECT id, balance FROM accounts WHERE id = ANY(p_accounts) AND business_id = p_business
-           ORDER BY id FOR NO KEY UPDATE) l;
+  PERFORM 1 FROM accounts WHERE business_id = p_business AND id = ANY(p_accounts) ORDER BY id FOR NO KEY UPDATE;
+  SELECT jsonb_object_agg(id, balance::text) INTO held FROM accounts WHERE business_id = p_business AND id = ANY(p_accounts);
   PERFORM set_config('ledger.held_balances', coalesce(held, '{}'::jsonb)::text, true);
 END $$;

@@ -51,7 +51,7 @@ BEGIN
   END IF;
   -- The business's own accounts, when an item is not a transfer (the hot rows).
   IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) i WHERE i->>'type' <> 'TRANSFER') THEN
-    own := ARRAY(SELECT id FROM accounts WHERE business_id = p_business AND kind <> 'WALLET');
+    SELECT array_agg(id) INTO own FROM accounts WHERE business_id = p_business AND kind <> 'WALLET';
   END IF;
   -- The ids first, then one index scan of the primary key: a join of accounts with the
   -- items would be planned as a scan of the table. Only the wallets are locked here: an id
@@ -63,7 +63,7 @@ BEGIN
           UNION ALL
           SELECT unnest(own)) x
    WHERE x.id IS NOT NULL;
-  PERFORM 1 FROM accounts WHERE id = ANY(ids) AND business_id = p_business AND kind = 'WALLET' ORDER BY id FOR NO KEY UPDATE;
+  PERFORM 1 FROM accounts WHERE business_id = p_business AND id = ANY(ids) AND kind = 'WALLET' ORDER BY id FOR NO KEY UPDATE;
   -- The common case, every movement posted and every key new: a fixed number of statements.
   posted := ledger_move_set(p_business, p_items, ids);
   IF posted IS NOT NULL THEN

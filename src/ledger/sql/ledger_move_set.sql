@@ -16,12 +16,13 @@
 -- order, as ledger_move (no key) and ledger_move_keyed ({posting}) answer them, as json.
 --
 -- The statements, each over the whole batch:
---   1. the keys' locks taken (idempotency_lock), no key twice in the batch;
---   2. the plan: each movement's accounts (ledger_sides), the running balance and entry
---      number of every account over the batch in item order (the debit before the credit),
---      the rules, the keys' rows (none may exist: read after the locks, as
---      idempotency_enter does), each account's last entry, the references drawn; into
---      arrays, one element per movement or per account;
+--   1. the keys' locks taken (idempotency_lock), no key twice in the batch; then the keys'
+--      rows (none may exist: read after the locks, as idempotency_enter does) and the
+--      accounts of p_ids, each table read alone by key into arrays;
+--   2. the plan, over those arrays and the items alone: each movement's accounts
+--      (ledger_sides), the running balance and entry number of every account over the batch
+--      in item order (the debit before the credit), the rules, each account's last entry,
+--      the ids and references drawn; into arrays, one element per movement or per account;
 --   3. the keys' rows;
 --   4. the business's own accounts the batch moves, locked (ascending id), and their sides
 --      shifted by what committed to them since the plan read them unlocked: their balances
@@ -47,7 +48,10 @@
 -- account's entries still follow each other in time and number (ledger_post). No statement
 -- passes a table's row as a value (a distributed table's row is a shard's row on its node,
 -- which no function takes), and each names the business, so that each is served by the
--- business's node (docs/scale-out.md).
+-- business's node (docs/scale-out.md). Each statement on a table reads or writes that table
+-- alone, by the business as a value, with no subquery, and draws nothing volatile (the ids,
+-- references and times are drawn by the plan, which reads no table): Citus then plans it once
+-- per connection rather than at each call (docs/scale-out.md, "Statements Citus plans once").
 CREATE OR REPLACE FUNCTION ledger_move_set(p_business uuid, p_items jsonb, p_ids uuid[]) RETURNS json LANGUAGE plpgsql
   SET enable_seqscan = off
 AS $$
@@ -70,19 +74,33 @@ DECLARE
   l_ids uuid[]; lasts jsonb;
   -- The business's own accounts the plan read unlocked, {id: [balance, number, status, can_overdraft]},
   -- and, once they are locked, what committed to each since, {id: [balance change, entries]}.
-  own_seen jsonb; shift jsonb; own_last timestamptz; moved boolean;
+  own_seen jsonb; own_ids uuid[]; shift jsonb; own_last timestamptz; moved boolean;
+  -- The accounts of p_ids as read before the plan, one array per column.
+  a_ids uuid[]; a_numbers text[]; a_kinds text[]; a_currencies text[]; a_last_ats timestamptz[]; a_statuses text[];
+  a_overdrafts boolean[]; a_balances numeric[]; a_last_numbers bigint[];
+  -- The batch's keys, and those of them that have a row already, as [scope, key].
+  all_scopes text[]; all_keys text[]; taken jsonb[];
   results json;
 BEGIN
   -- 1. Both locks of every key taken by this session, no key twice.
   IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) i WHERE jsonb_typeof(i->'key') = 'array') THEN
-    SELECT bool_or(idempotency_lock(k->>0, k->>1, k->>2) IS NOT NULL) OR count(DISTINCT (k->>0, k->>1)) < count(*)
-      INTO refused
+    SELECT bool_or(idempotency_lock(k->>0, k->>1, k->>2) IS NOT NULL) OR count(DISTINCT (k->>0, k->>1)) < count(*),
+           array_agg(k->>0), array_agg(k->>1)
+      INTO refused, all_scopes, all_keys
       FROM (SELECT i->'key' AS k FROM jsonb_array_elements(p_items) i WHERE jsonb_typeof(i->'key') = 'array') x;
     IF refused THEN
       RETURN NULL;
     END IF;
+    -- The keys' rows (none may exist), read after the locks, as idempotency_enter reads them.
+    SELECT array_agg(jsonb_build_array(scope, key)) INTO taken
+      FROM idempotency_keys WHERE business_id = p_business AND scope = ANY(all_scopes) AND key = ANY(all_keys);
   END IF;
-  own := (SELECT jsonb_object_agg(kind, id) FROM accounts WHERE business_id = p_business AND id = ANY(p_ids) AND kind <> 'WALLET');
+  -- The accounts the batch may touch, read once by key (the plan reads no table).
+  SELECT array_agg(id), array_agg(account_number), array_agg(kind), array_agg(currency), array_agg(last_entry_at),
+         array_agg(status), array_agg(can_overdraft), array_agg(balance), array_agg(last_entry_number),
+         jsonb_object_agg(kind, id) FILTER (WHERE kind <> 'WALLET')
+    INTO a_ids, a_numbers, a_kinds, a_currencies, a_last_ats, a_statuses, a_overdrafts, a_balances, a_last_numbers, own
+    FROM accounts WHERE business_id = p_business AND id = ANY(p_ids);
 
   -- 2. The plan. Each movement's two sides (side 0 the debit, 1 the credit) are rows of e;
   -- run gives each row its account's balance and entry number after it (a window per account
@@ -111,7 +129,9 @@ BEGIN
            a.last_entry_number + row_number() OVER w AS number,
            row_number() OVER w = count(*) OVER (PARTITION BY e.account) AS last,
            a.status, a.can_overdraft, a.balance, a.last_entry_number
-      FROM e LEFT JOIN (SELECT * FROM accounts WHERE business_id = p_business AND id = ANY(p_ids)) a ON a.id = e.account
+      FROM e LEFT JOIN unnest(a_ids, a_numbers, a_kinds, a_currencies, a_last_ats, a_statuses, a_overdrafts, a_balances, a_last_numbers)
+                         a(id, account_number, kind, currency, last_entry_at, status, can_overdraft, balance, last_entry_number)
+                       ON a.id = e.account
     WINDOW w AS (PARTITION BY e.account ORDER BY e.n, e.side)
   ), pairs AS (
     SELECT run.*, lead(run.account) OVER o AS c, lead(run.after) OVER o AS c_after, lead(run.number) OVER o AS c_number,
@@ -127,8 +147,7 @@ BEGIN
   )
   SELECT (SELECT bool_or(m.bad_amount OR (m.type = 'TRANSFER' AND m.debit = m.credit)) FROM m)
            OR (SELECT bool_or(run.refused) FROM run) OR (SELECT count(*) FROM plan) <> n_items
-           OR EXISTS (SELECT 1 FROM idempotency_keys
-                       WHERE business_id = p_business AND (scope, key) IN (SELECT m.k->>0, m.k->>1 FROM m WHERE m.k IS NOT NULL)),
+           OR EXISTS (SELECT 1 FROM m WHERE m.k IS NOT NULL AND jsonb_build_array(m.k->>0, m.k->>1) = ANY(taken)),
          (SELECT greatest(now(), max(run.last_entry_at))::timestamptz(3) FROM run),
          (SELECT array_agg(run.account) FROM run WHERE run.last),
          (SELECT jsonb_object_agg(run.account, jsonb_build_array(run.after, run.number)) FROM run WHERE run.last),
@@ -157,6 +176,8 @@ BEGIN
   -- waits for): their balances and numbers after follow from the locked rows, shifted by what
   -- committed to them since the plan read them, and the batch's time from their last entries.
   IF own_seen IS NOT NULL THEN
+    SELECT array_agg(k::uuid) INTO own_ids FROM jsonb_object_keys(own_seen) k;
+    PERFORM 1 FROM accounts WHERE business_id = p_business AND id = ANY(own_ids) ORDER BY id FOR NO KEY UPDATE;
     SELECT jsonb_object_agg(l.id, jsonb_build_array(l.balance - (own_seen->(l.id::text)->>0)::numeric,
                                                     l.last_entry_number - (own_seen->(l.id::text)->>1)::bigint)),
            max(l.last_entry_at),
@@ -164,8 +185,7 @@ BEGIN
                    OR l.can_overdraft IS DISTINCT FROM (own_seen->(l.id::text)->>3)::boolean),
            bool_or(l.balance <> (own_seen->(l.id::text)->>0)::numeric OR l.last_entry_number <> (own_seen->(l.id::text)->>1)::bigint)
       INTO shift, own_last, refused, moved
-      FROM (SELECT id, balance, last_entry_number, last_entry_at, status, can_overdraft FROM accounts
-             WHERE business_id = p_business AND id = ANY(ARRAY(SELECT jsonb_object_keys(own_seen)::uuid)) ORDER BY id FOR NO KEY UPDATE) l;
+      FROM accounts l WHERE l.business_id = p_business AND l.id = ANY(own_ids);
     IF refused THEN
       RAISE EXCEPTION 'ledger_move_set: an account of the business changed state during the batch; the batch is posted again'
         USING ERRCODE = 'serialization_failure';

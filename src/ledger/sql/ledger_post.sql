@@ -91,6 +91,8 @@ DECLARE
   d_wallet boolean;
   c_wallet boolean;
   first_id uuid;
+  tid uuid;
+  ref text;
 BEGIN
   -- A business account is found by kind through the unique index of business accounts
   -- (kind <> 'WALLET'): the plan cached for any kind must not scan the business's wallets.
@@ -108,8 +110,8 @@ BEGIN
   -- The lock order: a wallet before an account of the business's own, else the lower id first.
   -- Sides read from the ledger (a reversal's) have their kinds looked up first.
   IF p_debit_kind IS NULL OR p_credit_kind IS NULL THEN
-    d_wallet := (SELECT kind = 'WALLET' FROM accounts WHERE id = debit_id AND business_id = p_business);
-    c_wallet := (SELECT kind = 'WALLET' FROM accounts WHERE id = credit_id AND business_id = p_business);
+    SELECT kind = 'WALLET' INTO d_wallet FROM accounts WHERE business_id = p_business AND id = debit_id;
+    SELECT kind = 'WALLET' INTO c_wallet FROM accounts WHERE business_id = p_business AND id = credit_id;
   ELSE
     d_wallet := p_debit_kind = 'WALLET';
     c_wallet := p_credit_kind = 'WALLET';
@@ -181,9 +183,11 @@ BEGIN
   END IF;
 
   LOOP
+    tid := time_ordered_uuid();
+    ref := 'TXN' || lpad(floor(random() * 1e12)::bigint::text, 12, '0');
     INSERT INTO transactions (id, reference, business_id, type, status, amount, currency,
                               debit_account_id, credit_account_id, external_reference, notes, original_transaction_id, created_at)
-    VALUES (time_ordered_uuid(), 'TXN' || lpad(floor(random() * 1e12)::bigint::text, 12, '0'), p_business, p_type,
+    VALUES (tid, ref, p_business, p_type,
             'SUCCESS', v_amount, coalesce(p_currency, c.currency), d.id, c.id, p_external_reference, p_notes, p_original, v_at)
     ON CONFLICT (reference, business_id) DO NOTHING
     RETURNING * INTO t;

@@ -8,7 +8,8 @@
 -- that order). What a capability adds to its own postings it rebuilds itself
 -- (payout_posting_of). Every read names
 -- the business: distributed by business (docs/scale-out.md), the replay reads the
--- shards of that business's node only.
+-- shards of that business's node only; each reads one table, by the business as a value,
+-- so that Citus caches its plan (docs/scale-out.md, "Statements Citus plans once").
 CREATE OR REPLACE FUNCTION ledger_posting_of(p_business uuid, p_id uuid) RETURNS jsonb LANGUAGE plpgsql STABLE
   SET enable_seqscan = off
 AS $$
@@ -17,25 +18,36 @@ DECLARE
   o transactions;
   d accounts;
   c accounts;
+  d_after numeric;
+  c_after numeric;
+  c_number bigint;
+  refunds uuid[];
+  amounts numeric[];
+  counted uuid[];
   posting jsonb;
 BEGIN
-  SELECT * INTO STRICT t FROM transactions WHERE id = p_id AND business_id = p_business;
-  SELECT * INTO STRICT d FROM accounts WHERE id = t.debit_account_id AND business_id = p_business;
-  SELECT * INTO STRICT c FROM accounts WHERE id = t.credit_account_id AND business_id = p_business;
+  SELECT * INTO STRICT t FROM transactions WHERE business_id = p_business AND id = p_id;
+  SELECT * INTO STRICT d FROM accounts WHERE business_id = p_business AND id = t.debit_account_id;
+  SELECT * INTO STRICT c FROM accounts WHERE business_id = p_business AND id = t.credit_account_id;
+  SELECT balance_after INTO d_after FROM ledger_entries WHERE business_id = p_business AND transaction_id = t.id AND account_id = d.id;
+  SELECT balance_after, entry_number INTO c_after, c_number
+    FROM ledger_entries WHERE business_id = p_business AND transaction_id = t.id AND account_id = c.id;
   t.refunded_amount := 0;
   t.reversal_transaction_id := NULL;
-  posting := ledger_posting_json(t, d, c,
-    (SELECT balance_after FROM ledger_entries WHERE transaction_id = t.id AND account_id = d.id AND business_id = p_business),
-    (SELECT balance_after FROM ledger_entries WHERE transaction_id = t.id AND account_id = c.id AND business_id = p_business));
+  posting := ledger_posting_json(t, d, c, d_after, c_after);
   IF t.type = 'REFUND' THEN
-    SELECT * INTO o FROM transactions WHERE id = t.original_transaction_id AND business_id = p_business;
-    posting := posting || jsonb_build_object('original', CASE WHEN o.id IS NULL THEN NULL ELSE jsonb_build_object(
+    SELECT * INTO o FROM transactions WHERE business_id = p_business AND id = t.original_transaction_id;
+    IF o.id IS NULL THEN
+      RETURN posting || jsonb_build_object('original', NULL);
+    END IF;
+    -- The original's refunds, then those of them credited to c up to this one (their entries' numbers).
+    SELECT array_agg(id), array_agg(amount) INTO refunds, amounts
+      FROM transactions WHERE business_id = p_business AND original_transaction_id = o.id AND type = 'REFUND';
+    SELECT array_agg(transaction_id) INTO counted
+      FROM ledger_entries WHERE business_id = p_business AND account_id = c.id AND transaction_id = ANY(refunds) AND entry_number <= c_number;
+    posting := posting || jsonb_build_object('original', jsonb_build_object(
       'reference', o.reference, 'amount', o.amount::text,
-      'refunded_amount', (SELECT sum(x.amount) FROM transactions x
-                            JOIN ledger_entries xe ON xe.business_id = p_business AND xe.transaction_id = x.id AND xe.account_id = c.id
-                          WHERE x.original_transaction_id = o.id AND x.business_id = p_business AND x.type = 'REFUND'
-                            AND xe.entry_number <= (SELECT entry_number FROM ledger_entries
-                                                     WHERE business_id = p_business AND transaction_id = t.id AND account_id = c.id))::text) END);
+      'refunded_amount', (SELECT sum(u.amount) FROM unnest(refunds, amounts) u(id, amount) WHERE u.id = ANY(counted))::text));
   END IF;
   RETURN posting;
 END $$;

@@ -8,20 +8,20 @@ CREATE OR REPLACE FUNCTION ledger_release_balances(p_business uuid) RETURNS void
 AS $$
 DECLARE
   held jsonb := ledger_held_balances();
+  h record;
+  last record;
 BEGIN
   IF held IS NULL THEN
     RETURN;
   END IF;
-  UPDATE accounts a
-     SET balance = h.value::numeric,
-         last_entry_at = greatest(a.last_entry_at, l.created_at),
-         last_entry_number = l.entry_number,
-         updated_at = now()
-    FROM jsonb_each_text(held) h,
-         LATERAL (SELECT e.created_at, e.entry_number FROM ledger_entries e
-                   WHERE e.business_id = p_business AND e.account_id = h.key::uuid
-                   ORDER BY e.entry_number DESC LIMIT 1) l
-   WHERE a.id = h.key::uuid AND a.business_id = p_business
-     AND l.entry_number > a.last_entry_number;
+  -- One held account at a time (a batch holds two to four), each statement on one table.
+  FOR h IN SELECT key::uuid AS id, value::numeric AS balance FROM jsonb_each_text(held) LOOP
+    SELECT created_at, entry_number INTO last FROM ledger_entries
+     WHERE business_id = p_business AND account_id = h.id ORDER BY entry_number DESC LIMIT 1;
+    UPDATE accounts
+       SET balance = h.balance, last_entry_at = greatest(last_entry_at, last.created_at),
+           last_entry_number = last.entry_number, updated_at = now()
+     WHERE business_id = p_business AND id = h.id AND last_entry_number < last.entry_number;
+  END LOOP;
   PERFORM set_config('ledger.held_balances', '', true);
 END $$;

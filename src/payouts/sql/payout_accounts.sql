@@ -6,6 +6,9 @@
 CREATE OR REPLACE FUNCTION payout_accounts(p_business uuid) RETURNS uuid[] LANGUAGE plpgsql STABLE
   SET enable_seqscan = off
 AS $$
+DECLARE
+  ids uuid[];
 BEGIN
-  RETURN ARRAY(SELECT id FROM accounts WHERE business_id = p_business AND kind IN ('PAYOUT', 'IN_TRANSIT'));
+  SELECT array_agg(id) INTO ids FROM accounts WHERE business_id = p_business AND kind IN ('PAYOUT', 'IN_TRANSIT');
+  RETURN coalesce(ids, '{}');
 END $$;

@@ -50,12 +50,17 @@ DECLARE
   unlisted boolean;
   refusal jsonb;
   posting jsonb;
+  payout_id uuid;
   p payouts;
 BEGIN
   IF ledger_amount_problem(r->>'payout_amount') IS NULL AND customer_identifier_count(r) = 1 THEN
     receiver := customer_by_identifier(p_business, r);
-    unlisted := coalesce((SELECT whitelist_enforced FROM payout_settings WHERE business_id = p_business), false)
-                AND NOT EXISTS (SELECT 1 FROM payout_whitelist_entries w WHERE w.business_id = p_business AND w.customer_id = receiver.id);
+    SELECT whitelist_enforced INTO unlisted FROM payout_settings WHERE business_id = p_business;
+    IF unlisted THEN
+      PERFORM 1 FROM payout_whitelist_entries WHERE business_id = p_business AND customer_id = receiver.id;
+      unlisted := NOT FOUND;
+    END IF;
+    unlisted := coalesce(unlisted, false);
   END IF;
   refusal := payout_create_refusal(r, receiver.id, receiver.status, receiver.wallet_id, unlisted);
   IF refusal IS NOT NULL THEN
@@ -66,9 +71,10 @@ BEGIN
   IF posting->'refusal' IS NOT NULL THEN
     RETURN posting;
   END IF;
+  payout_id := gen_random_uuid();
   INSERT INTO payouts (id, business_id, customer_id, wallet_id, amount, currency, status, purpose, external_reference,
                        creation_transaction_id, created_at, updated_at)
-  VALUES (gen_random_uuid(), p_business, receiver.id, receiver.wallet_id, (posting->>'amount')::numeric, posting->>'currency', 'PENDING',
+  VALUES (payout_id, p_business, receiver.id, receiver.wallet_id, (posting->>'amount')::numeric, posting->>'currency', 'PENDING',
           r->>'payout_purpose', r->>'external_reference', (posting->>'id')::uuid,
           (posting->>'created_at')::timestamptz, (posting->>'created_at')::timestamptz)
   RETURNING * INTO p;

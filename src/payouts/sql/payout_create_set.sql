@@ -13,8 +13,10 @@
 -- `customer_id` the item names when it names exactly one that exists).
 --
 -- The statements:
---   1. each item's receiver (customer_by_identifier), whitelist standing and refusal, and the
---      wallet's account number its event shows, into arrays;
+--   1. each item's receiver (customer_by_identifier), whitelist standing and the wallet's
+--      account number its event shows, each table read alone by key (the business a value, so
+--      that Citus caches each statement's plan, docs/scale-out.md); then each item's refusal
+--      from those values, into arrays;
 --   2. the accepted items' postings (ledger_move_set, their sides named as payout_create's
 --      ledger_post names them);
 --   3. the payouts; 4. their events (payout_event_object, event_emit_set); 5. the results.
@@ -22,7 +24,10 @@ CREATE OR REPLACE FUNCTION payout_create_set(p_business uuid, p_items jsonb) RET
   SET enable_seqscan = off
 AS $$
 DECLARE
-  enforced boolean := coalesce((SELECT whitelist_enforced FROM payout_settings WHERE business_id = p_business), false);
+  enforced boolean;
+  -- Every item, in order: its receiver's id, status and wallet (customer_by_identifier); the
+  -- receivers on the whitelist; the receivers' wallets' account numbers, {id: number}.
+  r_ids uuid[]; r_statuses text[]; r_wallets uuid[]; listed uuid[]; numbers jsonb;
   -- Every item, in order: its request, its refusal and the customer it names (when it names one).
   requests jsonb[]; refusals jsonb[]; named uuid[];
   -- The accepted items, in order: their item number, request, customer, wallet and its number.
@@ -30,13 +35,23 @@ DECLARE
   postings jsonb;
   payout_ids uuid[];
 BEGIN
-  -- 1. The receivers and refusals.
+  -- 1. The receivers (one lookup each), the whitelist and the wallets' numbers, each table read
+  -- by key in a statement of its own; then the refusals, from those values alone.
+  SELECT array_agg(c.id ORDER BY i.n), array_agg(c.status ORDER BY i.n), array_agg(c.wallet_id ORDER BY i.n)
+    INTO r_ids, r_statuses, r_wallets
+    FROM jsonb_array_elements(p_items) WITH ORDINALITY i(r, n)
+    CROSS JOIN LATERAL customer_by_identifier(p_business, i.r) c;
+  SELECT whitelist_enforced INTO enforced FROM payout_settings WHERE business_id = p_business;
+  enforced := coalesce(enforced, false);
+  IF enforced THEN
+    SELECT array_agg(customer_id) INTO listed FROM payout_whitelist_entries WHERE business_id = p_business AND customer_id = ANY(r_ids);
+  END IF;
+  SELECT jsonb_object_agg(id, account_number) INTO numbers FROM accounts WHERE business_id = p_business AND id = ANY(r_wallets);
   WITH x AS MATERIALIZED (
-    SELECT i.n::int AS n, i.r, c.id, c.wallet_id,
-           payout_create_refusal(i.r, c.id, c.status, c.wallet_id,
-             enforced AND NOT EXISTS (SELECT 1 FROM payout_whitelist_entries w WHERE w.business_id = p_business AND w.customer_id = c.id)) AS refusal
+    SELECT i.n::int AS n, i.r, u.id, u.wallet_id,
+           payout_create_refusal(i.r, u.id, u.status, u.wallet_id, enforced AND NOT coalesce(u.id = ANY(listed), false)) AS refusal
       FROM jsonb_array_elements(p_items) WITH ORDINALITY i(r, n)
-      CROSS JOIN LATERAL customer_by_identifier(p_business, i.r) c
+      JOIN unnest(r_ids, r_statuses, r_wallets) WITH ORDINALITY u(id, status, wallet_id, n) ON u.n = i.n
   )
   SELECT array_agg(x.r ORDER BY x.n), array_agg(x.refusal ORDER BY x.n),
          array_agg(CASE WHEN customer_identifier_count(x.r) = 1 THEN x.id END ORDER BY x.n),
@@ -44,8 +59,7 @@ BEGIN
          array_agg(x.r ORDER BY x.n) FILTER (WHERE x.refusal IS NULL),
          array_agg(x.id ORDER BY x.n) FILTER (WHERE x.refusal IS NULL),
          array_agg(x.wallet_id ORDER BY x.n) FILTER (WHERE x.refusal IS NULL),
-         array_agg((SELECT account_number FROM accounts WHERE id = x.wallet_id AND business_id = p_business) ORDER BY x.n)
-           FILTER (WHERE x.refusal IS NULL)
+         array_agg(numbers->>(x.wallet_id::text) ORDER BY x.n) FILTER (WHERE x.refusal IS NULL)
     INTO requests, refusals, named, ns, a_requests, customers, wallets, wallet_numbers
     FROM x;
   IF ns IS NOT NULL THEN

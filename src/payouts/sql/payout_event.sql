@@ -28,9 +28,11 @@ $$;
 CREATE OR REPLACE FUNCTION payout_event_data(p payouts, p_reference text) RETURNS jsonb LANGUAGE plpgsql STABLE
   SET enable_seqscan = off
 AS $$
+DECLARE
+  wallet_number text;
 BEGIN
-  RETURN payout_event_object(p.id, p_reference, p.status, p.amount, p.currency, p.customer_id,
-    (SELECT account_number FROM accounts WHERE id = p.wallet_id AND business_id = p.business_id),
+  SELECT account_number INTO wallet_number FROM accounts WHERE business_id = p.business_id AND id = p.wallet_id;
+  RETURN payout_event_object(p.id, p_reference, p.status, p.amount, p.currency, p.customer_id, wallet_number,
     p.external_reference, p.failure_code, p.updated_at);
 END $$;
 

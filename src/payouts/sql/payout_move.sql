@@ -59,22 +59,26 @@ DECLARE
   reference text;
   previous text;
   moved_at timestamptz;
+  customer_status text;
+  wallet_status text;
 BEGIN
-  SELECT * INTO p FROM payouts WHERE id = p_payout AND business_id = p_business FOR NO KEY UPDATE;
+  SELECT * INTO p FROM payouts WHERE business_id = p_business AND id = p_payout FOR NO KEY UPDATE;
   refusal := payout_move_refusal(p_payout, p.status, p_from, p_to);
   IF refusal IS NOT NULL THEN
     RETURN refusal;
   END IF;
   previous := p.status;
-  IF target = 'COMPLETED' AND EXISTS (
-       SELECT 1 FROM customers c JOIN accounts a ON a.id = p.wallet_id AND a.business_id = p.business_id
-        WHERE c.id = p.customer_id AND c.business_id = p.business_id AND payout_receiver_gone(c.status, a.status)) THEN
-    target := 'FAILED';
-    code := 'RECEIVER_NOT_ACTIVE';
+  IF target = 'COMPLETED' THEN
+    SELECT status INTO customer_status FROM customers WHERE business_id = p_business AND id = p.customer_id;
+    SELECT status INTO wallet_status FROM accounts WHERE business_id = p_business AND id = p.wallet_id;
+    IF customer_status IS NOT NULL AND wallet_status IS NOT NULL AND payout_receiver_gone(customer_status, wallet_status) THEN
+      target := 'FAILED';
+      code := 'RECEIVER_NOT_ACTIVE';
+    END IF;
   END IF;
   SELECT * INTO step FROM payout_step_posting(target);
   IF step.type IS NULL THEN
-    reference := (SELECT t.reference FROM transactions t WHERE t.id = p.creation_transaction_id AND t.business_id = p.business_id);
+    SELECT t.reference INTO reference FROM transactions t WHERE t.business_id = p_business AND t.id = p.creation_transaction_id;
   ELSE
     posting := ledger_post(p_business, step.type, step.debit_kind, NULL, step.credit_kind,
                            CASE WHEN step.credit_kind = 'WALLET' THEN p.wallet_id::text END,
@@ -88,7 +92,7 @@ BEGIN
   moved_at := clock_timestamp();
   UPDATE payouts SET status = target, failure_code = CASE WHEN target = 'FAILED' THEN code END,
                      outcome_transaction_id = (posting->>'id')::uuid, updated_at = moved_at
-   WHERE id = p.id AND business_id = p.business_id RETURNING * INTO p;
+   WHERE business_id = p_business AND id = p.id RETURNING * INTO p;
   PERFORM payout_event(p, reference);
   IF p_count THEN
     PERFORM payout_bulk_count(p_business, jsonb_build_array(jsonb_build_object('payout_id', p.id, 'from', previous, 'to', p.status)));

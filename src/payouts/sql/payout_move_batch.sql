@@ -22,6 +22,7 @@ CREATE OR REPLACE FUNCTION payout_move_batch(p_business uuid, p_moves jsonb) RET
 AS $$
 DECLARE
   payout_ids uuid[];
+  wallet_ids uuid[];
   account_ids uuid[];
   own uuid[];
   results jsonb;
@@ -31,18 +32,15 @@ DECLARE
   changes jsonb;
 BEGIN
   SELECT array_agg(DISTINCT request_uuid(x->>'payout_id')) INTO payout_ids FROM jsonb_array_elements(p_moves) x;
-  SELECT jsonb_object_agg(l.id, l.status) INTO before
-    FROM (SELECT id, status FROM payouts WHERE id = ANY(payout_ids) AND business_id = p_business
-           ORDER BY id FOR NO KEY UPDATE) l;
+  PERFORM 1 FROM payouts WHERE business_id = p_business AND id = ANY(payout_ids) ORDER BY id FOR NO KEY UPDATE;
+  SELECT jsonb_object_agg(id, status), array_agg(wallet_id) INTO before, wallet_ids
+    FROM payouts WHERE business_id = p_business AND id = ANY(payout_ids);
   -- Only moves out of transit post money (a submission to the bank moves none), so a
   -- batch of submissions locks no account and does not wait on the hot ones.
   IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_moves) x WHERE x->>'to' IN ('COMPLETED', 'FAILED')) THEN
     own := payout_accounts(p_business);
-    SELECT array_agg(DISTINCT a.id) INTO account_ids
-      FROM (SELECT wallet_id AS id FROM payouts WHERE id = ANY(payout_ids) AND business_id = p_business
-            UNION ALL
-            SELECT unnest(own)) a;
-    PERFORM 1 FROM accounts WHERE id = ANY(account_ids) AND business_id = p_business ORDER BY kind <> 'WALLET', id FOR NO KEY UPDATE;
+    SELECT array_agg(DISTINCT a.id) INTO account_ids FROM unnest(wallet_ids || own) a(id) WHERE a.id IS NOT NULL;
+    PERFORM 1 FROM accounts WHERE business_id = p_business AND id = ANY(account_ids) ORDER BY kind <> 'WALLET', id FOR NO KEY UPDATE;
   END IF;
   -- The common batch, each payout named once: a fixed number of statements (not on Citus: database_distributed).
   IF NOT database_distributed() THEN
@@ -59,7 +57,7 @@ BEGIN
     results := to_jsonb(moved);
   END IF;
   SELECT jsonb_agg(jsonb_build_object('payout_id', id, 'from', before->>id::text, 'to', status)) INTO changes
-    FROM payouts WHERE id = ANY(payout_ids) AND business_id = p_business AND status <> before->>id::text;
+    FROM payouts WHERE business_id = p_business AND id = ANY(payout_ids) AND status <> before->>id::text;
   IF changes IS NOT NULL THEN
     PERFORM payout_bulk_count(p_business, changes);
   END IF;

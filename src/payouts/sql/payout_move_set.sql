@@ -29,24 +29,25 @@ DECLARE
   postings jsonb;
   outcomes jsonb;
   -- The rows read, by id (statement 1).
-  named uuid[]; found jsonb; customer_states jsonb; wallet_rows jsonb; creation_references jsonb;
+  named uuid[]; found jsonb; customer_ids uuid[]; wallet_ids uuid[]; creation_ids uuid[];
+  customer_states jsonb; wallet_rows jsonb; creation_references jsonb;
 BEGIN
   -- 1. The rows the moves read, each table by its key in one statement and kept as
   -- {id: [fields]}, so that the plan reads no table: a table joined with the moves is
-  -- planned as a loop over both (ledger_move_set).
+  -- planned as a loop over both (ledger_move_set), and on Citus only a statement on one
+  -- table by the business as a value has its plan cached (docs/scale-out.md).
   named := ARRAY(SELECT DISTINCT request_uuid(x->>'payout_id') FROM jsonb_array_elements(p_moves) x);
-  SELECT jsonb_object_agg(q.id, jsonb_build_array(q.status, q.amount, q.currency, q.customer_id, q.wallet_id, q.external_reference,
-                                                  q.purpose, q.creation_transaction_id))
-    INTO found FROM payouts q WHERE q.business_id = p_business AND q.id = ANY(named);
-  SELECT jsonb_object_agg(c.id, c.status) INTO customer_states
-    FROM customers c WHERE c.business_id = p_business
-     AND c.id = ANY(ARRAY(SELECT (v->>3)::uuid FROM jsonb_each(coalesce(found, '{}')) e(k, v)));
-  SELECT jsonb_object_agg(a.id, jsonb_build_array(a.status, a.account_number)) INTO wallet_rows
-    FROM accounts a WHERE a.business_id = p_business
-     AND a.id = ANY(ARRAY(SELECT (v->>4)::uuid FROM jsonb_each(coalesce(found, '{}')) e(k, v)));
-  SELECT jsonb_object_agg(t.id, t.reference) INTO creation_references
-    FROM transactions t WHERE t.business_id = p_business
-     AND t.id = ANY(ARRAY(SELECT (v->>7)::uuid FROM jsonb_each(coalesce(found, '{}')) e(k, v)));
+  SELECT jsonb_object_agg(id, jsonb_build_array(status, amount, currency, customer_id, wallet_id, external_reference,
+                                                purpose, creation_transaction_id))
+    INTO found FROM payouts WHERE business_id = p_business AND id = ANY(named);
+  SELECT array_agg((v->>3)::uuid), array_agg((v->>4)::uuid), array_agg((v->>7)::uuid) INTO customer_ids, wallet_ids, creation_ids
+    FROM jsonb_each(coalesce(found, '{}')) e(k, v);
+  SELECT jsonb_object_agg(id, status) INTO customer_states
+    FROM customers WHERE business_id = p_business AND id = ANY(customer_ids);
+  SELECT jsonb_object_agg(id, jsonb_build_array(status, account_number)) INTO wallet_rows
+    FROM accounts WHERE business_id = p_business AND id = ANY(wallet_ids);
+  SELECT jsonb_object_agg(id, reference) INTO creation_references
+    FROM transactions WHERE business_id = p_business AND id = ANY(creation_ids);
   -- 2. The plan, from those rows alone.
   WITH mv AS (
     SELECT x.n::int AS n, x.m, request_uuid(x.m->>'payout_id') AS payout, ARRAY(SELECT jsonb_array_elements_text(x.m->'from')) AS from_states,

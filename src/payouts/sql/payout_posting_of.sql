@@ -6,7 +6,10 @@
 CREATE OR REPLACE FUNCTION payout_posting_of(p_business uuid, p_transaction uuid) RETURNS jsonb LANGUAGE plpgsql STABLE
   SET enable_seqscan = off
 AS $$
+DECLARE
+  added jsonb;
 BEGIN
-  RETURN coalesce((SELECT jsonb_build_object('payout', jsonb_build_object('id', p.id, 'created_at', p.created_at))
-                     FROM payouts p WHERE p.creation_transaction_id = p_transaction AND p.business_id = p_business), '{}');
+  SELECT jsonb_build_object('payout', jsonb_build_object('id', id, 'created_at', created_at)) INTO added
+    FROM payouts WHERE business_id = p_business AND creation_transaction_id = p_transaction;
+  RETURN coalesce(added, '{}');
 END $$;
