@@ -51,7 +51,7 @@
 -- business's node (docs/scale-out.md). Each statement on a table reads or writes that table
 -- alone, by the business as a value, with no subquery, and draws nothing volatile (the ids,
 -- references and times are drawn by the plan, which reads no table): Citus then plans it once
--- per connection rather than at each call (docs/scale-out.md, "Statements Citus plans once").
+-- per connection rather than at each call (docs/scale-out.md, "Statements a worker plans once").
 CREATE OR REPLACE FUNCTION ledger_move_set(p_business uuid, p_items jsonb, p_ids uuid[]) RETURNS json LANGUAGE plpgsql
   SET enable_seqscan = off
 AS $$
@@ -80,6 +80,8 @@ DECLARE
   a_overdrafts boolean[]; a_balances numeric[]; a_last_numbers bigint[];
   -- The batch's keys, and those of them that have a row already, as [scope, key].
   all_scopes text[]; all_keys text[]; taken jsonb[];
+  -- The transaction's clock as a value: a write that calls now() is deparsed on every call by Citus.
+  changed timestamptz := now();
   results json;
 BEGIN
   -- 1. Both locks of every key taken by this session, no key twice.
@@ -230,7 +232,7 @@ BEGIN
   SELECT p_business, u.id, u.c, u.number, u.amount, u.after, at FROM unnest(tids, cs, c_numbers, amounts, c_afters) u(id, c, number, amount, after);
   -- 7. The balances and last entries.
   UPDATE accounts SET balance = (lasts->(id::text)->>0)::numeric, last_entry_number = (lasts->(id::text)->>1)::bigint,
-                      last_entry_at = at, updated_at = now()
+                      last_entry_at = at, updated_at = changed
    WHERE business_id = p_business AND id = ANY(l_ids);
   -- 8. The postings, in item order.
   SELECT json_agg(CASE WHEN u.scope IS NULL THEN j.posting ELSE json_build_object('posting', j.posting) END ORDER BY u.n)

@@ -91,6 +91,8 @@ DECLARE
   d_wallet boolean;
   c_wallet boolean;
   first_id uuid;
+  -- The transaction's clock as a value: a write that calls now() is deparsed on every call by Citus.
+  changed timestamptz := now();
   tid uuid;
   ref text;
 BEGIN
@@ -197,16 +199,16 @@ BEGIN
   VALUES (p_business, t.id, d.id, d_number, -v_amount, d_after, t.created_at), (p_business, t.id, c.id, c_number, v_amount, c_after, t.created_at);
   IF held ? d.id::text OR held ? c.id::text THEN
     IF held ? d.id::text THEN held := held || jsonb_build_object(d.id, d_after::text);
-    ELSE UPDATE accounts SET balance = d_after, last_entry_at = v_at, last_entry_number = d_number, updated_at = now()
+    ELSE UPDATE accounts SET balance = d_after, last_entry_at = v_at, last_entry_number = d_number, updated_at = changed
           WHERE id = d.id AND business_id = p_business; END IF;
     IF held ? c.id::text THEN held := held || jsonb_build_object(c.id, c_after::text);
-    ELSE UPDATE accounts SET balance = c_after, last_entry_at = v_at, last_entry_number = c_number, updated_at = now()
+    ELSE UPDATE accounts SET balance = c_after, last_entry_at = v_at, last_entry_number = c_number, updated_at = changed
           WHERE id = c.id AND business_id = p_business; END IF;
     PERFORM set_config('ledger.held_balances', held::text, true);
   ELSE
     UPDATE accounts SET balance = CASE WHEN id = d.id THEN d_after ELSE c_after END,
                         last_entry_number = CASE WHEN id = d.id THEN d_number ELSE c_number END,
-                        last_entry_at = v_at, updated_at = now()
+                        last_entry_at = v_at, updated_at = changed
     WHERE id IN (d.id, c.id) AND business_id = p_business;
   END IF;
   RETURN ledger_posting_json(t, d, c, d_after, c_after);

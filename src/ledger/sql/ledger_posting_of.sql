@@ -9,7 +9,7 @@
 -- (payout_posting_of). Every read names
 -- the business: distributed by business (docs/scale-out.md), the replay reads the
 -- shards of that business's node only; each reads one table, by the business as a value,
--- so that Citus caches its plan (docs/scale-out.md, "Statements Citus plans once").
+-- so that Citus caches its plan (docs/scale-out.md, "Statements a worker plans once").
 CREATE OR REPLACE FUNCTION ledger_posting_of(p_business uuid, p_id uuid) RETURNS jsonb LANGUAGE plpgsql STABLE
   SET enable_seqscan = off
 AS $$

@@ -10,6 +10,8 @@ DECLARE
   held jsonb := ledger_held_balances();
   h record;
   last record;
+  -- The transaction's clock as a value: a write that calls now() is deparsed on every call by Citus.
+  changed timestamptz := now();
 BEGIN
   IF held IS NULL THEN
     RETURN;
@@ -20,7 +22,7 @@ BEGIN
      WHERE business_id = p_business AND account_id = h.id ORDER BY entry_number DESC LIMIT 1;
     UPDATE accounts
        SET balance = h.balance, last_entry_at = greatest(last_entry_at, last.created_at),
-           last_entry_number = last.entry_number, updated_at = now()
+           last_entry_number = last.entry_number, updated_at = changed
      WHERE business_id = p_business AND id = h.id AND last_entry_number < last.entry_number;
   END LOOP;
   PERFORM set_config('ledger.held_balances', '', true);

@@ -41,27 +41,10 @@ import { blankSqlComments, sqlTouches } from '../../support/tableTouches.js';
 import { running } from '../../support/service.js';
 
 /**
- * Uncacheable statements kept, by `file function`, each with what breaks the shape. The
- * ledger's and payouts' files are being rewritten into the fast-path shape: remove an
- * entry as its function passes.
+ * Uncacheable statements kept, by `file function`, each with what breaks the shape: none. An
+ * entry needs a reason a reviewer accepts, and is removed as its function passes.
  */
-const KNOWN_UNCACHEABLE: Record<string, string> = {
-  'ledger/sql/ledger_hold_balances.sql ledger_hold_balances': 'the held balances read through a subquery',
-  'ledger/sql/ledger_move_batch.sql ledger_move_batch': "the business's accounts drawn by ARRAY(SELECT …)",
-  'ledger/sql/ledger_move_set.sql ledger_move_set': "the batch's CTE over accounts and keys, and its subqueries",
-  'ledger/sql/ledger_post.sql ledger_post': "the accounts' kinds read by subqueries; the transaction's id drawn inside its INSERT",
-  'ledger/sql/ledger_posting_of.sql ledger_posting_of': "the entries' balances read by subqueries",
-  'ledger/sql/ledger_release_balances.sql ledger_release_balances': 'an UPDATE … FROM the entries',
-  'payouts/sql/payout_accounts.sql payout_accounts': "the business's accounts drawn by ARRAY(SELECT …)",
-  'payouts/sql/payout_bulk_count.sql payout_bulk_count': 'the bulk payouts joined to the changes',
-  'payouts/sql/payout_create.sql payout_create': "the whitelist read by subqueries; the payout's id drawn inside its INSERT",
-  'payouts/sql/payout_create_set.sql payout_create_set': "the batch's CTE over customers and accounts, and a subquery",
-  'payouts/sql/payout_event.sql payout_event_data': "the wallet's number read by a subquery",
-  'payouts/sql/payout_move.sql payout_move': "the receiver and the creation's reference read by subqueries",
-  'payouts/sql/payout_move_batch.sql payout_move_batch': 'the payouts read through subqueries',
-  'payouts/sql/payout_move_set.sql payout_move_set': "the batch's rows read with subqueries",
-  'payouts/sql/payout_posting_of.sql payout_posting_of': 'the payout read by a subquery',
-};
+const KNOWN_UNCACHEABLE: Record<string, string> = {};
 
 /**
  * The transaction's clock (stable functions): Citus evaluates a function of a write before
