@@ -67,15 +67,27 @@ export async function checkLedger(databaseUrl: string, businessId: string): Prom
     if (r.drifted) problems.push(`${r.drifted} balances differ from their entries`);
     // Accounts whose last entry time differs from their last entry's, the first three named.
     const { rows: stale } = await client.query(
-      `SELECT kind, stamped::text, last::text, count(*) OVER ()::int AS n
-         FROM (SELECT a.kind, a.last_entry_at AS stamped,
+      `SELECT id, kind, number, stamped::text, last::text, count(*) OVER ()::int AS n
+         FROM (SELECT a.id, a.kind, a.last_entry_number AS number, a.last_entry_at AS stamped,
                       (SELECT max(created_at) FROM ledger_entries WHERE business_id = a.business_id AND account_id = a.id) AS last
                  FROM accounts a WHERE a.business_id = $1) x
         WHERE stamped IS DISTINCT FROM last
         LIMIT 3`,
       [businessId],
     );
-    if (stale.length) problems.push(`${stale[0].n} last entry times differ from their entries' (${stale.map((a) => `${a.kind}: ${a.stamped} against ${a.last}`).join('; ')})`);
+    if (stale.length) {
+      // The first such account's last entries, to tell a stamp not written from entries out of order.
+      const { rows: entries } = await client.query(
+        `SELECT e.entry_number AS n, e.created_at::text AS at, t.type, t.created_at::text AS t_at
+           FROM ledger_entries e JOIN transactions t ON t.business_id = e.business_id AND t.id = e.transaction_id
+          WHERE e.business_id = $1 AND e.account_id = $2 ORDER BY e.entry_number DESC LIMIT 4`,
+        [businessId, stale[0].id],
+      );
+      problems.push(
+        `${stale[0].n} last entry times differ from their entries' (${stale.map((a) => `${a.kind}: ${a.stamped} against ${a.last}`).join('; ')}; ` +
+          `the first's row says entry ${stale[0].number}, its last entries: ${entries.map((e) => `${e.n} ${e.type} at ${e.at} (transaction ${e.t_at})`).join(', ')})`,
+      );
+    }
     if (Number(r.total) !== 0) problems.push(`balances sum to ${r.total}, not 0`);
     if (r.negative) problems.push(`${r.negative} wallets below 0.00`);
     return { transactions: r.transactions, problems };
