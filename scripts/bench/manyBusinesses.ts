@@ -81,6 +81,8 @@ interface Paced {
   failures: number;
   database: number;
   nodes: number[];
+  /** Each measured turn's requests a second, p99 (ms) and database CPU per response (ms), in the order run. */
+  turns: { rate: number; p99: number; database: number }[];
 }
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
@@ -103,7 +105,8 @@ async function pacedPair(sides: [ScaleSide, () => LoadRequest][], rate: number, 
   return turns.map((t) => {
     const responses = sum(t.map((x) => x.responses));
     const nodes = t[0].nodes.map((_, n) => sum(t.map((x) => x.nodes[n])) / responses);
-    return { requestsPerSecond: responses / sum(t.map((x) => x.seconds)), p99: Math.max(...t.map((x) => x.p99)), failures: sum(t.map((x) => x.failures)), database: sum(nodes), nodes };
+    const perTurn = t.map((x) => ({ rate: x.responses / x.seconds, p99: x.p99, database: sum(x.nodes) / x.responses }));
+    return { requestsPerSecond: responses / sum(t.map((x) => x.seconds)), p99: Math.max(...t.map((x) => x.p99)), failures: sum(t.map((x) => x.failures)), database: sum(nodes), nodes, turns: perTurn };
   });
 }
 
@@ -163,7 +166,10 @@ function printRuns(runs: Run[], ctx: ScaleContext): void {
   );
   for (const r of runs) {
     const short = (['single', 'citus'] as const).filter((side) => r[side].requestsPerSecond < SERVED_SHARE * r.rate);
-    if (short.length) console.log(`${r.kind}: ${short.join(' and ')} served less than ${SERVED_SHARE * 100} % of the rate: saturated, its CPU per request is not at the rate asked`);
+    if (short.length) {
+      console.log(`${r.kind}: ${short.join(' and ')} served less than ${SERVED_SHARE * 100} % of the rate: saturated, its CPU per request is not at the rate asked`);
+      for (const side of short) console.log(`  ${side}'s turns (req/s, p99 ms, DB CPU ms/request): ${r[side].turns.map((x) => `${x.rate.toFixed(0)}, ${x.p99.toFixed(0)}, ${ms(x.database)}`).join('; ')}`);
+    }
   }
   const perRequest = runs.map((r) => {
     const [coordinator, ...onWorkers] = r.citus.nodes;
@@ -241,7 +247,9 @@ export async function runManyBusinesses(ctx: ScaleContext): Promise<Check[]> {
   printRuns(runs, ctx);
   for (const r of runs) {
     const ratio = r.citus.database / r.single.database;
-    checks.push({ what: `many businesses, ${r.kind} at ${r.rate}/s: DB CPU per request, Citus / single`, value: times(ratio), target: `≤ ${times(MAX_CPU_RATIO)}`, met: ratio <= MAX_CPU_RATIO });
+    // A saturated side's CPU per request is not at the rate asked: the ratio then proves nothing either way.
+    const served = r.single.requestsPerSecond >= SERVED_SHARE * r.rate && r.citus.requestsPerSecond >= SERVED_SHARE * r.rate;
+    checks.push({ what: `many businesses, ${r.kind} at ${r.rate}/s: DB CPU per request, Citus / single`, value: `${times(ratio)}${served ? '' : ' (saturated)'}`, target: `≤ ${times(MAX_CPU_RATIO)}, both served`, met: served && ratio <= MAX_CPU_RATIO });
     const failures = `${r.saturated.failures}, ${r.single.failures}/${r.citus.failures}, ${r.twoPhase}`;
     checks.push({ what: `many businesses, ${r.kind}: non-2xx saturated, paced s/C; two-phase`, value: failures, target: '0, 0/0, 0', met: r.saturated.failures + r.single.failures + r.citus.failures + r.twoPhase === 0 });
   }
