@@ -249,7 +249,7 @@ export async function runManyBusinesses(ctx: ScaleContext): Promise<Check[]> {
     const ratio = r.citus.database / r.single.database;
     // A saturated side's CPU per request is not at the rate asked: the ratio then proves nothing either way.
     const served = r.single.requestsPerSecond >= SERVED_SHARE * r.rate && r.citus.requestsPerSecond >= SERVED_SHARE * r.rate;
-    checks.push({ what: `many businesses, ${r.kind} at ${r.rate}/s: DB CPU per request, Citus / single`, value: `${times(ratio)}${served ? '' : ' (saturated)'}`, target: `≤ ${times(MAX_CPU_RATIO)}, both served`, met: served && ratio <= MAX_CPU_RATIO });
+    checks.push({ what: `many businesses, ${r.kind} at ${r.rate}/s: DB CPU per request, Citus / single`, value: `${times(ratio)}${served ? '' : ', saturated'}`, target: `≤ ${times(MAX_CPU_RATIO)}`, met: served && ratio <= MAX_CPU_RATIO });
     const failures = `${r.saturated.failures}, ${r.single.failures}/${r.citus.failures}, ${r.twoPhase}`;
     checks.push({ what: `many businesses, ${r.kind}: non-2xx saturated, paced s/C; two-phase`, value: failures, target: '0, 0/0, 0', met: r.saturated.failures + r.single.failures + r.citus.failures + r.twoPhase === 0 });
   }

@@ -34,7 +34,7 @@ import * as webhookAttemptDetails from './migrations/048_webhook_attempt_details
 import * as payoutApprovals from './migrations/049_payout_approvals.js';
 import { BASELINE_MIGRATION, reconcileLegacyMigrations } from './legacyMigrations.js';
 import { applySqlDefinitions } from './sqlFunctions.js';
-import { DEFAULT_DB_POOL_SIZE } from './pool.js';
+import { DB_POOL_IDLE_MS, DEFAULT_DB_POOL_SIZE } from './pool.js';
 
 // numeric → string (exact money), int8 → string: never a JS number for money.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => v);
@@ -122,6 +122,7 @@ export function knexConfig(connectionString: string, opts: ConnectionOptions = {
     pool: {
       min: 0,
       max: opts.poolSize ?? DEFAULT_DB_POOL_SIZE,
+      idleTimeoutMillis: DB_POOL_IDLE_MS,
       afterCreate(connection: pg.Client, done: (err: Error | null, connection: pg.Client) => void) {
         if (unnamed) sendUnnamed(connection);
         primary.afterCreate(connection);

@@ -11,3 +11,14 @@
  * the bare reference alike. Reads gain nothing and lose little.
  */
 export const DEFAULT_DB_POOL_SIZE = 40;
+
+/**
+ * How long (ms) a pooled connection may sit idle before the pool closes it: ten minutes, as
+ * long as Citus keeps a coordinator's connection to a worker (`citus.max_cached_connection_lifetime`).
+ * A new connection starts cold, with no relation, catalog or plan cached in its backend (on a
+ * Citus worker, for each of the business's shards it touches), so a pool that lets connections
+ * go after the 30 s default and opens them again at the next burst pays that warm-up again and
+ * again under a steady low rate. HikariCP's advice is the same (keep a pool's connections, a
+ * fixed-size pool); a connection held idle costs its backend's memory only.
+ */
+export const DB_POOL_IDLE_MS = 10 * 60_000;
