@@ -103,23 +103,22 @@ export async function waitForRow(page: Page, caption: string, text: string): Pro
 /**
  * Clicks the button whose accessible text is exactly `text` (inside `scope`, a CSS selector, when
  * given), once it is enabled: a list's form disables its button while the list is read, as a user
- * waits for it. Throws when no such button is enabled within 10 s.
+ * waits for it. The click is the page's evaluation (a user gesture, which the clipboard needs).
+ * Throws when no such button is enabled within 10 s.
  */
 export async function clickButton(page: Page, text: string, scope = 'main'): Promise<void> {
-  const enabled = await page
-    .waitForFunction(
-      (s, t) => {
-        const button = [...document.querySelectorAll(`${s} button`)].find((b) => (b.getAttribute('aria-label') ?? b.textContent ?? '').trim() === t) as HTMLButtonElement | undefined;
-        if (!button || button.disabled) return false;
-        button.click();
-        return true;
-      },
-      { timeout: 10_000 },
-      scope,
-      text,
-    )
-    .then(() => true, () => false);
-  if (!enabled) throw new Error(`no enabled button "${text}" in ${scope}`);
+  const click = (s: string, t: string) => {
+    const button = [...document.querySelectorAll(`${s} button`)].find((b) => (b.getAttribute('aria-label') ?? b.textContent ?? '').trim() === t) as HTMLButtonElement | undefined;
+    if (!button || button.disabled) return false;
+    button.click();
+    return true;
+  };
+  // Polled by evaluations, not waitForFunction: after a waitForFunction, the Copy button's
+  // clipboard write never completed in headless Chromium (measured).
+  for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+    if (await page.evaluate(click, scope, text)) return;
+  }
+  throw new Error(`no enabled button "${text}" in ${scope}`);
 }
 
 /** A suite's portal: its business, the signed-in page and the folder of its downloads (set in `before`). */
