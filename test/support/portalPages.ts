@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'puppeteer-core';
+import { eventually } from './assertions.js';
 import { post } from './client.js';
 import { platformToken, tokenFor, uniq, type TestBusiness } from './fixtures.js';
 import { launchBrowser, openPortal, signInWithKeyboard, type PortalPage } from './portal.js';
@@ -115,10 +116,9 @@ export async function clickButton(page: Page, text: string, scope = 'main'): Pro
   };
   // Polled by evaluations, not waitForFunction: after a waitForFunction, the Copy button's
   // clipboard write never completed in headless Chromium (measured).
-  for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
-    if (await page.evaluate(click, scope, text)) return;
-  }
-  throw new Error(`no enabled button "${text}" in ${scope}`);
+  await eventually(async () => {
+    if (!(await page.evaluate(click, scope, text))) throw new Error(`no enabled button "${text}" in ${scope}`);
+  }, 10_000);
 }
 
 /** A suite's portal: its business, the signed-in page and the folder of its downloads (set in `before`). */
